@@ -1,0 +1,51 @@
+"""Exception types shared by every subpackage.
+
+Every error a user can trigger with bad input derives from :class:`PipeweaveError`, whose
+message says what is wrong, shows the offending value and says what was expected or how to fix
+it. The CLI prints these without a traceback and exits with status 2.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "PipeweaveError",
+    "DataError",
+    "UnknownGPUError",
+    "UnknownFamilyError",
+    "SchemaMismatchError",
+    "CompileError",
+]
+
+
+class PipeweaveError(Exception):
+    """Base class of user-facing errors (message = what, value, fix)."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.hint = hint
+        super().__init__(message if hint is None else f"{message}\n  fix: {hint}")
+
+
+class DataError(PipeweaveError, ValueError):
+    """Input data is missing, malformed or physically impossible."""
+
+
+class UnknownGPUError(PipeweaveError, KeyError):
+    """A GPU name that the catalog cannot resolve."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return self.args[0] if self.args else ""
+
+
+class UnknownFamilyError(PipeweaveError, KeyError):
+    """A kernel family that no registry entry describes."""
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else ""
+
+
+class SchemaMismatchError(PipeweaveError):
+    """A model file whose stamp does not match what this version of pipeweave expects."""
+
+
+class CompileError(PipeweaveError, RuntimeError):
+    """A Triton kernel could not be compiled or disassembled."""

@@ -1,0 +1,133 @@
+"""Argument groups shared by several subcommands (one launch from flags, data dir, GPU)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+
+__all__ = ["add_data_argument", "add_gpu_argument", "add_launch_arguments", "launch_frame", "resolve_gpu_arg",
+           "parse_config", "print_json"]
+
+_SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
+    # flag -> (column, type, help)
+    "--m": ("m", int, "GEMM rows of A/C"),
+    "--n": ("n", int, "GEMM columns of B/C"),
+    "--k": ("k", int, "GEMM reduction depth"),
+    "--num-tokens": ("num_tokens", int, "MoE tokens (M)"),
+    "--hidden-size": ("hidden_size", int, "MoE hidden size (H, W13 reduction depth)"),
+    "--inter-size": ("inter_size", int, "MoE per-expert intermediate size (N)"),
+    "--topk": ("topk", int, "experts per token"),
+    "--num-experts": ("num_experts", int, "experts (E)"),
+    "--moe-tp-size": ("moe_tp_size", int, "MoE tensor-parallel size (default 1)"),
+    "--moe-ep-size": ("moe_ep_size", int, "MoE expert-parallel size (default 1)"),
+    "--distribution": ("distribution", str, "MoE routing: balanced or power_law_<alpha>"),
+    "--batch-size": ("batch_size", int, "attention batch"),
+    "--isl": ("isl", int, "attention input sequence length (prefill)"),
+    "--num-heads": ("num_heads", int, "attention query heads"),
+    "--num-kv-heads": ("num_key_value_heads", int, "attention KV heads"),
+    "--head-dim": ("head_dim", int, "attention head dimension"),
+    "--step": ("step", int, "decode: KV-cache length"),
+    "--kv-cache-dtype": ("kv_cache_dtype", str, "attention KV-cache dtype (default = --dtype)"),
+}
+
+
+def add_data_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", metavar="DIR", help="measurement directory (default: $PIPEWEAVE_DATA or ../shared/datasets)")
+
+
+def add_gpu_argument(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--gpu", required=required, metavar="NAME_OR_SPEC",
+                   help="catalog GPU name or alias (see `pipeweave gpus`) or a spec file (.toml/.json)")
+
+
+def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> None:
+    """Flags describing one kernel launch: family, dtype, the family's shape, optional tile config."""
+    from ..frontend import FAMILIES
+
+    g = p.add_argument_group("launch")
+    g.add_argument("--family", choices=sorted(FAMILIES), help="kernel family")
+    g.add_argument("--dtype", default="bfloat16", help="bfloat16 | float16 | fp8 | fp8_block (default bfloat16)")
+    g.add_argument("--source", default=None,
+                   help="timing convention to predict for: aiconfigurator (CUDA-graph replay) or pipeweave "
+                        "(CUDA events); default: the family's main training source")
+    for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
+        g.add_argument(flag, dest=col, type=typ, help=hlp)
+    if config:
+        g.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
+                       help="Triton tile config (default: the kernel's own selection logic)")
+
+
+def parse_config(text: str | None) -> dict[str, float]:
+    """'64,64,32,8,4,3' -> tile-plan columns; errors name the bad value."""
+    from ..frontend import TILE_COLUMNS
+
+    if not text:
+        return {}
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        vals = [int(p) for p in parts]
+    except ValueError:
+        raise DataError(f"--config {text!r} is not 6 integers", hint="use BM,BN,BK,GM,WARPS,STAGES e.g. 64,64,32,8,4,3") from None
+    if len(vals) != len(TILE_COLUMNS) or any(v <= 0 for v in vals):
+        raise DataError(f"--config {text!r} needs 6 positive integers, got {len(vals)}",
+                        hint="use BM,BN,BK,GM,WARPS,STAGES e.g. 64,64,32,8,4,3")
+    return dict(zip(TILE_COLUMNS, map(float, vals)))
+
+
+def resolve_gpu_arg(value: str):  # noqa: ANN201
+    """GPUSpec for a --gpu value (catalog name, alias or spec file)."""
+    from ..hardware import get_gpu
+
+    return get_gpu(value)
+
+
+_DEFAULT_SOURCE = {"gemm": "aiconfigurator", "fused_moe": "aiconfigurator", "attention_context": "aiconfigurator",
+                   "attention_generation": "aiconfigurator", "moe_w13": "pipeweave"}
+
+
+def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
+    """One-row canonical profile frame from launch flags (``spec`` is the resolved GPUSpec)."""
+    from ..frontend import get_family
+
+    if not args.family:
+        raise DataError("--family is required for a single launch", hint="e.g. --family gemm --m 4096 --n 4096 --k 4096")
+    fam = get_family(args.family)
+    row: dict[str, Any] = {"family": args.family, "gpu": spec.name, "generation": spec.generation,
+                           "dtype": args.dtype, "source": args.source or _DEFAULT_SOURCE.get(args.family, "aiconfigurator")}
+    for _, (col, _, _) in _SHAPE_FLAGS.items():
+        v = getattr(args, col, None)
+        if v is not None:
+            row[col] = v
+    if fam.name in ("fused_moe", "moe_w13"):
+        row.setdefault("moe_tp_size", 1)
+        row.setdefault("moe_ep_size", 1)
+        row.setdefault("distribution", "balanced")
+    if fam.name == "attention_context":
+        row.setdefault("step", 0)
+    missing = [c for c in fam.shape_columns if c not in row]
+    if missing:
+        flags = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in missing]
+        raise DataError(f"family {args.family!r} needs {flags}", hint=f"e.g. {' '.join(f + ' 128' for f in flags)}")
+    row.update(parse_config(getattr(args, "config", None)))
+    return pd.DataFrame([row])
+
+
+def print_json(obj: Any) -> None:
+    def default(o: Any) -> Any:
+        if isinstance(o, (np.integer,)):
+            return int(o)
+        if isinstance(o, (np.floating,)):
+            return None if not np.isfinite(o) else float(o)
+        if isinstance(o, np.ndarray):
+            return o.tolist()
+        return str(o)
+
+    json.dump(obj, sys.stdout, indent=2, default=default)
+    sys.stdout.write("\n")

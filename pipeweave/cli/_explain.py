@@ -1,0 +1,65 @@
+"""`pipeweave explain`: the analytical view of one launch (tile plan, per-pipe work and time)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_data_argument, add_gpu_argument, add_launch_arguments, launch_frame, print_json, resolve_gpu_arg
+
+COMMAND = "explain"
+HELP = "show the resolved tile plan, per-pipe work and time, the binding pipe, roofline and tilesight latencies"
+DESCRIPTION = HELP + """
+
+example:
+  pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
+  pipeweave explain --gpu B300 --family fused_moe --num-tokens 256 --hidden-size 7168 --inter-size 2048 \\
+      --topk 8 --num-experts 256 --moe-ep-size 8
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_gpu_argument(p)
+    add_launch_arguments(p)
+    add_data_argument(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def explain_launch(df, spec, data=None) -> dict:  # noqa: ANN001
+    """Explanation dict of the first row of ``df`` on ``spec``."""
+    from ..frontend import PIPES, TILE_COLUMNS, featurize
+
+    f = featurize(df, gpus={spec.name: spec}, data=data).iloc[0]
+    pipes = {p: {"work": float(f[f"work_{p}"]), "time_us": float(f[f"t_chip_{p}_us"]),
+                 "busiest_sm_time_us": float(f[f"t_sm_{p}_us"])} for p in PIPES}
+    return {
+        "gpu": spec.name, "family": df["family"].iloc[0], "dtype": df["dtype"].iloc[0],
+        "tile_plan": {**{c: float(f[c]) for c in TILE_COLUMNS}, "split_k": float(f["split_k"]),
+                      "origin": str(f["tile_origin"])},
+        "grid_ctas": float(f["grid_ctas"]), "ctas_per_sm": float(f["ctas_per_sm"]), "waves": float(f["waves"]),
+        "wave_efficiency": float(f["wave_efficiency"]), "occupancy": float(f["occupancy"]),
+        "pipes": pipes, "latency_bound_us": float(f["t_latency_us"]), "bound_pipe": str(f["bound_pipe"]),
+        "envelope_us": float(f["t_env_us"]), "lower_bound_us": float(f["t_lower_us"]),
+        "roofline_us": float(f["t_roofline_us"]), "tilesight_us": float(f["t_tilesight_us"]),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = resolve_gpu_arg(args.gpu)
+    ex = explain_launch(launch_frame(args, spec), spec, data=args.data)
+    if args.json:
+        print_json(ex)
+        return 0
+    tp = ex["tile_plan"]
+    print(f"{ex['family']} {ex['dtype']} on {ex['gpu']}")
+    print(f"  tile plan    BM={tp['block_m']:.0f} BN={tp['block_n']:.0f} BK={tp['block_k']:.0f} GROUP_M={tp['group_m']:.0f} "
+          f"warps={tp['num_warps']:.0f} stages={tp['num_stages']:.0f} split_k={tp['split_k']:.0f}  ({tp['origin']})")
+    print(f"  grid         {ex['grid_ctas']:.0f} CTAs, {ex['ctas_per_sm']:.0f} per SM, {ex['waves']:.2f} waves "
+          f"(efficiency {ex['wave_efficiency']:.2f}), occupancy {ex['occupancy']:.2f}")
+    print(f"  {'pipe':<8}{'work':>16}{'chip us':>12}{'busiest SM us':>16}")
+    for name, p in ex["pipes"].items():
+        print(f"  {name:<8}{p['work']:>16.4g}{p['time_us']:>12.3f}{p['busiest_sm_time_us']:>16.3f}")
+    print(f"  {'latency':<8}{'':>16}{'':>12}{ex['latency_bound_us']:>16.3f}")
+    print(f"  bound pipe   {ex['bound_pipe']}")
+    print(f"  envelope     {ex['envelope_us']:.3f} us   lower bound {ex['lower_bound_us']:.3f} us")
+    print(f"  roofline     {ex['roofline_us']:.3f} us   tilesight {ex['tilesight_us']:.3f} us")
+    return 0

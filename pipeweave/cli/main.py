@@ -1,0 +1,101 @@
+"""Entry point of the ``pipeweave`` command.
+
+Each subcommand lives in its own module ``pipeweave/cli/_<name>.py`` that defines
+``COMMAND`` (its name), ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Heavy imports happen inside ``run`` so that ``pipeweave --help`` stays fast. User errors
+(:class:`pipeweave.PipeweaveError`) are printed without a traceback and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from .._errors import PipeweaveError
+
+__all__ = ["main", "build_parser", "COMMAND_MODULES"]
+
+#: Subcommand modules in the order ``--help`` lists them.
+COMMAND_MODULES: tuple[str, ...] = (
+    "_data",
+    "_gpus",
+    "_explain",
+    "_sass",
+    "_train",
+    "_tune",
+    "_predict",
+    "_evaluate",
+    "_diagnose",
+    "_bench",
+)
+
+_EPILOG = """\
+examples:
+  pipeweave data                                  # what the shared measurements hold
+  pipeweave gpus                                  # the GPU catalog
+  pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
+  pipeweave predict --gpu B300 --family gemm --dtype bfloat16 --m 8192 --n 8192 --k 8192
+  pipeweave evaluate --protocol logo --out experiments/logo
+  pipeweave diagnose --gpu H100 --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 \\
+      --hidden-size 4096 --inter-size 1536 --config 64,64,32,8,4,3 --measured-us 123.4
+
+data: --data DIR or $PIPEWEAVE_DATA (default ../shared/datasets next to the repository).
+"""
+
+
+def _load_commands() -> list[object]:
+    mods = []
+    for name in COMMAND_MODULES:
+        try:
+            mods.append(importlib.import_module(f"{__package__}.{name}"))
+        except ModuleNotFoundError as exc:  # a subcommand not built yet must not break the others
+            if exc.name != f"{__package__}.{name}":
+                raise
+    return mods
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the full argument parser with every available subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="pipeweave",
+        description="Predict GPU kernel latency on GPUs that were never measured "
+        "(analytical per-pipeline demand + XGBoost), evaluate it leave-one-generation-out, "
+        "and diagnose Triton kernels.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"pipeweave {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _load_commands():
+        p = sub.add_parser(mod.COMMAND, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_run", None) is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args._run(args) or 0)
+    except PipeweaveError as exc:
+        print(f"pipeweave {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into `head` etc.
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

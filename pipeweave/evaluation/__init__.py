@@ -1,0 +1,83 @@
+"""Method-agnostic evaluation: protocols (LOGO, unseen-shape), metrics, reports and figures.
+
+Typical use::
+
+    from pipeweave.evaluation import run_protocol, build_results, write_report
+
+    pred = run_protocol(df, {"roofline": Roofline, "pipeweave": PipeweaveRegressor()}, "logo")
+    results = build_results(pred, protocol="logo", data_fingerprint=fp)
+    write_report(results, pred, "experiments/logo")
+
+Latencies are in microseconds, errors in percent. See ``_protocols`` (splits, method contract,
+prediction columns), ``_metrics`` (formulas), ``_report`` (JSON layout, family keys) and
+``_plots`` (figure data vs drawing).
+"""
+
+from __future__ import annotations
+
+from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
+from ._plots import (
+    GENERATION_ORDER,
+    order_generations,
+    plot_data_error_cdf,
+    plot_data_mape_by_generation,
+    plot_data_scatter,
+    plot_error_cdf,
+    plot_mape_by_generation,
+    plot_scatter,
+)
+from ._protocols import (
+    DEEP_K_MIN,
+    PRED_COLUMNS,
+    PROTOCOLS,
+    REGIMES,
+    SHAPE_COLUMNS,
+    TINY_US,
+    Method,
+    fold_errors,
+    iter_folds,
+    regime_flags,
+    run_protocol,
+    shape_groups,
+)
+from ._report import STAT_KEYS, build_results, family_keys, render_markdown, write_report
+
+__all__ = [
+    # protocols
+    "Method",
+    "PROTOCOLS",
+    "SHAPE_COLUMNS",
+    "REGIMES",
+    "DEEP_K_MIN",
+    "TINY_US",
+    "PRED_COLUMNS",
+    "run_protocol",
+    "iter_folds",
+    "shape_groups",
+    "regime_flags",
+    "fold_errors",
+    # metrics
+    "METRIC_COLUMNS",
+    "ape",
+    "mape",
+    "median_ape",
+    "p90_ape",
+    "within",
+    "bootstrap_ci",
+    "summarize",
+    # reports
+    "STAT_KEYS",
+    "family_keys",
+    "build_results",
+    "render_markdown",
+    "write_report",
+    # plots
+    "GENERATION_ORDER",
+    "order_generations",
+    "plot_data_scatter",
+    "plot_data_mape_by_generation",
+    "plot_data_error_cdf",
+    "plot_scatter",
+    "plot_mape_by_generation",
+    "plot_error_cdf",
+]

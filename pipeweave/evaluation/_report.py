@@ -1,0 +1,408 @@
+"""Evaluation reports: a reproducible ``results.json``, a markdown summary, PNG figures + CSVs.
+
+Family keys
+    Results are keyed by the ``family`` label (opaque, e.g. ``gemm_bf16``) when only one source
+    measured that family in the predictions frame, else by ``"family[source]"`` for each source
+    (e.g. ``fused_moe_bf16[aiconfigurator]`` and ``fused_moe_bf16[pipeweave]``); see
+    :func:`family_keys`. Sources are never pooled.
+
+``results.json`` (all errors in percent, ``n`` / ``n_missing`` in rows)::
+
+    protocol, data_fingerprint, versions{python,numpy,pandas,sklearn,xgboost?,pipeweave},
+    methods[...], regimes{name: definition}, units,
+    families{key: {family, source, folds[...], n_rows, generations[...], gpus{gpu: generation}}},
+    results[key][method][generation | "all"]                 -> stats
+    by_gpu[key][method][gpu]                                  -> stats
+    by_regime[key][method][generation | "all"][regime]        -> stats (only non-empty regimes)
+    errors[{family_key, family, source, fold, method, error, n}],  extra (when given)
+
+    stats = {mape, median_ape, p90_ape, within_10, within_25, n, n_missing, mape_ci95: [lo, hi]}
+
+``generation`` is the held-out generation under ``logo`` and the generation of the held-out
+shapes' rows under ``unseen-shape``; ``"all"`` pools every test row of the family. ``n`` counts
+the scored rows and ``n_missing`` the rows a failed method left NaN (excluded from its
+metrics). Values are rounded to 4 decimals and NaN is written as null. No timestamp is stored,
+so the same predictions give byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+from .._io import atomic_write, atomic_write_json, atomic_write_text
+from ._metrics import summarize
+from ._plots import (
+    order_generations,
+    plot_data_error_cdf,
+    plot_data_mape_by_generation,
+    plot_data_scatter,
+    plot_error_cdf,
+    plot_mape_by_generation,
+    plot_scatter,
+)
+from ._protocols import DEEP_K_MIN, PRED_COLUMNS, REGIMES, TINY_US, fold_errors
+
+__all__ = ["family_keys", "build_results", "render_markdown", "write_report", "STAT_KEYS"]
+
+#: Keys of every stats record in ``results.json``.
+STAT_KEYS: tuple[str, ...] = ("mape", "median_ape", "p90_ape", "within_10", "within_25", "n",
+                              "n_missing", "mape_ci95")
+_ALL = "all"
+_KEY = "family_key"
+_FIGURES = (
+    ("scatter", "predicted vs measured"),
+    ("mape_by_generation", "MAPE per generation"),
+    ("error_cdf", "error CDF"),
+)
+
+
+def family_keys(pred_df: pd.DataFrame) -> pd.Series:
+    """Result key per row: ``family`` if that family has a single source, else ``family[source]``."""
+    fam = pred_df["family"].astype(str)
+    src = pred_df["source"].astype(str)
+    n_src = src.groupby(fam).transform("nunique")
+    return pd.Series(np.where(n_src > 1, fam + "[" + src + "]", fam), index=pred_df.index, name="family_key")
+
+
+def _r(x: Any) -> float | None:
+    x = float(x)
+    return round(x, 4) if np.isfinite(x) else None
+
+
+def _stats(row: Any) -> dict[str, Any]:
+    return {
+        "mape": _r(row.mape), "median_ape": _r(row.median_ape), "p90_ape": _r(row.p90_ape),
+        "within_10": _r(row.within_10), "within_25": _r(row.within_25),
+        "n": int(row.n), "n_missing": int(row.n_missing),
+        "mape_ci95": [_r(row.mape_ci95_lo), _r(row.mape_ci95_hi)],
+    }
+
+
+def _lookup(summary: pd.DataFrame, by: list[str]) -> dict[tuple, dict[str, Any]]:
+    return {tuple(getattr(row, c) for c in by): _stats(row) for row in summary.itertuples(index=False)}
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, np.ndarray, pd.Series)):
+        return [_jsonable(v) for v in (sorted(obj) if isinstance(obj, set) else list(obj))]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if obj is None or isinstance(obj, str):
+        return obj
+    return str(obj)
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    import sklearn
+
+    from .. import __version__
+
+    v = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__,
+         "sklearn": sklearn.__version__}
+    try:  # read the installed version without importing xgboost (only `model` may)
+        v["xgboost"] = metadata.version("xgboost")
+    except metadata.PackageNotFoundError:
+        pass
+    v["pipeweave"] = __version__
+    return v
+
+
+def _check_pred_df(pred_df: pd.DataFrame) -> None:
+    absent = [c for c in PRED_COLUMNS if c not in pred_df.columns]
+    if absent:
+        raise DataError(f"predictions frame lacks columns {absent}",
+                        hint="pass the frame returned by pipeweave.evaluation.run_protocol")
+
+
+def build_results(
+    pred_df: pd.DataFrame,
+    *,
+    protocol: str,
+    data_fingerprint: str,
+    extra: Mapping[str, Any] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Nested, JSON-ready results of one protocol run (layout in the module docstring).
+
+    ``pred_df`` is :func:`run_protocol`'s output (possibly several runs concatenated, one protocol);
+    ``data_fingerprint`` identifies the measurements (e.g. a hash the lead computes); ``extra``
+    (JSON-able; numpy scalars and NaN are converted) is stored under ``"extra"``. Deterministic:
+    same predictions, same dict (``n_boot``/``seed`` drive the bootstrap CIs).
+    """
+    _check_pred_df(pred_df)
+    df = pred_df.assign(**{_KEY: family_keys(pred_df)})
+    methods = [str(m) for m in pd.unique(df["method"])]
+    keys = sorted(pd.unique(df[_KEY]))
+    kw = {"n_boot": n_boot, "seed": seed}
+
+    by_gen = _lookup(summarize(df, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"])
+    by_all = _lookup(summarize(df, [_KEY, "method"], **kw), [_KEY, "method"])
+    by_gpu = _lookup(summarize(df, [_KEY, "method", "gpu"], **kw), [_KEY, "method", "gpu"])
+    by_reg: dict[str, tuple[dict, dict]] = {}
+    for reg in REGIMES:
+        sub = df[df[reg].to_numpy(dtype=bool)]
+        by_reg[reg] = (
+            _lookup(summarize(sub, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"]),
+            _lookup(summarize(sub, [_KEY, "method"], **kw), [_KEY, "method"]),
+        )
+
+    families: dict[str, Any] = {}
+    results: dict[str, Any] = {}
+    gpu_results: dict[str, Any] = {}
+    regime_results: dict[str, Any] = {}
+    for key in keys:
+        sub = df[df[_KEY] == key]
+        gens = order_generations(sub["generation"])
+        gpu_gen = sub.drop_duplicates("gpu").set_index("gpu")["generation"].astype(str)
+        gpus = sorted(gpu_gen.index.astype(str), key=lambda g: (gens.index(gpu_gen[g]), g))
+        fam_methods = [m for m in methods if (sub["method"] == m).any()]
+        families[key] = {
+            "family": str(sub["family"].iloc[0]),
+            "source": str(sub["source"].iloc[0]),
+            "folds": order_generations(sub["fold"]),
+            "n_rows": int((sub["method"] == fam_methods[0]).sum()),
+            "generations": gens,
+            "gpus": {g: str(gpu_gen[g]) for g in gpus},
+        }
+        results[key], gpu_results[key], regime_results[key] = {}, {}, {}
+        for m in fam_methods:
+            results[key][m] = {g: by_gen[(key, m, g)] for g in gens if (key, m, g) in by_gen}
+            results[key][m][_ALL] = by_all[(key, m)]
+            gpu_results[key][m] = {g: by_gpu[(key, m, g)] for g in gpus if (key, m, g) in by_gpu}
+            reg_m: dict[str, Any] = {}
+            for g in [*gens, _ALL]:
+                cell = {}
+                for reg in REGIMES:
+                    table = by_reg[reg][1] if g == _ALL else by_reg[reg][0]
+                    hit = table.get((key, m) if g == _ALL else (key, m, g))
+                    if hit is not None:
+                        cell[reg] = hit
+                if cell:
+                    reg_m[g] = cell
+            regime_results[key][m] = reg_m
+
+    errs = fold_errors(df)
+    keymap = df.drop_duplicates(["family", "source"]).set_index(["family", "source"])[_KEY]
+    errors = [
+        {"family_key": str(keymap[(r.family, r.source)]), "family": str(r.family), "source": str(r.source),
+         "fold": str(r.fold), "method": str(r.method), "error": str(r.error), "n": int(r.n)}
+        for r in errs.itertuples(index=False)
+    ]
+    out: dict[str, Any] = {
+        "protocol": str(protocol),
+        "data_fingerprint": str(data_fingerprint),
+        "versions": _versions(),
+        "methods": methods,
+        "regimes": {"deep_k": f"gemm family, k >= {DEEP_K_MIN}", "tiny": f"measured latency < {TINY_US:g} us"},
+        "units": "errors in percent: ape = |pred/measured - 1| * 100; n, n_missing in rows",
+        "families": families,
+        "results": results,
+        "by_gpu": gpu_results,
+        "by_regime": regime_results,
+        "errors": errors,
+    }
+    if extra is not None:
+        out["extra"] = _jsonable(extra)
+    return out
+
+
+# --------------------------------------------------------------------------- markdown
+
+def _fmt(x: float | None, nd: int = 1) -> str:
+    return "–" if x is None else f"{x:.{nd}f}"
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _metric_table(per_method: dict[str, dict[str, dict]], columns: list[str], labels: list[str],
+                  field: str = "mape") -> str:
+    """Rows = methods, columns = ``columns`` keys of each method's dict; lowest value in bold."""
+    methods = list(per_method)
+    best = {}
+    for c in columns:  # only methods that predicted every row of the column compete
+        recs = [per_method[m].get(c) for m in methods]
+        recs = [r for r in recs if r is not None and r.get(field) is not None]
+        full = [r[field] for r in recs if not r.get("n_missing")]
+        best[c] = min(full) if full else None
+    rows = []
+    for m in methods:
+        cells = [m]
+        for c in columns:
+            rec = per_method[m].get(c)
+            v = None if rec is None else rec.get(field)
+            s = _fmt(v)
+            if v is not None and v == best[c] and not rec.get("n_missing") and len(methods) > 1:
+                s = f"**{s}**"
+            if rec is not None and rec.get("n_missing"):
+                s += " †"
+            cells.append(s)
+        rows.append(cells)
+    return _md_table(["method", *labels], rows)
+
+
+def _col_n(per_method: dict[str, dict[str, dict]], col: str) -> int:
+    for m in per_method:
+        rec = per_method[m].get(col)
+        if rec is not None:
+            return int(rec["n"] + rec["n_missing"])
+    return 0
+
+
+def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """Markdown summary of :func:`build_results`'s dict; ``figures[key][kind]`` = relative PNG path."""
+    protocol = results["protocol"]
+    col_word = "held-out generation" if protocol == "logo" else "generation"
+    v = ", ".join(f"{k} {val}" for k, val in results["versions"].items())
+    out = [
+        f"# pipeweave evaluation: protocol `{protocol}`",
+        "",
+        f"- data fingerprint: `{results['data_fingerprint']}`",
+        f"- versions: {v}",
+        f"- methods: {', '.join(results['methods'])}",
+        "- errors in percent: APE = |predicted / measured - 1| x 100, MAPE = mean APE, "
+        "<=10% / <=25% = share of rows within that APE; **bold** = best per column; "
+        "† = the method failed on some rows (metrics over the rows it predicted).",
+    ]
+    if protocol == "logo":
+        out.append("- columns = the held-out GPU generation: no GPU of it was in the training rows.")
+    else:
+        out.append("- the held-out shapes (20 %) were never in the training rows, on any GPU.")
+    for key, meta in results["families"].items():
+        res = results["results"][key]
+        gens = [*meta["generations"], _ALL]
+        out += ["", f"## {key}", "",
+                f"family `{meta['family']}`, source `{meta['source']}`, {meta['n_rows']} test rows, "
+                f"folds: {', '.join(meta['folds'])}", "",
+                f"### MAPE (%) per {col_word}", "",
+                _metric_table(res, gens, [f"{g} (n={_col_n(res, g)})" for g in gens])]
+        rows = []
+        for m, per in res.items():
+            a = per[_ALL]
+            ci = a["mape_ci95"]
+            rows.append([m, _fmt(a["mape"]), f"[{_fmt(ci[0])}, {_fmt(ci[1])}]", _fmt(a["median_ape"]),
+                         _fmt(a["p90_ape"]), _fmt(a["within_10"]), _fmt(a["within_25"]),
+                         f"{a['n']}" + (f" (+{a['n_missing']} missing)" if a["n_missing"] else "")])
+        out += ["", "### All test rows", "",
+                _md_table(["method", "MAPE", "95% CI", "median APE", "p90 APE", "<=10% (%)", "<=25% (%)", "n"], rows)]
+        gpus = list(meta["gpus"])
+        gres = results["by_gpu"][key]
+        out += ["", "### MAPE (%) per GPU", "",
+                _metric_table(gres, gpus, [f"{g} ({meta['gpus'][g]}, n={_col_n(gres, g)})" for g in gpus])]
+        rres = results["by_regime"][key]
+        for reg in REGIMES:
+            per = {m: {g: cell[reg] for g, cell in by_g.items() if reg in cell} for m, by_g in rres.items()}
+            cols = [g for g in gens if any(g in p for p in per.values())]
+            if not cols:
+                continue
+            out += ["", f"### MAPE (%) in regime `{reg}` ({results['regimes'][reg]})", "",
+                    _metric_table(per, cols, [f"{g} (n={_col_n(per, g)})" for g in cols])]
+        figs = (figures or {}).get(key, {})
+        if figs:
+            out += ["", "### Figures", ""]
+            out += [f"![{title}]({figs[kind]})" for kind, title in _FIGURES if kind in figs]
+    if results["errors"]:
+        out += ["", "## Errors", ""]
+        out += [f"- `{e['method']}` on {e['family_key']} fold `{e['fold']}` ({e['n']} rows): {e['error']}"
+                for e in results["errors"]]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- files
+
+def _slug(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_") or "family"
+
+
+def _save_png(ax_or_axes: Any, path: Path, dpi: int) -> None:
+    ax = np.asarray(ax_or_axes, dtype=object).ravel()[0]
+    fig = ax.figure
+    atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=dpi, metadata={"Software": None}))
+
+
+def _save_csv(data: pd.DataFrame, path: Path) -> None:
+    atomic_write(path, lambda p: data.to_csv(p, index=False, float_format="%.6g", lineterminator="\n"))
+
+
+def write_report(
+    results: Mapping[str, Any],
+    pred_df: pd.DataFrame,
+    out_dir: str | os.PathLike[str],
+    *,
+    predictions: bool = False,
+    max_scatter_points: int = 20_000,
+    n_boot: int = 1000,
+    seed: int = 0,
+    dpi: int = 110,
+) -> dict[str, Path]:
+    """Write ``results.json``, ``results.md`` and, per family key, three PNG figures each with a
+    CSV of exactly the plotted data under ``figures/`` (``<key>.scatter``, ``.mape_by_generation``,
+    ``.error_cdf``); with ``predictions=True`` also ``predictions.csv.gz``. Every file is written
+    atomically. Returns ``{name: path}`` of the files written (name = path relative to out_dir)."""
+    _check_pred_df(pred_df)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    written["results.json"] = atomic_write_json(out / "results.json", _jsonable(results))
+
+    keys = family_keys(pred_df)
+    figures: dict[str, dict[str, str]] = {}
+    used: set[str] = set()
+    for key in results["families"]:
+        sub = pred_df[keys == key]
+        if sub.empty:
+            continue
+        slug = _slug(key)
+        while slug in used:
+            slug += "_"
+        used.add(slug)
+        data = {
+            "scatter": plot_data_scatter(sub, max_points=max_scatter_points, seed=seed),
+            "mape_by_generation": plot_data_mape_by_generation(sub, n_boot=n_boot, seed=seed),
+            "error_cdf": plot_data_error_cdf(sub),
+        }
+        draw = {"scatter": plot_scatter, "mape_by_generation": plot_mape_by_generation,
+                "error_cdf": plot_error_cdf}
+        figures[key] = {}
+        for kind, _title in _FIGURES:
+            stem = f"figures/{slug}.{kind}"
+            axes = draw[kind](data[kind])
+            first = np.asarray(axes, dtype=object).ravel()[0]
+            first.figure.suptitle(f"{key}: {_title} ({results['protocol']})")
+            _save_csv(data[kind], out / f"{stem}.csv")
+            _save_png(axes, out / f"{stem}.png", dpi)
+            written[f"{stem}.csv"] = out / f"{stem}.csv"
+            written[f"{stem}.png"] = out / f"{stem}.png"
+            figures[key][kind] = f"{stem}.png"
+
+    written["results.md"] = atomic_write_text(out / "results.md", render_markdown(results, figures=figures))
+    if predictions:
+        path = out / "predictions.csv.gz"
+        atomic_write(path, lambda p: pred_df.to_csv(
+            p, index=False, float_format="%.6g", lineterminator="\n",
+            compression={"method": "gzip", "mtime": 0}))
+        written["predictions.csv.gz"] = path
+    return written

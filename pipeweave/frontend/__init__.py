@@ -1,0 +1,27 @@
+"""Analytical front-end: kernel launches + GPU specs -> per-pipeline demand and features.
+
+Public API: :func:`featurize` (vectorized over a profile DataFrame), :data:`FEATURES` (ordered
+model features), :data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`get_family`,
+:func:`bound_pipe`. The SASS path lives in :mod:`pipeweave.frontend.sass`.
+"""
+
+from ._demand import PIPES, KernelDemand, schedule
+from ._families import FAMILIES, Family, get_family
+from ._featurize import FEATURES, bound_pipe, featurize, spec_arrays
+from ._routing import routing_stats
+from ._tileplan import TILE_COLUMNS
+
+__all__ = [
+    "featurize",
+    "FEATURES",
+    "FAMILIES",
+    "Family",
+    "get_family",
+    "PIPES",
+    "TILE_COLUMNS",
+    "KernelDemand",
+    "schedule",
+    "bound_pipe",
+    "spec_arrays",
+    "routing_stats",
+]

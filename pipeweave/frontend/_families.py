@@ -1,0 +1,312 @@
+"""The kernel-family registry: shape columns, dtypes and the work formulas of each family.
+
+Each family maps launch rows (canonical profile columns) and per-row GPU spec arrays to a list of
+:class:`~pipeweave.frontend._demand.KernelDemand` (one per kernel the measured operation launches)
+plus the resolved tile plan. A new family = one :class:`Family` entry + its builder + tests.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError, PipeweaveError, UnknownFamilyError
+from . import _constants as C
+from ._demand import KernelDemand, combine_schedules, schedule
+from ._kernels import elementwise, flash_attention, tiled_matmul
+from ._routing import distribution_alpha, routing_stats
+from ._tileplan import TILE_COLUMNS, attention_tiles, fused_moe_default, gemm_candidates, moe_w13_default
+
+__all__ = ["Family", "FAMILIES", "get_family", "compute_family", "build_kernels"]
+
+Spec = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One kernel family: its shape columns, the dtypes it supports and its demand builder."""
+
+    name: str
+    shape_columns: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    build: Callable[[pd.DataFrame, Spec, dict], tuple[list[KernelDemand], pd.DataFrame]]
+    description: str
+
+
+def _col(df: pd.DataFrame, name: str) -> np.ndarray:
+    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
+
+
+def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.ndarray:
+    keys = df[dtype_col].astype(str).map(C.DTYPE_TENSOR_KEY)
+    rate = np.full(len(df), np.nan)
+    for key in keys.dropna().unique():
+        m = (keys == key).to_numpy()
+        rate[m] = spec[f"tensor_{key}_flop_per_clk_per_sm"][m]
+    bad = ~np.isfinite(rate) | (rate <= 0)
+    if bad.any():
+        pairs = sorted(set(zip(df["gpu"].astype(str)[bad], df[dtype_col].astype(str)[bad])))[:6]
+        raise DataError(f"no tensor-core rate for (gpu, dtype) {pairs}",
+                        hint="that GPU's spec sheet lists no such dtype; use a dtype it supports "
+                             "(see `pipeweave gpus --json`) or add it to the spec file")
+    return rate
+
+
+def _dtype_bytes(series: pd.Series) -> np.ndarray:
+    b = series.astype(str).map(C.DTYPE_BYTES)
+    if b.isna().any():
+        bad = sorted(set(series.astype(str)[b.isna()]))
+        raise DataError(f"unknown dtype {bad}", hint=f"use one of {sorted(C.DTYPE_BYTES)}")
+    return b.to_numpy(dtype=float)
+
+
+def _hopper_class(spec: Spec) -> np.ndarray:
+    """sm_90 and sm_100 datacenter parts (wgmma / tcgen05 + TMA), not sm_120."""
+    arch = spec["sm_arch"]
+    return (arch >= 90) & (arch < 120)
+
+
+def _recorded_tiles(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    cols = [c for c in TILE_COLUMNS]
+    tiles = pd.DataFrame({c: (_col(df, c) if c in df.columns else np.full(len(df), np.nan)) for c in cols})
+    has = tiles[["block_m", "block_n", "block_k"]].notna().all(axis=1).to_numpy()
+    tiles["group_m"] = tiles["group_m"].fillna(1.0)
+    tiles["num_warps"] = tiles["num_warps"].fillna(4.0)
+    tiles["num_stages"] = tiles["num_stages"].fillna(3.0)
+    return tiles, has
+
+
+# --------------------------------------------------------------------------------------- GEMM
+def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec) -> KernelDemand:
+    return tiled_matmul("gemm", rows=m, n=n, k=k, bm=tiles["block_m"].to_numpy(), bn=tiles["block_n"].to_numpy(),
+                        bk=tiles["block_k"].to_numpy(), group_m=tiles["group_m"].to_numpy(),
+                        warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
+                        a_bytes=ab, b_bytes=ab, out_bytes=ob, tensor_rate=rate, spec=spec, split_k=split)
+
+
+def _slice_spec(spec: Spec, idx: np.ndarray) -> Spec:
+    return {k: v[idx] for k, v in spec.items()}
+
+
+def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[pd.DataFrame, np.ndarray]:
+    """cuBLAS-like tile choice: the candidate with the smallest envelope time (see _tileplan)."""
+    nrow = len(m)
+    best = np.zeros((nrow, len(TILE_COLUMNS) + 1))
+    hc = _hopper_class(spec)
+    one_byte = ab < 2
+    for cls in np.unique(np.stack([hc, one_byte], axis=1), axis=0):
+        rows = np.flatnonzero((hc == cls[0]) & (one_byte == cls[1]))
+        cand = gemm_candidates(bool(cls[0]), bool(cls[1])).to_numpy()
+        nc = len(cand)
+        for start in range(0, len(rows), chunk):
+            r = rows[start:start + chunk]
+            rr = np.repeat(r, nc)
+            cc = np.tile(np.arange(nc), len(r))
+            t = pd.DataFrame(cand[cc, :len(TILE_COLUMNS)], columns=list(TILE_COLUMNS))
+            sub_spec = _slice_spec(spec, rr)
+            kd = _gemm_kernel(m[rr], n[rr], k[rr], t, cand[cc, -1], ab[rr], 2.0, rate[rr], sub_spec)
+            env = schedule(kd, sub_spec)["t_env_us"].reshape(len(r), nc)
+            # split-K only where the unsplit grid under-fills the GPU and each slice keeps >= 4 k-steps
+            tiles_mn = (np.ceil(m[rr] / t["block_m"].to_numpy()) * np.ceil(n[rr] / t["block_n"].to_numpy()))
+            ok = (cand[cc, -1] == 1) | ((tiles_mn < sub_spec["sm_count"]) &
+                                        (k[rr] / (t["block_k"].to_numpy() * cand[cc, -1]) >= 4))
+            env = np.where(ok.reshape(len(r), nc), env, np.inf)
+            best[r] = cand[np.argmin(env, axis=1)]
+    return pd.DataFrame(best[:, :-1], columns=list(TILE_COLUMNS)), best[:, -1]
+
+
+def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+    m, n, k = _col(df, "m"), _col(df, "n"), _col(df, "k")
+    ab = _dtype_bytes(df["dtype"])
+    rate = _tensor_rate(df, spec)
+    tiles, has = _recorded_tiles(df)
+    split = np.ones(len(df))
+    origin = np.where(has, "recorded", "cublas_heuristic").astype(object)
+    if (~has).any():
+        idx = np.flatnonzero(~has)
+        h_tiles, h_split = _gemm_heuristic(m[idx], n[idx], k[idx], ab[idx], rate[idx], _slice_spec(spec, idx))
+        tiles.iloc[idx] = h_tiles.to_numpy()
+        split[idx] = h_split
+    # fp8_block adds per-128x128 scale loads: negligible bytes, modeled by the learner via dtype
+    kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec)
+    tiles["tile_origin"] = origin
+    return [kd], tiles
+
+
+# ---------------------------------------------------------------------------------------- MoE
+def _moe_grouped(name: str, tokens, topk, local_e, alpha, n_out, k_in, tiles: pd.DataFrame, ab, rate, spec,
+                 extra_fma: float = 0.0) -> tuple[KernelDemand, pd.DataFrame]:
+    bm = tiles["block_m"].to_numpy()
+    rs = routing_stats(tokens, topk, local_e, alpha, bm)
+    routed = rs["routed_rows"].to_numpy()
+    kd = tiled_matmul(name, rows=rs["padded_rows"].to_numpy(), n=n_out, k=k_in, bm=bm,
+                      bn=tiles["block_n"].to_numpy(), bk=tiles["block_k"].to_numpy(),
+                      group_m=tiles["group_m"].to_numpy(), warps=tiles["num_warps"].to_numpy(),
+                      stages=tiles["num_stages"].to_numpy(), a_bytes=ab, b_bytes=ab, out_bytes=2.0,
+                      tensor_rate=rate, spec=spec, loaded_rows=routed,
+                      a_comp_rows=np.minimum(tokens, routed), b_groups=rs["active_experts"].to_numpy(),
+                      useful_rows=routed, extra_fma_per_row=extra_fma)
+    return kd, rs
+
+
+def _build_moe_w13(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+    T, E, topk = _col(df, "num_tokens"), _col(df, "num_experts"), _col(df, "topk")
+    H, N = _col(df, "hidden_size"), _col(df, "inter_size")
+    tp = np.nan_to_num(_col(df, "moe_tp_size"), nan=1.0) if "moe_tp_size" in df else np.ones(len(df))
+    ep = np.nan_to_num(_col(df, "moe_ep_size"), nan=1.0) if "moe_ep_size" in df else np.ones(len(df))
+    alpha = distribution_alpha(df["distribution"] if "distribution" in df else pd.Series(["balanced"] * len(df)))
+    ab = _dtype_bytes(df["dtype"])
+    rate = _tensor_rate(df, spec)
+    tiles, has = _recorded_tiles(df)
+    if (~has).any():
+        d = moe_w13_default(T, E / ep)
+        tiles.loc[~has, list(TILE_COLUMNS)] = d.to_numpy()[~has]
+    kd, rs = _moe_grouped("moe_w13", T / ep, topk, E / ep, alpha, 2.0 * N / tp, H, tiles, ab, rate, spec)
+    tiles["tile_origin"] = np.where(has, "recorded", "default")
+    for c in rs.columns:
+        tiles[c] = rs[c].to_numpy()
+    return [kd], tiles
+
+
+def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    tiles, has = _recorded_tiles(df)
+    origin = np.where(has, "recorded", "default").astype(object)
+    if has.all():
+        return tiles, origin
+    todo = np.flatnonzero(~has)
+    resolved = None
+    if ctx.get("moe_configs", "auto") != "default":
+        try:
+            from ..sources import resolve_sglang_moe_configs
+
+            resolved = resolve_sglang_moe_configs(df.iloc[todo], data=ctx.get("data"))
+        except (PipeweaveError, ImportError, OSError) as exc:
+            if ctx.get("moe_configs") == "sglang":
+                raise
+            warnings.warn(f"SGLang tuned MoE configs unavailable ({exc}); using SGLang's default config",
+                          stacklevel=3)
+    if resolved is None:
+        d = fused_moe_default(_col(df, "num_tokens")[todo], local_e[todo], df["dtype"].to_numpy()[todo])
+        tiles.iloc[todo, :len(TILE_COLUMNS)] = d.to_numpy()
+    else:
+        tiles.iloc[todo, :len(TILE_COLUMNS)] = resolved[list(TILE_COLUMNS)].to_numpy(dtype=float)
+        origin[todo] = resolved["config_origin"].astype(str).to_numpy()
+    return tiles, origin
+
+
+def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+    """The whole SGLang fused-MoE layer: align, W13 (gate/up), SiLU-and-mul, W2 (down), moe_sum."""
+    T, E, topk = _col(df, "num_tokens"), _col(df, "num_experts"), _col(df, "topk")
+    H, I = _col(df, "hidden_size"), _col(df, "inter_size")
+    tp, ep = _col(df, "moe_tp_size"), _col(df, "moe_ep_size")
+    tp, ep = np.nan_to_num(tp, nan=1.0), np.nan_to_num(ep, nan=1.0)
+    alpha = distribution_alpha(df["distribution"])
+    ab = _dtype_bytes(df["dtype"])
+    rate = _tensor_rate(df, spec)
+    local_e, n_loc, t_loc = E / ep, I / tp, T / ep
+    tiles, origin = _fused_moe_tiles(df, ctx, local_e)
+    w13, rs = _moe_grouped("moe_w13", t_loc, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
+    routed = rs["routed_rows"].to_numpy()
+    act = elementwise("silu_mul", elems=routed * n_loc, in_bytes_per_elem=4.0, out_bytes_per_elem=2.0,
+                      fma_per_elem=6.0, xu_per_elem=2.0, spec=spec)
+    w2, _ = _moe_grouped("moe_w2", t_loc, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0)
+    msum = elementwise("moe_sum", elems=T * H, in_bytes_per_elem=2.0 * topk / ep, out_bytes_per_elem=2.0,
+                       fma_per_elem=topk / ep, xu_per_elem=0.0, spec=spec)
+    align = elementwise("moe_align", elems=T * topk, in_bytes_per_elem=4.0, out_bytes_per_elem=8.0,
+                        fma_per_elem=0.0, xu_per_elem=0.0, spec=spec, elems_per_thread=1.0)
+    tiles["tile_origin"] = origin
+    for c in rs.columns:
+        tiles[c] = rs[c].to_numpy()
+    return [align, w13, act, w2, msum], tiles
+
+
+# ---------------------------------------------------------------------------------- attention
+def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple[list[KernelDemand], pd.DataFrame]]:
+    def build(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+        b, isl, step = _col(df, "batch_size"), _col(df, "isl"), np.nan_to_num(_col(df, "step"), nan=0.0)
+        h, hkv, d = _col(df, "num_heads"), _col(df, "num_key_value_heads"), _col(df, "head_dim")
+        qb = _dtype_bytes(df["dtype"])
+        kvd = df["kv_cache_dtype"].fillna(df["dtype"]) if "kv_cache_dtype" in df else df["dtype"]
+        kvb = _dtype_bytes(kvd)
+        # the MMA runs in the KV dtype when both are 1-byte; bf16 otherwise
+        mma_dtype = np.where((qb < 2) & (kvb < 2), "fp8", "bfloat16")
+        rate = _tensor_rate(pd.DataFrame({"gpu": df["gpu"].to_numpy(), "dtype": mma_dtype}), spec)
+        tiles = attention_tiles(_hopper_class(spec), spec["smem_per_sm_kib"], decode)
+        if decode:
+            q_len, kv_len = np.ones(len(df)), np.maximum(step, 1.0)
+        else:
+            q_len, kv_len = isl, isl + step
+        kd = flash_attention("attention", batch=b, q_len=q_len, kv_len=kv_len, heads=h, kv_heads=hkv, head_dim=d,
+                             q_bytes=qb, kv_bytes=kvb, causal=not decode, decode=decode, tensor_rate=rate,
+                             spec=spec, bq=tiles["block_m"].to_numpy(), bkv=tiles["block_n"].to_numpy(),
+                             warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy())
+        parts = [kd]
+        if decode:  # split-KV combine kernel
+            parts.append(elementwise("attn_combine", elems=b * h * d, in_bytes_per_elem=4.0 * 4, out_bytes_per_elem=2.0,
+                                     fma_per_elem=8.0, xu_per_elem=1.0, spec=spec))
+        tiles["block_k"] = d
+        tiles["group_m"] = 1.0
+        tiles = tiles[list(TILE_COLUMNS)]
+        tiles["tile_origin"] = "flash_attention_heuristic"
+        return parts, tiles
+
+    return build
+
+
+FAMILIES: dict[str, Family] = {
+    "gemm": Family("gemm", ("m", "n", "k"), ("bfloat16", "float16", "fp8", "fp8_block"), _build_gemm,
+                   "C[m,n] = A[m,k] B[k,n] (cuBLAS/CUTLASS-style tiled tensor-core GEMM)"),
+    "moe_w13": Family("moe_w13", ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
+                      ("bfloat16", "fp8", "fp8_block"), _build_moe_w13,
+                      "Triton fused-MoE gate/up (W13) grouped GEMM, one pass"),
+    "fused_moe": Family("fused_moe", ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
+                                      "moe_tp_size", "moe_ep_size", "distribution"),
+                        ("bfloat16", "fp8_block"), _build_fused_moe,
+                        "SGLang Triton fused-MoE layer: align + W13 + SiLU-and-mul + W2 + sum"),
+    "attention_context": Family("attention_context", ("batch_size", "isl", "num_heads", "num_key_value_heads",
+                                                      "head_dim"), ("bfloat16", "fp8"), _build_attention(False),
+                                "causal prefill attention (FlashAttention-style)"),
+    "attention_generation": Family("attention_generation", ("batch_size", "step", "num_heads",
+                                                            "num_key_value_heads", "head_dim"),
+                                   ("bfloat16", "fp8"), _build_attention(True),
+                                   "decode attention over a KV cache of `step` tokens (split-KV)"),
+}
+
+
+def get_family(name: str) -> Family:
+    """Registry lookup; unknown names raise :class:`UnknownFamilyError` listing valid names."""
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise UnknownFamilyError(f"unknown kernel family {name!r}; valid families: {sorted(FAMILIES)}") from None
+
+
+def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+    """Validate the rows of family ``name`` and build the demand of every kernel it launches."""
+    fam = get_family(name)
+    missing = [c for c in fam.shape_columns if c not in df.columns]
+    if missing:
+        raise DataError(f"family {name!r} rows lack shape columns {missing}",
+                        hint=f"family {name!r} needs columns {list(fam.shape_columns)}")
+    vals = df[[c for c in fam.shape_columns if c != "distribution"]].apply(pd.to_numeric, errors="coerce")
+    bad = vals.isna().any(axis=1) | (vals <= 0).any(axis=1)
+    if bad.any():
+        first = df.index[bad.to_numpy()][:5].tolist()
+        raise DataError(f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values "
+                        f"(row labels {first})", hint=f"give positive numbers for {list(fam.shape_columns)}")
+    dts = df["dtype"].astype(str)
+    bad_dt = ~dts.isin(fam.dtypes)
+    if bad_dt.any():
+        raise DataError(f"family {name!r} does not support dtype {sorted(set(dts[bad_dt]))}",
+                        hint=f"family {name!r} supports {list(fam.dtypes)}")
+    return fam.build(df, spec, ctx)
+
+
+def compute_family(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[dict[str, np.ndarray], pd.DataFrame]:
+    """Schedule every kernel of ``name`` for the rows of ``df``; returns (combined times, tile plan)."""
+    parts, tiles = build_kernels(name, df, spec, ctx)
+    return combine_schedules([schedule(kd, spec) for kd in parts]), tiles

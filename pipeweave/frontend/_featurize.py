@@ -1,0 +1,190 @@
+"""Vectorized featurization: profile rows + GPU specs -> per-pipe demand and dimensionless features.
+
+``featurize(df)`` groups the rows by family, resolves each row's tile plan, schedules every
+kernel the operation launches (:mod:`._demand`) and derives features that transfer across GPUs:
+each pipe's time as a fraction of the analytical envelope, arithmetic intensity over the ridge
+point, waves, occupancy, L2 working set over L2 size. It never reads latencies.
+
+Reference time: ``t_env_us`` (pipeline-envelope estimate). Physical lower bound: ``t_lower_us`` =
+max(useful tensor FLOPs / chip peak, compulsory bytes / bandwidth), where the bandwidth is L2's
+when the compulsory bytes fit in L2 (the aiconfigurator collector replays with warm L2) and
+DRAM's otherwise. Roofline (spec peaks, no launch term): ``t_roofline_us`` =
+max(useful FLOPs / peak, compulsory bytes / DRAM bandwidth). ``t_tilesight_us``: the
+TileSight-style baseline on the same demand (:mod:`._tilesight`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+from . import _constants as C
+from ._demand import PIPES
+from ._demand import KernelDemand, combine_schedules, schedule
+from ._families import FAMILIES, build_kernels
+from ._tilesight import tilesight_time_us
+from ._tileplan import TILE_COLUMNS
+
+__all__ = ["featurize", "FEATURES", "spec_arrays", "bound_pipe", "iter_kernels"]
+
+#: Ordered model features (dimensionless or log-scaled); documented in docs/features.md.
+FEATURES: tuple[str, ...] = (
+    "log10_t_env_us",
+    *(f"r_chip_{p}" for p in PIPES),
+    *(f"r_sm_{p}" for p in PIPES),
+    "r_latency", "r_fill", "r_epilogue", "r_launch",
+    "log2_ai_over_ridge", "waves", "log2_waves", "wave_efficiency", "ctas_per_sm", "occupancy",
+    "active_sm_frac", "log2_working_set_over_l2", "dram_over_compulsory", "pad_overhead",
+    "l2_hit_intra_wave", "l2_operand_fit", "log2_iters",
+    "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "split_k",
+    "l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "is_fp8",
+)
+
+_SPEC_COLUMNS = ("sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
+                 "dram_bw_gbps", "l2_mib", "l2_bw_gbps", "smem_per_sm_kib", "smem_bw_bytes_per_clk_per_sm",
+                 "regs_per_sm", "max_warps_per_sm", "max_ctas_per_sm")
+
+
+def spec_arrays(gpu: pd.Series, gpus: Mapping[str, object] | None = None) -> dict[str, np.ndarray]:
+    """Per-row GPU spec columns (numpy arrays) for the GPU names in ``gpu``.
+
+    ``gpus`` maps names to :class:`~pipeweave.hardware.GPUSpec` for GPUs outside the catalog
+    (spec files); other names are resolved through the catalog.
+    """
+    from ..hardware import get_gpu
+
+    names = gpu.astype(str).to_numpy()
+    uniq = pd.unique(names)
+    rows = []
+    for name in uniq:
+        spec = gpus[name] if gpus is not None and name in gpus else get_gpu(name)
+        flat = dict(spec.flat())
+        flat["sm_arch"] = float(spec.sm_arch)
+        rows.append(flat)
+    frame = pd.DataFrame(rows, index=uniq)
+    pos = pd.Index(uniq).get_indexer(names)
+    out = {}
+    for col in frame.columns:
+        vals = pd.to_numeric(frame[col], errors="coerce")
+        if vals.notna().any():
+            out[col] = vals.to_numpy(dtype=float)[pos]
+    missing = [c for c in _SPEC_COLUMNS if c not in out]
+    if missing:
+        raise DataError(f"GPU spec lacks fields {missing}", hint="see datasets/gpus.toml for the full key list")
+    return out
+
+
+def bound_pipe(feats: pd.DataFrame) -> pd.Series:
+    """Name of the pipe (or 'latency') with the largest busiest-SM time on each row."""
+    cols = [f"t_sm_{p}_us" for p in PIPES] + ["t_latency_us"]
+    names = np.array([*PIPES, "latency"])
+    return pd.Series(names[np.argmax(feats[cols].to_numpy(), axis=1)], index=feats.index, name="bound_pipe")
+
+
+def featurize(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
+              moe_configs: str = "auto") -> pd.DataFrame:
+    """Analytical features of every row of ``df`` (canonical profile columns; latency not used).
+
+    Returns a DataFrame on ``df.index`` with the resolved tile plan (``block_m`` ... and
+    ``tile_origin``), per-pipe work (``work_<pipe>``: FLOPs/ops/bytes), chip and busiest-SM pipe
+    times (``t_chip_<pipe>_us``, ``t_sm_<pipe>_us``), ``t_env_us``, ``t_lower_us``,
+    ``t_roofline_us``, scheduling quantities and every name in :data:`FEATURES`.
+    ``moe_configs``: ``auto`` (SGLang tuned files when the data dir is there, else default),
+    ``sglang`` (require them) or ``default``.
+    """
+    pieces = []
+    positions = []
+    for pos, sub, spec, parts, tiles in iter_kernels(df, gpus=gpus, data=data, moe_configs=moe_configs):
+        times = combine_schedules([schedule(kd, spec) for kd in parts])
+        part = pd.concat([tiles.reset_index(drop=True), pd.DataFrame(times)], axis=1)
+        part = part.loc[:, ~part.columns.duplicated(keep="last")]
+        for col in _SPEC_COLUMNS + ("sm_arch",):
+            part[f"gpu_{col}"] = spec[col]
+        part["peak_tensor_flops_per_us"] = _peak_tensor(sub, spec)
+        part["t_tilesight_us"] = np.sum([tilesight_time_us(kd, spec) for kd in parts], axis=0)
+        pieces.append(part)
+        positions.append(pos)
+    out = pd.concat(pieces, ignore_index=True)
+    order = np.argsort(np.concatenate(positions), kind="stable")
+    out = out.iloc[order].reset_index(drop=True)
+    out.index = df.index
+    _derive(out, df)
+    return out
+
+
+def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
+                 moe_configs: str = "auto"):
+    """Yield ``(positions, rows, spec, kernels, tile_plan)`` per family present in ``df``.
+
+    ``kernels`` is the list of :class:`KernelDemand` the family launches; used by
+    :func:`featurize` and by analytical baselines that schedule the same demand differently.
+    """
+    for col in ("family", "gpu", "dtype"):
+        if col not in df.columns:
+            raise DataError(f"input rows lack the column {col!r}",
+                            hint="give family, gpu, dtype and the family's shape columns (see `pipeweave explain -h`)")
+    if df.empty:
+        raise DataError("no rows to featurize", hint="pass at least one launch row")
+    unknown = sorted(set(df["family"].astype(str)) - set(FAMILIES))
+    if unknown:
+        from .._errors import UnknownFamilyError
+
+        raise UnknownFamilyError(f"unknown kernel family {unknown}; valid families: {sorted(FAMILIES)}")
+    ctx = {"data": data, "moe_configs": moe_configs}
+    fam_codes = df["family"].astype(str).to_numpy()
+    for fam in pd.unique(fam_codes):
+        pos = np.flatnonzero(fam_codes == fam)
+        sub = df.iloc[pos]
+        spec = spec_arrays(sub["gpu"], gpus)
+        parts, tiles = build_kernels(fam, sub, spec, ctx)
+        yield pos, sub, spec, parts, tiles
+
+
+def _peak_tensor(sub: pd.DataFrame, spec: dict[str, np.ndarray]) -> np.ndarray:
+    keys = sub["dtype"].astype(str).map(C.DTYPE_TENSOR_KEY).fillna("bf16").to_numpy()
+    rate = np.zeros(len(sub))
+    for key in pd.unique(keys):
+        m = keys == key
+        col = spec.get(f"tensor_{key}_flop_per_clk_per_sm", spec.get("tensor_bf16_flop_per_clk_per_sm"))
+        rate[m] = col[m]
+    return rate * spec["sm_count"] * spec["sm_clock_mhz"]
+
+
+def _derive(out: pd.DataFrame, df: pd.DataFrame) -> None:
+    """Add the derived, dimensionless features in place."""
+    env = out["t_env_us"].to_numpy()
+    out["log10_t_env_us"] = np.log10(env)
+    for p in PIPES:
+        out[f"r_chip_{p}"] = out[f"t_chip_{p}_us"] / env
+        out[f"r_sm_{p}"] = out[f"t_sm_{p}_us"] / env
+    out["r_latency"] = out["t_latency_us"] / env
+    out["r_fill"] = out["t_fill_us"] / env
+    out["r_epilogue"] = out["t_epilogue_us"] / env
+    out["r_launch"] = C.LAUNCH_US / env
+    dram_bpus = out["gpu_dram_bw_gbps"].to_numpy() * 1e3
+    l2_bpus = out["gpu_l2_bw_gbps"].to_numpy() * 1e3
+    peak = out["peak_tensor_flops_per_us"].to_numpy()
+    comp = np.maximum(out["dram_compulsory_bytes"].to_numpy(), 1.0)
+    useful = out["useful_flop"].to_numpy()
+    ridge = peak / dram_bpus
+    out["log2_ai_over_ridge"] = np.log2(np.maximum(useful, 1.0) / comp / ridge)
+    out["log2_waves"] = np.log2(np.maximum(out["waves"].to_numpy(), 1e-6))
+    l2_bytes = out["gpu_l2_mib"].to_numpy() * 2**20
+    out["log2_working_set_over_l2"] = np.log2(comp / l2_bytes)
+    out["dram_over_compulsory"] = out["work_dram"].to_numpy() / comp
+    out["pad_overhead"] = np.where(useful > 0, out["work_tensor"].to_numpy() / np.maximum(useful, 1.0), 1.0)
+    out["log2_iters"] = np.log2(out["iters"].to_numpy())
+    out["l2_bw_over_dram_bw"] = l2_bpus / dram_bpus
+    out["log2_ridge_flop_per_byte"] = np.log2(ridge)
+    out["is_fp8"] = df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float)
+    out["split_k"] = out["split_k"].fillna(1.0)
+    # bounds ----------------------------------------------------------------------------------
+    mem_bw = np.where(comp <= l2_bytes, l2_bpus, dram_bpus)
+    out["t_lower_us"] = np.maximum(useful / peak, comp / mem_bw)
+    out["t_roofline_us"] = np.maximum(useful / peak, comp / dram_bpus)
+    out["bound_pipe"] = bound_pipe(out)
+    for c in TILE_COLUMNS:
+        out[c] = out[c].astype(float)

@@ -1,0 +1,185 @@
+"""Builders of :class:`KernelDemand` for the kernel shapes pipeweave models.
+
+* :func:`tiled_matmul` - a tiled tensor-core matmul (cuBLAS/CUTLASS GEMM, Triton GEMM, and the
+  Triton fused-MoE grouped GEMM) with split-K and an L2 reuse model driven by the CTA raster.
+* :func:`elementwise` - a streaming kernel (SiLU-and-mul, MoE sum, RMSNorm-like).
+* :func:`flash_attention` - FlashAttention-style prefill and split-KV decode.
+
+L2 reuse model (per operand X of a matmul; all bytes):
+  tile_X   = bytes the CTAs load (each CTA reads its full-K panel)
+  comp_X   = compulsory bytes (each distinct element once)
+  wave_X   = bytes if each concurrent wave reads each distinct panel once
+             (a wave of W = min(G, S*p) CTAs covers r tile-rows x c tile-columns of the raster)
+  h        = intra-wave hit rate: the wave streams (r*BM*a + c*BN*b)*BK bytes per k-step, so L2
+             keeps a window of L2_usable / that many k-steps; CTAs sharing a panel drift apart by
+             WAVE_DRIFT_FRACTION of the loop; h = clip(window / (drift + 1), 0, 1)
+  fit      = clip(L2_usable / (comp_A + comp_B), 0, 1): share of operands that survive across waves
+  dram_X   = comp_X + (wave_X - comp_X)(1 - fit) + (tile_X - wave_X)(1 - h)(1 - fit)
+Unlike TileSight's lockstep replay, h falls as K grows (deep-K GEMMs thrash L2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _constants as C
+from ._demand import KernelDemand, occupancy
+
+__all__ = ["tiled_matmul", "elementwise", "flash_attention"]
+
+
+def _cdiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.ceil(np.asarray(a, dtype=float) / np.asarray(b, dtype=float))
+
+
+def _wave_cover(W: np.ndarray, tm: np.ndarray, tn: np.ndarray, group_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tile rows r and columns c covered by W consecutive CTAs of a GROUP_M raster."""
+    g = np.clip(group_m, 1.0, None)
+    r = np.minimum(g, tm)
+    c = np.minimum(_cdiv(W, r), tn)
+    r = np.maximum(r, np.minimum(_cdiv(W, c), tm))
+    return r, c
+
+
+def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, bm: np.ndarray, bn: np.ndarray,
+                 bk: np.ndarray, group_m: np.ndarray, warps: np.ndarray, stages: np.ndarray,
+                 a_bytes: np.ndarray, b_bytes: np.ndarray, out_bytes: np.ndarray, tensor_rate: np.ndarray,
+                 spec: dict[str, np.ndarray], split_k: np.ndarray | float = 1.0,
+                 loaded_rows: np.ndarray | None = None, a_comp_rows: np.ndarray | None = None,
+                 b_groups: np.ndarray | float = 1.0, useful_rows: np.ndarray | None = None,
+                 extra_fma_per_row: np.ndarray | float = 0.0) -> KernelDemand:
+    """Demand of C[rows, n] = A[rows, k] B[k, n] computed with BM x BN x BK tiles.
+
+    ``rows`` is the (padded) row count the grid covers; for the grouped MoE GEMM, ``loaded_rows``
+    are the rows really gathered (padding is masked), ``a_comp_rows`` the distinct token rows and
+    ``b_groups`` the number of distinct B matrices touched (active experts; 1 for a GEMM).
+    ``useful_rows`` gives the FLOPs of the math itself (2*useful_rows*n*k).
+    """
+    rows = np.asarray(rows, dtype=float)
+    split = np.broadcast_to(np.asarray(split_k, dtype=float), rows.shape)
+    tm, tn = _cdiv(rows, bm), _cdiv(n, bn)
+    G = tm * tn * split
+    iters = _cdiv(k, bk * split)
+    threads = warps * 32.0
+    loaded_rows = rows if loaded_rows is None else loaded_rows
+    a_comp_rows = loaded_rows if a_comp_rows is None else a_comp_rows
+    useful_rows = loaded_rows if useful_rows is None else useful_rows
+    b_groups = np.broadcast_to(np.asarray(b_groups, dtype=float), rows.shape)
+
+    load_it = (bm * a_bytes + bn * b_bytes) * bk
+    smem_cta = stages * load_it
+    regs = bm * bn / threads + C.REG_OVERHEAD_PER_THREAD  # fp32 accumulators + addressing
+    p = occupancy(threads, smem_cta, regs, spec)
+    W = np.minimum(G, spec["sm_count"] * p)
+
+    # --- L2 reuse (module docstring) ---
+    kp = iters * bk * split
+    a_tile = loaded_rows * kp * a_bytes * tn
+    b_tile = tm * tn * bn * kp * b_bytes
+    a_comp = a_comp_rows * k * a_bytes
+    b_comp = b_groups * n * k * b_bytes
+    r, c = _wave_cover(W, tm, tn, group_m)
+    n_waves = _cdiv(G, W)
+    fill_frac = loaded_rows / np.maximum(rows, 1.0)
+    a_wave = np.clip(n_waves * r * bm * fill_frac * kp * a_bytes, a_comp, a_tile)
+    rows_per_b = np.maximum(tm / np.maximum(b_groups, 1.0), 1.0)  # M-blocks sharing one B matrix
+    b_wave = np.clip(n_waves * _cdiv(r, np.minimum(r, rows_per_b)) * c * bn * kp * b_bytes, b_comp, b_tile)
+    l2_eff = spec["l2_mib"] * 2**20 * C.L2_USABLE_FRACTION
+    per_step = (r * bm * fill_frac * a_bytes + c * bn * b_bytes) * bk
+    window = l2_eff / np.maximum(per_step, 1.0)
+    drift = C.WAVE_DRIFT_FRACTION * iters
+    h = np.clip(window / (drift + 1.0), 0.0, 1.0)
+    fit = np.clip(l2_eff / np.maximum(a_comp + b_comp, 1.0), 0.0, 1.0)
+
+    def dram(tile: np.ndarray, wave: np.ndarray, comp: np.ndarray) -> np.ndarray:
+        return comp + (wave - comp) * (1 - fit) + (tile - wave) * (1 - h) * (1 - fit)
+
+    out_elems = useful_rows * n
+    partial = np.where(split > 1, 2 * 4.0 * out_elems * split, 0.0)  # fp32 partials written + read
+    dram_total = dram(a_tile, a_wave, a_comp) + dram(b_tile, b_wave, b_comp) + out_elems * out_bytes + partial
+    compulsory = a_comp + b_comp + out_elems * out_bytes
+
+    store_cta = bm * bn * np.where(split > 1, 4.0, out_bytes)
+    kd = KernelDemand(
+        name=name, grid_ctas=G, iters=iters, tensor_rate=tensor_rate, threads=threads, stages=stages,
+        smem_cta_bytes=smem_cta, regs_per_thread=regs,
+        tensor_flop_it=2.0 * bm * bn * bk, fma_it=0.0, alu_it=threads * 8.0, xu_it=0.0,
+        load_bytes_it=load_it,
+        smem_bytes_it=2.0 * load_it,
+        fma_cta=bm * bn * (C.EPILOGUE_OPS_PER_ELEMENT + extra_fma_per_row), xu_cta=0.0,
+        load_bytes_cta=0.0, store_bytes_cta=store_cta,
+        dram_bytes=dram_total, dram_compulsory_bytes=compulsory,
+        useful_flop=2.0 * useful_rows * n * k,
+        extra={"l2_hit_intra_wave": h, "l2_operand_fit": fit, "tiles_m": tm, "tiles_n": tn, "split_k": split,
+               # TileSight's lockstep assumption: perfect intra-wave reuse, none across waves
+               "dram_bytes_lockstep": np.maximum(a_wave + b_wave, a_comp + b_comp) + out_elems * out_bytes + partial},
+    )
+    return kd
+
+
+def elementwise(name: str, *, elems: np.ndarray, in_bytes_per_elem: np.ndarray, out_bytes_per_elem: np.ndarray,
+                fma_per_elem: float, xu_per_elem: float, spec: dict[str, np.ndarray],
+                threads: float = 256.0, elems_per_thread: float = 8.0) -> KernelDemand:
+    """A streaming kernel over ``elems`` outputs: no reuse, DRAM = compulsory bytes."""
+    elems = np.asarray(elems, dtype=float)
+    per_cta = threads * elems_per_thread
+    G = np.maximum(_cdiv(elems, per_cta), 1.0)
+    load_cta = per_cta * in_bytes_per_elem
+    store_cta = per_cta * out_bytes_per_elem
+    nbytes = elems * (in_bytes_per_elem + out_bytes_per_elem)
+    return KernelDemand(
+        name=name, grid_ctas=G, iters=1.0, tensor_rate=1.0, threads=threads, stages=2.0, smem_cta_bytes=0.0,
+        regs_per_thread=32.0, tensor_flop_it=0.0, fma_it=per_cta * fma_per_elem, alu_it=per_cta * 2.0,
+        xu_it=per_cta * xu_per_elem, load_bytes_it=load_cta, smem_bytes_it=0.0, fma_cta=0.0, xu_cta=0.0,
+        load_bytes_cta=0.0, store_bytes_cta=store_cta, dram_bytes=nbytes, dram_compulsory_bytes=nbytes,
+        useful_flop=0.0,
+    )
+
+
+def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: np.ndarray, heads: np.ndarray,
+                    kv_heads: np.ndarray, head_dim: np.ndarray, q_bytes: np.ndarray, kv_bytes: np.ndarray,
+                    causal: bool, decode: bool, tensor_rate: np.ndarray, spec: dict[str, np.ndarray],
+                    bq: np.ndarray, bkv: np.ndarray, warps: np.ndarray, stages: np.ndarray) -> KernelDemand:
+    """FlashAttention forward. Prefill: one CTA per (batch, head, q-tile), causal average trip count.
+
+    Decode (q_len = 1): split-KV ("flash-decoding"), one CTA per (batch, kv-head, split) with the
+    GQA group packed into the MMA rows (at least 16); splits fill about two waves of SMs.
+    """
+    batch, q_len, kv_len = (np.asarray(x, dtype=float) for x in (batch, q_len, kv_len))
+    heads, kv_heads, d = (np.asarray(x, dtype=float) for x in (heads, kv_heads, head_dim))
+    S = spec["sm_count"]
+    group = np.maximum(heads / np.maximum(kv_heads, 1.0), 1.0)
+    if decode:
+        rows_q = np.maximum(np.ceil(group / 16.0) * 16.0, 16.0)
+        base = batch * kv_heads
+        max_split = np.maximum(_cdiv(kv_len, 256.0), 1.0)
+        split = np.clip(np.floor(2.0 * S / np.maximum(base, 1.0)), 1.0, max_split)
+        G = base * split
+        iters = _cdiv(kv_len, split * bkv)
+        qrows_real = group
+        scores_it = group * bkv
+    else:
+        rows_q = bq
+        nq = _cdiv(q_len * 1.0, bq)
+        G = batch * heads * nq
+        if causal:  # average KV blocks per q-tile: q-tile t sees min(kv, (t+1)*BQ + kv - q) keys
+            iters = np.maximum(_cdiv((kv_len - q_len) + (q_len + bq) / 2.0, bkv), 1.0)
+        else:
+            iters = _cdiv(kv_len, bkv)
+        qrows_real = np.minimum(bq, q_len)
+        scores_it = qrows_real * bkv
+    threads = warps * 32.0
+    load_it = 2.0 * bkv * d * kv_bytes
+    smem_cta = rows_q * d * q_bytes + stages * load_it
+    useful = 4.0 * batch * heads * d * (q_len * kv_len - (q_len * (q_len - 1) / 2.0 if causal else 0.0))
+    kv_total = batch * kv_heads * kv_len * d * 2.0 * kv_bytes
+    qo_total = batch * heads * q_len * d * 2.0 * q_bytes
+    return KernelDemand(
+        name=name, grid_ctas=G, iters=iters, tensor_rate=tensor_rate, threads=threads, stages=stages,
+        smem_cta_bytes=smem_cta, regs_per_thread=np.full_like(G, 168.0),
+        tensor_flop_it=4.0 * rows_q * bkv * d, fma_it=5.0 * scores_it + qrows_real * d, alu_it=threads * 6.0,
+        xu_it=scores_it, load_bytes_it=load_it, smem_bytes_it=2.0 * load_it,
+        fma_cta=rows_q * d * 2.0, xu_cta=rows_q * 2.0,
+        load_bytes_cta=rows_q * d * q_bytes, store_bytes_cta=qrows_real * d * q_bytes * np.where(decode, 2.0, 1.0),
+        dram_bytes=kv_total + qo_total, dram_compulsory_bytes=kv_total + qo_total, useful_flop=useful,
+    )

@@ -1,0 +1,237 @@
+"""The GPU catalog (``datasets/gpus.toml``), name resolution and user spec files."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._errors import DataError, UnknownGPUError
+from .._paths import DATASETS_DIR
+from ._spec import (
+    OPTIONAL_SPEC_FIELDS,
+    REQUIRED_SPEC_FIELDS,
+    SPEC_FIELDS,
+    GPUSpec,
+)
+
+__all__ = [
+    "CATALOG_PATH",
+    "list_gpus",
+    "gpu_names",
+    "resolve_gpu_name",
+    "resolve_gpu_names",
+    "get_gpu",
+    "load_spec_file",
+    "spec_from_dict",
+    "gpu_frame",
+    "generation_of",
+]
+
+#: The catalog file.
+CATALOG_PATH: Path = DATASETS_DIR / "gpus.toml"
+_SPEC_SUFFIXES = (".toml", ".json")
+_NORM_RE = re.compile(r"[\s_\-]+")
+
+
+def _norm(name: str) -> str:
+    """Normalise a GPU name: lower case, no spaces/underscores/dashes, no leading 'nvidia'."""
+    s = _NORM_RE.sub("", str(name).strip().lower())
+    return s[len("nvidia"):] if s.startswith("nvidia") and len(s) > len("nvidia") else s
+
+
+# --------------------------------------------------------------------------- spec parsing
+def spec_from_dict(table: Mapping[str, Any], *, origin: str = "spec") -> GPUSpec:
+    """Build a :class:`GPUSpec` from a mapping with the catalog's keys.
+
+    Raises :class:`DataError` listing missing and unknown keys (and the expected keys).
+    """
+    if not isinstance(table, Mapping):
+        raise DataError(f"{origin}: a GPU spec must be a table of fields, got {type(table).__name__}")
+    keys = set(table)
+    missing = [k for k in REQUIRED_SPEC_FIELDS if k not in keys]
+    unknown = sorted(keys - set(SPEC_FIELDS))
+    if missing or unknown:
+        parts = []
+        if missing:
+            parts.append(f"missing key(s) {missing}")
+        if unknown:
+            parts.append(f"unknown key(s) {unknown}")
+        raise DataError(
+            f"{origin}: GPU spec {table.get('name', '?')!r} has " + " and ".join(parts)
+            + f"; expected keys {list(REQUIRED_SPEC_FIELDS)} (optional: {list(OPTIONAL_SPEC_FIELDS)})",
+            hint="see datasets/example_gpu_spec.toml for a complete spec file",
+        )
+    try:
+        return GPUSpec(**dict(table))
+    except DataError as exc:
+        raise DataError(f"{origin}: {exc}") from None
+
+
+def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
+    """Load a user GPU spec file.
+
+    TOML: a single ``[gpu]`` table, or the fields at top level. JSON: an object with the fields,
+    or ``{"gpu": {...}}``. Keys are those of the catalog (``datasets/gpus.toml``).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"GPU spec file not found: {str(path)!r}",
+                        hint="pass a catalog name (see `pipeweave gpus`) or an existing .toml/.json spec file")
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"GPU spec file {str(path)!r} could not be parsed: {exc}") from None
+    if isinstance(data, Mapping) and "gpu" in data:
+        table = data["gpu"]
+        if isinstance(table, list):
+            if len(table) != 1:
+                raise DataError(f"GPU spec file {str(path)!r} holds {len(table)} [[gpu]] tables; "
+                                "expected exactly one [gpu] table")
+            table = table[0]
+        extra = sorted(set(data) - {"gpu"})
+        if extra:
+            raise DataError(f"GPU spec file {str(path)!r}: unknown top-level key(s) {extra} next to [gpu]; "
+                            "expected only the [gpu] table")
+    else:
+        table = data
+    return spec_from_dict(table, origin=f"GPU spec file {str(path)!r}")
+
+
+# --------------------------------------------------------------------------- catalog
+@functools.lru_cache(maxsize=1)
+def _catalog() -> tuple[tuple[GPUSpec, ...], dict[str, str], dict[str, str]]:
+    """Parse the catalog once: (specs, exact-name map, normalised-name map) -> canonical name."""
+    try:
+        with CATALOG_PATH.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise DataError(f"GPU catalog not found at {str(CATALOG_PATH)!r}; the repository is incomplete") from None
+    tables = data.get("gpu")
+    if not isinstance(tables, list) or not tables:
+        raise DataError(f"GPU catalog {str(CATALOG_PATH)!r} has no [[gpu]] tables")
+    specs = tuple(spec_from_dict(t, origin=f"GPU catalog {CATALOG_PATH.name}") for t in tables)
+    exact: dict[str, str] = {}
+    normed: dict[str, str] = {}
+    for spec in specs:
+        for alias in (spec.name, *spec.aliases):
+            for table_, key in ((exact, alias), (normed, _norm(alias))):
+                prev = table_.get(key)
+                if prev is not None and prev != spec.name:
+                    raise DataError(f"GPU catalog {CATALOG_PATH.name}: name {alias!r} is claimed by both "
+                                    f"{prev!r} and {spec.name!r}")
+                table_[key] = spec.name
+    return specs, exact, normed
+
+
+def _by_name() -> dict[str, GPUSpec]:
+    return {s.name: s for s in _catalog()[0]}
+
+
+def list_gpus() -> list[GPUSpec]:
+    """All catalog GPUs, in catalog order."""
+    return list(_catalog()[0])
+
+
+def gpu_names() -> list[str]:
+    """Canonical catalog names, in catalog order."""
+    return [s.name for s in _catalog()[0]]
+
+
+def resolve_gpu_name(name: str) -> str:
+    """Canonical catalog name for ``name`` (a canonical name, an alias or a device string).
+
+    Exact matches first; then case-insensitive, ignoring spaces/underscores/dashes and a leading
+    "NVIDIA". Raises :class:`UnknownGPUError` listing the valid names and close matches.
+    """
+    if not isinstance(name, str):
+        raise UnknownGPUError(f"GPU name must be a string, got {name!r} ({type(name).__name__})")
+    return _resolve(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve(name: str) -> str:
+    _, exact, normed = _catalog()
+    hit = exact.get(name.strip()) or normed.get(_norm(name))
+    if hit is not None:
+        return hit
+    close = difflib.get_close_matches(_norm(name), list(normed), n=5, cutoff=0.6)
+    suggest = list(dict.fromkeys(normed[c] for c in close))
+    msg = f"unknown GPU {name!r}; valid names are {gpu_names()}"
+    if suggest:
+        msg += f"; did you mean {suggest}?"
+    raise UnknownGPUError(msg, hint="run `pipeweave gpus` for the catalog and aliases, "
+                                    "or pass a .toml spec file (see datasets/example_gpu_spec.toml)")
+
+
+def resolve_gpu_names(names: Iterable[str] | pd.Series) -> pd.Series | list[str]:
+    """Resolve many names at once (each distinct value once). A Series gives a Series back."""
+    if isinstance(names, pd.Series):
+        uniq = names.dropna().unique()
+        mapping = {u: resolve_gpu_name(u) for u in uniq}
+        return names.map(mapping)
+    names = list(names)
+    mapping = {u: resolve_gpu_name(u) for u in dict.fromkeys(names)}
+    return [mapping[n] for n in names]
+
+
+def _looks_like_path(s: str) -> bool:
+    return s.lower().endswith(_SPEC_SUFFIXES) or os.sep in s or (os.altsep is not None and os.altsep in s)
+
+
+def get_gpu(name_or_path: str | os.PathLike[str] | GPUSpec) -> GPUSpec:
+    """A :class:`GPUSpec` from a catalog name/alias, or from a .toml/.json spec file path."""
+    if isinstance(name_or_path, GPUSpec):
+        return name_or_path
+    if isinstance(name_or_path, os.PathLike):
+        return load_spec_file(name_or_path)
+    if not isinstance(name_or_path, str):
+        raise UnknownGPUError(f"expected a GPU name or spec-file path, got {name_or_path!r} "
+                              f"({type(name_or_path).__name__})")
+    if _looks_like_path(name_or_path) and (Path(name_or_path).is_file()
+                                           or name_or_path.lower().endswith(_SPEC_SUFFIXES)):
+        return load_spec_file(name_or_path)
+    return _by_name()[resolve_gpu_name(name_or_path)]
+
+
+def generation_of(name: str) -> str:
+    """Generation (``ampere``, ``ada``, ``hopper``, ``blackwell``) of a catalog GPU or alias."""
+    return _by_name()[resolve_gpu_name(name)].generation
+
+
+@functools.lru_cache(maxsize=256)
+def _frame(names: tuple[str, ...]) -> pd.DataFrame:
+    by = _by_name()
+    rows = [by[n].flat() for n in names]
+    df = pd.DataFrame(rows, index=pd.Index(names, name="gpu"))
+    return df
+
+
+def gpu_frame(names: Iterable[str | GPUSpec] | None = None) -> pd.DataFrame:
+    """Spec table: one row per GPU (indexed by canonical name, index name ``gpu``), ``flat()`` columns.
+
+    ``names`` may hold aliases (resolved, duplicates dropped) or :class:`GPUSpec` objects (e.g. from a
+    spec file); ``None`` gives the whole catalog. The result is a fresh copy (safe to modify).
+    """
+    if names is None:
+        return _frame(tuple(gpu_names())).copy()
+    items = [names] if isinstance(names, (str, GPUSpec)) else list(names)
+    if all(isinstance(x, str) for x in items):
+        canon = tuple(dict.fromkeys(resolve_gpu_name(x) for x in items))
+        return _frame(canon).copy()
+    specs = [get_gpu(x) for x in items]
+    uniq = list({s.name: s for s in specs}.values())
+    df = pd.DataFrame([s.flat() for s in uniq], index=pd.Index([s.name for s in uniq], name="gpu"))
+    return df

@@ -1,0 +1,54 @@
+"""The model's input matrix: analytical features + family/source indicators (+ optional SASS).
+
+The target is dimensionless: ``log(latency_us / t_env_us)``, the log of measured time over the
+analytical pipeline-envelope estimate, so trees learn efficiency corrections that carry across
+GPUs instead of absolute hardware scale. Family and source enter as one-hot indicators (the
+source encodes the timing method: CUDA-graph replay vs CUDA events around one launch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..frontend import FEATURES, FAMILIES, featurize
+
+__all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "model_feature_names", "SASS_PREFIX"]
+
+KNOWN_SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
+SASS_PREFIX = "sass_"
+
+
+def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, ...] = ()) -> list[str]:
+    """Ordered feature names: analytical FEATURES, family and source one-hots, SASS columns."""
+    names = [f for f in FEATURES if f not in drop]
+    names += [f"family_{f}" for f in FAMILIES]
+    names += [f"source_{s}" for s in KNOWN_SOURCES]
+    names += list(sass_columns or [])
+    return names
+
+
+def ensure_features(df: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
+    """Return ``df`` joined with its analytical features (computed once; reused if present)."""
+    if "t_env_us" in df.columns:
+        return df
+    feats = featurize(df, **kwargs)
+    keep = df.drop(columns=[c for c in feats.columns if c in df.columns])
+    return pd.concat([keep, feats], axis=1)
+
+
+def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source)."""
+    fam = df["family"].astype(str).to_numpy()
+    src = df["source"].astype(str).to_numpy() if "source" in df.columns else np.full(len(df), KNOWN_SOURCES[0])
+    cols = []
+    for name in names:
+        if name.startswith("family_"):
+            cols.append((fam == name[len("family_"):]).astype(np.float32))
+        elif name.startswith("source_"):
+            cols.append((src == name[len("source_"):]).astype(np.float32))
+        elif name in df.columns:
+            cols.append(pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float32))
+        else:
+            cols.append(np.full(len(df), np.nan, dtype=np.float32))
+    return np.column_stack(cols) if cols else np.empty((len(df), 0), dtype=np.float32)

@@ -1,0 +1,153 @@
+"""The hybrid regressor: analytical envelope x learned efficiency correction (XGBoost).
+
+prediction_us = max(t_env_us * exp(f(x)), t_lower_us), where f is an XGBoost model of
+log(measured / t_env) over dimensionless features x (see :mod:`._features`). One booster is
+shared by all families (family one-hots are features); ``quantile`` switches the objective to a
+pinball loss for performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
+
+from .._errors import DataError
+
+__all__ = ["PipeweaveRegressor"]
+
+
+class PipeweaveRegressor(RegressorMixin, BaseEstimator):
+    """Latency regressor for kernel launches (scikit-learn contract; learned state ends in ``_``).
+
+    ``fit(df)`` takes canonical profile rows with ``latency_us`` (features are computed if
+    absent); ``predict(df)`` returns latency in microseconds, never below the analytical lower
+    bound ``t_lower_us``.
+    """
+
+    def __init__(self, n_estimators: int = 800, max_depth: int = 8, learning_rate: float = 0.05,
+                 subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 5.0,
+                 reg_lambda: float = 1.0, reg_alpha: float = 0.0, quantile: float | None = None,
+                 use_sass: bool = False, drop_features: tuple[str, ...] = (), n_jobs: int = 2,
+                 random_state: int = 0, progress: bool = False) -> None:
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.quantile = quantile
+        self.use_sass = use_sass
+        self.drop_features = drop_features
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    # ------------------------------------------------------------------------------------------
+    def _xgb_params(self) -> dict:
+        params = {
+            "max_depth": int(self.max_depth), "eta": float(self.learning_rate), "subsample": float(self.subsample),
+            "colsample_bytree": float(self.colsample_bytree), "min_child_weight": float(self.min_child_weight),
+            "lambda": float(self.reg_lambda), "alpha": float(self.reg_alpha), "nthread": int(self.n_jobs),
+            "seed": int(self.random_state), "tree_method": "hist", "max_bin": 256,
+        }
+        if self.quantile is None:
+            params["objective"] = "reg:squarederror"
+        else:
+            if not 0.0 < float(self.quantile) < 1.0:
+                raise DataError(f"quantile must be in (0, 1), got {self.quantile!r}", hint="e.g. quantile=0.1")
+            params["objective"] = "reg:quantileerror"
+            params["quantile_alpha"] = float(self.quantile)
+        return params
+
+    def _prepare(self, df: pd.DataFrame) -> pd.DataFrame:
+        from ._features import ensure_features
+
+        if not isinstance(df, pd.DataFrame):
+            raise DataError(f"expected a pandas DataFrame of profile rows, got {type(df).__name__}",
+                            hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv")
+        return ensure_features(df)
+
+    def _sass_columns(self, df: pd.DataFrame) -> list[str]:
+        from ._features import SASS_PREFIX
+
+        if not self.use_sass:
+            return []
+        return sorted(c for c in df.columns if c.startswith(SASS_PREFIX) and pd.api.types.is_numeric_dtype(df[c]))
+
+    def fit(self, df: pd.DataFrame, y: object = None) -> "PipeweaveRegressor":
+        """Fit on profile rows with ``latency_us`` (> 0); ``y`` is ignored (kept for sklearn)."""
+        import xgboost as xgb
+
+        from ._features import design_matrix, model_feature_names
+
+        df = self._prepare(df)
+        if "latency_us" not in df.columns:
+            raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
+        lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(lat) | (lat <= 0)
+        if bad.any():
+            raise DataError(f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
+                            f"(first row labels {df.index[bad][:5].tolist()})",
+                            hint="drop them or fix the measurement; latency must be > 0 us")
+        names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
+        X = design_matrix(df, names)
+        target = np.log(lat / df["t_env_us"].to_numpy(dtype=float))
+        dtrain = xgb.DMatrix(X, label=target, feature_names=names, nthread=int(self.n_jobs))
+        callbacks = []
+        if self.progress:
+            callbacks.append(_tqdm_callback(int(self.n_estimators)))
+        self.booster_ = xgb.train(self._xgb_params(), dtrain, num_boost_round=int(self.n_estimators),
+                                  callbacks=callbacks)
+        self.feature_names_ = names
+        self.families_ = sorted(set(df["family"].astype(str)))
+        self.sources_ = sorted(set(df["source"].astype(str))) if "source" in df.columns else []
+        self.gpus_ = sorted(set(df["gpu"].astype(str)))
+        self.n_train_rows_ = int(len(df))
+        return self
+
+    def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:
+        """Raw model output: predicted log(latency / t_env_us) per row."""
+        import xgboost as xgb
+
+        from ._features import design_matrix
+
+        self._check_fitted()
+        df = self._prepare(df)
+        X = design_matrix(df, self.feature_names_)
+        return self.booster_.predict(xgb.DMatrix(X, feature_names=self.feature_names_, nthread=int(self.n_jobs)))
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``."""
+        df = self._prepare(df)
+        pred = df["t_env_us"].to_numpy(dtype=float) * np.exp(self.predict_log_ratio(df))
+        return np.maximum(pred, df["t_lower_us"].to_numpy(dtype=float))
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "booster_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("this PipeweaveRegressor is not fitted yet; call fit(df) or load_model(path)")
+
+
+def _tqdm_callback(total: int):  # noqa: ANN202
+    """XGBoost training callback that drives a tqdm bar (one tick per boosting round)."""
+    import xgboost as xgb
+    from tqdm.auto import tqdm
+
+    class _Bar(xgb.callback.TrainingCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bar = tqdm(total=total, desc="boosting", unit="tree")
+
+        def after_iteration(self, model, epoch, evals_log) -> bool:  # noqa: ANN001
+            self.bar.update(1)
+            return False
+
+        def after_training(self, model):  # noqa: ANN001, ANN202
+            self.bar.close()
+            return model
+
+    return _Bar()

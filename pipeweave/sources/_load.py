@@ -1,0 +1,182 @@
+"""``load_profiles``: every real measurement in the data directory as one canonical table."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from .._errors import DataError, UnknownFamilyError
+from .._paths import resolve_data_dir
+from ._cache import cache_path, files_fingerprint, read_cache, write_cache
+from ._manifest import SourceManifest, load_manifests
+from ._read import read_dataset
+from ._report import DropLog, LoadReport, kept_counts
+from ._schema import DTYPES, FAMILIES, conform
+
+__all__ = ["load_profiles", "data_fingerprint", "profile_sources"]
+
+
+def profile_sources() -> dict[str, SourceManifest]:
+    """Manifests of the sources that hold latencies (kind = "profiles"), keyed by name."""
+    return {n: m for n, m in load_manifests().items() if m.kind == "profiles"}
+
+
+def _as_list(value: str | Iterable[str] | None, what: str) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    out = list(value)
+    if not all(isinstance(v, str) for v in out):
+        raise DataError(f"{what} must be strings, got {out!r}")
+    return out
+
+
+def _check_filters(sources: list[str] | None, families: list[str] | None, dtypes: list[str] | None,
+                   gpus: list[str] | None, known_sources: list[str]) -> list[str] | None:
+    if sources is not None:
+        bad = [s for s in sources if s not in known_sources]
+        if bad:
+            raise DataError(f"unknown source(s) {bad}; known sources: {known_sources}")
+    if families is not None:
+        bad = [f for f in families if f not in FAMILIES]
+        if bad:
+            raise UnknownFamilyError(f"unknown kernel family {bad}; valid families: {list(FAMILIES)}")
+    if dtypes is not None:
+        bad = [d for d in dtypes if d not in DTYPES]
+        if bad:
+            raise DataError(f"unknown dtype(s) {bad}; valid dtypes: {list(DTYPES)}")
+    if gpus is None:
+        return None
+    from ..hardware import resolve_gpu_name
+
+    return [resolve_gpu_name(g) for g in gpus]
+
+
+def _build(data_dir: Path, manifests: dict[str, SourceManifest]) -> tuple[pd.DataFrame, DropLog]:
+    log = DropLog()
+    frames = []
+    for name in sorted(manifests):
+        for spec in manifests[name].datasets:
+            df = read_dataset(spec, data_dir, log)
+            if df is not None and len(df):
+                frames.append(df)
+    if not frames:
+        globs = [g for m in manifests.values() for s in m.datasets for g in s.files]
+        raise DataError(f"no measurements found under {str(data_dir)!r}: no file matches any of {globs}",
+                        hint="point --data / $PIPEWEAVE_DATA at the folder holding aiconfigurator/, pipeweave/ ... "
+                             "(see README.md, section 'Data')")
+    return conform(pd.concat(frames, ignore_index=True)), log
+
+
+def load_profiles(
+    data: str | os.PathLike[str] | None = None,
+    *,
+    sources: str | Iterable[str] | None = None,
+    families: str | Iterable[str] | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    gpus: str | Iterable[str] | None = None,
+    report: bool = False,
+    cache: bool = True,
+) -> pd.DataFrame | tuple[pd.DataFrame, LoadReport]:
+    """Load the real measurements in the data directory as one canonical profile table.
+
+    ``data``: the data directory (default: $PIPEWEAVE_DATA, else ../shared/datasets).
+    ``sources`` / ``families`` / ``dtypes`` / ``gpus`` keep only those rows (GPU aliases accepted).
+    One row = one measured launch; ``latency_us`` in microseconds (see ``PROFILE_COLUMNS``).
+    Rows with missing/zero/negative latency or impossible shapes are dropped, exact duplicates
+    removed and repeated keys median-aggregated; all of it is counted in the :class:`LoadReport`
+    returned with the table when ``report=True``. ``cache``: read/write the parsed table under
+    $PIPEWEAVE_CACHE (default ~/.cache/pipeweave), keyed by the source files' fingerprint.
+    Raises :class:`DataError` for a missing data directory or a malformed source file.
+    """
+    t0 = time.perf_counter()
+    data_dir = resolve_data_dir(data)
+    manifests = profile_sources()
+    src_list, fam_list = _as_list(sources, "sources"), _as_list(families, "families")
+    dt_list, gpu_list = _as_list(dtypes, "dtypes"), _as_list(gpus, "gpus")
+    gpu_list = _check_filters(src_list, fam_list, dt_list, gpu_list, sorted(manifests))
+
+    status, where, df, drops, messages = "off", None, None, None, []
+    fingerprint = ""
+    if cache:
+        fingerprint = files_fingerprint(data_dir, manifests)
+        path = cache_path(fingerprint)
+        where = str(path)
+        hit = read_cache(path, fingerprint)
+        if hit is not None:
+            df, meta = hit
+            drops = pd.DataFrame(meta["drops"]["rows"], columns=meta["drops"]["columns"])
+            messages = list(meta["messages"])
+            status = "hit"
+    if df is None:
+        build = manifests if (cache or src_list is None) else {k: manifests[k] for k in src_list}
+        df, log = _build(data_dir, build)
+        drops, messages = log.frame(), list(log.messages)
+        for m in messages:  # fresh build: the unknown-GPU warnings were already emitted
+            if "not in the GPU catalog" not in m:
+                warnings.warn(m, stacklevel=2)
+        if cache:
+            status = "miss"
+            meta = {"fingerprint": fingerprint, "messages": messages,
+                    "drops": {"columns": list(drops.columns), "rows": drops.values.tolist()}}
+            err = write_cache(path, df, meta)
+            if err:
+                messages.append(err)
+                warnings.warn(err, stacklevel=2)
+    elif messages:
+        for m in messages:
+            warnings.warn(m, stacklevel=2)
+
+    mask = pd.Series(True, index=df.index)
+    if src_list is not None:
+        mask &= df["source"].isin(src_list)
+    if fam_list is not None:
+        mask &= df["family"].isin(fam_list)
+    if dt_list is not None:
+        mask &= df["dtype"].isin(dt_list)
+    if gpu_list is not None:
+        mask &= df["gpu"].isin(gpu_list)
+    if not mask.all():
+        df = df.loc[mask.to_numpy()].reset_index(drop=True)
+        for col in df.select_dtypes("category").columns:
+            df[col] = df[col].cat.remove_unused_categories()
+    if not report:
+        return df
+    dmask = pd.Series(True, index=drops.index)
+    if src_list is not None:
+        dmask &= drops["source"].isin(src_list)
+    if fam_list is not None:
+        dmask &= drops["family"].isin(fam_list)
+    rep = LoadReport(data_dir=str(data_dir), kept=kept_counts(df), drops=drops.loc[dmask].reset_index(drop=True),
+                     messages=messages, cache=status, cache_path=where, seconds=time.perf_counter() - t0,
+                     files_fingerprint=fingerprint)
+    return df, rep
+
+
+def data_fingerprint(df: pd.DataFrame) -> str:
+    """A stable 16-hex-digit hash of a table's content (columns, dtypes, values, row order; not the index).
+
+    Categorical columns hash by value, so the same table rebuilt with other category codes
+    hashes the same. Used in model stamps to tie a model to the exact training rows.
+    """
+    h = hashlib.sha256()
+    h.update(json.dumps([[str(c), _dtype_tag(df[c])] for c in df.columns]).encode())
+    h.update(str(len(df)).encode())
+    if len(df.columns) and len(df):
+        h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def _dtype_tag(s: pd.Series) -> str:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return "category"
+    return str(s.dtype)
+

@@ -1,0 +1,256 @@
+"""Generic, manifest-driven reader: source files -> canonical profile rows, with counted drops.
+
+Everything source-specific (paths, column names, units, filters, renames) comes from the
+manifest (:mod:`._manifest`); this module only interprets it. All work is vectorised per file;
+GPU names are resolved once per distinct name.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError, UnknownGPUError
+from ._manifest import DatasetSpec
+from ._report import DropLog
+from ._schema import BOOL_COLUMNS, FAMILY_KEY_COLUMNS, STRING_COLUMNS, TILE_COLUMNS, ZERO_OK_COLUMNS
+
+__all__ = ["expand_files", "read_dataset", "resolve_gpus"]
+
+_REASON_EXACT = "exact duplicate row"
+_REASON_AGG = "duplicate key aggregated (median latency)"
+_REASON_MERGED = "same measurement in several files (kept once, membership flags set)"
+
+
+def expand_files(spec: DatasetSpec, data_dir: Path) -> list[Path]:
+    """The files of ``spec`` under ``data_dir`` (globs expanded, sorted, unique)."""
+    found: dict[str, Path] = {}
+    for pattern in spec.files:
+        for p in sorted(data_dir.glob(pattern)):
+            if p.is_file():
+                found.setdefault(p.relative_to(data_dir).as_posix(), p)
+    return [found[k] for k in sorted(found)]
+
+
+def _file_columns(path: Path) -> list[str]:
+    try:
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            return list(pq.read_schema(path).names)
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except Exception as exc:  # unreadable / corrupt file
+        raise DataError(f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
+                        hint="re-copy the file from its source (see the folder's PROVENANCE.md)") from exc
+
+
+def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path, columns=columns)
+        return pd.read_csv(path, usecols=columns)
+    except Exception as exc:
+        raise DataError(f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
+                        hint="re-copy the file from its source (see the folder's PROVENANCE.md)") from exc
+
+
+def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.DataFrame | None:
+    """One file -> canonical columns (+ ``_gpu_raw``, ``_file``); None if the file is skipped."""
+    fields: dict[str, str] = {}
+    if spec.path_regex:
+        match = re.search(spec.path_regex, rel)
+        if match is None:
+            log.note(f"{spec.source}/{spec.name}: file {rel!r} matches the glob but not path_regex "
+                     f"{spec.path_regex!r}; skipped")
+            return None
+        fields = {k: v for k, v in match.groupdict().items() if v is not None}
+    found = _file_columns(path)
+    required = spec.source_columns()
+    missing = [c for c in required if c not in found]
+    if missing:
+        raise DataError(
+            f"{str(path)!r} ({spec.source} {spec.name}) lacks column(s) {missing}; columns found: {found}",
+            hint=f"expected columns {required} (mapping in datasets/sources/{spec.source}.toml); "
+                 "the file may be from another version of the source or renamed",
+        )
+    optional_present = [c for c in spec.optional_columns() if c in found]
+    raw = _read_table(path, list(dict.fromkeys([*required, *optional_present])))
+    fam = spec.family
+
+    keep = np.ones(len(raw), dtype=bool)
+    for col, allowed in spec.keep.items():
+        ok = raw[col].isin(list(allowed)).to_numpy()
+        bad = keep & ~ok
+        if bad.any():
+            for value, cnt in raw.loc[bad, col].value_counts(dropna=False).items():
+                log.add(spec.source, spec.name, fam, f"{col}={value} not loaded (loader keeps {list(allowed)})", cnt)
+        keep &= ok
+    raw = raw.loc[keep].reset_index(drop=True)
+    n = len(raw)
+
+    def column(src: str) -> Any:
+        if src.startswith("@"):
+            name = src[1:]
+            if name not in fields:
+                raise DataError(f"{str(path)!r}: path_regex {spec.path_regex!r} has no group {name!r}")
+            return fields[name]
+        return raw[src].to_numpy()
+
+    out: dict[str, Any] = {}
+    for canon, src in spec.columns.items():
+        out[canon] = column(src)
+    for canon, (src, default) in spec.optional.items():
+        out[canon] = raw[src].to_numpy() if src in raw else default
+    for canon, value in spec.constants.items():
+        out[canon] = value
+    out["_gpu_raw"] = column(spec.gpu_column)
+    out["latency_us"] = pd.to_numeric(raw[spec.latency_column], errors="coerce").to_numpy(dtype="float64") \
+        * spec.latency_factor_us
+    if spec.membership is not None:
+        fld, flag_cols = spec.membership
+        value = fields.get(fld[1:])
+        if value not in flag_cols:
+            raise DataError(f"{str(path)!r}: membership field {fld!r} = {value!r} is not one of {sorted(flag_cols)}")
+        for v, col in flag_cols.items():
+            out[col] = v == value
+    df = pd.DataFrame(out, index=pd.RangeIndex(n))
+    df["_file"] = rel
+    for canon, mapping in spec.values.items():
+        target = "_gpu_raw" if canon == "gpu" else canon
+        df[target] = df[target].astype(object).replace(mapping)
+    return df
+
+
+def resolve_gpus(df: pd.DataFrame, spec: DatasetSpec, log: DropLog) -> pd.DataFrame:
+    """Map ``_gpu_raw`` to canonical ``gpu`` + ``generation``; rows of unknown GPUs dropped and reported."""
+    from ..hardware import generation_of, resolve_gpu_name
+
+    raw = df["_gpu_raw"].astype(object)
+    missing = raw.isna().to_numpy()
+    if missing.any():
+        log.add(spec.source, spec.name, spec.family, "GPU name missing", int(missing.sum()))
+    canon: dict[Any, Any] = {}
+    gen: dict[str, str] = {}
+    for name in pd.unique(raw[~missing]):
+        try:
+            c = resolve_gpu_name(str(name))
+        except UnknownGPUError:
+            canon[name] = None
+            sel = (raw == name).to_numpy()
+            files = sorted(pd.unique(df.loc[sel, "_file"]))
+            cnt = int(sel.sum())
+            log.add(spec.source, spec.name, spec.family, f"unknown GPU {name!r}", cnt)
+            msg = (f"{spec.source}/{spec.name}: GPU {name!r} is not in the GPU catalog; its {cnt:,} rows were "
+                   f"skipped (files: {', '.join(files[:5])}{' ...' if len(files) > 5 else ''}). Add the GPU or "
+                   "an alias to datasets/gpus.toml to load them.")
+            log.note(msg)
+            warnings.warn(msg, stacklevel=4)
+            continue
+        canon[name] = c
+        gen[c] = generation_of(c)
+    gpu = raw.map(canon)
+    ok = gpu.notna().to_numpy()
+    df = df.loc[ok].copy()
+    df["gpu"] = gpu[ok].to_numpy()
+    df["generation"] = df["gpu"].map(gen)
+    return df.drop(columns=["_gpu_raw"])
+
+
+def _key_columns(spec: DatasetSpec, df: pd.DataFrame) -> list[str]:
+    key = ["gpu", "dtype", *FAMILY_KEY_COLUMNS[spec.family]]
+    key += [c for c in TILE_COLUMNS if c in df.columns]
+    missing = [c for c in key if c not in df.columns]
+    if missing:
+        raise DataError(f"source manifest {spec.source}.toml, dataset {spec.name!r} (family {spec.family}) maps no "
+                        f"column to {missing}; every key column of the family must be mapped or given a constant")
+    return key
+
+
+def _drop(df: pd.DataFrame, mask: np.ndarray, spec: DatasetSpec, log: DropLog, reason: str) -> pd.DataFrame:
+    if mask.any():
+        log.add(spec.source, spec.name, spec.family, reason, int(mask.sum()))
+        return df.loc[~mask]
+    return df
+
+
+def _aggregate(df: pd.DataFrame, key: list[str], spec: DatasetSpec, log: DropLog, reason: str) -> pd.DataFrame:
+    """Collapse rows sharing ``key``: median latency, summed ``n_raw_rows``, OR-ed flags; first row kept."""
+    dup = df.duplicated(key, keep=False).to_numpy()
+    if not dup.any():
+        return df
+    d = df.loc[dup]
+    gid = d.groupby(key, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    first = ~pd.Series(gid).duplicated().to_numpy()
+    first_idx = d.index[first]
+    order = gid[first]  # group ids of the first rows (0..G-1 in order of appearance)
+    lat = d["latency_us"].groupby(gid).median()
+    nraw = d["n_raw_rows"].groupby(gid).sum()
+    df = df.copy()
+    df.loc[first_idx, "latency_us"] = lat.loc[order].to_numpy()
+    df.loc[first_idx, "n_raw_rows"] = nraw.loc[order].to_numpy()
+    for col in BOOL_COLUMNS:
+        if col in df.columns:
+            df.loc[first_idx, col] = d[col].groupby(gid).any().loc[order].to_numpy()
+    log.add(spec.source, spec.name, spec.family, reason, int(dup.sum() - first.sum()))
+    drop = dup.copy()
+    drop[np.flatnonzero(dup)[first]] = False
+    return df.loc[~drop]
+
+
+def _clean(df: pd.DataFrame, spec: DatasetSpec, log: DropLog) -> pd.DataFrame:
+    key = _key_columns(spec, df)
+    for col in key:
+        if col in STRING_COLUMNS:
+            bad = df[col].isna().to_numpy()
+            df = _drop(df, bad, spec, log, f"missing {col}")
+        else:
+            vals = pd.to_numeric(df[col], errors="coerce")
+            df[col] = vals.astype("float64")
+            bad = ~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan))
+            df = _drop(df, bad, spec, log, f"missing or non-numeric {col}")
+            low = (df[col] < 0) if col in ZERO_OK_COLUMNS else (df[col] <= 0)
+            df = _drop(df, low.to_numpy(), spec, log, f"{col} {'< 0' if col in ZERO_OK_COLUMNS else '<= 0'}")
+    lat = df["latency_us"].to_numpy()
+    df = _drop(df, np.isnan(lat), spec, log, "latency missing or non-numeric")
+    lat = df["latency_us"].to_numpy()
+    df = _drop(df, np.isinf(lat), spec, log, "latency not finite")
+    lat = df["latency_us"].to_numpy()
+    df = _drop(df, lat == 0, spec, log, "latency is zero")
+    lat = df["latency_us"].to_numpy()
+    df = _drop(df, lat < 0, spec, log, "latency is negative")
+
+    df = df.reset_index(drop=True)
+    df["n_raw_rows"] = 1.0
+    within = key + (["_file"] if spec.membership is not None else [])
+    df = _drop(df, df.duplicated([*within, "latency_us"]).to_numpy(), spec, log, _REASON_EXACT)
+    df = _aggregate(df, within, spec, log, _REASON_AGG)
+    if spec.membership is not None:
+        df = _aggregate(df, key, spec, log, _REASON_MERGED)
+    return df
+
+
+def read_dataset(spec: DatasetSpec, data_dir: Path, log: DropLog) -> pd.DataFrame | None:
+    """All files of one dataset -> clean canonical rows (not yet :func:`conform`-ed); None if no files."""
+    files = expand_files(spec, data_dir)
+    if not files:
+        log.note(f"{spec.source}/{spec.name}: no file under {str(data_dir)!r} matches {list(spec.files)}")
+        return None
+    frames = [f for p in files if (f := _read_file(spec, p, p.relative_to(data_dir).as_posix(), log)) is not None]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return None
+    df = pd.concat(frames, ignore_index=True)
+    df = resolve_gpus(df, spec, log)
+    if df.empty:
+        return None
+    df = _clean(df, spec, log)
+    df["source"] = spec.source
+    df["dataset"] = spec.name
+    df["family"] = spec.family
+    df["timing"] = spec.timing
+    return df.drop(columns=["_file"]).reset_index(drop=True)

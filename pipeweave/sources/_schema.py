@@ -1,0 +1,155 @@
+"""The canonical profile table: column names, dtypes, families and their key columns.
+
+One row = one measured kernel launch. Units are in the column names (``latency_us`` is
+microseconds); shape columns are counts (tokens, elements, heads). Numeric columns are float64
+with NaN where a column does not apply to a row's family; string columns are pandas
+``category``; the ``in_dse_*`` membership columns are bool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "FAMILIES",
+    "DTYPES",
+    "PROFILE_COLUMNS",
+    "FAMILY_KEY_COLUMNS",
+    "FAMILY_REQUIRED_COLUMNS",
+    "FAMILY_DEFAULTS",
+    "COMMON_COLUMNS",
+    "TILE_COLUMNS",
+    "STRING_COLUMNS",
+    "BOOL_COLUMNS",
+    "NUMERIC_COLUMNS",
+    "empty_profiles",
+    "conform",
+]
+
+#: Kernel families a profile row can belong to.
+FAMILIES: tuple[str, ...] = ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation")
+
+#: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
+DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block")
+
+COMMON_COLUMNS: tuple[str, ...] = (
+    "source",  # public project the measurement comes from (aiconfigurator, pipeweave, user ...)
+    "dataset",  # file group inside the source (gemm_perf, moe_w13, moe_dse, gemm_fp8 ...)
+    "timing",  # timing method: cuda_graph, cuda_event
+    "gpu",  # canonical catalog name (pipeweave.hardware.resolve_gpu_name)
+    "generation",  # ampere, ada, hopper, blackwell
+    "family",
+    "dtype",
+    "latency_us",  # measured latency, microseconds, finite > 0
+)
+GEMM_COLUMNS: tuple[str, ...] = ("m", "n", "k")
+MOE_COLUMNS: tuple[str, ...] = (
+    "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "moe_ep_size",
+    "distribution",
+)
+ATTENTION_COLUMNS: tuple[str, ...] = (
+    "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "window_size",
+    "backend", "kv_cache_dtype",
+)
+#: Triton tile plan; NaN when the source did not record it.
+TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+EXTRA_COLUMNS: tuple[str, ...] = (
+    "n_raw_rows",  # source rows merged into this row (>1 when repeated keys were median-aggregated)
+    "split",  # the source's own train/test file (pipeweave gemm_fp8), NaN elsewhere
+    "in_dse_99", "in_dse_99_5", "in_dse_top3",  # moe_dse file membership (False elsewhere)
+)
+
+#: Every column of the profile table, in order.
+PROFILE_COLUMNS: list[str] = [
+    *COMMON_COLUMNS, *GEMM_COLUMNS, *MOE_COLUMNS, *ATTENTION_COLUMNS, *TILE_COLUMNS, *EXTRA_COLUMNS,
+]
+
+STRING_COLUMNS: tuple[str, ...] = (
+    "source", "dataset", "timing", "gpu", "generation", "family", "dtype", "distribution", "backend",
+    "kv_cache_dtype", "split",
+)
+BOOL_COLUMNS: tuple[str, ...] = ("in_dse_99", "in_dse_99_5", "in_dse_top3")
+NUMERIC_COLUMNS: tuple[str, ...] = tuple(
+    c for c in PROFILE_COLUMNS if c not in STRING_COLUMNS and c not in BOOL_COLUMNS
+)
+
+_ATTN_KEY = ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "window_size",
+             "kv_cache_dtype", "backend")
+
+#: Columns that, with ``gpu``, ``dtype`` and the tile plan, identify one launch of a family.
+FAMILY_KEY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "gemm": GEMM_COLUMNS,
+    "fused_moe": MOE_COLUMNS,
+    "moe_w13": MOE_COLUMNS,
+    "attention_context": _ATTN_KEY,
+    "attention_generation": _ATTN_KEY,
+}
+
+#: Columns a (user) table must provide for each family; the rest default (FAMILY_DEFAULTS).
+FAMILY_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "gemm": GEMM_COLUMNS,
+    "fused_moe": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
+    "moe_w13": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
+    "attention_context": ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim"),
+    "attention_generation": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "step"),
+}
+
+#: Values filled in where a family's optional column is missing (NaN) in a user table.
+FAMILY_DEFAULTS: dict[str, dict[str, object]] = {
+    "gemm": {},
+    "fused_moe": {"moe_tp_size": 1.0, "moe_ep_size": 1.0, "distribution": "balanced"},
+    "moe_w13": {"moe_tp_size": 1.0, "moe_ep_size": 1.0, "distribution": "balanced"},
+    "attention_context": {"step": 0.0, "window_size": 0.0},
+    "attention_generation": {"isl": 1.0, "window_size": 0.0},
+}
+
+#: Shape columns that may be 0 (all other numeric shape columns must be > 0).
+ZERO_OK_COLUMNS: frozenset[str] = frozenset({"step", "window_size"})
+
+
+def empty_profiles() -> pd.DataFrame:
+    """An empty profile table with every canonical column and dtype."""
+    return conform(pd.DataFrame(index=pd.RangeIndex(0)))
+
+
+def conform(df: pd.DataFrame, *, keep_extra: bool = False) -> pd.DataFrame:
+    """Return ``df`` with every canonical column (missing ones NaN/False), canonical dtypes and order.
+
+    String columns become ``category`` with sorted categories; numeric columns float64; the
+    membership columns bool. Extra columns are dropped unless ``keep_extra`` (then appended).
+    """
+    n = len(df)
+    out: dict[str, object] = {}
+    for col in PROFILE_COLUMNS:
+        if col in BOOL_COLUMNS:
+            vals = df[col] if col in df else pd.Series(False, index=df.index)
+            out[col] = vals.fillna(False).astype(bool).to_numpy() if n else np.zeros(0, dtype=bool)
+        elif col in STRING_COLUMNS:
+            out[col] = _as_category(df[col]) if col in df else pd.Categorical.from_codes(
+                np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+        else:
+            out[col] = (pd.to_numeric(df[col], errors="coerce").astype("float64").to_numpy()
+                        if col in df else np.full(n, np.nan))
+    res = pd.DataFrame(out, index=pd.RangeIndex(n))
+    if keep_extra:
+        extra = [c for c in df.columns if c not in res.columns]
+        for c in extra:
+            res[c] = df[c].to_numpy()
+    return res
+
+
+def _as_category(s: pd.Series) -> pd.Categorical:
+    """``s`` as a Categorical whose categories are sorted Python ``str`` (object Index); NaN stays NaN."""
+    cat = s.array if isinstance(s.dtype, pd.CategoricalDtype) else pd.Categorical(s.to_numpy(dtype=object))
+    names = [str(c) for c in cat.categories]
+    order = sorted(range(len(names)), key=names.__getitem__)
+    remap = np.empty(len(names) + 1, dtype=np.int32)
+    remap[-1] = -1  # code -1 (missing) indexes the last slot
+    remap[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int32)
+    codes = remap[np.asarray(cat.codes, dtype=np.int64)]
+    cats = pd.Index([names[i] for i in order], dtype=object)
+    if cats.has_duplicates:  # e.g. 1 and "1": fall back to a full string conversion
+        return pd.Categorical(s.astype(object).where(s.notna(), None).map(
+            lambda v: v if v is None else str(v)).to_numpy(dtype=object))
+    return pd.Categorical.from_codes(codes, categories=cats)

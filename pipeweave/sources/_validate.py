@@ -1,0 +1,139 @@
+"""``validate_profiles``: check a (user or loaded) table against the canonical schema."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError, UnknownFamilyError, UnknownGPUError
+from ._schema import (
+    DTYPES,
+    FAMILIES,
+    FAMILY_DEFAULTS,
+    FAMILY_REQUIRED_COLUMNS,
+    NUMERIC_COLUMNS,
+    STRING_COLUMNS,
+    ZERO_OK_COLUMNS,
+    conform,
+)
+
+__all__ = ["validate_profiles"]
+
+_SHOW = 8  # offending rows shown in a message
+
+
+def _rows(index: pd.Index, values: pd.Series | None = None) -> str:
+    labels = list(index[:_SHOW])
+    if values is None:
+        shown = ", ".join(str(i) for i in labels)
+    else:
+        shown = ", ".join(f"{i} ({values.loc[i]!r})" for i in labels)
+    more = f" and {len(index) - _SHOW} more" if len(index) > _SHOW else ""
+    return f"row(s) {shown}{more}"
+
+
+def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.DataFrame:
+    """Check ``df`` and return it in canonical form (a new frame; extra columns kept at the end).
+
+    Checks: ``family``, ``gpu`` and ``dtype`` present; every family known and its required shape
+    columns present (FAMILY_REQUIRED_COLUMNS), numeric, finite and > 0 (``step``/``window_size``
+    >= 0); dtypes canonical; GPU names resolvable (aliases are replaced by catalog names and
+    ``generation`` is filled in); ``latency_us``, when present, finite and > 0 where given
+    (required on every row when ``require_latency``). Missing optional columns get the family
+    defaults (FAMILY_DEFAULTS, e.g. moe_tp_size = 1). Raises :class:`DataError` naming the
+    offending rows (index labels) and values.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"expected a pandas DataFrame of kernel launches, got {type(df).__name__}")
+    if df.empty:
+        raise DataError("the profile table has no rows", hint="give at least one kernel launch")
+    if df.columns.has_duplicates:
+        raise DataError(f"duplicate column names {sorted(set(df.columns[df.columns.duplicated()]))}")
+    need = ["family", "gpu", "dtype"] + (["latency_us"] if require_latency else [])
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise DataError(f"the profile table lacks column(s) {missing}; columns found: {list(df.columns)}",
+                        hint="see pipeweave.sources.PROFILE_COLUMNS for the canonical names")
+    work = df.copy()
+    for col in ("family", "gpu", "dtype"):
+        bad = work[col].isna()
+        if bad.any():
+            raise DataError(f"column {col!r} is empty in {_rows(work.index[bad])}")
+    fam = work["family"].astype(str)
+    unknown = ~fam.isin(FAMILIES)
+    if unknown.any():
+        raise UnknownFamilyError(f"unknown kernel family in {_rows(work.index[unknown], fam)}; "
+                                 f"valid families: {list(FAMILIES)}")
+    dt = work["dtype"].astype(str)
+    bad = ~dt.isin(DTYPES)
+    if bad.any():
+        raise DataError(f"unknown dtype in {_rows(work.index[bad], dt)}; valid dtypes: {list(DTYPES)}")
+
+    from ..hardware import generation_of, resolve_gpu_name
+
+    gpu_raw = work["gpu"].astype(str)
+    canon: dict[str, str] = {}
+    for name in pd.unique(gpu_raw):
+        try:
+            canon[name] = resolve_gpu_name(name)
+        except UnknownGPUError as exc:
+            rows = work.index[(gpu_raw == name).to_numpy()]
+            raise DataError(f"GPU {name!r} in {_rows(rows)} is not in the GPU catalog: {exc}",
+                            hint="use a catalog name or alias (`pipeweave gpus`)") from exc
+    work["gpu"] = gpu_raw.map(canon)
+    work["generation"] = work["gpu"].map({c: generation_of(c) for c in set(canon.values())})
+
+    for family in [f for f in FAMILIES if (fam == f).any()]:
+        sel = (fam == f"{family}").to_numpy()
+        req = FAMILY_REQUIRED_COLUMNS[family]
+        missing = [c for c in req if c not in work.columns]
+        if missing:
+            raise DataError(f"{int(sel.sum())} {family} row(s) need column(s) {missing}; "
+                            f"columns found: {list(df.columns)}",
+                            hint=f"a {family} launch is described by {list(req)}")
+        for col, default in FAMILY_DEFAULTS[family].items():
+            if col not in work.columns:
+                work[col] = np.nan if col in NUMERIC_COLUMNS else None
+            if col in STRING_COLUMNS:
+                work[col] = work[col].astype(object)
+            fill = sel & work[col].isna().to_numpy()
+            if fill.any():
+                work.loc[fill, col] = default
+        for col in req + tuple(c for c in FAMILY_DEFAULTS[family] if c in NUMERIC_COLUMNS):
+            vals = pd.to_numeric(work.loc[sel, col], errors="coerce")
+            bad = ~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan))
+            if bad.any():
+                idx = vals.index[bad]
+                raise DataError(f"{family} column {col!r} is missing or not a finite number in "
+                                f"{_rows(idx, work.loc[idx, col])}")
+            low = (vals < 0) if col in ZERO_OK_COLUMNS else (vals <= 0)
+            if low.any():
+                idx = vals.index[low.to_numpy()]
+                raise DataError(f"{family} column {col!r} must be {'>= 0' if col in ZERO_OK_COLUMNS else '> 0'}; "
+                                f"got {_rows(idx, work.loc[idx, col])}")
+
+    if "latency_us" in work.columns:
+        lat = pd.to_numeric(work["latency_us"], errors="coerce")
+        raw = work["latency_us"]
+        given = raw.notna().to_numpy()
+        nonnum = given & lat.isna().to_numpy()
+        if nonnum.any():
+            idx = work.index[nonnum]
+            raise DataError(f"latency_us is not a number in {_rows(idx, raw)}")
+        arr = lat.to_numpy(dtype="float64", na_value=np.nan)
+        if require_latency and np.isnan(arr).any():
+            raise DataError(f"latency_us is missing in {_rows(work.index[np.isnan(arr)])}",
+                            hint="every measured row needs its latency in microseconds")
+        bad = ~np.isnan(arr) & ~(np.isfinite(arr) & (arr > 0))
+        if bad.any():
+            idx = work.index[bad]
+            raise DataError(f"latency_us must be a finite number > 0 (microseconds); got {_rows(idx, raw)}")
+    for col in [c for c in NUMERIC_COLUMNS if c in work.columns and c != "latency_us"]:
+        raw = work[col]
+        nonnum = raw.notna().to_numpy() & pd.to_numeric(raw, errors="coerce").isna().to_numpy()
+        if nonnum.any():
+            idx = work.index[nonnum]
+            raise DataError(f"column {col!r} is not a number in {_rows(idx, raw)}")
+    out = conform(work, keep_extra=True)
+    out.index = df.index
+    return out

@@ -1,0 +1,199 @@
+"""Protocols on a small synthetic table (see conftest.make_profiles; hand-made, not measured)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ConstMethod, FlopMethod, make_profiles
+from sklearn.base import BaseEstimator
+
+from pipeweave import DataError
+from pipeweave.evaluation import PRED_COLUMNS, fold_errors, iter_folds, run_protocol, shape_groups
+
+
+class Recorder:
+    """Dummy method that logs what it was fitted on and asked to predict."""
+
+    def __init__(self, log: list[dict]) -> None:
+        self.log = log
+
+    def fit(self, df: pd.DataFrame) -> "Recorder":
+        self.entry = {"train_gens": set(df["generation"]), "train_shapes": set(shape_groups(df)),
+                      "families": set(df["family"]), "sources": set(df["source"]),
+                      "train_index": set(df.index)}
+        self.log.append(self.entry)
+        return self
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        self.entry.update(test_gens=set(df["generation"]), test_shapes=set(shape_groups(df)),
+                          test_has_target="latency_us" in df.columns, test_index=set(df.index))
+        return np.ones(len(df))
+
+
+def _quiet(*args, **kwargs) -> pd.DataFrame:
+    return run_protocol(*args, progress=False, **kwargs)
+
+
+def test_logo_never_leaks_held_out_generation(profiles: pd.DataFrame) -> None:
+    log: list[dict] = []
+    pred = _quiet(profiles, {"rec": lambda: Recorder(log)}, "logo")
+    assert len(log) == 3 * 4  # 3 (family, source) pairs x 4 generations
+    for e in log:
+        (held_out,) = e["test_gens"]
+        assert held_out not in e["train_gens"]
+        assert e["train_gens"] | {held_out} == {"ampere", "ada", "hopper", "blackwell"}
+        assert len(e["families"]) == 1 and len(e["sources"]) == 1  # never pooled
+        assert not e["test_has_target"]
+        assert not (e["train_index"] & e["test_index"])
+    assert set(pred["fold"]) == {"ampere", "ada", "hopper", "blackwell"}
+    assert (pred["fold"] == pred["generation"]).all()
+    # every row of the table is predicted exactly once per method under LOGO
+    assert sorted(pred["row_id"]) == sorted(profiles.index)
+
+
+def test_iter_folds_logo_matches_groups(profiles: pd.DataFrame) -> None:
+    sub = profiles[profiles["family"] == "gemm_bf16"]
+    folds = list(iter_folds(sub, "logo"))
+    assert [f for f, _, _ in folds] == ["ada", "ampere", "blackwell", "hopper"]
+    for name, train, test in folds:
+        assert set(sub["generation"].iloc[test]) == {name}
+        assert name not in set(sub["generation"].iloc[train])
+        assert len(train) + len(test) == len(sub)
+
+
+def test_unseen_shape_holds_out_whole_shapes(profiles: pd.DataFrame) -> None:
+    log: list[dict] = []
+    pred = _quiet(profiles, {"rec": lambda: Recorder(log)}, "unseen-shape")
+    assert len(log) == 3 and set(pred["fold"]) == {"unseen-shape"}
+    for e in log:
+        assert e["test_shapes"] and not (e["train_shapes"] & e["test_shapes"])
+        frac = len(e["test_shapes"]) / len(e["train_shapes"] | e["test_shapes"])
+        assert 0.15 <= frac <= 0.3
+        # a held-out shape is held out on every GPU and generation
+        assert e["test_gens"] == {"ampere", "ada", "hopper", "blackwell"}
+
+
+def test_unseen_shape_is_deterministic(profiles: pd.DataFrame) -> None:
+    a = _quiet(profiles, {"c": ConstMethod}, "unseen-shape")
+    b = _quiet(profiles, {"c": ConstMethod}, "unseen-shape")
+    pd.testing.assert_frame_equal(a, b)
+    c = _quiet(profiles, {"c": ConstMethod}, "unseen-shape", seed=1)
+    assert set(c["row_id"]) != set(a["row_id"])
+
+
+def test_output_columns_rows_and_regimes(profiles: pd.DataFrame) -> None:
+    pred = _quiet(profiles, {"const": ConstMethod, "flop": FlopMethod}, "logo", keep=["k"])
+    assert list(pred.columns) == [*PRED_COLUMNS, "k"]
+    assert len(pred) == 2 * len(profiles)
+    back = profiles.loc[pred["row_id"]]
+    np.testing.assert_array_equal(pred["latency_us"].to_numpy(), back["latency_us"].to_numpy())
+    np.testing.assert_array_equal(pred["gpu"].to_numpy(), back["gpu"].to_numpy())
+    # same rows for every method, fold by fold
+    rows = pred.groupby(["family", "source", "fold", "method"])["row_id"].apply(tuple).unstack("method")
+    assert (rows["const"] == rows["flop"]).all()
+    expect_deep = back["family"].str.startswith("gemm").to_numpy() & (back["k"].fillna(0) >= 8192).to_numpy()
+    np.testing.assert_array_equal(pred["deep_k"].to_numpy(), expect_deep)
+    assert pred["deep_k"].any() and not pred.loc[pred["family"] == "moe_bf16", "deep_k"].any()
+    np.testing.assert_array_equal(pred["tiny"].to_numpy(), (back["latency_us"] < 10).to_numpy())
+    assert pred["error"].isna().all()
+    flop = pred[pred["method"] == "flop"]
+    np.testing.assert_allclose(flop["pred_us"], FlopMethod().predict(profiles.loc[flop["row_id"]]))
+
+
+class Fragile:
+    """Fails when trained without blackwell (i.e. on the blackwell fold)."""
+
+    def fit(self, df: pd.DataFrame) -> "Fragile":
+        if "blackwell" not in set(df["generation"]):
+            raise ValueError("no blackwell in training")
+        return self
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return np.full(len(df), 5.0)
+
+
+class WrongLength(FlopMethod):
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return np.ones(len(df) + 1)
+
+
+def test_failing_method_is_recorded_not_fatal(profiles: pd.DataFrame) -> None:
+    with pytest.warns(RuntimeWarning, match="no blackwell in training"):
+        pred = _quiet(profiles, {"flop": FlopMethod, "fragile": Fragile, "wrong": WrongLength}, "logo")
+    frag = pred[pred["method"] == "fragile"]
+    bad = frag["fold"] == "blackwell"
+    assert frag.loc[bad, "pred_us"].isna().all() and (frag.loc[~bad, "pred_us"] == 5.0).all()
+    assert frag.loc[bad, "error"].str.contains("ValueError: no blackwell").all()
+    assert frag.loc[~bad, "error"].isna().all()
+    wrong = pred[pred["method"] == "wrong"]
+    assert wrong["pred_us"].isna().all() and wrong["error"].str.contains("shape").all()
+    assert pred.loc[pred["method"] == "flop", "error"].isna().all()
+    errs = fold_errors(pred)
+    assert set(zip(errs["method"], errs["fold"])) >= {("fragile", "blackwell")}
+    assert len(errs) == 3 + 3 * 4  # fragile: 1 fold x 3 pairs; wrong: every fold
+
+
+class Est(BaseEstimator):
+    """sklearn-style estimator: passed as an instance, cloned per fold."""
+
+    def __init__(self, scale: float = 2.0) -> None:
+        self.scale = scale
+
+    def fit(self, df: pd.DataFrame) -> "Est":
+        self.fitted_ = True
+        return self
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return np.full(len(df), self.scale)
+
+
+def test_estimator_instances_are_cloned(profiles: pd.DataFrame) -> None:
+    proto = Est(scale=3.0)
+    pred = _quiet(profiles, {"est": proto}, "logo")
+    assert not hasattr(proto, "fitted_")
+    assert (pred["pred_us"] == 3.0).all()
+
+
+def test_fresh_instance_per_fold(profiles: pd.DataFrame) -> None:
+    seen: list[int] = []
+
+    class Counting(ConstMethod):
+        def fit(self, df: pd.DataFrame) -> "Counting":
+            assert not hasattr(self, "value_"), "re-used a fitted instance"
+            seen.append(id(self))
+            return super().fit(df)
+
+    _quiet(profiles, {"c": Counting}, "logo")
+    assert len(seen) == 12
+
+
+def test_parallel_matches_sequential() -> None:
+    df = make_profiles(n_shapes=6)
+    a = _quiet(df, {"const": ConstMethod, "flop": FlopMethod}, "logo", n_jobs=1)
+    b = _quiet(df, {"const": ConstMethod, "flop": FlopMethod}, "logo", n_jobs=2)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_input_validation(profiles: pd.DataFrame) -> None:
+    with pytest.raises(DataError, match="unknown protocol"):
+        _quiet(profiles, {"c": ConstMethod}, "kfold")
+    with pytest.raises(DataError, match="index"):
+        _quiet(pd.concat([profiles, profiles]), {"c": ConstMethod}, "logo")
+    with pytest.raises(DataError, match="missing"):
+        _quiet(profiles.drop(columns=["gpu"]), {"c": ConstMethod}, "logo")
+    bad = profiles.copy()
+    bad.loc[0, "latency_us"] = 0.0
+    with pytest.raises(DataError, match="latency_us"):
+        _quiet(bad, {"c": ConstMethod}, "logo")
+
+
+def test_single_generation_group_is_skipped_with_warning(profiles: pd.DataFrame) -> None:
+    df = profiles[(profiles["family"] == "gemm_bf16") | (profiles["generation"] == "hopper")]
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        pred = _quiet(df, {"c": ConstMethod}, "logo")
+    assert set(pred["family"]) == {"gemm_bf16"}
+    assert any("nothing to hold out" in str(w.message) for w in rec)
