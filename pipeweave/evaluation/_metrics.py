@@ -106,7 +106,7 @@ def bootstrap_ci(
     seed: int = 0,
     *,
     level: float = 0.95,
-    max_rows: int = 10_000,
+    max_rows: int = 2_000,
     chunk_elems: int = 1 << 22,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval ``(lo, hi)`` of the MAPE, from per-row APE values (percent).
@@ -131,7 +131,7 @@ def bootstrap_ci(
     per_chunk = max(1, int(chunk_elems) // m)
     for start in range(0, n_boot, per_chunk):
         b = min(per_chunk, n_boot - start)
-        idx = rng.integers(0, n, size=(b, m))
+        idx = rng.integers(0, n, size=(b, m), dtype=np.int32 if n < 2**31 else np.int64)
         means[start:start + b] = a[idx].mean(axis=1)
     dev = (means - full) * np.sqrt(m / n)
     alpha = (1.0 - level) / 2.0

@@ -40,7 +40,9 @@ _ALL = "all"
 
 def order_generations(values: Iterable[str]) -> list[str]:
     """Unique generations in display order: :data:`GENERATION_ORDER` first, then the rest sorted."""
-    vals = set(map(str, values))
+    if not isinstance(values, (pd.Series, pd.Index, np.ndarray)):
+        values = pd.Series(list(values), dtype=object)
+    vals = {str(v) for v in pd.unique(values)}
     return [g for g in GENERATION_ORDER if g in vals] + sorted(vals - set(GENERATION_ORDER))
 
 

@@ -290,7 +290,7 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
     if protocol == "logo":
         out.append("- columns = the held-out GPU generation: no GPU of it was in the training rows.")
     else:
-        out.append("- the held-out shapes (20 %) were never in the training rows, on any GPU.")
+        out.append("- the held-out shapes were never in the training rows, on any GPU.")
     for key, meta in results["families"].items():
         res = results["results"][key]
         gens = [*meta["generations"], _ALL]

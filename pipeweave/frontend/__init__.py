@@ -10,6 +10,7 @@ from ._families import FAMILIES, Family, get_family
 from ._featurize import FEATURES, bound_pipe, featurize, spec_arrays
 from ._routing import routing_stats
 from ._tileplan import TILE_COLUMNS
+from ._validate import row_problems
 
 __all__ = [
     "featurize",
@@ -24,4 +25,5 @@ __all__ = [
     "bound_pipe",
     "spec_arrays",
     "routing_stats",
+    "row_problems",
 ]

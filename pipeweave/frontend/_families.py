@@ -243,11 +243,18 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
         kd = flash_attention("attention", batch=b, q_len=q_len, kv_len=kv_len, heads=h, kv_heads=hkv, head_dim=d,
                              q_bytes=qb, kv_bytes=kvb, causal=not decode, decode=decode, tensor_rate=rate,
                              spec=spec, bq=tiles["block_m"].to_numpy(), bkv=tiles["block_n"].to_numpy(),
-                             warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy())
+                             warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
+                             window=_col(df, "window_size") if "window_size" in df else 0.0)
         parts = [kd]
-        if decode:  # split-KV combine kernel
-            parts.append(elementwise("attn_combine", elems=b * h * d, in_bytes_per_elem=4.0 * 4, out_bytes_per_elem=2.0,
-                                     fma_per_elem=8.0, xu_per_elem=1.0, spec=spec))
+        if decode:  # split-KV combine kernel: reads each split's fp32 partial output, only when split > 1
+            split = kd.grid_ctas / np.maximum(b * hkv, 1.0)
+            comb = elementwise("attn_combine", elems=b * h * d, in_bytes_per_elem=4.0 * split, out_bytes_per_elem=2.0,
+                               fma_per_elem=2.0 * split, xu_per_elem=1.0, spec=spec)
+            comb.grid_ctas = np.where(split > 1, comb.grid_ctas, 1.0)
+            for attr in ("fma_it", "alu_it", "xu_it", "load_bytes_it", "store_bytes_cta", "dram_bytes"):
+                setattr(comb, attr, np.where(split > 1, getattr(comb, attr), 0.0))
+            comb.dram_compulsory_bytes = np.zeros(len(df))  # intermediate traffic, not compulsory
+            parts.append(comb)
         tiles["block_k"] = d
         tiles["group_m"] = 1.0
         tiles = tiles[list(TILE_COLUMNS)]

@@ -136,20 +136,42 @@ def elementwise(name: str, *, elems: np.ndarray, in_bytes_per_elem: np.ndarray, 
     )
 
 
+def _keys_per_query(q_len: np.ndarray, kv_len: np.ndarray, win: np.ndarray, causal: bool) -> np.ndarray:
+    """Mean keys attended per query. Causal: query i (1-based, after a prefix of kv-q keys) sees
+    prefix + i keys; with a window w, min(that, w). Closed form of the sum over i = 1..q."""
+    prefix = np.maximum(kv_len - q_len, 0.0)
+    if not causal:
+        return np.minimum(kv_len, win)
+    # keys(i) = min(prefix + i, w); sum over i=1..q
+    lo = prefix + 1.0
+    hi = prefix + q_len
+    w = np.minimum(win, 1e30)
+    # part below the cap: i with prefix+i <= w
+    n_below = np.clip(np.minimum(hi, w) - lo + 1.0, 0.0, None)
+    sum_below = n_below * (lo + (lo + n_below - 1.0)) / 2.0
+    sum_capped = (q_len - n_below) * np.where(np.isfinite(win), win, 0.0)
+    return (sum_below + sum_capped) / np.maximum(q_len, 1.0)
+
+
 def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: np.ndarray, heads: np.ndarray,
                     kv_heads: np.ndarray, head_dim: np.ndarray, q_bytes: np.ndarray, kv_bytes: np.ndarray,
                     causal: bool, decode: bool, tensor_rate: np.ndarray, spec: dict[str, np.ndarray],
-                    bq: np.ndarray, bkv: np.ndarray, warps: np.ndarray, stages: np.ndarray) -> KernelDemand:
+                    bq: np.ndarray, bkv: np.ndarray, warps: np.ndarray, stages: np.ndarray,
+                    window: np.ndarray | float = 0.0) -> KernelDemand:
     """FlashAttention forward. Prefill: one CTA per (batch, head, q-tile), causal average trip count.
 
     Decode (q_len = 1): split-KV ("flash-decoding"), one CTA per (batch, kv-head, split) with the
     GQA group packed into the MMA rows (at least 16); splits fill about two waves of SMs.
     """
     batch, q_len, kv_len = (np.asarray(x, dtype=float) for x in (batch, q_len, kv_len))
+    # sliding window (window > 0): each query sees at most `window` keys
+    win = np.broadcast_to(np.asarray(window, dtype=float), batch.shape)
+    win = np.where(np.isfinite(win) & (win > 0), win, np.inf)
     heads, kv_heads, d = (np.asarray(x, dtype=float) for x in (heads, kv_heads, head_dim))
     S = spec["sm_count"]
     group = np.maximum(heads / np.maximum(kv_heads, 1.0), 1.0)
     if decode:
+        kv_len = np.minimum(kv_len, win)
         rows_q = np.maximum(np.ceil(group / 16.0) * 16.0, 16.0)
         base = batch * kv_heads
         max_split = np.maximum(_cdiv(kv_len, 256.0), 1.0)
@@ -162,16 +184,15 @@ def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: 
         rows_q = bq
         nq = _cdiv(q_len * 1.0, bq)
         G = batch * heads * nq
-        if causal:  # average KV blocks per q-tile: q-tile t sees min(kv, (t+1)*BQ + kv - q) keys
-            iters = np.maximum(_cdiv((kv_len - q_len) + (q_len + bq) / 2.0, bkv), 1.0)
-        else:
-            iters = _cdiv(kv_len, bkv)
+        keys = _keys_per_query(q_len, kv_len, win, causal)
+        # a q-tile's rows span BQ positions: causal tiles see ~BQ/2 extra (masked) keys
+        iters = np.maximum(_cdiv(keys + np.where(causal, bq / 2.0, 0.0), bkv), 1.0)
         qrows_real = np.minimum(bq, q_len)
         scores_it = qrows_real * bkv
     threads = warps * 32.0
     load_it = 2.0 * bkv * d * kv_bytes
     smem_cta = rows_q * d * q_bytes + stages * load_it
-    useful = 4.0 * batch * heads * d * (q_len * kv_len - (q_len * (q_len - 1) / 2.0 if causal else 0.0))
+    useful = 4.0 * batch * heads * d * q_len * _keys_per_query(q_len, kv_len, win, causal and not decode)
     kv_total = batch * kv_heads * kv_len * d * 2.0 * kv_bytes
     qo_total = batch * heads * q_len * d * 2.0 * q_bytes
     return KernelDemand(

@@ -1,7 +1,7 @@
 """Parquet cache of the parsed profile table, keyed by a fingerprint of the source files.
 
-Key = loader version + manifests + GPU catalog + data directory + (relative path, size, mtime) of
-every matched source file. Writes are atomic; an unreadable or inconsistent cache file is
+Key = loader version + loader source code + manifests + GPU catalog + data directory + (relative
+path, size, mtime) of every matched source file. Writes are atomic; an unreadable or inconsistent cache file is
 ignored and rebuilt.
 """
 
@@ -45,10 +45,19 @@ def _catalog_digest() -> str:
         return "no-catalog"
 
 
-def files_fingerprint(data_dir: Path, manifests: dict[str, SourceManifest]) -> str:
-    """sha256 over loader version, manifests, GPU catalog, data dir and each source file's path/size/mtime."""
+def _code_digest() -> str:
+    """sha256 of this subpackage's source: editing the loader invalidates old caches automatically."""
     h = hashlib.sha256()
-    h.update(f"{LOADER_VERSION}\n{manifests_digest()}\n{_catalog_digest()}\n{data_dir}\n".encode())
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def files_fingerprint(data_dir: Path, manifests: dict[str, SourceManifest]) -> str:
+    """sha256 over loader version and code, manifests, GPU catalog, data dir and each file's path/size/mtime."""
+    h = hashlib.sha256()
+    h.update(f"{LOADER_VERSION}\n{_code_digest()}\n{manifests_digest()}\n{_catalog_digest()}\n{data_dir}\n".encode())
     for name in sorted(manifests):
         for spec in manifests[name].datasets:
             for p in expand_files(spec, data_dir):
@@ -89,7 +98,7 @@ def write_cache(path: Path, df: pd.DataFrame, meta: dict[str, Any]) -> str | Non
         md = dict(table.schema.metadata or {})
         md[_META_KEY] = json.dumps(meta).encode()
         table = table.replace_schema_metadata(md)
-        atomic_write(path, lambda p: pq.write_table(table, p, compression="zstd"))
+        atomic_write(path, lambda p: pq.write_table(table, p, compression="lz4"))
         _prune(path)
         return None
     except Exception as exc:  # read-only home, full disk ...: loading still works

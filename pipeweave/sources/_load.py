@@ -16,7 +16,7 @@ from .._errors import DataError, UnknownFamilyError
 from .._paths import resolve_data_dir
 from ._cache import cache_path, files_fingerprint, read_cache, write_cache
 from ._manifest import SourceManifest, load_manifests
-from ._read import read_dataset
+from ._read import concat_frames, read_dataset
 from ._report import DropLog, LoadReport, kept_counts
 from ._schema import DTYPES, FAMILIES, conform
 
@@ -73,7 +73,7 @@ def _build(data_dir: Path, manifests: dict[str, SourceManifest]) -> tuple[pd.Dat
         raise DataError(f"no measurements found under {str(data_dir)!r}: no file matches any of {globs}",
                         hint="point --data / $PIPEWEAVE_DATA at the folder holding aiconfigurator/, pipeweave/ ... "
                              "(see README.md, section 'Data')")
-    return conform(pd.concat(frames, ignore_index=True)), log
+    return conform(concat_frames(frames)), log
 
 
 def load_profiles(

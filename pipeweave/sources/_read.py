@@ -20,7 +20,7 @@ from ._manifest import DatasetSpec
 from ._report import DropLog
 from ._schema import BOOL_COLUMNS, FAMILY_KEY_COLUMNS, STRING_COLUMNS, TILE_COLUMNS, ZERO_OK_COLUMNS
 
-__all__ = ["expand_files", "read_dataset", "resolve_gpus"]
+__all__ = ["expand_files", "read_dataset", "resolve_gpus", "concat_frames"]
 
 _REASON_EXACT = "exact duplicate row"
 _REASON_AGG = "duplicate key aggregated (median latency)"
@@ -49,11 +49,19 @@ def _file_columns(path: Path) -> list[str]:
                         hint="re-copy the file from its source (see the folder's PROVENANCE.md)") from exc
 
 
-def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
+def _read_table(path: Path, columns: list[str], categorical: list[str]) -> pd.DataFrame:
+    """Read ``columns``; string columns of parquet files and ``categorical`` CSV columns as Categorical."""
     try:
         if path.suffix == ".parquet":
-            return pd.read_parquet(path, columns=columns)
-        return pd.read_csv(path, usecols=columns)
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(path)
+            strings = [c for c in columns if pa.types.is_string(schema.field(c).type)
+                       or pa.types.is_large_string(schema.field(c).type)]
+            table = pq.read_table(path, columns=columns, read_dictionary=strings)
+            return table.to_pandas()
+        return pd.read_csv(path, usecols=columns, dtype={c: "category" for c in categorical if c in columns})
     except Exception as exc:
         raise DataError(f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
                         hint="re-copy the file from its source (see the folder's PROVENANCE.md)") from exc
@@ -79,7 +87,8 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
                  "the file may be from another version of the source or renamed",
         )
     optional_present = [c for c in spec.optional_columns() if c in found]
-    raw = _read_table(path, list(dict.fromkeys([*required, *optional_present])))
+    to_cat = [src for canon, src in spec.columns.items() if canon in STRING_COLUMNS] + [spec.gpu_column]
+    raw = _read_table(path, list(dict.fromkeys([*required, *optional_present])), to_cat)
     fam = spec.family
 
     keep = np.ones(len(raw), dtype=bool)
@@ -88,28 +97,38 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
         bad = keep & ~ok
         if bad.any():
             for value, cnt in raw.loc[bad, col].value_counts(dropna=False).items():
-                log.add(spec.source, spec.name, fam, f"{col}={value} not loaded (loader keeps {list(allowed)})", cnt)
+                if cnt:
+                    log.add(spec.source, spec.name, fam, f"{col}={value} not loaded", cnt)
         keep &= ok
     raw = raw.loc[keep].reset_index(drop=True)
     n = len(raw)
 
-    def column(src: str) -> Any:
+    def column(src: str, string: bool) -> Any:
         if src.startswith("@"):
             name = src[1:]
             if name not in fields:
                 raise DataError(f"{str(path)!r}: path_regex {spec.path_regex!r} has no group {name!r}")
-            return fields[name]
-        return raw[src].to_numpy()
+            if string:
+                return _const(fields[name], n)
+            return float(pd.to_numeric(pd.Series([fields[name]]), errors="coerce").iloc[0])
+        col = raw[src]
+        if string:
+            return col.array if isinstance(col.dtype, pd.CategoricalDtype) else pd.Categorical(col.to_numpy(object))
+        return pd.to_numeric(col, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
 
     out: dict[str, Any] = {}
     for canon, src in spec.columns.items():
-        out[canon] = column(src)
+        out[canon] = column(src, canon in STRING_COLUMNS)
     for canon, (src, default) in spec.optional.items():
-        out[canon] = raw[src].to_numpy() if src in raw else default
+        if src in raw:
+            out[canon] = column(src, canon in STRING_COLUMNS)
+        else:
+            out[canon] = _const(default, n) if canon in STRING_COLUMNS else default
     for canon, value in spec.constants.items():
-        out[canon] = value
-    out["_gpu_raw"] = column(spec.gpu_column)
-    out["latency_us"] = pd.to_numeric(raw[spec.latency_column], errors="coerce").to_numpy(dtype="float64") \
+        out[canon] = _const(value, n) if canon in STRING_COLUMNS else float(value)
+    out["_gpu_raw"] = column(spec.gpu_column, True)
+    out["latency_us"] = pd.to_numeric(raw[spec.latency_column], errors="coerce").to_numpy(
+        dtype="float64", na_value=np.nan) \
         * spec.latency_factor_us
     if spec.membership is not None:
         fld, flag_cols = spec.membership
@@ -118,31 +137,76 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
             raise DataError(f"{str(path)!r}: membership field {fld!r} = {value!r} is not one of {sorted(flag_cols)}")
         for v, col in flag_cols.items():
             out[col] = v == value
-    df = pd.DataFrame(out, index=pd.RangeIndex(n))
-    df["_file"] = rel
+    out["_file"] = _const(rel, n)
     for canon, mapping in spec.values.items():
         target = "_gpu_raw" if canon == "gpu" else canon
-        df[target] = df[target].astype(object).replace(mapping)
-    return df
+        out[target] = _recode(out[target], {k: mapping.get(str(k), k) for k in out[target].categories})
+    return pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
+
+
+def _const(value: Any, n: int) -> pd.Categorical:
+    """A Categorical of ``n`` copies of ``value`` (all missing when value is None)."""
+    if value is None:
+        return pd.Categorical.from_codes(np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([value], dtype=object))
+
+
+def _recode(cat: pd.Categorical, mapping: dict[Any, Any]) -> pd.Categorical:
+    """Map the categories of ``cat`` through ``mapping`` (many-to-one allowed; None -> missing), via codes."""
+    old = list(cat.categories)
+    new_vals = [mapping.get(c) for c in old]
+    cats = sorted({v for v in new_vals if v is not None}, key=str)
+    pos = {v: i for i, v in enumerate(cats)}
+    remap = np.array([pos[v] if v is not None else -1 for v in new_vals] + [-1], dtype=np.int32)
+    codes = remap[np.asarray(cat.codes, dtype=np.int64)]
+    return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
+
+
+def concat_frames(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate frames column-wise without leaving Categorical: categories are unioned, absent
+    string columns become missing, absent bool columns False, absent numeric columns NaN."""
+    from pandas.api.types import union_categoricals
+
+    if len(frames) == 1:
+        return frames[0].reset_index(drop=True)
+    cols = list(dict.fromkeys(c for f in frames for c in f.columns))
+    out: dict[str, Any] = {}
+    for c in cols:
+        present = [f[c] for f in frames if c in f.columns]
+        if any(isinstance(s.dtype, pd.CategoricalDtype) for s in present):
+            parts = [f[c].array if c in f.columns and isinstance(f[c].dtype, pd.CategoricalDtype)
+                     else pd.Categorical(f[c].to_numpy(object)) if c in f.columns else _const(None, len(f))
+                     for f in frames]
+            parts = [p.set_categories(p.categories.astype(object)) for p in parts]
+            out[c] = union_categoricals(parts, ignore_order=True)
+        elif all(s.dtype == bool for s in present):
+            out[c] = np.concatenate([f[c].to_numpy() if c in f.columns else np.zeros(len(f), dtype=bool)
+                                     for f in frames])
+        else:
+            out[c] = np.concatenate([f[c].to_numpy(dtype="float64") if c in f.columns
+                                     else np.full(len(f), np.nan) for f in frames])
+    return pd.DataFrame(out, index=pd.RangeIndex(sum(len(f) for f in frames)), copy=False)
 
 
 def resolve_gpus(df: pd.DataFrame, spec: DatasetSpec, log: DropLog) -> pd.DataFrame:
     """Map ``_gpu_raw`` to canonical ``gpu`` + ``generation``; rows of unknown GPUs dropped and reported."""
     from ..hardware import generation_of, resolve_gpu_name
 
-    raw = df["_gpu_raw"].astype(object)
-    missing = raw.isna().to_numpy()
+    raw = df["_gpu_raw"].array
+    missing = np.asarray(raw.codes) < 0
     if missing.any():
         log.add(spec.source, spec.name, spec.family, "GPU name missing", int(missing.sum()))
     canon: dict[Any, Any] = {}
     gen: dict[str, str] = {}
-    for name in pd.unique(raw[~missing]):
+    for code, name in enumerate(raw.categories):
+        sel = np.asarray(raw.codes) == code
+        if not sel.any():
+            continue
         try:
             c = resolve_gpu_name(str(name))
         except UnknownGPUError:
             canon[name] = None
-            sel = (raw == name).to_numpy()
-            files = sorted(pd.unique(df.loc[sel, "_file"]))
+            files = sorted(str(f) for f in pd.unique(df.loc[sel, "_file"]))
             cnt = int(sel.sum())
             log.add(spec.source, spec.name, spec.family, f"unknown GPU {name!r}", cnt)
             msg = (f"{spec.source}/{spec.name}: GPU {name!r} is not in the GPU catalog; its {cnt:,} rows were "
@@ -153,12 +217,13 @@ def resolve_gpus(df: pd.DataFrame, spec: DatasetSpec, log: DropLog) -> pd.DataFr
             continue
         canon[name] = c
         gen[c] = generation_of(c)
-    gpu = raw.map(canon)
-    ok = gpu.notna().to_numpy()
-    df = df.loc[ok].copy()
-    df["gpu"] = gpu[ok].to_numpy()
-    df["generation"] = df["gpu"].map(gen)
-    return df.drop(columns=["_gpu_raw"])
+    gpu = _recode(raw, canon)
+    generation = _recode(gpu, gen)
+    ok = np.asarray(gpu.codes) >= 0
+    df = df.drop(columns=["_gpu_raw"])
+    df["gpu"] = gpu
+    df["generation"] = generation
+    return df.loc[ok] if not ok.all() else df
 
 
 def _key_columns(spec: DatasetSpec, df: pd.DataFrame) -> list[str]:
@@ -244,13 +309,15 @@ def read_dataset(spec: DatasetSpec, data_dir: Path, log: DropLog) -> pd.DataFram
     frames = [f for f in frames if len(f)]
     if not frames:
         return None
-    df = pd.concat(frames, ignore_index=True)
+    df = concat_frames(frames)
     df = resolve_gpus(df, spec, log)
     if df.empty:
         return None
     df = _clean(df, spec, log)
-    df["source"] = spec.source
-    df["dataset"] = spec.name
-    df["family"] = spec.family
-    df["timing"] = spec.timing
-    return df.drop(columns=["_file"]).reset_index(drop=True)
+    n = len(df)
+    df = df.drop(columns=["_file"]).reset_index(drop=True)
+    df["source"] = _const(spec.source, n)
+    df["dataset"] = _const(spec.name, n)
+    df["family"] = _const(spec.family, n)
+    df["timing"] = _const(spec.timing or None, n)
+    return df

@@ -128,10 +128,13 @@ def conform(df: pd.DataFrame, *, keep_extra: bool = False) -> pd.DataFrame:
         elif col in STRING_COLUMNS:
             out[col] = _as_category(df[col]) if col in df else pd.Categorical.from_codes(
                 np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+        elif col not in df:
+            out[col] = np.full(n, np.nan)
+        elif df[col].dtype == np.float64:
+            out[col] = df[col].to_numpy()
         else:
-            out[col] = (pd.to_numeric(df[col], errors="coerce").astype("float64").to_numpy()
-                        if col in df else np.full(n, np.nan))
-    res = pd.DataFrame(out, index=pd.RangeIndex(n))
+            out[col] = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    res = pd.DataFrame(out, index=pd.RangeIndex(n), copy=False)
     if keep_extra:
         extra = [c for c in df.columns if c not in res.columns]
         for c in extra:
@@ -143,6 +146,8 @@ def _as_category(s: pd.Series) -> pd.Categorical:
     """``s`` as a Categorical whose categories are sorted Python ``str`` (object Index); NaN stays NaN."""
     cat = s.array if isinstance(s.dtype, pd.CategoricalDtype) else pd.Categorical(s.to_numpy(dtype=object))
     names = [str(c) for c in cat.categories]
+    if cat.categories.dtype == object and names == sorted(names) and list(cat.categories) == names:
+        return cat if not cat.ordered else cat.as_unordered()
     order = sorted(range(len(names)), key=names.__getitem__)
     remap = np.empty(len(names) + 1, dtype=np.int32)
     remap[-1] = -1  # code -1 (missing) indexes the last slot

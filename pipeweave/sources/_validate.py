@@ -27,9 +27,13 @@ def _rows(index: pd.Index, values: pd.Series | None = None) -> str:
     if values is None:
         shown = ", ".join(str(i) for i in labels)
     else:
-        shown = ", ".join(f"{i} ({values.loc[i]!r})" for i in labels)
+        shown = ", ".join(f"{i} ({_plain(values.loc[i])!r})" for i in labels)
     more = f" and {len(index) - _SHOW} more" if len(index) > _SHOW else ""
     return f"row(s) {shown}{more}"
+
+
+def _plain(v: object) -> object:
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.DataFrame:

@@ -6,6 +6,7 @@ Nothing here imports triton: the ``@triton.jit`` functions live in ``_kernels.py
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import math
 from dataclasses import asdict, dataclass, field
@@ -265,6 +266,7 @@ def builtin_launch(builtin: str, config: SassConfig, shape: dict[str, Any] | Non
     return BUILTINS[builtin](config.validate(), full, dtype, arch)
 
 
+@functools.lru_cache(maxsize=None)
 def kernel_source_hash(builtin: str) -> str:
     """sha256 (12 hex) of the builtin's ``@triton.jit`` function source, read without importing triton."""
     name = _KERNEL_OF.get(builtin, builtin)

@@ -1,0 +1,54 @@
+"""`pipeweave evaluate`: leave-one-generation-out, unseen-shape and DSE protocols with the report."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_data_argument
+
+COMMAND = "evaluate"
+HELP = "evaluate every method with the leave-one-generation-out (logo), unseen-shape or dse protocol"
+DESCRIPTION = HELP + """
+
+logo: train on three GPU generations, predict the fourth from its spec sheets only, for every
+method on exactly the same rows. unseen-shape: hold out 20% of shapes on all GPUs. dse: the
+Triton config-recommendation and ceiling protocol on the PipeWeave tile sweeps (see
+`pipeweave diagnose`). Writes results.json, results.md and figures (PNG + CSV) under --out.
+
+examples:
+  pipeweave evaluate --protocol logo --out experiments/logo
+  pipeweave evaluate --protocol unseen-shape --families gemm_bf16 --out experiments/unseen_shape
+  pipeweave evaluate --protocol dse --out experiments/dse
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..evaluation._suite import EVAL_FAMILIES, METHODS
+
+    p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse"])
+    p.add_argument("--families", nargs="+", choices=list(EVAL_FAMILIES), metavar="FAMILY",
+                   help=f"evaluation families (default: all of {list(EVAL_FAMILIES)})")
+    p.add_argument("--methods", nargs="+", choices=list(METHODS), metavar="METHOD",
+                   help=f"methods (default: all of {list(METHODS)})")
+    p.add_argument("--out", default=None, metavar="DIR", help="report folder (default experiments/<protocol>)")
+    p.add_argument("--max-train-rows-per-gpu", type=int, default=10_000,
+                   help="seeded random cap on training rows per GPU per fold (default 10000; 0 = all)")
+    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds of learned methods")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_data_argument(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = args.out or f"experiments/{args.protocol.replace('-', '_')}"
+    if args.protocol == "dse":
+        from ..diagnose import run_dse_protocol
+
+        run_dse_protocol(data=args.data, out_dir=out, progress=not args.no_progress)
+        print(f"wrote {out}/results.json")
+        return 0
+    from ..evaluation._suite import run_evaluation
+
+    run_evaluation(args.protocol, families=args.families, methods=args.methods, out=out, data=args.data,
+                   max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
+                   progress=not args.no_progress)
+    return 0

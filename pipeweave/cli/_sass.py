@@ -1,0 +1,215 @@
+"""``pipeweave sass``: per-pipe dynamic instruction counts of a compiled Triton kernel (SASS front-end)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+COMMAND = "sass"
+HELP = "compile a Triton kernel for an arch (no GPU needed) and print its per-pipe SASS instruction mix"
+DESCRIPTION = """\
+Compile a builtin kernel (fused_moe, gemm, rmsnorm, silu_mul, attention) or your own @triton.jit kernel
+for a target arch on this machine (no GPU needed), disassemble it and print the dynamic warp-instructions
+per CTA of every execution pipe (tensor, fma, alu, xu, fp64, lsu, tma, tmem, uniform, control), the loop
+structure with trip counts from the launch shape, registers, spills, shared memory and occupancy.
+Needs triton (pip install 'pipeweave[sass]'), except --cached, which reads the shipped cache.
+
+examples:
+  pipeweave sass --builtin gemm --arch sm_90 --config 128,128,64,8,4,3 --m 4096 --n 4096 --k 4096
+  pipeweave sass --builtin fused_moe --arch sm_80 --config 64,64,32,8,4,3 --num-tokens 512 \\
+      --num-experts 64 --topk 8 --hidden-size 4096 --inter-size 1536 --json
+  pipeweave sass --builtin fused_moe --arch sm_90 --config 64,64,32,8,4,3 --cached
+  pipeweave sass --kernel my_kernels.py:add_kernel --arch sm_89 --config 1,1024,1,1,4,1 \\
+      --signature x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=1048576,BLOCK=1024 --grid 1024
+  pipeweave sass --build-cache --groups defaults,dse --time-budget 1800
+"""
+
+_DEFAULT_CONFIG = {"gemm": "128,128,64,8,4,3", "fused_moe": "64,64,32,8,4,3", "rmsnorm": "1,1024,1,1,4,1",
+                   "silu_mul": "1,1024,1,1,4,1", "attention": "128,64,1,1,4,2"}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--builtin", choices=sorted(_DEFAULT_CONFIG), help="one of the project's own Triton kernels")
+    what.add_argument("--kernel", metavar="FILE.py:NAME", help="your own @triton.jit kernel")
+    what.add_argument("--build-cache", action="store_true",
+                      help="(re)build the shipped cache features/sass/instruction_mix.csv (resumes)")
+    p.add_argument("--arch", help="target arch: sm_80, sm_86, sm_89, sm_90, sm_100, sm_103, sm_120 (or 9.0 ...)")
+    p.add_argument("--gpu", help="GPU name instead of --arch (A100 -> sm_80, H100 -> sm_90a, B200 -> sm_100a ...)")
+    p.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
+                   help="tile plan; default per builtin (gemm 128,128,64,8,4,3; fused_moe 64,64,32,8,4,3; "
+                        "rmsnorm/silu_mul use BLOCK_N and WARPS; attention BLOCK_M, BLOCK_N)")
+    p.add_argument("--dtype", default=None, help="bfloat16 (default for builtins), float16, fp8 (e4m3, sm_89+), fp8_block")
+    g = p.add_argument_group("shape (gemm)")
+    g.add_argument("--m", type=int)
+    g.add_argument("--n", type=int)
+    g.add_argument("--k", type=int)
+    g = p.add_argument_group("shape (fused_moe; rmsnorm/silu_mul use --num-tokens, --hidden-size / --inter-size)")
+    g.add_argument("--num-tokens", type=int)
+    g.add_argument("--num-experts", type=int)
+    g.add_argument("--topk", type=int)
+    g.add_argument("--hidden-size", type=int)
+    g.add_argument("--inter-size", type=int)
+    g.add_argument("--mul-routed-weight", action="store_true", help="multiply by the routed weights (the W2 pass)")
+    g = p.add_argument_group("shape (attention)")
+    g.add_argument("--batch-size", type=int)
+    g.add_argument("--num-heads", type=int)
+    g.add_argument("--seq-len", type=int)
+    g.add_argument("--head-dim", type=int)
+    g = p.add_argument_group("your own kernel (--kernel)")
+    g.add_argument("--signature", default="",
+                   help="launch arguments NAME=VALUE,...: pointers as *bf16/*fp16/*fp32/*fp8e4nv, ints as values "
+                        "(specialised like the JIT: 1 -> constexpr, multiple of 16 -> divisible), constexprs as values")
+    g.add_argument("--trips", default="", help="source trip count of each top-level loop, comma list (default 1)")
+    g.add_argument("--grid", type=int, default=1, help="number of CTAs, for per-kernel totals")
+    p.add_argument("--cached", action="store_true", help="read the shipped cache instead of compiling (no triton)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    g = p.add_argument_group("--build-cache options")
+    g.add_argument("--groups", default="defaults,dse,sglang,dse_groupm", help="job groups to build")
+    g.add_argument("--time-budget", type=float, default=None, metavar="S", help="stop after S seconds")
+    g.add_argument("--max-jobs", type=int, default=None, help="compile at most this many missing jobs")
+    g.add_argument("--flush-every", type=int, default=25, help=argparse.SUPPRESS)
+    g.add_argument("--plan", action="store_true", help="only count the jobs per group")
+    g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--data", help=argparse.SUPPRESS)
+
+
+def _shape(args: argparse.Namespace) -> dict[str, Any]:
+    keys = ["m", "n", "k", "num_tokens", "num_experts", "topk", "hidden_size", "inter_size", "batch_size",
+            "num_heads", "seq_len", "head_dim"]
+    out = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    if getattr(args, "mul_routed_weight", False):
+        out["mul_routed_weight"] = True
+    return out
+
+
+def _arch(args: argparse.Namespace) -> str:
+    from .._errors import DataError
+    from ..frontend.sass import arch_for_gpu, normalize_arch
+
+    if args.arch:
+        return normalize_arch(args.arch)
+    if args.gpu:
+        return arch_for_gpu(args.gpu)
+    raise DataError("pipeweave sass needs --arch (or --gpu)", hint="e.g. --arch sm_90")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .._errors import DataError
+
+    if args.build_cache:
+        from ..frontend.sass.build_cache import run_build
+
+        return run_build(args)
+    if not args.builtin and not args.kernel:
+        raise DataError("pipeweave sass needs --builtin NAME or --kernel FILE.py:NAME (or --build-cache)",
+                        hint="e.g. pipeweave sass --builtin gemm --arch sm_90")
+    from ..frontend import sass as S
+
+    arch = _arch(args)
+    cfg = S.SassConfig.parse(args.config or _DEFAULT_CONFIG.get(args.builtin or "", "64,64,32,8,4,3"))
+    if args.cached:
+        if not args.builtin:
+            raise DataError("--cached works only with --builtin (the cache holds builtin kernels)")
+        dtype = args.dtype or "bfloat16"
+        row = S.cached_mix_row(args.builtin, arch, dtype, cfg)
+        exact = True
+        if row is None:
+            row = S.cached_mix_row(args.builtin, arch, dtype, cfg, exact_group_m=False)
+            exact = False
+        if row is None:
+            raise DataError(f"no cached mix for {args.builtin} {arch} {dtype} config {args.config or cfg.as_tuple()}",
+                            hint="drop --cached to compile it (needs triton), or rebuild the cache: "
+                                 "pipeweave sass --build-cache")
+        row = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+        row["group_m_exact"] = exact
+        if args.json:
+            print(json.dumps(row, indent=2, default=str))
+        else:
+            _print_cached(row)
+        return 0
+    if args.builtin:
+        mix = S.instruction_mix(args.builtin, arch, cfg, _shape(args), dtype=args.dtype or "bfloat16")
+    else:
+        from ..frontend.sass._compile import load_kernel_file, parse_signature
+
+        fn = load_kernel_file(args.kernel)
+        kargs = parse_signature(fn, args.signature)
+        trips = [int(t) for t in args.trips.split(",") if t.strip()] if args.trips else None
+        mix = S.instruction_mix(fn, arch, cfg, _shape(args), dtype=args.dtype or "-", args=kargs, loop_trips=trips,
+                                grid=args.grid)
+    if args.json:
+        print(json.dumps(mix.to_dict(), indent=2, default=str))
+    else:
+        _print_mix(mix)
+    return 0
+
+
+def _fmt(v: float) -> str:
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e7:
+        return f"{v:.3e}"
+    return f"{v:,.1f}".rstrip("0").rstrip(".")
+
+
+def _print_mix(mix: Any) -> None:
+    c = mix.config
+    print(f"kernel {mix.kernel}  arch {mix.arch}  dtype {mix.dtype}  config BM={c.block_m} BN={c.block_n} "
+          f"BK={c.block_k} GM={c.group_m} warps={c.num_warps} stages={c.num_stages}")
+    if mix.shape:
+        print("shape  " + "  ".join(f"{k}={v}" for k, v in mix.shape.items()))
+    print(f"registers {mix.registers}/thread  spills {mix.spills} B stack ({mix.spill_instructions} LDL/STL)  "
+          f"shared {mix.shared_bytes} B  tmem {mix.tmem_columns} cols  occupancy {mix.occupancy_ctas_per_sm} CTA/SM  "
+          f"grid {mix.grid} CTAs")
+    print(f"compile {mix.compile_s:.2f} s  disassemble {mix.disasm_s:.2f} s  parse {mix.parse_s:.3f} s  "
+          f"(triton {mix.triton_version}, {mix.static_instructions} static instructions)")
+    print()
+    print("dynamic warp-instructions")
+    hdr = f"  {'pipe':8s} {'per CTA':>14s} {'per iter':>10s} {'prologue':>10s} {'epilogue':>10s} {'per kernel':>14s}"
+    print(hdr)
+    per_kernel = mix.pipes_per_kernel
+    for p, v in mix.pipes.items():
+        if v == 0 and mix.pipes_per_iter[p] == 0:
+            continue
+        print(f"  {p:8s} {_fmt(v):>14s} {_fmt(mix.pipes_per_iter[p]):>10s} {_fmt(mix.pipes_prologue[p]):>10s} "
+              f"{_fmt(mix.pipes_epilogue[p]):>10s} {_fmt(per_kernel[p]):>14s}")
+    tot = sum(mix.pipes.values())
+    print(f"  {'total':8s} {_fmt(tot):>14s} {_fmt(sum(mix.pipes_per_iter.values())):>10s}")
+    print()
+    print(f"tensor FLOPs per CTA {mix.tensor_flops_per_cta:.6g}"
+          + (f" (analytic {mix.tensor_flops_analytic_per_cta:.6g})" if mix.tensor_flops_analytic_per_cta is not None
+             else "") + f", per main-loop iteration {mix.tensor_flops_per_iter:.6g}")
+    mem = {k: v for k, v in mix.mem.items() if v}
+    if mem:
+        print("memory instructions per CTA  " + "  ".join(f"{k} {_fmt(v)}" for k, v in mem.items()))
+    print()
+    if mix.loops:
+        print("loops")
+        print(f"  {'start':>7s} {'end':>7s} {'depth':>5s} {'static':>7s} {'trips':>6s} {'effective':>9s}  mma  static pipes")
+        for lp in mix.loops:
+            sp = " ".join(f"{k}:{v}" for k, v in lp.static_pipes.items())
+            print(f"  0x{lp.start:05x} 0x{lp.end:05x} {lp.depth:5d} {lp.static_instructions:7d} {lp.trips:6d} "
+                  f"{lp.trips_effective:9g}  {'yes' if lp.contains_mma else 'no ':3s}  {sp}")
+    else:
+        print("loops: none")
+    for n in mix.notes:
+        print(f"note: {n}")
+
+
+def _print_cached(row: dict[str, Any]) -> None:
+    from ..frontend.sass import PIPES
+
+    print(f"cached {row['kernel']} arch {row['arch']} dtype {row['dtype']} config BM={row['block_m']} "
+          f"BN={row['block_n']} BK={row['block_k']} GM={row['group_m']} warps={row['num_warps']} "
+          f"stages={row['num_stages']}" + ("" if row.get("group_m_exact") else "  (nearest GROUP_M)"))
+    print(f"registers {row['registers']}  spills {row['spills']} B  shared {row['shared_bytes']} B  "
+          f"occupancy {row['occupancy_ctas_per_sm']} CTA/SM  peeled iterations {row['peeled_iters']}")
+    print(f"tensor FLOPs per main-loop iteration per CTA {float(row['tensor_flops_per_iter']):.6g}")
+    print(f"  {'pipe':8s} {'per iter':>10s} {'prologue':>10s} {'epilogue':>10s}")
+    for p in PIPES:
+        vals = [float(row.get(f"{p}_{part}") or 0) for part in ("per_iter", "prologue", "epilogue")]
+        if any(vals):
+            print(f"  {p:8s} " + " ".join(f"{_fmt(v):>10s}" for v in vals))
+    print("per CTA = prologue + epilogue + per_iter * (cdiv(K, BLOCK_K) - peeled iterations)")

@@ -1,0 +1,129 @@
+"""The Triton tile-config space of a tiled-matmul kernel on one GPU, filtered by what fits.
+
+A config is (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages) =
+(``block_m``, ``block_n``, ``block_k``, ``group_m``, ``num_warps``, ``num_stages``).
+
+Feasibility on a GPU (both checks are per CTA):
+
+* shared memory: Triton's software pipeliner keeps ``num_stages - 1`` buffers of the A and B
+  operand tiles in shared memory (the stage being consumed lives in registers), so
+  ``(num_stages - 1) * (BM*BK + BK*BN) * bytes <= smem_per_cta_kib * 1024``. This is the bound the
+  measured sweeps obey: every one of the 66,810 configs measured on the 6 sweep GPUs satisfies it,
+  while ``num_stages * (...)`` would reject configs that ran (e.g. 144 KiB on the 99 KiB A40).
+* registers: the fp32 accumulator spread over the CTA's threads plus
+  :data:`REG_OVERHEAD_PER_THREAD` for addresses must fit in :data:`MAX_REGS_PER_THREAD` (255 on
+  every CUDA GPU since sm_50) and the CTA's registers in ``regs_per_sm``:
+  ``BM*BN/(32*warps) + 40 <= 255`` and ``32*warps*(BM*BN/(32*warps) + 40) <= regs_per_sm``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+
+__all__ = ["CONFIG_VALUES", "CONFIG_COLUMNS", "MAX_REGS_PER_THREAD", "REG_OVERHEAD_PER_THREAD", "config_space",
+           "smem_bytes", "acc_regs_per_thread", "config_fits", "config_key", "format_config", "enumerate_configs"]
+
+#: Tile-plan columns, in the order of ``--config BM,BN,BK,GM,WARPS,STAGES``.
+CONFIG_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+
+#: Values of each knob. They cover the PipeWeave moe_dse sweeps (every value measured there,
+#: except GROUP_M 2 and 128, which appear in 100 of 66,810 rows) and SGLang's tuning grid.
+CONFIG_VALUES: dict[str, tuple[int, ...]] = {
+    "block_m": (16, 32, 64, 128, 256),
+    "block_n": (16, 32, 64, 128, 256),
+    "block_k": (32, 64, 128, 256),
+    "group_m": (1, 4, 8, 16, 32, 64),
+    "num_warps": (4, 8),
+    "num_stages": (2, 3, 4, 5),
+}
+
+#: Most registers one thread may use (all CUDA GPUs since sm_50).
+MAX_REGS_PER_THREAD = 255
+#: Registers per thread beyond the accumulator (addresses, indices, loop state); same constant as
+#: the analytical front-end (pipeweave.frontend._constants.REG_OVERHEAD_PER_THREAD).
+REG_OVERHEAD_PER_THREAD = 40.0
+
+_DTYPE_BYTES = {"bfloat16": 2.0, "float16": 2.0, "fp8": 1.0, "fp8_block": 1.0, "float32": 4.0}
+
+
+def _bytes_of(dtype: str) -> float:
+    try:
+        return _DTYPE_BYTES[str(dtype)]
+    except KeyError:
+        raise DataError(f"unknown dtype {dtype!r}", hint=f"use one of {sorted(_DTYPE_BYTES)}") from None
+
+
+def enumerate_configs(values: Mapping[str, Sequence[int]] | None = None) -> pd.DataFrame:
+    """Every combination of the knob values (float64 columns :data:`CONFIG_COLUMNS`)."""
+    values = dict(CONFIG_VALUES if values is None else values)
+    grid = list(itertools.product(*(values[c] for c in CONFIG_COLUMNS)))
+    return pd.DataFrame(grid, columns=list(CONFIG_COLUMNS), dtype=float)
+
+
+def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16") -> np.ndarray:
+    """Shared memory one CTA needs: (num_stages - 1) operand buffers of (BM*BK + BK*BN) elements."""
+    b = _bytes_of(dtype)
+    bm, bn, bk, st = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "block_k", "num_stages"))
+    return np.maximum(st - 1.0, 1.0) * (bm * bk + bk * bn) * b
+
+
+def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object]) -> np.ndarray:
+    """Estimated registers per thread: fp32 accumulator share + fixed overhead."""
+    bm, bn, w = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "num_warps"))
+    return bm * bn / (32.0 * w) + REG_OVERHEAD_PER_THREAD
+
+
+def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: object, dtype: str = "bfloat16") -> np.ndarray:
+    """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec) by shared memory and registers."""
+    smem_ok = smem_bytes(cfg, dtype) <= float(spec.smem_per_cta_kib) * 1024.0
+    regs = acc_regs_per_thread(cfg)
+    threads = 32.0 * np.asarray(cfg["num_warps"], dtype=float)
+    regs_ok = (regs <= MAX_REGS_PER_THREAD) & (regs * threads <= float(spec.regs_per_sm))
+    return np.asarray(smem_ok & regs_ok, dtype=bool)
+
+
+def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
+                 values: Mapping[str, Sequence[int]] | None = None) -> pd.DataFrame:
+    """Feasible tile configs of a Triton matmul family on ``gpu`` (name, alias, spec file or GPUSpec).
+
+    Returns the configs (columns :data:`CONFIG_COLUMNS`, float64) plus ``smem_kib`` and
+    ``regs_per_thread``, sorted, on a fresh RangeIndex. ``family`` must be a tiled-matmul family
+    (``moe_w13``, ``fused_moe``, ``gemm``).
+    """
+    from ..hardware import GPUSpec, get_gpu
+
+    if family not in ("moe_w13", "fused_moe", "gemm"):
+        raise DataError(f"family {family!r} has no Triton tile-config space",
+                        hint="config search supports moe_w13, fused_moe and gemm")
+    spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
+    cfg = enumerate_configs(values)
+    ok = config_fits(cfg, spec, dtype)
+    out = cfg[ok].reset_index(drop=True)
+    out["smem_kib"] = smem_bytes(out, dtype) / 1024.0
+    out["regs_per_thread"] = acc_regs_per_thread(out)
+    if out.empty:
+        raise DataError(f"no tile config fits {spec.name} ({spec.smem_per_cta_kib} KiB shared memory per CTA)",
+                        hint="check the GPU spec's smem_per_cta_kib and regs_per_sm")
+    return out
+
+
+def config_key(cfg: pd.DataFrame) -> np.ndarray:
+    """One int64 per config row (mixed-radix code of the six knobs, for fast set membership)."""
+    v = [np.asarray(cfg[c], dtype=np.int64) for c in CONFIG_COLUMNS]
+    key = np.zeros(len(cfg), dtype=np.int64)
+    for x in v:
+        key = key * 1024 + x
+    return key
+
+
+def format_config(cfg: Mapping[str, object] | Sequence[float]) -> str:
+    """'64,64,32,8,4,3' (the ``--config`` syntax)."""
+    vals = [cfg[c] for c in CONFIG_COLUMNS] if isinstance(cfg, Mapping) or hasattr(cfg, "index") and not \
+        isinstance(cfg, (list, tuple, np.ndarray)) else list(cfg)
+    return ",".join(str(int(round(float(v)))) for v in vals)

@@ -1,0 +1,185 @@
+"""The project's evaluation suite: which rows, which methods, and the end-to-end run.
+
+This binds the method-agnostic harness (:mod:`._protocols`, :mod:`._report`) to pipeweave's
+model and baselines. Evaluation families are (family, dtype) pairs with a label (e.g.
+``gemm_bf16``); each (label, source) pair is evaluated on its own.
+
+Training rows per fold are capped per GPU (``max_train_rows_per_gpu``, a seeded random sample)
+so that the full leave-one-generation-out run over all families fits in ~20 minutes on 2 cores;
+every test row is predicted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+
+from .._errors import DataError
+
+__all__ = ["EVAL_FAMILIES", "METHODS", "ABLATION_FAMILIES", "CappedTraining", "make_methods",
+           "load_eval_frame", "run_evaluation", "L2_SCHED_FEATURES"]
+
+#: label -> (family, dtype)
+EVAL_FAMILIES: dict[str, tuple[str, str]] = {
+    "gemm_bf16": ("gemm", "bfloat16"),
+    "gemm_fp8": ("gemm", "fp8"),
+    "fused_moe_bf16": ("fused_moe", "bfloat16"),
+    "moe_w13": ("moe_w13", "bfloat16"),
+    "attention_context": ("attention_context", "bfloat16"),
+    "attention_generation": ("attention_generation", "bfloat16"),
+}
+#: families on which the pipeweave ablations are run (the headline families)
+ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")
+METHODS: tuple[str, ...] = ("pipeweave", "pipeweave_no_sass", "pipeweave_no_l2_sched", "roofline", "tilesight",
+                            "kernelsight", "xgboost_raw")
+#: the L2/scheduling feature group dropped by the ``pipeweave_no_l2_sched`` ablation
+L2_SCHED_FEATURES: tuple[str, ...] = (
+    "r_chip_l2", "r_sm_l2", "r_latency", "r_fill", "r_epilogue", "waves", "log2_waves", "wave_efficiency",
+    "ctas_per_sm", "occupancy", "active_sm_frac", "log2_working_set_over_l2", "dram_over_compulsory",
+    "l2_hit_intra_wave", "l2_operand_fit", "l2_bw_over_dram_bw")
+
+
+class CappedTraining(RegressorMixin, BaseEstimator):
+    """Fit ``estimator`` on at most ``max_rows_per_gpu`` seeded random training rows per GPU."""
+
+    def __init__(self, estimator: object, max_rows_per_gpu: int | None = 10_000, random_state: int = 0) -> None:
+        self.estimator = estimator
+        self.max_rows_per_gpu = max_rows_per_gpu
+        self.random_state = random_state
+
+    def fit(self, df: pd.DataFrame, y: object = None) -> "CappedTraining":
+        if self.max_rows_per_gpu:
+            rng = np.random.default_rng(self.random_state)
+            key = rng.random(len(df))
+            rank = pd.Series(key, index=df.index).groupby(df["gpu"].astype(str).to_numpy()).rank(method="first")
+            df = df[(rank <= self.max_rows_per_gpu).to_numpy()]
+        self.estimator_ = clone(self.estimator).fit(df)
+        return self
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return self.estimator_.predict(df)
+
+
+def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_per_gpu: int | None,
+                 n_estimators: int | None = None, n_jobs: int = 2) -> dict[str, object]:
+    """Method name -> unfitted estimator for one evaluation family."""
+    from ..baselines import KernelSight, Roofline, TileSight, XGBoostRaw
+    from ..model import PipeweaveRegressor
+
+    kw = {"n_jobs": n_jobs}
+    if n_estimators:
+        kw["n_estimators"] = n_estimators
+    out: dict[str, object] = {}
+    for name in names:
+        if name == "pipeweave":
+            est = PipeweaveRegressor(use_sass=has_sass, **kw)
+        elif name == "pipeweave_no_sass":
+            if not has_sass or label not in ABLATION_FAMILIES:
+                continue
+            est = PipeweaveRegressor(use_sass=False, **kw)
+        elif name == "pipeweave_no_l2_sched":
+            if label not in ABLATION_FAMILIES:
+                continue
+            est = PipeweaveRegressor(use_sass=has_sass, drop_features=L2_SCHED_FEATURES, **kw)
+        elif name == "roofline":
+            out[name] = Roofline()
+            continue
+        elif name == "tilesight":
+            out[name] = TileSight()
+            continue
+        elif name == "kernelsight":
+            est = KernelSight(n_jobs=n_jobs)
+        elif name == "xgboost_raw":
+            est = XGBoostRaw(n_jobs=n_jobs, **({"n_estimators": n_estimators} if n_estimators else {}))
+        else:
+            raise DataError(f"unknown method {name!r}", hint=f"use some of {list(METHODS)}")
+        out[name] = CappedTraining(est, max_rows_per_gpu=max_rows_per_gpu)
+    return out
+
+
+def load_eval_frame(data: object = None, families: Sequence[str] | None = None, *, sass: bool = True,
+                    verbose: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """Profiles of the evaluation families, featurized once, impossible rows dropped.
+
+    Returns ``(frame, drops, data_fingerprint)``; ``frame['eval_family']`` holds the label.
+    """
+    from ..model._training import prepare_training_frame
+    from ..sources import data_fingerprint, load_profiles
+
+    labels = list(families or EVAL_FAMILIES)
+    bad = [f for f in labels if f not in EVAL_FAMILIES]
+    if bad:
+        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    t0 = time.perf_counter()
+    df = load_profiles(data, families=sorted({EVAL_FAMILIES[f][0] for f in labels}))
+    label = pd.Series(pd.NA, index=df.index, dtype=object)
+    for lab in labels:
+        fam, dt = EVAL_FAMILIES[lab]
+        label[((df["family"] == fam) & (df["dtype"] == dt)).to_numpy()] = lab
+    df = df[label.notna().to_numpy()].assign(eval_family=label[label.notna()].to_numpy())
+    fp = data_fingerprint(df)
+    if verbose:
+        print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)
+    t1 = time.perf_counter()
+    frame, drops = prepare_training_frame(df)
+    if sass:
+        frame = _attach_sass(frame)
+    if verbose:
+        print(f"featurized {len(frame):,} rows in {time.perf_counter() - t1:.1f}s "
+              f"({int(drops['rows'].sum()) if len(drops) else 0} physically impossible rows dropped)", flush=True)
+    return frame, drops, fp
+
+
+def _attach_sass(frame: pd.DataFrame) -> pd.DataFrame:
+    """Merge the shipped SASS instruction-mix features (``sass_*``) by tile plan and arch."""
+    try:
+        from ..frontend.sass import sass_features_for_profiles
+    except ImportError:
+        return frame
+    sass = sass_features_for_profiles(frame)
+    if sass is None or sass.empty:
+        return frame
+    return pd.concat([frame, sass.set_index(frame.index)], axis=1)
+
+
+def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, methods: Sequence[str] | None = None,
+                   out: str | Path = "experiments/logo", data: object = None,
+                   max_train_rows_per_gpu: int | None = 10_000, n_estimators: int | None = None,
+                   progress: bool = True, plots: bool = True) -> dict:
+    """Run ``protocol`` (logo | unseen-shape) over the evaluation families and write the report."""
+    from ._protocols import run_protocol
+    from ._report import build_results, write_report
+
+    t0 = time.perf_counter()
+    frame, drops, fp = load_eval_frame(data, families)
+    has_sass = any(c.startswith("sass_") for c in frame.columns)
+    names = list(methods or METHODS)
+    preds = []
+    for label in pd.unique(frame["eval_family"]):
+        sub = frame[frame["eval_family"] == label]
+        ms = make_methods(names, label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu,
+                          n_estimators=n_estimators)
+        preds.append(run_protocol(sub, ms, protocol, family_col="eval_family", progress=progress,
+                                  keep=("dtype",)))
+    pred = pd.concat(preds, ignore_index=True)
+    elapsed = time.perf_counter() - t0
+    extra = {
+        "command": f"pipeweave evaluate --protocol {protocol}",
+        "max_train_rows_per_gpu": max_train_rows_per_gpu,
+        "sass_features": has_sass,
+        "dropped_impossible_rows": drops.to_dict(orient="records"),
+    }
+    results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)
+    if plots:
+        write_report(results, pred, out)
+    from .._io import atomic_write_json
+
+    atomic_write_json(Path(out) / "timing.json", {"elapsed_s": round(elapsed, 1), "rows": int(len(frame)),
+                                                  "note": "wall time of the whole run on this machine"})
+    print(f"evaluated in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
+    return results

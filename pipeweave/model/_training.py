@@ -1,0 +1,47 @@
+"""Training-data preparation shared by `train`, `evaluate` and `diagnose`.
+
+:func:`prepare_training_frame` featurizes profile rows once and drops, with counted reasons,
+rows that no latency model should learn from: rows measured faster than the physical lower
+bound allows (``latency_us < t_lower_us / IMPOSSIBLE_FACTOR``: e.g. B200 ``trtllm_mha``
+long-context prefill rows reporting 10x the chip's tensor peak, which are not the stated causal
+attention) and rows of families or dtypes a caller excluded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._features import ensure_features
+
+__all__ = ["prepare_training_frame", "IMPOSSIBLE_FACTOR", "FAMILY_SETS"]
+
+#: A row is physically impossible when measured < lower bound / this factor (1.5 = 50% margin
+#: for spec-sheet clock/bandwidth slack and measurement noise).
+IMPOSSIBLE_FACTOR: float = 1.5
+
+#: Evaluation families: (family, dtype) pairs reported as separate labels.
+FAMILY_SETS: dict[str, tuple[str, str]] = {
+    "gemm_bf16": ("gemm", "bfloat16"),
+    "gemm_fp8": ("gemm", "fp8"),
+    "fused_moe_bf16": ("fused_moe", "bfloat16"),
+    "moe_w13": ("moe_w13", "bfloat16"),
+    "attention_context": ("attention_context", "bfloat16"),
+    "attention_generation": ("attention_generation", "bfloat16"),
+}
+
+
+def prepare_training_frame(df: pd.DataFrame, *, progress: bool = False, **featurize_kwargs: object
+                           ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Featurize ``df`` and drop physically impossible rows.
+
+    Returns ``(frame, drops)`` where ``drops`` counts dropped rows per (source, family, dtype,
+    gpu, reason).
+    """
+    frame = ensure_features(df.reset_index(drop=True), **featurize_kwargs)
+    lat = frame["latency_us"].to_numpy(dtype=float)
+    impossible = lat * IMPOSSIBLE_FACTOR < frame["t_lower_us"].to_numpy(dtype=float)
+    drops = (frame.loc[impossible, ["source", "family", "dtype", "gpu"]].astype(str)
+             .value_counts().rename("rows").reset_index())
+    drops["reason"] = f"faster than the physical lower bound / {IMPOSSIBLE_FACTOR}"
+    return frame.loc[~impossible].reset_index(drop=True), drops

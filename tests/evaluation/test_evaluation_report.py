@@ -1,0 +1,172 @@
+"""build_results / write_report / plots on the synthetic table of conftest (hand-made data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ConstMethod, FlopMethod, make_profiles
+
+from pipeweave._io import atomic_write_json
+from pipeweave.evaluation import (
+    STAT_KEYS,
+    build_results,
+    family_keys,
+    mape,
+    plot_data_error_cdf,
+    plot_data_mape_by_generation,
+    plot_data_scatter,
+    plot_error_cdf,
+    plot_mape_by_generation,
+    plot_scatter,
+    render_markdown,
+    run_protocol,
+    write_report,
+)
+
+
+class HalfBroken(FlopMethod):
+    """Fails on the hopper fold only."""
+
+    def fit(self, df: pd.DataFrame) -> "HalfBroken":
+        if "hopper" not in set(df["generation"]):
+            raise RuntimeError("hopper missing")
+        return self
+
+
+@pytest.fixture(scope="module")
+def pred() -> pd.DataFrame:
+    with pytest.warns(RuntimeWarning, match="hopper missing"):
+        return run_protocol(make_profiles(), {"const": ConstMethod, "flop": FlopMethod, "broken": HalfBroken},
+                            "logo", progress=False)
+
+
+@pytest.fixture(scope="module")
+def results(pred: pd.DataFrame) -> dict:
+    return build_results(pred, protocol="logo", data_fingerprint="sha256:test",
+                         extra={"note": "unit test", "x": np.float64(1.5), "bad": float("nan")}, n_boot=200)
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory: pytest.TempPathFactory, results: dict, pred: pd.DataFrame) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("report")
+    files = write_report(results, pred, out, predictions=True, n_boot=200)
+    return out, files
+
+
+def test_family_keys_scheme(pred: pd.DataFrame) -> None:
+    assert set(family_keys(pred)) == {"gemm_bf16", "moe_bf16[aic]", "moe_bf16[pw]"}
+
+
+def test_build_results_structure(results: dict, pred: pd.DataFrame) -> None:
+    assert list(results)[:4] == ["protocol", "data_fingerprint", "versions", "methods"]
+    for k in ("families", "results", "by_gpu", "by_regime", "errors", "extra", "regimes"):
+        assert k in results
+    assert "created" not in results
+    assert {"python", "numpy", "pandas", "sklearn", "pipeweave"} <= set(results["versions"])
+    assert results["methods"] == ["const", "flop", "broken"]
+    assert list(results["results"]) == ["gemm_bf16", "moe_bf16[aic]", "moe_bf16[pw]"]
+    gens = ["ampere", "ada", "hopper", "blackwell", "all"]
+    for key, per_method in results["results"].items():
+        assert list(per_method) == ["const", "flop", "broken"]
+        for m, per_gen in per_method.items():
+            assert list(per_gen) == gens
+            for rec in per_gen.values():
+                assert tuple(rec) == STAT_KEYS
+                assert len(rec["mape_ci95"]) == 2
+        assert list(results["by_gpu"][key]["flop"]) == ["A100", "L40S", "H100", "H200", "B200"]
+        assert results["families"][key]["folds"] == gens[:-1]
+    meta = results["families"]["moe_bf16[pw]"]
+    assert (meta["family"], meta["source"], meta["gpus"]["H200"]) == ("moe_bf16", "pw", "hopper")
+    # regimes: deep_k only for the gemm family
+    assert "deep_k" in results["by_regime"]["gemm_bf16"]["flop"]["all"]
+    assert all("deep_k" not in cell for cell in results["by_regime"]["moe_bf16[aic]"]["flop"].values())
+    assert results["extra"] == {"note": "unit test", "x": 1.5, "bad": None}
+
+
+def test_build_results_numbers(results: dict, pred: pd.DataFrame) -> None:
+    sub = pred[(pred["family"] == "gemm_bf16") & (pred["method"] == "flop") & (pred["generation"] == "ada")]
+    rec = results["results"]["gemm_bf16"]["flop"]["ada"]
+    assert rec["mape"] == pytest.approx(mape(sub["pred_us"], sub["latency_us"]), abs=1e-4)
+    assert rec["n"] == len(sub) and rec["n_missing"] == 0
+    lo, hi = rec["mape_ci95"]
+    assert lo <= rec["mape"] <= hi
+    by_gpu = results["by_gpu"]["gemm_bf16"]["flop"]
+    assert by_gpu["H100"]["n"] + by_gpu["H200"]["n"] == results["results"]["gemm_bf16"]["flop"]["hopper"]["n"]
+    # the failed fold: no scored rows, its rows counted as missing, reported in errors
+    hop = results["results"]["gemm_bf16"]["broken"]["hopper"]
+    assert hop["n"] == 0 and hop["n_missing"] > 0 and hop["mape"] is None
+    assert results["results"]["gemm_bf16"]["broken"]["all"]["n_missing"] == hop["n_missing"]
+    assert {(e["family_key"], e["fold"], e["method"]) for e in results["errors"]} == {
+        ("gemm_bf16", "hopper", "broken"), ("moe_bf16[aic]", "hopper", "broken"), ("moe_bf16[pw]", "hopper", "broken")}
+
+
+def test_write_report_files_and_json_round_trip(report_dir: tuple[Path, dict], results: dict) -> None:
+    out, files = report_dir
+    for name in ("results.json", "results.md", "predictions.csv.gz"):
+        assert (out / name).is_file() and name in files
+    assert json.loads((out / "results.json").read_text()) == results
+    pngs = sorted(out.glob("figures/*.png"))
+    assert len(pngs) == 9  # 3 family keys x 3 figures
+    for png in pngs:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.with_suffix(".csv").is_file()
+    assert not list(out.rglob(".*"))  # no temporary files left behind
+    md = (out / "results.md").read_text()
+    assert "## moe_bf16[pw]" in md and "**" in md and "figures/gemm_bf16.scatter.png" in md
+    assert "## Errors" in md
+    back = pd.read_csv(out / "predictions.csv.gz")
+    assert len(back) == sum(r["n"] + r["n_missing"] for key in results["results"]
+                            for r in [v["all"] for v in results["results"][key].values()])
+
+
+def test_figure_csv_holds_plotted_data(report_dir: tuple[Path, dict], pred: pd.DataFrame) -> None:
+    out, _ = report_dir
+    sub = pred[family_keys(pred) == "gemm_bf16"]
+    csv = pd.read_csv(out / "figures/gemm_bf16.error_cdf.csv")
+    data = plot_data_error_cdf(sub)
+    np.testing.assert_allclose(csv["fraction"], data["fraction"], rtol=1e-5)
+    assert list(csv["method"].unique()) == ["const", "flop", "broken"]
+    # a method that failed on some rows never reaches fraction 1
+    assert csv.loc[csv["method"] == "broken", "fraction"].max() < 1.0
+    bars = pd.read_csv(out / "figures/gemm_bf16.mape_by_generation.csv")
+    assert list(bars["generation"].unique()) == ["ampere", "ada", "hopper", "blackwell", "all"]
+
+
+def test_results_are_byte_reproducible(tmp_path: Path, pred: pd.DataFrame, results: dict) -> None:
+    again = build_results(pred.copy(), protocol="logo", data_fingerprint="sha256:test",
+                          extra={"note": "unit test", "x": np.float64(1.5), "bad": float("nan")}, n_boot=200)
+    a = atomic_write_json(tmp_path / "a.json", results).read_bytes()
+    b = atomic_write_json(tmp_path / "b.json", again).read_bytes()
+    assert a == b
+    assert render_markdown(results) == render_markdown(again)
+    s1 = plot_data_scatter(pred, max_points=50).to_csv(index=False)
+    s2 = plot_data_scatter(pred.copy(), max_points=50).to_csv(index=False)
+    assert s1 == s2
+
+
+def test_plot_data_scatter_subsamples(pred: pd.DataFrame) -> None:
+    data = plot_data_scatter(pred, max_points=30)
+    counts = data.groupby("method").size()
+    assert (counts <= 30).all() and counts["const"] == 30
+    # the same rows are kept for methods that predicted every row
+    c = data.loc[data["method"] == "const", "row_id"].to_numpy()
+    f = data.loc[data["method"] == "flop", "row_id"].to_numpy()
+    np.testing.assert_array_equal(c, f)
+    assert (data["pred_us"] > 0).all()
+
+
+def test_plot_functions_ax_contract(pred: pd.DataFrame) -> None:
+    from matplotlib.axes import Axes
+
+    sub = pred[pred["family"] == "gemm_bf16"]
+    bars = plot_data_mape_by_generation(sub, n_boot=50)
+    ax = plot_mape_by_generation(bars)
+    assert isinstance(ax, Axes)
+    assert plot_error_cdf(plot_data_error_cdf(sub), ax=ax) is ax
+    axes = plot_scatter(plot_data_scatter(sub, max_points=100))
+    assert len(axes) == 3 and all(isinstance(a, Axes) for a in axes)
+    assert plot_scatter(plot_data_scatter(sub, max_points=100), ax=ax) is ax
