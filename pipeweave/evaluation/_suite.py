@@ -136,15 +136,14 @@ def load_eval_frame(data: object = None, families: Sequence[str] | None = None, 
 
 
 def _attach_sass(frame: pd.DataFrame) -> pd.DataFrame:
-    """Merge the shipped SASS instruction-mix features (``sass_*``) by tile plan and arch."""
-    try:
-        from ..frontend.sass import sass_features_for_profiles
-    except ImportError:
-        return frame
-    sass = sass_features_for_profiles(frame)
-    if sass is None or sass.empty:
-        return frame
-    return pd.concat([frame, sass.set_index(frame.index)], axis=1)
+    """Merge the shipped SASS instruction-mix features (``sass_*``) by tile plan, dtype and arch.
+
+    Only the Triton families (``moe_w13``, ``fused_moe``) get them: the cuBLAS GEMM rows were not
+    produced by a Triton kernel, so a Triton GEMM's mix would describe another program.
+    """
+    from ..model._features import attach_sass_features
+
+    return attach_sass_features(frame)
 
 
 def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, methods: Sequence[str] | None = None,

@@ -14,7 +14,7 @@ Formulas (all per row):
   t_sm[pipe]   = c* * work per CTA / rate_per_SM / f         (busiest SM, serialized)
   L2->SM share = min(L2_bw / active_SMs, 64 B/clk * f); DRAM share scales with DRAM/L2 bytes
   t_lat  = c* * iters * DRAM_latency / (max(stages-1, 1) * min(p, c*)) / f
-  steady = max(t_sm[...], t_lat)
+  steady = max(t_sm[...], t_lat, t_chip[l2], t_chip[dram])
   fill   = waves_busiest * (DRAM_latency/f + (stages-1) * one iteration's load time)
   t_env  = launch + fill + steady + epilogue stores
 """
@@ -148,12 +148,14 @@ def schedule(kd: KernelDemand, spec: dict[str, np.ndarray]) -> dict[str, np.ndar
     }
     for pipe, work in per_cta.items():
         out[f"t_sm_{pipe}_us"] = busiest * work / sm_rate[pipe]
-    out["t_sm_dram_us"] = busiest * per_cta["l2"] * dram_frac / dram_share
+    out["t_sm_dram_us"] = busiest * (per_cta["l2"] + kd.store_bytes_cta) * dram_frac / dram_share
 
     conc = np.minimum(p, busiest)
     lat_us = C.DRAM_LATENCY_CYCLES / f
     out["t_latency_us"] = busiest * it * lat_us / (np.maximum(kd.stages - 1.0, 1.0) * conc)
-    steady = np.maximum.reduce([out[f"t_sm_{p_}_us"] for p_ in PIPES] + [out["t_latency_us"]])
+    # the busiest SM bounds the kernel, and so does the chip's shared L2/DRAM bandwidth
+    steady = np.maximum.reduce([out[f"t_sm_{p_}_us"] for p_ in PIPES]
+                               + [out["t_latency_us"], out["t_chip_l2_us"], out["t_chip_dram_us"]])
     waves_busiest = np.ceil(busiest / p)
     load_it_time = kd.load_bytes_it * conc / l2_share
     fill = waves_busiest * (lat_us + np.maximum(kd.stages - 1.0, 0.0) * load_it_time)

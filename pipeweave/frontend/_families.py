@@ -46,7 +46,9 @@ def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.n
     rate = np.full(len(df), np.nan)
     for key in keys.dropna().unique():
         m = (keys == key).to_numpy()
-        rate[m] = spec[f"tensor_{key}_flop_per_clk_per_sm"][m]
+        col = spec.get(f"tensor_{key}_flop_per_clk_per_sm")
+        if col is not None:
+            rate[m] = col[m]
     bad = ~np.isfinite(rate) | (rate <= 0)
     if bad.any():
         pairs = sorted(set(zip(df["gpu"].astype(str)[bad], df[dtype_col].astype(str)[bad])))[:6]

@@ -7,6 +7,7 @@ Public API: :class:`PipeweaveRegressor`, :func:`save_model`, :func:`load_model`,
 from ._artifact import DEFAULT_MODEL_PATH, RETRAIN_COMMAND, SCHEMA_VERSION, load_model, read_stamp, save_model
 from ._features import design_matrix, ensure_features, model_feature_names
 from ._regressor import PipeweaveRegressor
+from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 
 __all__ = [
     "PipeweaveRegressor",
@@ -19,4 +20,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",
     "RETRAIN_COMMAND",
+    "tune",
+    "logo_cv_mape",
+    "SEARCH_SPACE",
 ]

@@ -13,7 +13,11 @@ import pandas as pd
 
 from ..frontend import FEATURES, FAMILIES, featurize
 
-__all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "model_feature_names", "SASS_PREFIX"]
+__all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "model_feature_names", "SASS_PREFIX",
+           "attach_sass_features", "SASS_FAMILIES"]
+
+#: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
+SASS_FAMILIES: tuple[str, ...] = ("moe_w13", "fused_moe")
 
 KNOWN_SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
 SASS_PREFIX = "sass_"
@@ -52,3 +56,24 @@ def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
         else:
             cols.append(np.full(len(df), np.nan, dtype=np.float32))
     return np.column_stack(cols) if cols else np.empty((len(df), 0), dtype=np.float32)
+
+
+def attach_sass_features(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` plus numeric ``sass_*`` columns from the shipped instruction-mix cache.
+
+    Rows are matched on (family's builtin kernel, the GPU's arch, dtype, resolved tile plan);
+    rows without a cache entry (or of non-Triton families) get NaN. Needs no triton install.
+    """
+    from ..frontend.sass import arch_for_gpu, load_sass_features
+
+    tri = frame["family"].astype(str).isin(SASS_FAMILIES).to_numpy()
+    if not tri.any():
+        return frame
+    sub = frame.loc[tri]
+    gpus = pd.unique(sub["gpu"].astype(str))
+    arch = sub["gpu"].astype(str).map({g: arch_for_gpu(g) for g in gpus})
+    cols = ["family", "dtype", "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]
+    sass = load_sass_features(sub[cols].assign(arch=arch.to_numpy()))
+    sass = sass[[c for c in sass.columns if pd.api.types.is_numeric_dtype(sass[c])]]
+    out = frame.drop(columns=[c for c in sass.columns if c in frame.columns])
+    return pd.concat([out, sass.reindex(frame.index)], axis=1)

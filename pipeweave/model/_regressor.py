@@ -68,7 +68,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"expected a pandas DataFrame of profile rows, got {type(df).__name__}",
                             hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv")
-        return ensure_features(df)
+        df = ensure_features(df)
+        if self.use_sass and not any(c.startswith("sass_") for c in df.columns):
+            from ._features import attach_sass_features
+
+            df = attach_sass_features(df)
+        return df
 
     def _sass_columns(self, df: pd.DataFrame) -> list[str]:
         from ._features import SASS_PREFIX

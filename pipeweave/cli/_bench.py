@@ -1,0 +1,132 @@
+"""`pipeweave bench`: speed benchmarks written to experiments/bench (not timed tests)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import add_data_argument
+
+COMMAND = "bench"
+HELP = "measure featurization, training and prediction speed; writes experiments/bench/results.{json,md}"
+DESCRIPTION = HELP + """
+
+what: featurize (every row of the shared data), train (the default model), predict (batch rows/s
+including featurization, on B300 from its spec sheet), cli (one single-launch `pipeweave predict`
+process, wall time). Numbers depend on the machine; the report records its CPU count.
+
+example:
+  pipeweave bench --what featurize predict cli
+"""
+
+_WHAT = ("featurize", "train", "predict", "cli")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_data_argument(p)
+    p.add_argument("--what", nargs="+", choices=_WHAT, default=list(_WHAT))
+    p.add_argument("--out", default="experiments/bench", metavar="DIR")
+    p.add_argument("--predict-rows", type=int, default=200_000, help="rows for the batch prediction benchmark")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import os
+    import platform
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import numpy as np
+
+    from .._io import atomic_write_json, atomic_write_text
+
+    out = Path(args.out)
+    path = out / "results.json"
+    res = json.loads(path.read_text()) if path.exists() else {}
+    res["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    if {"featurize", "predict", "train"} & set(args.what):
+        from ..sources import load_profiles
+
+        t = time.perf_counter()
+        df = load_profiles(args.data)
+        res["load_profiles_s"] = round(time.perf_counter() - t, 2)
+    if "featurize" in args.what:
+        from ..frontend import featurize
+
+        t = time.perf_counter()
+        feats = featurize(df)
+        dt = time.perf_counter() - t
+        res["featurize"] = {"rows": int(len(df)), "seconds": round(dt, 2), "rows_per_s": round(len(df) / dt)}
+        # physical invariant: the analytical lower bound should not exceed the measured latency
+        viol = (feats["t_lower_us"] > df["latency_us"] * 1.05).groupby([df["source"].astype(str),
+                                                                         df["family"].astype(str)]).mean()
+        res["lower_bound_violations_pct"] = {f"{s}/{f}": round(float(v) * 100, 3) for (s, f), v in viol.items()}
+        print(f"featurize: {len(df):,} rows in {dt:.1f}s", flush=True)
+    if "train" in args.what:
+        from ..model import PipeweaveRegressor
+        from ..model._training import prepare_training_frame
+
+        t = time.perf_counter()
+        frame, _ = prepare_training_frame(df)
+        t_feat = time.perf_counter() - t
+        model = _default_model()
+        t = time.perf_counter()
+        model.fit(frame)
+        dt = time.perf_counter() - t
+        res["train"] = {"rows": int(len(frame)), "featurize_s": round(t_feat, 1), "fit_s": round(dt, 1),
+                        "params": {k: v for k, v in model.get_params().items() if k != "progress"}}
+        print(f"train: {len(frame):,} rows, fit {dt:.1f}s", flush=True)
+    if "predict" in args.what:
+        from ..model import load_model
+
+        model = load_model()
+        sub = df[df["family"].isin(["gemm", "fused_moe"])].sample(
+            n=min(args.predict_rows, len(df)), random_state=0).drop(columns=["latency_us"])
+        sub = sub.assign(gpu="B300", generation="blackwell")
+        t = time.perf_counter()
+        pred = model.predict(sub)
+        dt = time.perf_counter() - t
+        assert np.isfinite(pred).all()
+        res["predict"] = {"rows": int(len(sub)), "seconds": round(dt, 2), "rows_per_s": round(len(sub) / dt),
+                          "what": "featurize + XGBoost predict, gemm and fused_moe rows re-targeted to B300"}
+        print(f"predict: {len(sub) / dt:,.0f} rows/s", flush=True)
+    if "cli" in args.what:
+        cmd = [sys.executable, "-m", "pipeweave", "predict", "--gpu", "B300", "--family", "gemm",
+               "--dtype", "bfloat16", "--m", "8192", "--n", "8192", "--k", "8192"]
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True)
+            times.append(time.perf_counter() - t)
+        res["cli_single_predict_s"] = {"median": round(float(np.median(times)), 2), "runs": [round(x, 2) for x in times],
+                                       "command": " ".join(cmd[2:])}
+        print(f"cli: {np.median(times):.2f}s per `pipeweave predict` process", flush=True)
+    atomic_write_json(path, res)
+    lines = ["# pipeweave speed benchmarks", "", f"Command: `pipeweave bench --what {' '.join(args.what)}`; "
+             f"machine: {res['machine']['cpus']} CPUs.", "", "| benchmark | result |", "|---|---|"]
+    if "featurize" in res:
+        lines.append(f"| featurize all shared rows | {res['featurize']['rows']:,} rows in {res['featurize']['seconds']} s "
+                     f"({res['featurize']['rows_per_s']:,} rows/s) |")
+    if "lower_bound_violations_pct" in res:
+        lines += ["", "Rows whose analytical lower bound exceeds the measured latency by > 5% (per source/family):", "",
+                  "| source/family | % rows |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in res["lower_bound_violations_pct"].items()]
+        lines += ["", "| benchmark | result |", "|---|---|"]
+    if "train" in res:
+        lines.append(f"| train default model | {res['train']['rows']:,} rows: featurize {res['train']['featurize_s']} s, "
+                     f"fit {res['train']['fit_s']} s |")
+    if "predict" in res:
+        lines.append(f"| batch predict (incl. featurization) | {res['predict']['rows_per_s']:,} rows/s "
+                     f"({res['predict']['rows']:,} rows) |")
+    if "cli_single_predict_s" in res:
+        lines.append(f"| single-launch `pipeweave predict` process | {res['cli_single_predict_s']['median']} s |")
+    atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
+    print(f"wrote {path}")
+    return 0
+
+
+def _default_model():  # noqa: ANN202
+    from ..model import PipeweaveRegressor
+
+    return PipeweaveRegressor()

@@ -1,0 +1,146 @@
+"""Analytical front-end: formulas on hand-computed cases and physical invariants.
+
+Inputs here are tiny hand-made launch rows (not measurements) used to check formulas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeweave import DataError, UnknownFamilyError
+from pipeweave.frontend import FEATURES, PIPES, featurize, routing_stats
+from pipeweave.frontend._kernels import _keys_per_query
+
+
+def _gemm(m, n, k, gpu="H100-SXM", dtype="bfloat16", **tile):
+    row = {"family": "gemm", "gpu": gpu, "dtype": dtype, "m": m, "n": n, "k": k, **tile}
+    return pd.DataFrame([row])
+
+
+def test_gemm_useful_flops_is_2mnk():
+    f = featurize(_gemm(1000, 3000, 5000)).iloc[0]
+    assert f["useful_flop"] == 2 * 1000 * 3000 * 5000
+
+
+def test_gemm_recorded_tile_grid_and_waves():
+    # 128x128 tiles on a 4096x4096 output = 32*32 = 1024 CTAs; H100 has 132 SMs
+    f = featurize(_gemm(4096, 4096, 4096, block_m=128, block_n=128, block_k=64, group_m=8, num_warps=8,
+                        num_stages=3)).iloc[0]
+    assert f["tile_origin"] == "recorded"
+    assert f["grid_ctas"] == 1024
+    assert f["iters"] == 4096 / 64
+    slots = 132 * f["ctas_per_sm"]
+    assert f["waves_ceil"] == np.ceil(1024 / slots)
+    assert f["wave_efficiency"] == pytest.approx(1024 / (np.ceil(1024 / slots) * slots))
+    # executed tensor work equals the useful work when the shape is a multiple of the tile
+    assert f["work_tensor"] == f["useful_flop"]
+
+
+def test_gemm_padding_counts_executed_work():
+    f = featurize(_gemm(100, 128, 64, block_m=128, block_n=128, block_k=64)).iloc[0]
+    assert f["work_tensor"] == 2 * 128 * 128 * 64
+    assert f["pad_overhead"] == pytest.approx(128 / 100)
+
+
+def test_moe_padded_rows_balanced_hand_case():
+    # 10 tokens x top-2 = 20 routed rows over 4 experts -> 5 each; BLOCK_M 16 pads each to 16
+    rs = routing_stats(np.array([10.0]), np.array([2.0]), np.array([4.0]), np.array([0.0]), np.array([16.0]))
+    assert rs.loc[0, "routed_rows"] == 20
+    assert rs.loc[0, "padded_rows"] == 64
+    assert rs.loc[0, "active_experts"] == 4
+    # 3 tokens x top-1 over 8 experts: only 3 experts get a token
+    rs = routing_stats(np.array([3.0]), np.array([1.0]), np.array([8.0]), np.array([0.0]), np.array([16.0]))
+    assert rs.loc[0, "active_experts"] == 3
+    assert rs.loc[0, "padded_rows"] == 48
+
+
+def test_moe_power_law_concentrates_tokens():
+    bal = routing_stats(np.array([64.0]), np.array([2.0]), np.array([32.0]), np.array([0.0]), np.array([16.0]))
+    skew = routing_stats(np.array([64.0]), np.array([2.0]), np.array([32.0]), np.array([1.2]), np.array([16.0]))
+    assert skew.loc[0, "max_expert_rows"] > bal.loc[0, "max_expert_rows"]
+    assert skew.loc[0, "max_expert_rows"] <= 64  # a token picks an expert at most once
+    assert skew.loc[0, "routed_rows"] == pytest.approx(128, abs=2)
+
+
+def test_attention_keys_per_query_causal_and_window():
+    q = np.array([4.0, 4.0, 4.0])
+    kv = np.array([4.0, 4.0, 10.0])
+    win = np.array([np.inf, 2.0, np.inf])
+    # causal 4x4: (1+2+3+4)/4; window 2: (1+2+2+2)/4; prefix of 6: (7+8+9+10)/4
+    assert _keys_per_query(q, kv, win, True).tolist() == [2.5, 1.75, 8.5]
+
+
+def _moe_rows():
+    return pd.DataFrame({
+        "family": ["moe_w13", "fused_moe"], "gpu": ["A100-SXM", "B200"], "dtype": ["bfloat16", "bfloat16"],
+        "num_tokens": [256, 256], "num_experts": [64, 256], "topk": [8, 8], "hidden_size": [4096, 7168],
+        "inter_size": [1536, 2048], "moe_tp_size": [1, 1], "moe_ep_size": [1, 8],
+        "distribution": ["balanced", "power_law_1.2"]})
+
+
+def _attn_rows():
+    return pd.DataFrame({
+        "family": ["attention_context", "attention_generation"], "gpu": ["L40S", "H200"],
+        "dtype": ["bfloat16", "bfloat16"], "kv_cache_dtype": ["bfloat16", "fp8"], "batch_size": [2, 64],
+        "isl": [2048, 1], "num_heads": [32, 32], "num_key_value_heads": [8, 8], "head_dim": [128, 128],
+        "step": [0, 1024]})
+
+
+@pytest.mark.parametrize("rows", [_gemm(8192, 8192, 8192, gpu="B300"), _gemm(1, 4096, 4096, gpu="A40"),
+                                  _moe_rows(), _attn_rows()], ids=["gemm", "gemv", "moe", "attention"])
+def test_physical_invariants(rows):
+    f = featurize(rows, moe_configs="default")
+    for p in PIPES:
+        # the busiest SM cannot finish its share faster than the whole chip finishes all the work
+        assert (f[f"t_sm_{p}_us"] >= f[f"t_chip_{p}_us"] * (1 - 1e-9) - 1e-12).all() or p in ("l2", "dram")
+        assert (f[f"t_chip_{p}_us"] >= 0).all()
+    assert (f["t_env_us"] >= f["t_lower_us"]).all()
+    assert (f["t_roofline_us"] <= f["t_env_us"]).all()
+    optional = ["l2_hit_intra_wave", "l2_operand_fit"]  # defined for tiled matmuls only (NaN otherwise)
+    assert np.isfinite(f[[c for c in FEATURES if c not in optional]].to_numpy(dtype=float)).all()
+    vals = f[optional].to_numpy(dtype=float)
+    assert (np.isnan(vals) | ((vals >= 0) & (vals <= 1))).all()
+    assert set(f["bound_pipe"]) <= set(PIPES) | {"latency"}
+
+
+def test_fused_moe_tp_ep_shard_the_work():
+    base = _moe_rows().iloc[[1]].assign(distribution="balanced")
+    f1 = featurize(base.assign(moe_ep_size=1), moe_configs="default").iloc[0]
+    f8 = featurize(base.assign(moe_ep_size=8), moe_configs="default").iloc[0]
+    assert f8["useful_flop"] == pytest.approx(f1["useful_flop"] / 8, rel=0.02)
+
+
+def test_featurize_preserves_index_and_order():
+    df = pd.concat([_attn_rows(), _gemm(64, 64, 64), _moe_rows()], ignore_index=True)
+    df.index = [10, 3, 7, 99, 1]
+    f = featurize(df, moe_configs="default")
+    assert list(f.index) == [10, 3, 7, 99, 1]
+    assert f.loc[7, "useful_flop"] == 2 * 64 * 64 * 64
+
+
+def test_unknown_family_lists_valid_names():
+    with pytest.raises(UnknownFamilyError, match="valid families"):
+        featurize(pd.DataFrame([{"family": "conv2d", "gpu": "H100", "dtype": "bfloat16"}]))
+
+
+def test_dtype_the_gpu_lacks_is_a_clear_error():
+    with pytest.raises(DataError, match="A100.*fp8"):
+        featurize(_gemm(128, 128, 128, gpu="A100", dtype="fp8"))
+
+
+def test_missing_shape_column_is_a_clear_error():
+    with pytest.raises(DataError, match="'k'"):
+        featurize(pd.DataFrame([{"family": "gemm", "gpu": "H100", "dtype": "bfloat16", "m": 1, "n": 2}]))
+
+
+def test_nonpositive_shape_is_a_clear_error():
+    with pytest.raises(DataError, match="non-positive"):
+        featurize(_gemm(0, 128, 128))
+
+
+def test_deep_k_reduces_l2_reuse():
+    shallow = featurize(_gemm(8192, 8192, 1024, gpu="H200")).iloc[0]
+    deep = featurize(_gemm(8192, 8192, 28672, gpu="H200")).iloc[0]
+    assert deep["l2_hit_intra_wave"] < shallow["l2_hit_intra_wave"]
