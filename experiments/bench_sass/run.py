@@ -146,6 +146,9 @@ def main() -> int:
                         f"{r['static_instructions']} | {r['registers']} |")
     atomic_write_text(out / "results.md", "\n".join(md) + "\n")
     print(json.dumps(summary, indent=2))
+    import shutil
+
+    shutil.rmtree(tmp_cache, ignore_errors=True)
     return 0
 
 

@@ -25,7 +25,8 @@ import pandas as pd
 from ._space import CONFIG_COLUMNS, config_key, smem_bytes
 
 __all__ = ["SHAPE_COLUMNS", "RANKER_FEATURES", "EVIDENCE_FEATURES", "shape_hash", "cross_candidates",
-           "analytic_features", "add_query_features", "Evidence", "add_evidence_features", "N_NEIGHBOURS"]
+           "analytic_features", "add_query_features", "Evidence", "add_evidence_features", "N_NEIGHBOURS",
+           "evidence_feature_names"]
 
 #: Columns that identify one kernel shape per family (the query of the ranker).
 SHAPE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -39,11 +40,17 @@ _KEEP = ("t_env_us", "t_lower_us", "t_steady_us", "t_latency_us", "gpu_smem_per_
 
 N_NEIGHBOURS = 2
 
-#: Neighbour-evidence feature names.
-EVIDENCE_FEATURES: tuple[str, ...] = tuple(
-    f"nb{i}_{name}" for i in range(1, N_NEIGHBOURS + 1)
-    for name in ("grade", "log_rel", "tile_log_rel", "dist", "log_smem_ratio", "log_sm_ratio", "log_bw_ratio")
-) + ("nb_frac_near_best",)
+_EVIDENCE_PER_NB = ("grade", "log_rel", "tile_log_rel", "dist", "log_smem_ratio", "log_sm_ratio", "log_bw_ratio")
+
+
+def evidence_feature_names(n_neighbours: int = N_NEIGHBOURS) -> tuple[str, ...]:
+    """Neighbour-evidence feature names for ``n_neighbours`` neighbours."""
+    return tuple(f"nb{i}_{name}" for i in range(1, n_neighbours + 1) for name in _EVIDENCE_PER_NB) + \
+        ("nb_frac_near_best",)
+
+
+#: Neighbour-evidence feature names (default neighbour count).
+EVIDENCE_FEATURES: tuple[str, ...] = evidence_feature_names()
 
 
 def _base_features() -> tuple[str, ...]:
@@ -192,8 +199,15 @@ def _shape_only_hash(df: pd.DataFrame) -> np.ndarray:
     return pd.util.hash_pandas_object(frame, index=False).to_numpy()
 
 
+def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Combine two uint64/int64 keys into one uint64 (hash mixing; collisions are negligible)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(a, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) ^ np.asarray(b, dtype=np.uint64)
+
+
 def add_evidence_features(feat: pd.DataFrame, cand: pd.DataFrame, evidence: Evidence | None,
-                          neighbours: Sequence[tuple[str, float]] | Mapping[str, Sequence[tuple[str, float]]]) -> pd.DataFrame:
+                          neighbours: Sequence[tuple[str, float]] | Mapping[str, Sequence[tuple[str, float]]],
+                          n_neighbours: int = N_NEIGHBOURS) -> pd.DataFrame:
     """Add :data:`EVIDENCE_FEATURES` in place.
 
     ``neighbours``: ``[(gpu, distance), ...]`` nearest first (for every row), or a mapping target
@@ -203,46 +217,43 @@ def add_evidence_features(feat: pd.DataFrame, cand: pd.DataFrame, evidence: Evid
     from ..hardware import get_gpu
 
     n = len(cand)
-    for name in EVIDENCE_FEATURES:
-        feat[name] = np.full(n, np.nan, dtype=np.float32)
-    if evidence is None or n == 0:
-        return feat
-    shape = _shape_only_hash(cand)
-    ckey = config_key(cand)
-    tkey = _tile_key(cand)
-    targets = cand["gpu"].astype(str).to_numpy()
-    tab = evidence.table
-    by_cfg = tab.set_index(["gpu", "shape", "config_key"])[["grade", "log_rel"]]
-    by_tile = tab.groupby(["gpu", "shape", "tile_key"])["log_rel"].min()
-    measured_shapes = tab.groupby("gpu")["shape"].agg(lambda x: set(x.tolist()))
-    near_count = np.zeros(n)
-    near_den = np.zeros(n)
-    for tgt in pd.unique(targets):
-        rows = np.flatnonzero(targets == tgt)
-        nbs = neighbours[tgt] if isinstance(neighbours, Mapping) else neighbours
-        tspec = get_gpu(tgt)
-        for i, (nb, dist) in enumerate(list(nbs)[:N_NEIGHBOURS], start=1):
-            if nb not in evidence.gpus:
-                continue
-            nspec = get_gpu(nb)
-            sh = shape[rows]
-            has = np.isin(sh, list(measured_shapes.get(nb, set())))
-            if not has.any():
-                continue
-            r = rows[has]
-            idx = pd.MultiIndex.from_arrays([np.full(len(r), nb), shape[r], ckey[r]])
-            got = by_cfg.reindex(idx)
-            grade = got["grade"].fillna(0.0).to_numpy()
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_grade")] = grade.astype(np.float32)
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_log_rel")] = got["log_rel"].to_numpy(dtype=np.float32)
-            tidx = pd.MultiIndex.from_arrays([np.full(len(r), nb), shape[r], tkey[r]])
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_tile_log_rel")] = by_tile.reindex(tidx).to_numpy(dtype=np.float32)
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_dist")] = np.float32(dist)
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_log_smem_ratio")] = np.float32(np.log(tspec.smem_per_sm_kib / nspec.smem_per_sm_kib))
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_log_sm_ratio")] = np.float32(np.log(tspec.sm_count / nspec.sm_count))
-            feat.iloc[r, feat.columns.get_loc(f"nb{i}_log_bw_ratio")] = np.float32(np.log(tspec.dram_bw_gbps / nspec.dram_bw_gbps))
-            near_count[r] += grade >= 2
-            near_den[r] += 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        feat["nb_frac_near_best"] = np.where(near_den > 0, near_count / near_den, np.nan).astype(np.float32)
+    cols = {name: np.full(n, np.nan, dtype=np.float32) for name in evidence_feature_names(n_neighbours)}
+    if evidence is not None and n:
+        shape = _shape_only_hash(cand)
+        ckey = _combine(shape, config_key(cand))
+        tkey = _combine(shape, _tile_key(cand))
+        targets = cand["gpu"].astype(str).to_numpy()
+        near_count = np.zeros(n)
+        near_den = np.zeros(n)
+        for tgt in pd.unique(targets):
+            rows = np.flatnonzero(targets == tgt)
+            nbs = neighbours[tgt] if isinstance(neighbours, Mapping) else neighbours
+            tspec = get_gpu(tgt)
+            for i, (nb, dist) in enumerate(list(nbs)[:n_neighbours], start=1):
+                tab = evidence.table[evidence.table["gpu"] == nb]
+                if tab.empty:
+                    continue
+                nspec = get_gpu(nb)
+                has = np.isin(shape[rows], tab["shape"].to_numpy())
+                r = rows[has]
+                if not len(r):
+                    continue
+                pos = pd.Index(_combine(tab["shape"].to_numpy(), tab["config_key"].to_numpy())).get_indexer(ckey[r])
+                grade = np.where(pos >= 0, tab["grade"].to_numpy()[pos], 0.0)
+                log_rel = np.where(pos >= 0, tab["log_rel"].to_numpy()[pos], np.nan)
+                tmin = tab.assign(k=_combine(tab["shape"].to_numpy(), tab["tile_key"].to_numpy())).groupby("k")["log_rel"].min()
+                tpos = pd.Index(tmin.index.to_numpy()).get_indexer(tkey[r])
+                cols[f"nb{i}_grade"][r] = grade
+                cols[f"nb{i}_log_rel"][r] = log_rel
+                cols[f"nb{i}_tile_log_rel"][r] = np.where(tpos >= 0, tmin.to_numpy()[tpos], np.nan)
+                cols[f"nb{i}_dist"][r] = dist
+                cols[f"nb{i}_log_smem_ratio"][r] = np.log(tspec.smem_per_sm_kib / nspec.smem_per_sm_kib)
+                cols[f"nb{i}_log_sm_ratio"][r] = np.log(tspec.sm_count / nspec.sm_count)
+                cols[f"nb{i}_log_bw_ratio"][r] = np.log(tspec.dram_bw_gbps / nspec.dram_bw_gbps)
+                near_count[r] += grade >= 2
+                near_den[r] += 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cols["nb_frac_near_best"] = np.where(near_den > 0, near_count / near_den, np.nan).astype(np.float32)
+    for name, v in cols.items():
+        feat[name] = v
     return feat

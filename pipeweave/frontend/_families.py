@@ -223,6 +223,18 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
     tiles["tile_origin"] = origin
     for c in rs.columns:
         tiles[c] = rs[c].to_numpy()
+    # Expert-parallel ambiguity: the collector's rank may run all T*topk rows over its E/ep local
+    # experts (masked remote rows still occupy the grid) instead of the expected T*topk/ep. The
+    # envelope of that reading is a feature; the learner decides per regime which one holds.
+    alt = ep > 1
+    if alt.any():
+        w13b, _ = _moe_grouped("moe_w13", T, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
+        w2b, _ = _moe_grouped("moe_w2", T, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0)
+        env_b = schedule(w13b, spec)["t_env_us"] + schedule(w2b, spec)["t_env_us"]
+        env_a = schedule(w13, spec)["t_env_us"] + schedule(w2, spec)["t_env_us"]
+        tiles["log2_ep_all_rows_over_env"] = np.where(alt, np.log2(env_b / env_a), 0.0)
+    else:
+        tiles["log2_ep_all_rows_over_env"] = 0.0
     return [align, w13, act, w2, msum], tiles
 
 

@@ -41,6 +41,7 @@ FEATURES: tuple[str, ...] = (
     "l2_hit_intra_wave", "l2_operand_fit", "log2_iters",
     "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "split_k",
     "l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "is_fp8",
+    "log2_moe_tp", "log2_moe_ep", "log2_rows_per_expert", "routing_alpha", "log2_ep_all_rows_over_env",
 )
 
 _SPEC_COLUMNS = ("sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
@@ -181,6 +182,28 @@ def _derive(out: pd.DataFrame, df: pd.DataFrame) -> None:
     out["log2_ridge_flop_per_byte"] = np.log2(ridge)
     out["is_fp8"] = df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float)
     out["split_k"] = out["split_k"].fillna(1.0)
+    # MoE parallelism and routing (0 for other families)
+    def col(name: str) -> np.ndarray:
+        return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float) if name in df else np.full(len(df), np.nan)
+
+    tp, ep = np.nan_to_num(col("moe_tp_size"), nan=1.0), np.nan_to_num(col("moe_ep_size"), nan=1.0)
+    out["log2_moe_tp"] = np.log2(np.maximum(tp, 1.0))
+    out["log2_moe_ep"] = np.log2(np.maximum(ep, 1.0))
+    rows_per_e = col("num_tokens") * col("topk") / col("num_experts")
+    out["log2_rows_per_expert"] = np.where(np.isfinite(rows_per_e), np.log2(np.maximum(rows_per_e, 1e-3)), 0.0)
+    if "distribution" in df:
+        from ._routing import distribution_alpha
+
+        moe = df["family"].astype(str).isin(["fused_moe", "moe_w13"]).to_numpy()
+        alpha = np.zeros(len(df))
+        if moe.any():
+            alpha[moe] = distribution_alpha(df["distribution"][moe])
+        out["routing_alpha"] = alpha
+    else:
+        out["routing_alpha"] = 0.0
+    if "log2_ep_all_rows_over_env" not in out:
+        out["log2_ep_all_rows_over_env"] = 0.0
+    out["log2_ep_all_rows_over_env"] = out["log2_ep_all_rows_over_env"].fillna(0.0)
     # bounds ----------------------------------------------------------------------------------
     mem_bw = np.where(comp <= l2_bytes, l2_bpus, dram_bpus)
     out["t_lower_us"] = np.maximum(useful / peak, comp / mem_bw)

@@ -35,6 +35,7 @@ def _cdiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _wave_cover(W: np.ndarray, tm: np.ndarray, tn: np.ndarray, group_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Tile rows r and columns c covered by W consecutive CTAs of a GROUP_M raster."""
     g = np.clip(group_m, 1.0, None)
+    tm, tn = np.maximum(tm, 1.0), np.maximum(tn, 1.0)
     r = np.minimum(g, tm)
     c = np.minimum(_cdiv(W, r), tn)
     r = np.maximum(r, np.minimum(_cdiv(W, c), tm))

@@ -74,12 +74,14 @@ def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarra
         c = _expected_counts(float(t), float(k), e_int, float(a))
         if a == 0.0:
             # balanced: integer round-robin split (first (T*k mod E) experts get one more)
-            tot = int(round(t * k))
+            tot = max(int(round(t * k)), 1)  # the kernel runs on >= 1 routed row
             base, rem = divmod(tot, e_int)
             c = np.full(e_int, float(base))
             c[:rem] += 1
         else:
             c = np.round(c)  # expected counts -> integers; keep the total close
+            if c.sum() < 1:
+                c[0] = 1.0
         nz = c > 0
         padded = (np.ceil(c[nz] / bm) * bm).sum()
         out[i] = (c.sum(), padded, nz.sum(), c.max(initial=0.0))

@@ -153,8 +153,9 @@ def _fused_moe(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) ->
     fp8 = d.startswith("fp8")
     block = d == "fp8_block"
     gk = gn = 128 if block else 0
-    if block and (cfg.block_k > gk or gk % cfg.block_k):
-        raise DataError(f"fp8_block needs BLOCK_K dividing the 128 quantisation group, got {cfg.block_k}")
+    if block and gk % cfg.block_k and cfg.block_k % gk:
+        raise DataError(f"fp8_block needs BLOCK_K dividing or a multiple of the 128 quantisation group, "
+                        f"got {cfg.block_k}")
     em_max = m * topk + e * (cfg.block_m - 1)  # sorted_token_ids buffer length the launcher allocates
     scale_ptr: Any = Ptr("fp32") if fp8 else None
     args = {"a_ptr": Ptr(a_t), "b_ptr": Ptr(a_t), "c_ptr": Ptr(c_t), "a_scale_ptr": scale_ptr,

@@ -1,0 +1,169 @@
+"""ConfigRanker: scores Triton tile configs of one (shape, GPU) query; higher = more likely near-best.
+
+A small scikit-learn-style wrapper around an XGBoost learning-to-rank booster (the only XGBoost
+user outside :mod:`pipeweave.model`, because PipeweaveRegressor is a regressor). Training data
+come from measured tile-config sweeps: each (GPU, shape) is one query; relevance grades are
+4 = the fastest config, 3 = within 0.5% of it, 2 = within 1%, 1 = among the 3 fastest but more than
+1% slower, 0 = a config of the enumerated space that is not in the measured near-best set (the sweep
+found it slower than best/0.99, or did not run it). Features: :mod:`._features`.
+
+Saved as an XGBoost UBJSON/JSON file whose attribute ``pipeweave_stamp`` records the schema
+version, feature list, training GPUs, parameters and library versions (same convention as
+:func:`pipeweave.model.save_model`; no pickle).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from .._errors import DataError, SchemaMismatchError
+
+__all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMMAND"]
+
+RANKER_SCHEMA = "pipeweave-diagnose-ranker/1"
+DEFAULT_RANKER_PATH = Path(__file__).resolve().parents[2] / "models" / "diagnose_ranker.ubj"
+REBUILD_COMMAND = "python -m pipeweave.diagnose.build"
+
+
+class ConfigRanker(BaseEstimator):
+    """Learning-to-rank model over tile configs (scikit-learn contract; learned state ends in ``_``).
+
+    ``fit(X, y, qid)``: ``X`` a DataFrame holding ``feature_names`` (see :func:`ranker_feature_names`),
+    ``y`` relevance grades (0..4), ``qid`` one id per (GPU, shape) query. ``decision_function(X)``:
+    one score per row (comparable within a query only).
+    """
+
+    def __init__(self, objective: str = "rank:pairwise", n_estimators: int = 400, max_depth: int = 6,
+                 learning_rate: float = 0.05, subsample: float = 0.8, colsample_bytree: float = 0.8,
+                 min_child_weight: float = 1.0, max_bin: int = 128, pairs_per_sample: int = 8,
+                 use_evidence: bool = True, n_neighbours: int = 2, n_jobs: int = 2, random_state: int = 0) -> None:
+        self.objective = objective
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.min_child_weight = min_child_weight
+        self.max_bin = max_bin
+        self.pairs_per_sample = pairs_per_sample
+        self.use_evidence = use_evidence
+        self.n_neighbours = n_neighbours
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def feature_names(self) -> list[str]:
+        from ._features import RANKER_FEATURES, evidence_feature_names
+
+        names = list(RANKER_FEATURES)
+        if self.use_evidence:
+            names += list(evidence_feature_names(self.n_neighbours))
+        return names
+
+    def _params(self) -> dict:
+        p = {"eta": float(self.learning_rate), "max_depth": int(self.max_depth), "subsample": float(self.subsample),
+             "colsample_bytree": float(self.colsample_bytree), "min_child_weight": float(self.min_child_weight),
+             "nthread": int(self.n_jobs), "seed": int(self.random_state), "tree_method": "hist",
+             "max_bin": int(self.max_bin)}
+        if self.objective.startswith("rank:"):
+            p.update(objective=self.objective, lambdarank_num_pair_per_sample=int(self.pairs_per_sample),
+                     lambdarank_pair_method="mean" if self.objective == "rank:pairwise" else "topk")
+        elif self.objective == "binary:logistic":
+            p.update(objective="binary:logistic")
+        else:
+            raise DataError(f"unknown ranker objective {self.objective!r}",
+                            hint="use rank:pairwise, rank:ndcg or binary:logistic")
+        return p
+
+    def _matrix(self, X: pd.DataFrame, names: list[str]) -> np.ndarray:
+        missing = [n for n in names if n not in X.columns]
+        if missing:
+            raise DataError(f"ranker input lacks features {missing[:5]}{'...' if len(missing) > 5 else ''}",
+                            hint="build candidate features with pipeweave.diagnose.candidate_features")
+        return X[names].to_numpy(dtype=np.float32)
+
+    def fit(self, X: pd.DataFrame, y: np.ndarray, qid: np.ndarray) -> "ConfigRanker":
+        import xgboost as xgb
+
+        names = self.feature_names()
+        y = np.asarray(y, dtype=float)
+        qid = np.asarray(qid)
+        order = np.argsort(qid, kind="stable")
+        M = self._matrix(X, names)[order]
+        if self.objective.startswith("rank:"):
+            d = xgb.DMatrix(M, label=y[order], qid=qid[order], feature_names=names, nthread=int(self.n_jobs))
+        else:
+            d = xgb.DMatrix(M, label=(y[order] >= 2).astype(float), feature_names=names, nthread=int(self.n_jobs))
+        self.booster_ = xgb.train(self._params(), d, num_boost_round=int(self.n_estimators))
+        self.feature_names_ = names
+        self.n_queries_ = int(len(np.unique(qid)))
+        self.n_train_rows_ = int(len(y))
+        return self
+
+    def decision_function(self, X: pd.DataFrame) -> np.ndarray:
+        import xgboost as xgb
+
+        self._check_fitted()
+        M = self._matrix(X, self.feature_names_)
+        return self.booster_.predict(xgb.DMatrix(M, feature_names=self.feature_names_, nthread=int(self.n_jobs)))
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "booster_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("this ConfigRanker is not fitted yet; call fit(...) or ConfigRanker.load(path)")
+
+    # -- persistence --------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str], *, extra: dict | None = None) -> Path:
+        """Write the booster (``.ubj`` or ``.json``) atomically with its stamp."""
+        from .._io import atomic_write
+        from ..model._artifact import _versions
+
+        self._check_fitted()
+        path = Path(path)
+        if path.suffix not in (".ubj", ".json"):
+            raise DataError(f"ranker path must end in .ubj or .json, got {str(path)!r}", hint="e.g. models/ranker.ubj")
+        stamp = {"schema_version": RANKER_SCHEMA, "features": self.feature_names_, "params": self.get_params(),
+                 "n_queries": self.n_queries_, "n_train_rows": self.n_train_rows_, "versions": _versions(),
+                 **(extra or {})}
+        booster = self.booster_.copy()
+        booster.set_attr(pipeweave_stamp=json.dumps(stamp, sort_keys=True, default=str))
+        return atomic_write(path, lambda tmp: booster.save_model(str(tmp)))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None) -> "ConfigRanker":
+        """Load a ranker written by :meth:`save`; refuses a schema or feature-list mismatch."""
+        import xgboost as xgb
+
+        path = Path(path) if path is not None else DEFAULT_RANKER_PATH
+        if not path.is_file():
+            raise DataError(f"config-ranker model not found: {str(path)!r}", hint=f"build it with `{REBUILD_COMMAND}`")
+        booster = xgb.Booster()
+        try:
+            booster.load_model(str(path))
+        except Exception as exc:
+            raise DataError(f"{str(path)!r} is not an XGBoost model file ({exc.__class__.__name__})",
+                            hint=f"rebuild with `{REBUILD_COMMAND}`") from None
+        raw = booster.attr("pipeweave_stamp")
+        if raw is None:
+            raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp", hint=f"rebuild with `{REBUILD_COMMAND}`")
+        stamp = json.loads(raw)
+        params = {k: v for k, v in stamp.get("params", {}).items() if k in cls().get_params()}
+        model = cls(**params)
+        expected = model.feature_names()
+        if stamp.get("schema_version") != RANKER_SCHEMA or stamp.get("features") != expected:
+            raise SchemaMismatchError(f"ranker file {str(path)!r} does not match this pipeweave "
+                                      f"(schema {stamp.get('schema_version')!r}, {len(stamp.get('features', []))} features; "
+                                      f"expected {RANKER_SCHEMA!r}, {len(expected)} features)",
+                                      hint=f"rebuild with `{REBUILD_COMMAND}`")
+        model.booster_ = booster
+        model.feature_names_ = expected
+        model.n_queries_ = int(stamp.get("n_queries", 0))
+        model.n_train_rows_ = int(stamp.get("n_train_rows", 0))
+        model.stamp_ = stamp
+        return model
