@@ -41,7 +41,7 @@ FEATURES: tuple[str, ...] = (
     "l2_hit_intra_wave", "l2_operand_fit", "log2_iters",
     "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "split_k",
     "l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "is_fp8",
-    "log2_moe_tp", "log2_moe_ep", "log2_rows_per_expert", "routing_alpha", "log2_ep_all_rows_over_env",
+    "mma_generation", "log2_moe_tp", "log2_moe_ep", "log2_rows_per_expert", "routing_alpha", "log2_ep_all_rows_over_env",
 )
 
 _SPEC_COLUMNS = ("sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
@@ -182,6 +182,10 @@ def _derive(out: pd.DataFrame, df: pd.DataFrame) -> None:
     out["log2_ridge_flop_per_byte"] = np.log2(ridge)
     out["is_fp8"] = df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float)
     out["split_k"] = out["split_k"].fillna(1.0)
+    # tensor-core instruction class from the compute capability (a spec-sheet fact):
+    # 0 = warp-level mma.sync (sm_80/86/89/120), 1 = warpgroup wgmma (sm_90), 2 = tcgen05 (sm_100/103)
+    arch = out["gpu_sm_arch"].to_numpy()
+    out["mma_generation"] = np.where((arch >= 90) & (arch < 100), 1.0, np.where((arch >= 100) & (arch < 120), 2.0, 0.0))
     # MoE parallelism and routing (0 for other families)
     def col(name: str) -> np.ndarray:
         return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float) if name in df else np.full(len(df), np.nan)

@@ -25,8 +25,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     bound ``t_lower_us``.
     """
 
-    def __init__(self, n_estimators: int = 800, max_depth: int = 8, learning_rate: float = 0.05,
-                 subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 5.0,
+    def __init__(self, n_estimators: int = 400, max_depth: int = 6, learning_rate: float = 0.1,
+                 subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 20.0,
                  reg_lambda: float = 1.0, reg_alpha: float = 0.0, quantile: float | None = None,
                  use_sass: bool = False, drop_features: tuple[str, ...] = (), n_jobs: int = 2,
                  random_state: int = 0, progress: bool = False) -> None:
