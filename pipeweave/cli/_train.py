@@ -25,6 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exclude-generation", nargs="+", default=[], metavar="GEN",
                    choices=["ampere", "ada", "hopper", "blackwell"], help="leave these generations out")
     p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the tuned default)")
+    p.add_argument("--max-rows-per-group", type=int, default=30_000, metavar="N",
+                   help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
+                        "(default 30000; 0 = all rows)")
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")
     p.add_argument("--out", required=True, metavar="PATH.ubj", help="model file to write (.ubj or .json)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
     from ..hardware import resolve_gpu_name
     from ..model import PipeweaveRegressor, save_model
-    from ..model._training import prepare_training_frame
+    from ..model._training import cap_rows, prepare_training_frame
     from ..sources import data_fingerprint, load_profiles
 
     t0 = time.perf_counter()
@@ -48,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         df = df[~df["generation"].astype(str).isin(args.exclude_generation)]
     if df.empty:
         raise DataError("no training rows left after the filters", hint="relax --families/--exclude-*")
+    if args.max_rows_per_group:
+        df = cap_rows(df, args.max_rows_per_group)
     print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)
     frame, drops = prepare_training_frame(df)
     if len(drops):
@@ -76,5 +81,6 @@ def _argv(args: argparse.Namespace) -> list[str]:
             out += [f"--{key.replace('_', '-')}", *v]
     if args.n_estimators:
         out += ["--n-estimators", str(args.n_estimators)]
+    out += ["--max-rows-per-group", str(args.max_rows_per_group)]
     out += ["--out", str(args.out)]
     return out

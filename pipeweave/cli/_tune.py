@@ -26,23 +26,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--storage", default=None, help="optuna storage URL (default: in memory)")
     p.add_argument("--study-name", default="pipeweave")
     p.add_argument("--n-trials", type=int, default=20)
-    p.add_argument("--max-rows-per-gpu", type=int, default=5000, help="seeded random cap per GPU (speed)")
+    p.add_argument("--max-rows-per-gpu", type=int, default=5000, help="seeded random cap per (GPU, family, dtype, source) group (speed)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from ..model import tune
-    from ..model._training import prepare_training_frame
+    from ..model._training import cap_rows, prepare_training_frame
     from ..sources import load_profiles
 
-    df = load_profiles(args.data, families=args.families)
-    rng = np.random.default_rng(args.seed)
-    key = rng.random(len(df))
-    rank = df.assign(_k=key).groupby(["gpu", "family"])["_k"].rank(method="first")
-    df = df[(rank <= args.max_rows_per_gpu).to_numpy()]
+    df = cap_rows(load_profiles(args.data, families=args.families), args.max_rows_per_gpu, seed=args.seed)
     frame, _ = prepare_training_frame(df)
     study = tune(frame, n_trials=args.n_trials, storage=args.storage, study_name=args.study_name,
                  seed=args.seed, progress=not args.no_progress)

@@ -54,10 +54,9 @@ class CappedTraining(RegressorMixin, BaseEstimator):
 
     def fit(self, df: pd.DataFrame, y: object = None) -> "CappedTraining":
         if self.max_rows_per_gpu:
-            rng = np.random.default_rng(self.random_state)
-            key = rng.random(len(df))
-            rank = pd.Series(key, index=df.index).groupby(df["gpu"].astype(str).to_numpy()).rank(method="first")
-            df = df[(rank <= self.max_rows_per_gpu).to_numpy()]
+            from ..model._training import cap_rows
+
+            df = cap_rows(df, self.max_rows_per_gpu, by=("gpu",), seed=self.random_state)
         self.estimator_ = clone(self.estimator).fit(df)
         return self
 

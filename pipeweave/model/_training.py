@@ -14,22 +14,11 @@ import pandas as pd
 
 from ._features import ensure_features
 
-__all__ = ["prepare_training_frame", "IMPOSSIBLE_FACTOR", "FAMILY_SETS"]
+__all__ = ["prepare_training_frame", "cap_rows", "IMPOSSIBLE_FACTOR"]
 
 #: A row is physically impossible when measured < lower bound / this factor (1.5 = 50% margin
 #: for spec-sheet clock/bandwidth slack and measurement noise).
 IMPOSSIBLE_FACTOR: float = 1.5
-
-#: Evaluation families: (family, dtype) pairs reported as separate labels.
-FAMILY_SETS: dict[str, tuple[str, str]] = {
-    "gemm_bf16": ("gemm", "bfloat16"),
-    "gemm_fp8": ("gemm", "fp8"),
-    "fused_moe_bf16": ("fused_moe", "bfloat16"),
-    "moe_w13": ("moe_w13", "bfloat16"),
-    "attention_context": ("attention_context", "bfloat16"),
-    "attention_generation": ("attention_generation", "bfloat16"),
-}
-
 
 def prepare_training_frame(df: pd.DataFrame, *, progress: bool = False, **featurize_kwargs: object
                            ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -45,3 +34,12 @@ def prepare_training_frame(df: pd.DataFrame, *, progress: bool = False, **featur
              .value_counts().rename("rows").reset_index())
     drops["reason"] = f"faster than the physical lower bound / {IMPOSSIBLE_FACTOR}"
     return frame.loc[~impossible].reset_index(drop=True), drops
+
+
+def cap_rows(df: pd.DataFrame, max_rows: int, *, by: tuple[str, ...] = ("gpu", "family", "dtype", "source"),
+             seed: int = 0) -> pd.DataFrame:
+    """At most ``max_rows`` seeded-random rows per group ``by`` (all rows of smaller groups)."""
+    key = np.random.default_rng(seed).random(len(df))
+    groups = [df[c].astype(str).to_numpy() for c in by if c in df.columns]
+    rank = pd.Series(key, index=df.index).groupby(groups).rank(method="first")
+    return df[(rank <= max_rows).to_numpy()]

@@ -4,6 +4,8 @@ One row per (kernel, kernel source hash, arch, dtype, tile plan, specialisation)
 dynamic warp-instruction count per CTA: ``<pipe>_per_iter`` for one main-loop iteration,
 ``<pipe>_prologue`` / ``<pipe>_epilogue`` outside the loop. A model rebuilds a CTA's total as
 ``prologue + epilogue + per_iter * (trips - peeled_iters)`` with ``trips = cdiv(K, BLOCK_K)``.
+Tensor work is what the warps issue: for tiles smaller than the warps' MMA footprint (16x16 with 4 warps ...)
+Triton replicates the MMAs across warps, so ``tensor_flops_per_iter`` can be a multiple of 2*BM*BN*BK.
 
 Reading needs only pandas (no triton).
 """
@@ -43,7 +45,7 @@ CACHE_COLUMNS = KEY_COLUMNS + _SCALAR_COLS + _PIPE_COLS + _MEM_COLS + _META_COLS
 
 #: columns :func:`load_sass_features` returns (all prefixed ``sass_``)
 SASS_FEATURE_COLUMNS: list[str] = ["sass_cached", "sass_group_m_exact"] + [
-    f"sass_{c}" for c in _SCALAR_COLS + _PIPE_COLS + _MEM_COLS]
+    f"sass_{c}" for c in _SCALAR_COLS + _PIPE_COLS + _MEM_COLS] + ["sass_mma_replication"]
 
 
 def load_cache(path: str | Path | None = None) -> pd.DataFrame:
@@ -72,7 +74,7 @@ def write_cache(df: pd.DataFrame, path: str | Path | None = None) -> Path:
     df = df.drop_duplicates(subset=KEY_COLUMNS, keep="last")
     df = df.sort_values(["kernel", "arch", "dtype", *CONFIG_COLUMNS, "specialization"]).reset_index(drop=True)
     cols = [c for c in CACHE_COLUMNS if c in df.columns]
-    return atomic_write(p, lambda t: df[cols].to_csv(t, index=False, float_format="%.6g"))
+    return atomic_write(p, lambda t: df[cols].to_csv(t, index=False, float_format="%.12g"))
 
 
 def mix_to_row(mix: Any) -> dict[str, Any]:
@@ -171,7 +173,7 @@ def load_sass_features(df_tile_plans: pd.DataFrame, *, cache: pd.DataFrame | str
         return out
     hashes = _current_hashes()
     cdf = cdf[cdf["kernel_hash"].astype(str) == cdf["kernel"].map(hashes).astype(str)]
-    feat_src = [c[len("sass_"):] for c in SASS_FEATURE_COLUMNS[2:]]
+    feat_src = [c[len("sass_"):] for c in SASS_FEATURE_COLUMNS[2:-1]]
     cdf = cdf.copy()
     for c in feat_src:
         if c not in cdf.columns:
@@ -205,5 +207,9 @@ def load_sass_features(df_tile_plans: pd.DataFrame, *, cache: pd.DataFrame | str
     out.loc[idx, [f"sass_{c}" for c in feat_src]] = vals
     out.loc[idx, "sass_cached"] = (hit1 | hit2).astype(float)
     out.loc[idx, "sass_group_m_exact"] = np.where(hit1, 1.0, np.where(hit2, 0.0, np.nan))
+    # issued / useful MMA work: > 1 when the tile is smaller than the warps' MMA footprint and Triton
+    # replicates the MMAs across warps (e.g. 16x16 tiles with 4-8 warps)
+    useful = 2.0 * qv["block_m"] * qv["block_n"] * qv["block_k"]
+    out.loc[idx, "sass_mma_replication"] = out.loc[idx, "sass_tensor_flops_per_iter"].to_numpy() / useful.to_numpy()
     return out
 
