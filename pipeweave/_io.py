@@ -21,6 +21,9 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -
     tmp_path = Path(tmp)
     try:
         writer(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp creates 0600; give the usual file mode
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():

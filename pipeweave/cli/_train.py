@@ -25,9 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exclude-generation", nargs="+", default=[], metavar="GEN",
                    choices=["ampere", "ada", "hopper", "blackwell"], help="leave these generations out")
     p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the tuned default)")
-    p.add_argument("--max-rows-per-group", type=int, default=30_000, metavar="N",
+    p.add_argument("--max-rows-per-group", type=int, default=10_000, metavar="N",
                    help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
-                        "(default 30000; 0 = all rows)")
+                        "(default 10000; 0 = all rows)")
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")
     p.add_argument("--out", required=True, metavar="PATH.ubj", help="model file to write (.ubj or .json)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")

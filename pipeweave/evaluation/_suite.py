@@ -35,6 +35,8 @@ EVAL_FAMILIES: dict[str, tuple[str, str]] = {
 }
 #: families on which the pipeweave ablations are run (the headline families)
 ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")
+#: families whose measured kernels are Triton kernels with shipped SASS mixes (the no-SASS ablation)
+SASS_ABLATION_FAMILIES: tuple[str, ...] = ("fused_moe_bf16", "moe_w13")
 METHODS: tuple[str, ...] = ("pipeweave", "pipeweave_no_sass", "pipeweave_no_l2_sched", "roofline", "tilesight",
                             "kernelsight", "xgboost_raw")
 #: the L2/scheduling feature group dropped by the ``pipeweave_no_l2_sched`` ablation
@@ -68,6 +70,9 @@ def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_p
                  n_estimators: int | None = None, n_jobs: int = 2) -> dict[str, object]:
     """Method name -> unfitted estimator for one evaluation family."""
     from ..baselines import KernelSight, Roofline, TileSight, XGBoostRaw
+
+    if label not in SASS_ABLATION_FAMILIES:
+        has_sass = False  # cuBLAS / attention kernels: no Triton SASS to read
     from ..model import PipeweaveRegressor
 
     kw = {"n_jobs": n_jobs}
@@ -78,7 +83,7 @@ def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_p
         if name == "pipeweave":
             est = PipeweaveRegressor(use_sass=has_sass, **kw)
         elif name == "pipeweave_no_sass":
-            if not has_sass or label not in ABLATION_FAMILIES:
+            if not has_sass or label not in SASS_ABLATION_FAMILIES:
                 continue
             est = PipeweaveRegressor(use_sass=False, **kw)
         elif name == "pipeweave_no_l2_sched":
