@@ -31,9 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--methods", nargs="+", choices=list(METHODS), metavar="METHOD",
                    help=f"methods (default: all of {list(METHODS)})")
     p.add_argument("--out", default=None, metavar="DIR", help="report folder (default experiments/<protocol>)")
-    p.add_argument("--max-train-rows-per-gpu", type=int, default=10_000,
-                   help="seeded random cap on training rows per GPU per fold (default 10000; 0 = all)")
-    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds of learned methods")
+    p.add_argument("--max-train-rows-per-gpu", type=int, default=4_000,
+                   help="seeded random cap on training rows per GPU per fold (default 4000; 0 = all)")
+    p.add_argument("--n-estimators", type=int, default=200, help="boosting rounds of the learned methods (default 200)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_data_argument(p)
 

@@ -5,7 +5,7 @@ model and baselines. Evaluation families are (family, dtype) pairs with a label 
 ``gemm_bf16``); each (label, source) pair is evaluated on its own.
 
 Training rows per fold are capped per GPU (``max_train_rows_per_gpu``, a seeded random sample)
-so that the full leave-one-generation-out run over all families fits in ~20 minutes on 2 cores;
+so that the full leave-one-generation-out run over all families fits in 20 minutes on 2 cores;
 every test row is predicted.
 """
 
@@ -152,7 +152,7 @@ def _attach_sass(frame: pd.DataFrame) -> pd.DataFrame:
 
 def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, methods: Sequence[str] | None = None,
                    out: str | Path = "experiments/logo", data: object = None,
-                   max_train_rows_per_gpu: int | None = 10_000, n_estimators: int | None = None,
+                   max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
                    progress: bool = True, plots: bool = True) -> dict:
     """Run ``protocol`` (logo | unseen-shape) over the evaluation families and write the report."""
     from ._protocols import run_protocol
