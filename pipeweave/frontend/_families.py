@@ -141,9 +141,10 @@ def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDem
 
 # ---------------------------------------------------------------------------------------- MoE
 def _moe_grouped(name: str, tokens, topk, local_e, alpha, n_out, k_in, tiles: pd.DataFrame, ab, rate, spec,
-                 extra_fma: float = 0.0) -> tuple[KernelDemand, pd.DataFrame]:
+                 extra_fma: float = 0.0, rs: pd.DataFrame | None = None) -> tuple[KernelDemand, pd.DataFrame]:
     bm = tiles["block_m"].to_numpy()
-    rs = routing_stats(tokens, topk, local_e, alpha, bm)
+    if rs is None:  # W13 and W2 of one layer share the routing
+        rs = routing_stats(tokens, topk, local_e, alpha, bm)
     routed = rs["routed_rows"].to_numpy()
     kd = tiled_matmul(name, rows=rs["padded_rows"].to_numpy(), n=n_out, k=k_in, bm=bm,
                       bn=tiles["block_n"].to_numpy(), bk=tiles["block_k"].to_numpy(),
@@ -215,7 +216,8 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
     routed = rs["routed_rows"].to_numpy()
     act = elementwise("silu_mul", elems=routed * n_loc, in_bytes_per_elem=4.0, out_bytes_per_elem=2.0,
                       fma_per_elem=6.0, xu_per_elem=2.0, spec=spec)
-    w2, _ = _moe_grouped("moe_w2", t_loc, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0)
+    w2, _ = _moe_grouped("moe_w2", t_loc, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0,
+                         rs=rs)
     msum = elementwise("moe_sum", elems=T * H, in_bytes_per_elem=2.0 * topk / ep, out_bytes_per_elem=2.0,
                        fma_per_elem=topk / ep, xu_per_elem=0.0, spec=spec)
     align = elementwise("moe_align", elems=T * topk, in_bytes_per_elem=4.0, out_bytes_per_elem=8.0,
@@ -228,8 +230,9 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
     # envelope of that reading is a feature; the learner decides per regime which one holds.
     alt = ep > 1
     if alt.any():
-        w13b, _ = _moe_grouped("moe_w13", T, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
-        w2b, _ = _moe_grouped("moe_w2", T, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0)
+        w13b, rsb = _moe_grouped("moe_w13", T, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
+        w2b, _ = _moe_grouped("moe_w2", T, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0,
+                              rs=rsb)
         env_b = schedule(w13b, spec)["t_env_us"] + schedule(w2b, spec)["t_env_us"]
         env_a = schedule(w13, spec)["t_env_us"] + schedule(w2, spec)["t_env_us"]
         tiles["log2_ep_all_rows_over_env"] = np.where(alt, np.log2(env_b / env_a), 0.0)

@@ -38,23 +38,37 @@ def distribution_alpha(distribution: pd.Series) -> np.ndarray:
     return alpha
 
 
-def _expected_counts(tokens: float, topk: float, n_exp: int, alpha: float) -> np.ndarray:
-    """Expected tokens per local expert (length n_exp), sum = tokens*topk, each <= tokens."""
-    total = tokens * topk
-    w = np.arange(1, n_exp + 1, dtype=float) ** (-alpha)
-    w /= w.sum()
-    c = total * w
-    for _ in range(8):  # cap at `tokens` and spread the excess over the uncapped experts
-        over = c > tokens
+def _counts_matrix(tokens: np.ndarray, topk: np.ndarray, n_exp: int, alpha: np.ndarray) -> np.ndarray:
+    """Integer expected tokens per expert for cases sharing ``n_exp`` experts (cases x n_exp).
+
+    balanced: round-robin split of round(T*k) rows (the first (T*k mod E) experts get one more);
+    power law: c_e = T*k*w_e with w_e ~ rank^-alpha, capped at T (a token picks an expert at most
+    once) with the excess spread over uncapped experts, then rounded; at least one routed row.
+    """
+    total = np.maximum(np.round(tokens * topk), 1.0)[:, None]
+    ranks = np.arange(1, n_exp + 1, dtype=float)[None, :]
+    # balanced
+    base, rem = np.floor(total / n_exp), np.mod(total, n_exp)
+    bal = base + (np.arange(n_exp)[None, :] < rem)
+    # power law
+    w = ranks ** (-alpha[:, None])
+    w /= w.sum(axis=1, keepdims=True)
+    c = (tokens * topk)[:, None] * w
+    cap = tokens[:, None]
+    for _ in range(8):
+        over = c > cap
         if not over.any():
             break
-        excess = (c[over] - tokens).sum()
-        c[over] = tokens
-        free = ~over & (c < tokens)
-        if not free.any():
-            break
-        c[free] += excess * w[free] / w[free].sum()
-    return c
+        excess = np.where(over, c - cap, 0.0).sum(axis=1, keepdims=True)
+        c = np.minimum(c, cap)
+        free = c < cap
+        wf = np.where(free, w, 0.0)
+        denom = wf.sum(axis=1, keepdims=True)
+        c = c + np.divide(excess * wf, denom, out=np.zeros_like(c), where=denom > 0)
+    c = np.round(c)
+    empty = c.sum(axis=1) < 1
+    c[empty, 0] = 1.0
+    return np.where((alpha == 0.0)[:, None], bal, c)
 
 
 def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarray,
@@ -65,26 +79,21 @@ def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarra
     expansion), ``topk``, ``local_experts``, power-law ``alpha`` and the tile's ``block_m``.
     Returns columns ``routed_rows`` (sum of counts), ``padded_rows`` (sum of ceil(c_e/BM)*BM with
     integer counts), ``active_experts`` (experts with >= 1 expected token), ``max_expert_rows``.
+    Vectorized over the distinct cases, grouped by expert count.
     """
-    key = pd.DataFrame({"t": tokens, "k": topk, "e": local_experts, "a": alpha, "bm": block_m})
+    key = pd.DataFrame({"t": np.asarray(tokens, float), "k": np.asarray(topk, float),
+                        "e": np.maximum(np.round(np.asarray(local_experts, float)), 1.0),
+                        "a": np.asarray(alpha, float), "bm": np.asarray(block_m, float)})
     uniq = key.drop_duplicates().reset_index(drop=True)
     out = np.zeros((len(uniq), 4))
-    for i, (t, k, e, a, bm) in enumerate(uniq.itertuples(index=False, name=None)):
-        e_int = max(int(round(e)), 1)
-        c = _expected_counts(float(t), float(k), e_int, float(a))
-        if a == 0.0:
-            # balanced: integer round-robin split (first (T*k mod E) experts get one more)
-            tot = max(int(round(t * k)), 1)  # the kernel runs on >= 1 routed row
-            base, rem = divmod(tot, e_int)
-            c = np.full(e_int, float(base))
-            c[:rem] += 1
-        else:
-            c = np.round(c)  # expected counts -> integers; keep the total close
-            if c.sum() < 1:
-                c[0] = 1.0
-        nz = c > 0
-        padded = (np.ceil(c[nz] / bm) * bm).sum()
-        out[i] = (c.sum(), padded, nz.sum(), c.max(initial=0.0))
+    for e_val, idx in uniq.groupby("e").indices.items():
+        sub = uniq.iloc[idx]
+        c = _counts_matrix(sub["t"].to_numpy(), sub["k"].to_numpy(), int(e_val), sub["a"].to_numpy())
+        bm = sub["bm"].to_numpy()[:, None]
+        out[idx, 0] = c.sum(axis=1)
+        out[idx, 1] = (np.ceil(c / bm) * bm).sum(axis=1)
+        out[idx, 2] = (c > 0).sum(axis=1)
+        out[idx, 3] = c.max(axis=1)
     stats = pd.DataFrame(out, columns=["routed_rows", "padded_rows", "active_experts", "max_expert_rows"])
     merged = key.merge(pd.concat([uniq, stats], axis=1), on=["t", "k", "e", "a", "bm"], how="left")
     return merged[["routed_rows", "padded_rows", "active_experts", "max_expert_rows"]].reset_index(drop=True)
