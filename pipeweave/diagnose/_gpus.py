@@ -3,8 +3,8 @@
 Distance = Euclidean distance between the GPUs' spec vectors
 ``[ln sm_count, ln dram_bw_gbps, ln peak_bf16_flops, ln smem_per_sm_kib]``, each coordinate divided by
 its standard deviation over the whole GPU catalog (so that no single spec dominates because of its
-units or spread). ``nearest`` can exclude the target's own generation, as the dse protocol's
-``transfer`` reference and the ranker's neighbour evidence do.
+units or spread). ``nearest_gpus`` can exclude the target's own generation, as the dse protocol's
+``transfer`` reference does.
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ come from measured tile-config sweeps: each (GPU, shape) is one query; relevance
 1% slower, 0 = a config of the enumerated space that is not in the measured near-best set (the sweep
 found it slower than best/0.99, or did not run it). Features: :mod:`._features`.
 
+Candidate vocabulary: a config that was never within 1% of the best for any shape on any training
+GPU is almost never near-best elsewhere (on each sweep GPU, 95-100% of the shapes have a near-best
+config among the other generations' near-best configs, which are ~800 of the 3,000-3,600 feasible
+ones). ``fit(..., vocabulary=configs)`` stores that set; :meth:`restrict` keeps only candidates in it
+(all feasible configs when the vocabulary is empty or none fits). The vocabulary is saved in the stamp.
+
 Saved as an XGBoost UBJSON/JSON file whose attribute ``pipeweave_stamp`` records the schema
 version, feature list, training GPUs, parameters and library versions (same convention as
 :func:`pipeweave.model.save_model`; no pickle).
@@ -26,7 +32,7 @@ from .._errors import DataError, SchemaMismatchError
 
 __all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMMAND"]
 
-RANKER_SCHEMA = "pipeweave-diagnose-ranker/1"
+RANKER_SCHEMA = "pipeweave-diagnose-ranker/2"
 DEFAULT_RANKER_PATH = Path(__file__).resolve().parents[2] / "models" / "diagnose_ranker.ubj"
 REBUILD_COMMAND = "python -m pipeweave.diagnose.build"
 
@@ -42,7 +48,7 @@ class ConfigRanker(BaseEstimator):
     def __init__(self, objective: str = "rank:pairwise", n_estimators: int = 400, max_depth: int = 6,
                  learning_rate: float = 0.05, subsample: float = 0.8, colsample_bytree: float = 0.8,
                  min_child_weight: float = 1.0, max_bin: int = 128, pairs_per_sample: int = 8,
-                 use_evidence: bool = True, n_neighbours: int = 2, n_jobs: int = 2, random_state: int = 0) -> None:
+                 n_jobs: int = 2, random_state: int = 0) -> None:
         self.objective = objective
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -52,18 +58,13 @@ class ConfigRanker(BaseEstimator):
         self.min_child_weight = min_child_weight
         self.max_bin = max_bin
         self.pairs_per_sample = pairs_per_sample
-        self.use_evidence = use_evidence
-        self.n_neighbours = n_neighbours
         self.n_jobs = n_jobs
         self.random_state = random_state
 
     def feature_names(self) -> list[str]:
-        from ._features import RANKER_FEATURES, evidence_feature_names
+        from ._features import RANKER_FEATURES
 
-        names = list(RANKER_FEATURES)
-        if self.use_evidence:
-            names += list(evidence_feature_names(self.n_neighbours))
-        return names
+        return list(RANKER_FEATURES)
 
     def _params(self) -> dict:
         p = {"eta": float(self.learning_rate), "max_depth": int(self.max_depth), "subsample": float(self.subsample),
@@ -87,8 +88,13 @@ class ConfigRanker(BaseEstimator):
                             hint="build candidate features with pipeweave.diagnose.candidate_features")
         return X[names].to_numpy(dtype=np.float32)
 
-    def fit(self, X: pd.DataFrame, y: np.ndarray, qid: np.ndarray) -> "ConfigRanker":
+    def fit(self, X: pd.DataFrame, y: np.ndarray, qid: np.ndarray,
+            vocabulary: pd.DataFrame | None = None) -> "ConfigRanker":
+        """Fit on candidate features ``X``, grades ``y`` and query ids ``qid``; ``vocabulary``: configs
+        (tile columns) recommendations are drawn from (see module docstring)."""
         import xgboost as xgb
+
+        from ._space import CONFIG_COLUMNS
 
         names = self.feature_names()
         y = np.asarray(y, dtype=float)
@@ -101,6 +107,8 @@ class ConfigRanker(BaseEstimator):
             d = xgb.DMatrix(M, label=(y[order] >= 2).astype(float), feature_names=names, nthread=int(self.n_jobs))
         self.booster_ = xgb.train(self._params(), d, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
+        self.vocabulary_ = (np.zeros((0, 6), dtype=np.int64) if vocabulary is None else
+                            np.unique(vocabulary[list(CONFIG_COLUMNS)].to_numpy(dtype=np.int64), axis=0))
         self.n_queries_ = int(len(np.unique(qid)))
         self.n_train_rows_ = int(len(y))
         return self
@@ -111,6 +119,18 @@ class ConfigRanker(BaseEstimator):
         self._check_fitted()
         M = self._matrix(X, self.feature_names_)
         return self.booster_.predict(xgb.DMatrix(M, feature_names=self.feature_names_, nthread=int(self.n_jobs)))
+
+    def restrict(self, cand: pd.DataFrame) -> np.ndarray:
+        """Boolean mask of the candidates recommendations may come from (the vocabulary, see module doc)."""
+        from ._space import CONFIG_COLUMNS, config_key
+
+        self._check_fitted()
+        voc = getattr(self, "vocabulary_", None)
+        if voc is None or len(voc) == 0:
+            return np.ones(len(cand), dtype=bool)
+        vk = config_key(pd.DataFrame(voc, columns=list(CONFIG_COLUMNS)))
+        mask = np.isin(config_key(cand), vk)
+        return mask if mask.any() else np.ones(len(cand), dtype=bool)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "booster_"):
@@ -129,6 +149,7 @@ class ConfigRanker(BaseEstimator):
         if path.suffix not in (".ubj", ".json"):
             raise DataError(f"ranker path must end in .ubj or .json, got {str(path)!r}", hint="e.g. models/ranker.ubj")
         stamp = {"schema_version": RANKER_SCHEMA, "features": self.feature_names_, "params": self.get_params(),
+                 "vocabulary": np.asarray(getattr(self, "vocabulary_", np.zeros((0, 6))), dtype=int).tolist(),
                  "n_queries": self.n_queries_, "n_train_rows": self.n_train_rows_, "versions": _versions(),
                  **(extra or {})}
         booster = self.booster_.copy()
@@ -158,11 +179,13 @@ class ConfigRanker(BaseEstimator):
         expected = model.feature_names()
         if stamp.get("schema_version") != RANKER_SCHEMA or stamp.get("features") != expected:
             raise SchemaMismatchError(f"ranker file {str(path)!r} does not match this pipeweave "
-                                      f"(schema {stamp.get('schema_version')!r}, {len(stamp.get('features', []))} features; "
+                                      f"(schema {stamp.get('schema_version')!r}, "
+                                      f"{len(stamp.get('features', []))} features; "
                                       f"expected {RANKER_SCHEMA!r}, {len(expected)} features)",
                                       hint=f"rebuild with `{REBUILD_COMMAND}`")
         model.booster_ = booster
         model.feature_names_ = expected
+        model.vocabulary_ = np.asarray(stamp.get("vocabulary", []), dtype=np.int64).reshape(-1, 6)
         model.n_queries_ = int(stamp.get("n_queries", 0))
         model.n_train_rows_ = int(stamp.get("n_train_rows", 0))
         model.stamp_ = stamp

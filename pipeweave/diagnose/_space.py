@@ -6,10 +6,12 @@ A config is (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages) =
 Feasibility on a GPU (both checks are per CTA):
 
 * shared memory: Triton's software pipeliner keeps ``num_stages - 1`` buffers of the A and B
-  operand tiles in shared memory (the stage being consumed lives in registers), so
-  ``(num_stages - 1) * (BM*BK + BK*BN) * bytes <= smem_per_cta_kib * 1024``. This is the bound the
-  measured sweeps obey: every one of the 66,810 configs measured on the 6 sweep GPUs satisfies it,
-  while ``num_stages * (...)`` would reject configs that ran (e.g. 144 KiB on the 99 KiB A40).
+  operand tiles in shared memory on the mma.sync path (sm_80/86/89/120, and sm_90/sm_100 when
+  BLOCK_M < 64), and ``num_stages`` buffers on the wgmma/tcgen05 path (sm_90/sm_100 with
+  BLOCK_M >= 64); checked against Triton 3.9's allocation for sm_80/86/89/90a/100a/120a. So
+  ``buffers * (BM*BK + BK*BN) * bytes <= smem_per_cta_kib * 1024``. This is also the bound the
+  measured sweeps obey: every config measured on the 6 sweep GPUs satisfies it, while
+  ``num_stages * (...)`` would reject configs that ran (e.g. 144 KiB ones on the 99 KiB A40).
 * registers: the fp32 accumulator spread over the CTA's threads plus
   :data:`REG_OVERHEAD_PER_THREAD` for addresses must fit in :data:`MAX_REGS_PER_THREAD` (255 on
   every CUDA GPU since sm_50) and the CTA's registers in ``regs_per_sm``:
@@ -26,7 +28,8 @@ import pandas as pd
 
 from .._errors import DataError
 
-__all__ = ["CONFIG_VALUES", "CONFIG_COLUMNS", "MAX_REGS_PER_THREAD", "REG_OVERHEAD_PER_THREAD", "config_space",
+__all__ = ["config_vocabulary", "CONFIG_VALUES", "CONFIG_COLUMNS", "MAX_REGS_PER_THREAD", "REG_OVERHEAD_PER_THREAD",
+           "config_space",
            "smem_bytes", "acc_regs_per_thread", "config_fits", "config_key", "format_config", "enumerate_configs"]
 
 #: Tile-plan columns, in the order of ``--config BM,BN,BK,GM,WARPS,STAGES``.
@@ -66,11 +69,27 @@ def enumerate_configs(values: Mapping[str, Sequence[int]] | None = None) -> pd.D
     return pd.DataFrame(grid, columns=list(CONFIG_COLUMNS), dtype=float)
 
 
-def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16") -> np.ndarray:
-    """Shared memory one CTA needs: (num_stages - 1) operand buffers of (BM*BK + BK*BN) elements."""
+def _arch_of(spec: object) -> float | np.ndarray | None:
+    if spec is None:
+        return None
+    if isinstance(spec, (int, float, np.integer, np.floating, np.ndarray, list, tuple, pd.Series)):
+        return np.asarray(spec, dtype=float)
+    return float(spec.sm_arch)
+
+
+def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16", spec: object = None) -> np.ndarray:
+    """Shared memory one CTA needs: operand buffers x (BM*BK + BK*BN) elements x bytes.
+
+    ``spec``: the GPU (a GPUSpec, or its ``sm_arch`` as a number or per-row array) - it decides the buffer count
+    (``num_stages`` on the sm_90/sm_100 wgmma path with BLOCK_M >= 64, else ``num_stages - 1``);
+    without it ``num_stages - 1`` is assumed.
+    """
     b = _bytes_of(dtype)
     bm, bn, bk, st = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "block_k", "num_stages"))
-    return np.maximum(st - 1.0, 1.0) * (bm * bk + bk * bn) * b
+    arch = _arch_of(spec)
+    full = np.zeros(bm.shape, dtype=bool) if arch is None else (arch >= 90) & (arch < 120) & (bm >= 64)
+    buffers = np.where(full, st, np.maximum(st - 1.0, 1.0))
+    return buffers * (bm * bk + bk * bn) * b
 
 
 def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object]) -> np.ndarray:
@@ -81,7 +100,7 @@ def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object]) -> np.ndarray:
 
 def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: object, dtype: str = "bfloat16") -> np.ndarray:
     """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec) by shared memory and registers."""
-    smem_ok = smem_bytes(cfg, dtype) <= float(spec.smem_per_cta_kib) * 1024.0
+    smem_ok = smem_bytes(cfg, dtype, spec) <= float(spec.smem_per_cta_kib) * 1024.0
     regs = acc_regs_per_thread(cfg)
     threads = 32.0 * np.asarray(cfg["num_warps"], dtype=float)
     regs_ok = (regs <= MAX_REGS_PER_THREAD) & (regs * threads <= float(spec.regs_per_sm))
@@ -105,7 +124,7 @@ def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
     cfg = enumerate_configs(values)
     ok = config_fits(cfg, spec, dtype)
     out = cfg[ok].reset_index(drop=True)
-    out["smem_kib"] = smem_bytes(out, dtype) / 1024.0
+    out["smem_kib"] = smem_bytes(out, dtype, spec) / 1024.0
     out["regs_per_thread"] = acc_regs_per_thread(out)
     if out.empty:
         raise DataError(f"no tile config fits {spec.name} ({spec.smem_per_cta_kib} KiB shared memory per CTA)",
@@ -127,3 +146,10 @@ def format_config(cfg: Mapping[str, object] | Sequence[float]) -> str:
     vals = [cfg[c] for c in CONFIG_COLUMNS] if isinstance(cfg, Mapping) or hasattr(cfg, "index") and not \
         isinstance(cfg, (list, tuple, np.ndarray)) else list(cfg)
     return ",".join(str(int(round(float(v)))) for v in vals)
+
+
+def config_vocabulary(sweeps: pd.DataFrame, flag: str = "in_dse_99") -> pd.DataFrame:
+    """Distinct configs that were near-best (``flag``, default: within 1% of the best) in measured sweeps."""
+    rows = sweeps[sweeps[flag].fillna(False).astype(bool)] if flag in sweeps.columns else sweeps
+    out = rows[list(CONFIG_COLUMNS)].drop_duplicates().sort_values(list(CONFIG_COLUMNS)).reset_index(drop=True)
+    return out.astype(float)

@@ -1,0 +1,59 @@
+"""Diagnose Triton kernels: performance ceiling, binding pipe, ranked tile configs, and the dse protocol.
+
+>>> from pipeweave.diagnose import diagnose, config_space                       # doctest: +SKIP
+>>> diagnose({"gpu": "H100", "family": "moe_w13", "dtype": "bfloat16", "num_tokens": 512,
+...           "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536,
+...           "block_m": 64, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4,
+...           "num_stages": 3}, measured_us=123.4)["recommendations"][0]        # doctest: +SKIP
+
+* :func:`config_space` - feasible (BM, BN, BK, GROUP_M, warps, stages) of a GPU (shared memory, registers);
+* :class:`ConfigRanker` - learning-to-rank model over configs of one (shape, GPU);
+* :class:`CeilingModel` - learned latency of the best config, floored at the analytical minimum;
+* :func:`diagnose` - one launch: predicted latency, ceiling, headroom, binding pipe, pipe
+  utilizations and the top-k configs with predicted speedups;
+* :func:`diagnose_kernel` - the same questions for a user's own Triton kernel (SASS front-end);
+* :func:`run_dse_protocol` - leave-one-generation-out validation on the moe_dse sweeps.
+
+Shipped models (``models/diagnose_{ranker,ceiling,latency}.ubj``) are rebuilt with
+``python -m pipeweave.diagnose.build``.
+"""
+
+from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, best_per_shape, fit_latency_model
+from ._diagnose import TUNABLE_FAMILIES, DiagnoseModels, diagnose
+from ._dse import METHODS, DseFold, dse_folds, fold_training_frames, run_dse_protocol, split_dse_profiles
+from ._features import RANKER_FEATURES, candidate_features
+from ._gpus import gpu_distance, nearest_gpus
+from ._kernel import diagnose_kernel
+from ._ranker import DEFAULT_RANKER_PATH, REBUILD_COMMAND, ConfigRanker
+from ._space import CONFIG_COLUMNS, CONFIG_VALUES, config_fits, config_space, format_config, smem_bytes
+
+__all__ = [
+    "config_space",
+    "config_fits",
+    "smem_bytes",
+    "format_config",
+    "CONFIG_COLUMNS",
+    "CONFIG_VALUES",
+    "ConfigRanker",
+    "CeilingModel",
+    "DiagnoseModels",
+    "diagnose",
+    "diagnose_kernel",
+    "run_dse_protocol",
+    "dse_folds",
+    "DseFold",
+    "fold_training_frames",
+    "split_dse_profiles",
+    "candidate_features",
+    "best_per_shape",
+    "fit_latency_model",
+    "nearest_gpus",
+    "gpu_distance",
+    "RANKER_FEATURES",
+    "TUNABLE_FAMILIES",
+    "METHODS",
+    "DEFAULT_RANKER_PATH",
+    "DEFAULT_CEILING_PATH",
+    "DEFAULT_LATENCY_PATH",
+    "REBUILD_COMMAND",
+]

@@ -1,0 +1,99 @@
+"""`pipeweave diagnose` end to end through pipeweave.cli.main.main (shipped models), and its errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeweave.cli.main import main
+
+LAUNCH = ["--gpu", "H100", "--family", "moe_w13", "--num-tokens", "512", "--num-experts", "64", "--topk", "8",
+          "--hidden-size", "4096", "--inter-size", "1536"]
+
+
+def test_cli_json_fields(capsys, shipped_models):
+    rc = main(["diagnose", *LAUNCH, "--config", "64,64,32,8,4,3", "--measured-us", "123.4", "--top", "3", "--json"])
+    assert rc == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert {"predicted_us", "ceiling_us", "headroom", "bound_pipe", "recommendations", "pipe_utilization"} <= set(obj)
+    assert obj["predicted_us"] > 0 and obj["ceiling_us"] > 0
+    assert obj["headroom"] == pytest.approx(123.4 / obj["ceiling_us"])
+    assert obj["ceiling_us"] >= obj["lower_bound_us"]
+    assert len(obj["recommendations"]) == 3
+    for r in obj["recommendations"]:
+        assert {"config", "predicted_us", "speedup"} <= set(r)
+        assert r["speedup"] == pytest.approx(obj["predicted_us"] / r["predicted_us"])
+
+
+def test_cli_text_output(capsys, shipped_models):
+    rc = main(["diagnose", *LAUNCH, "--top", "2"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "ceiling" in out and "bound pipe" in out and "top 2 configs" in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    ([*LAUNCH, "--config", "64,64,32"], "6 positive integers"),
+    ([*LAUNCH, "--config", "64,64,x,8,4,3"], "is not 6 integers"),
+    (["--gpu", "NoSuchGPU-9000", "--family", "moe_w13", "--num-tokens", "4"], "NoSuchGPU-9000"),
+    (["--family", "moe_w13"], "needs --gpu"),
+    (["--gpu", "H100"], "needs --family"),
+    ([*LAUNCH, "--measured-us", "0"], "positive"),
+    (["--gpu", "H100", "--family", "gemm", "--m", "128"], "needs"),
+])
+def test_cli_errors(capsys, shipped_models, argv, needle):
+    rc = main(["diagnose", *argv, "--json"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "pipeweave diagnose: error:" in err and needle in err
+
+
+def test_kernel_without_triton(capsys, monkeypatch, tmp_path):
+    from pipeweave import CompileError
+    from pipeweave.frontend.sass import _compile
+
+    def no_triton():
+        raise CompileError("the SASS front-end needs Triton, which is not importable (No module named 'triton')",
+                           hint="pip install 'pipeweave[sass]'")
+
+    monkeypatch.setattr(_compile, "import_triton", no_triton)
+    k = tmp_path / "k.py"
+    k.write_text("x = 1\n")
+    rc = main(["diagnose", "--gpu", "A100", "--kernel", f"{k}:add", "--config", "1,1024,1,1,4,1"])
+    assert rc == 2
+    assert "needs Triton" in capsys.readouterr().err
+
+
+@pytest.mark.triton
+def test_kernel_compile_failure(capsys, tmp_path):
+    pytest.importorskip("triton")
+    k = tmp_path / "bad_kernel.py"
+    k.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\ndef bad(x_ptr, BLOCK: tl.constexpr):\n"
+                 "    offs = tl.arange(0, BLOCK)\n    tl.store(x_ptr + offs, undefined_name)\n")
+    rc = main(["diagnose", "--gpu", "A100", "--kernel", f"{k}:bad", "--config", "1,1024,1,1,4,1",
+               "--signature", "x_ptr=*fp32,BLOCK=1024", "--grid", "4"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "could not compile" in err
+    rc = main(["diagnose", "--gpu", "A100", "--kernel", f"{k}:missing", "--config", "1,1024,1,1,4,1"])
+    assert rc == 2
+    assert "defines no 'missing'" in capsys.readouterr().err
+
+
+@pytest.mark.triton
+def test_kernel_diagnosis(capsys, tmp_path):
+    pytest.importorskip("triton")
+    k = tmp_path / "scale_kernel.py"
+    k.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                 "def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n"
+                 "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    m = offs < n\n"
+                 "    x = tl.load(x_ptr + offs, mask=m)\n    tl.store(y_ptr + offs, tl.exp(x) * 2.0, mask=m)\n")
+    rc = main(["diagnose", "--gpu", "A100", "--kernel", f"{k}:scale", "--config", "1,1024,1,1,4,1",
+               "--signature", "x_ptr=*fp32,y_ptr=*fp32,n=1048576,BLOCK=1024", "--grid", "1024",
+               "--measured-us", "20", "--json"])
+    assert rc == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["ceiling_us"] > 0 and obj["headroom"] == pytest.approx(20 / obj["ceiling_us"])
+    assert obj["bound_pipe"] in obj["pipe_times_us"]
+    assert obj["recommendations"] == []

@@ -1,0 +1,84 @@
+"""diagnose(): headroom, speedup and utilization arithmetic (stub models with known outputs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeweave import DataError
+from pipeweave.diagnose import DiagnoseModels, diagnose
+from pipeweave.frontend import featurize
+
+ROW = {"gpu": "H100", "family": "moe_w13", "dtype": "bfloat16", "source": "pipeweave", "num_tokens": 512,
+       "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536, "moe_tp_size": 1, "moe_ep_size": 1,
+       "distribution": "balanced", "block_m": 64, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4,
+       "num_stages": 3}
+
+
+class _Ranker:
+    def decision_function(self, X):  # prefer the smallest analytical envelope
+        return -X["q_log_env_rel"].to_numpy(dtype=float)
+
+
+class _Ceiling:
+    def __init__(self, value):
+        self.value = value
+
+    def predict(self, rows):
+        return np.full(len(rows), self.value)
+
+
+class _Latency:
+    def predict(self, x):
+        return 2.0 * x["t_env_us"].to_numpy(dtype=float)
+
+
+def _models(ceiling=40.0):
+    return DiagnoseModels(ranker=_Ranker(), ceiling=_Ceiling(ceiling), latency=_Latency())
+
+
+def test_headroom_speedup_utilization():
+    import pandas as pd
+
+    res = diagnose(ROW, measured_us=123.4, top=3, models=_models())
+    f = featurize(pd.DataFrame([{**ROW, "gpu": "H100-SXM"}])).iloc[0]
+    assert res["predicted_us"] == pytest.approx(2.0 * f["t_env_us"])
+    ceiling = max(40.0, f["t_lower_us"])
+    assert res["ceiling_us"] == pytest.approx(ceiling)
+    assert res["headroom"] == pytest.approx(123.4 / ceiling)
+    assert res["headroom_pct"] == pytest.approx(100.0 * (1.0 - ceiling / 123.4))
+    assert res["bound_pipe"] == f["bound_pipe"]
+    for p, u in res["pipe_utilization"].items():
+        assert u == pytest.approx(f[f"t_chip_{p}_us"] / 123.4)
+    recs = res["recommendations"]
+    assert [r["rank"] for r in recs] == [1, 2, 3]
+    for r in recs:
+        assert r["speedup"] == pytest.approx(res["predicted_us"] / r["predicted_us"])
+        assert r["speedup_vs_measured"] == pytest.approx(123.4 / r["predicted_us"])
+        assert len(r["config"].split(",")) == 6
+    assert res["config"] == "64,64,32,8,4,3" and res["config_origin"] == "recorded"
+    assert res["gpu"] == "H100-SXM"
+
+
+def test_without_measurement_and_floor():
+    res = diagnose(ROW, top=1, models=_models(ceiling=1e-6))
+    assert res["headroom"] is None and res["measured_us"] is None
+    assert res["utilization_basis"] == "predicted"
+    assert res["ceiling_us"] == pytest.approx(res["lower_bound_us"])  # floored at the analytical minimum
+    assert res["predicted_headroom"] == pytest.approx(res["predicted_us"] / res["ceiling_us"])
+
+
+def test_default_config_when_none_given():
+    row = {k: v for k, v in ROW.items() if k not in ("block_m", "block_n", "block_k", "group_m", "num_warps",
+                                                       "num_stages")}
+    res = diagnose(row, top=1, models=_models())
+    assert res["config"] == "64,64,64,16,4,3" and res["config_origin"] == "default"  # M=512 > E=64
+
+
+def test_bad_inputs():
+    with pytest.raises(DataError, match="measured"):
+        diagnose(ROW, measured_us=-1.0, models=_models())
+    with pytest.raises(DataError, match="top"):
+        diagnose(ROW, top=0, models=_models())
+    with pytest.raises(DataError, match="tile-config space"):
+        diagnose({**ROW, "family": "attention_context"}, models=_models())

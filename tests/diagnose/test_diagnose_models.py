@@ -1,0 +1,56 @@
+"""ConfigRanker / CeilingModel on a small slice of the real sweeps: fit, save/load round trip, stamp checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeweave import DataError, SchemaMismatchError
+from pipeweave.diagnose import CeilingModel, ConfigRanker, best_per_shape, candidate_features
+from pipeweave.diagnose._dse import DSE_SHAPE_COLUMNS, candidate_labels
+from pipeweave.diagnose._space import config_vocabulary
+
+
+@pytest.fixture(scope="module")
+def small(dse_frames):
+    sweeps, _ = dse_frames
+    s = sweeps[(sweeps["gpu"] == "H20") & sweeps["num_tokens"].isin([16.0, 1024.0]) & (sweeps["num_experts"] == 64)]
+    shapes = s.drop_duplicates(list(DSE_SHAPE_COLUMNS))[
+        ["source", "gpu", "generation", "family", "dtype", "distribution", *DSE_SHAPE_COLUMNS]].reset_index(drop=True)
+    cand, feat = candidate_features(shapes)
+    return s, cand, feat, candidate_labels(cand, s)
+
+
+def test_ranker_round_trip(small, tmp_path):
+    s, cand, feat, lab = small
+    assert (lab >= 2).sum() == s["in_dse_99"].sum()  # every measured near-best config is a candidate
+    vocab = config_vocabulary(s)
+    r = ConfigRanker(n_estimators=8, max_depth=3).fit(feat, lab, cand["query"].to_numpy(), vocabulary=vocab)
+    path = r.save(tmp_path / "ranker.ubj")
+    r2 = ConfigRanker.load(path)
+    np.testing.assert_allclose(r2.decision_function(feat), r.decision_function(feat), rtol=1e-6)
+    assert len(r2.vocabulary_) == len(vocab)
+    mask = r2.restrict(cand)
+    assert mask.sum() == np.isin(cand["config_key"], cand.loc[lab >= 2, "config_key"]).sum()
+
+
+def test_ranker_load_errors(tmp_path):
+    import xgboost as xgb
+
+    with pytest.raises(DataError, match="not found"):
+        ConfigRanker.load(tmp_path / "missing.ubj")
+    bst = xgb.train({"nthread": 1}, xgb.DMatrix(np.zeros((4, 1)), label=np.zeros(4)), 1)
+    bst.save_model(str(tmp_path / "plain.ubj"))
+    with pytest.raises(SchemaMismatchError, match="stamp"):
+        ConfigRanker.load(tmp_path / "plain.ubj")
+
+
+def test_ceiling_model_fit_predict_save(small, tmp_path):
+    s, cand, feat, lab = small
+    best = best_per_shape(s)
+    assert len(best) == cand["query"].nunique()
+    m = CeilingModel(n_estimators=10).fit(s)
+    pred = m.predict(best)
+    assert pred.shape == (len(best),) and (pred > 0).all()
+    m2 = CeilingModel.load(m.save(tmp_path / "ceiling.ubj"))
+    np.testing.assert_allclose(m2.predict(best), pred, rtol=1e-6)
