@@ -51,7 +51,11 @@ def shape_hash(df: pd.DataFrame, family: str | None = None) -> np.ndarray:
     cols = ["gpu", "dtype", "family"]
     for f in fams:
         cols += [c for c in SHAPE_COLUMNS.get(f, ()) if c not in cols]
-    cols = [c for c in cols if c in df.columns]
+    return _hash_columns(df, [c for c in cols if c in df.columns])
+
+
+def _hash_columns(df: pd.DataFrame, cols: list[str]) -> np.ndarray:
+    """uint64 hash of each row over ``cols`` (numbers as float64 with NaN -> -1, the rest as str)."""
     frame = df[cols].copy()
     for c in cols:
         if frame[c].dtype.kind in "fiu":
@@ -140,13 +144,7 @@ def _shape_only_hash(df: pd.DataFrame) -> np.ndarray:
     """uint64 hash of each row's (dtype, family, shape) - the same shape on every GPU hashes the same."""
     fam = df["family"].astype(str).iloc[0]
     cols = ["dtype", "family", *[c for c in SHAPE_COLUMNS.get(fam, ()) if c in df.columns]]
-    frame = df[cols].copy()
-    for c in cols:
-        if frame[c].dtype.kind in "fiu":
-            frame[c] = frame[c].astype(np.float64).fillna(-1.0)
-        else:
-            frame[c] = frame[c].astype(str)
-    return pd.util.hash_pandas_object(frame, index=False).to_numpy()
+    return _hash_columns(df, cols)
 
 
 def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
