@@ -39,8 +39,8 @@ examples:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
   pipeweave predict --gpu B300 --family gemm --dtype bfloat16 --m 8192 --n 8192 --k 8192
   pipeweave evaluate --protocol logo --out experiments/logo
-  pipeweave diagnose --gpu H100 --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 \\
-      --hidden-size 4096 --inter-size 1536 --config 64,64,32,8,4,3 --measured-us 123.4
+  pipeweave diagnose --gpu H100 --family moe_w13 --num-tokens 4096 --num-experts 64 --topk 8 \\
+      --hidden-size 3584 --inter-size 2560 --config 64,64,64,16,4,3 --measured-us 2321.0
 
 data: --data DIR or $PIPEWEAVE_DATA (default ../shared/datasets next to the repository).
 """
