@@ -7,7 +7,6 @@ import json
 import sys
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .._errors import DataError
@@ -120,14 +119,14 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
 
 
 def print_json(obj: Any) -> None:
+    """Print ``obj`` as JSON (numpy values via the same conversion as the file writers; else str)."""
+    from .._io import _json_default
+
     def default(o: Any) -> Any:
-        if isinstance(o, (np.integer,)):
-            return int(o)
-        if isinstance(o, (np.floating,)):
-            return None if not np.isfinite(o) else float(o)
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        return str(o)
+        try:
+            return _json_default(o)
+        except TypeError:
+            return str(o)
 
     json.dump(obj, sys.stdout, indent=2, default=default)
     sys.stdout.write("\n")

@@ -131,23 +131,14 @@ def load_eval_frame(data: object = None, families: Sequence[str] | None = None, 
         print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)
     t1 = time.perf_counter()
     frame, drops = prepare_training_frame(df)
-    if sass:
-        frame = _attach_sass(frame)
+    if sass:  # Triton families only: cuBLAS/attention rows get NaN (no Triton SASS describes them)
+        from ..model._features import attach_sass_features
+
+        frame = attach_sass_features(frame)
     if verbose:
         print(f"featurized {len(frame):,} rows in {time.perf_counter() - t1:.1f}s "
               f"({int(drops['rows'].sum()) if len(drops) else 0} physically impossible rows dropped)", flush=True)
     return frame, drops, fp
-
-
-def _attach_sass(frame: pd.DataFrame) -> pd.DataFrame:
-    """Merge the shipped SASS instruction-mix features (``sass_*``) by tile plan, dtype and arch.
-
-    Only the Triton families (``moe_w13``, ``fused_moe``) get them: the cuBLAS GEMM rows were not
-    produced by a Triton kernel, so a Triton GEMM's mix would describe another program.
-    """
-    from ..model._features import attach_sass_features
-
-    return attach_sass_features(frame)
 
 
 def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, methods: Sequence[str] | None = None,

@@ -115,19 +115,22 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:
         """Raw model output: predicted log(latency / t_env_us) per row."""
+        self._check_fitted()
+        return self._log_ratio(self._prepare(df))
+
+    def _log_ratio(self, prepared: pd.DataFrame) -> np.ndarray:
         import xgboost as xgb
 
         from ._features import design_matrix
 
-        self._check_fitted()
-        df = self._prepare(df)
-        X = design_matrix(df, self.feature_names_)
+        X = design_matrix(prepared, self.feature_names_)
         return self.booster_.predict(xgb.DMatrix(X, feature_names=self.feature_names_, nthread=int(self.n_jobs)))
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
         """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``."""
-        df = self._prepare(df)
-        pred = df["t_env_us"].to_numpy(dtype=float) * np.exp(self.predict_log_ratio(df))
+        self._check_fitted()
+        df = self._prepare(df)  # featurize (and attach SASS) once
+        pred = df["t_env_us"].to_numpy(dtype=float) * np.exp(self._log_ratio(df))
         return np.maximum(pred, df["t_lower_us"].to_numpy(dtype=float))
 
     def _check_fitted(self) -> None:
