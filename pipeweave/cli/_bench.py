@@ -19,13 +19,17 @@ example:
 """
 
 _WHAT = ("featurize", "train", "predict", "cli")
+_PREDICT_GPUS = ("B300", "H200-SXM", "L40S")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument("--what", nargs="+", choices=_WHAT, default=list(_WHAT))
     p.add_argument("--out", default="experiments/bench", metavar="DIR")
-    p.add_argument("--predict-rows", type=int, default=200_000, help="rows for the batch prediction benchmark")
+    p.add_argument("--predict-gpus", nargs="+", default=list(_PREDICT_GPUS), metavar="GPU",
+                   help="GPUs of the batch prediction benchmark: every bf16 gemm and fused_moe shape of the shared "
+                        f"data on each (default {' '.join(_PREDICT_GPUS)}: distinct rows, three architecture classes)")
+    p.add_argument("--repeats", type=int, default=3, help="timed repetitions; the median is reported")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,10 +70,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"featurize: {len(df):,} rows in {dt:.1f}s", flush=True)
     if "train" in args.what:
         from ..model import PipeweaveRegressor
-        from ..model._training import prepare_training_frame
+        from ..model._training import cap_rows, prepare_training_frame
+        from ._train import DEFAULT_MAX_ROWS_PER_GROUP
 
         t = time.perf_counter()
-        frame, _ = prepare_training_frame(df)
+        # the rows `pipeweave train` uses by default (seeded cap per GPU, family, dtype, source)
+        frame, _ = prepare_training_frame(cap_rows(df, DEFAULT_MAX_ROWS_PER_GROUP))
         t_feat = time.perf_counter() - t
         model = _default_model()
         t = time.perf_counter()
@@ -88,16 +94,26 @@ def run(args: argparse.Namespace) -> int:
         for fam in ("gemm", "fused_moe"):
             sub = df[(df["family"] == fam) & (df["dtype"] == "bfloat16") & (df["source"] == "aiconfigurator")]
             shapes.append(sub.drop_duplicates(subset=list(FAMILY_KEY_COLUMNS[fam])))
-        b300 = pd.concat(shapes, ignore_index=True).drop(columns=["latency_us"]).assign(gpu="B300",
-                                                                                          generation="blackwell")
-        reps = max(1, int(np.ceil(args.predict_rows / len(b300))))
-        batch = pd.concat([b300] * reps, ignore_index=True)
-        t = time.perf_counter()
-        pred = model.predict(batch)
-        dt = time.perf_counter() - t
-        first = pred[: len(b300)]
+        base = pd.concat(shapes, ignore_index=True).drop(columns=["latency_us", "generation"], errors="ignore")
+        b300 = base.assign(gpu="B300")
+        gpus = list(dict.fromkeys(args.predict_gpus))
+        batch = pd.concat([base.assign(gpu=g) for g in gpus], ignore_index=True)  # distinct (shape, GPU) rows
+        times = []
+        for _ in range(max(1, args.repeats)):
+            t = time.perf_counter()
+            pred = model.predict(batch)
+            times.append(time.perf_counter() - t)
+        dt = float(np.median(times))
+        if "B300" in gpus:  # B300 coverage: its block of the batch
+            i = gpus.index("B300")
+            first = pred[i * len(base):(i + 1) * len(base)]
+        else:
+            first = model.predict(b300)
         res["predict"] = {"rows": int(len(batch)), "seconds": round(dt, 2), "rows_per_s": round(len(batch) / dt),
-                          "what": "featurize + XGBoost predict, every bf16 gemm and fused_moe shape on B300"}
+                          "runs_s": [round(x, 2) for x in times], "gpus": gpus,
+                          "what": "featurize + XGBoost predict of every bf16 gemm and fused_moe shape of the shared "
+                                  f"data on {', '.join(gpus)} (distinct rows; median of {len(times)} runs)",
+                          "model_trees": int(model.booster_.num_boosted_rounds())}
         res["b300_coverage"] = {
             "gemm_bf16_shapes": int((b300["family"] == "gemm").sum()),
             "fused_moe_bf16_shapes": int((b300["family"] == "fused_moe").sum()),
@@ -132,8 +148,10 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"| train default model | {res['train']['rows']:,} rows: featurize {res['train']['featurize_s']} s, "
                      f"fit {res['train']['fit_s']} s |")
     if "predict" in res:
-        lines.append(f"| batch predict (incl. featurization) | {res['predict']['rows_per_s']:,} rows/s "
-                     f"({res['predict']['rows']:,} rows) |")
+        pr = res["predict"]
+        lines.append(f"| batch predict (incl. featurization) | {pr['rows_per_s']:,} rows/s ({pr['rows']:,} distinct rows: "
+                     f"bf16 gemm + fused_moe shapes on {', '.join(pr.get('gpus', ['B300']))}; "
+                     f"{pr.get('model_trees', '?')}-tree model) |")
     if "b300_coverage" in res:
         c = res["b300_coverage"]
         lines.append(f"| B300 from its spec sheet | {c['predicted_finite_positive']:,} of "

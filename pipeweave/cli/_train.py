@@ -17,6 +17,10 @@ example:
 """
 
 
+#: seeded cap on training rows per (GPU, family, dtype, source) of the default model
+DEFAULT_MAX_ROWS_PER_GROUP = 10_000
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument("--families", nargs="+", metavar="FAMILY", help="train on these families only (default: all)")
@@ -24,8 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exclude-gpu", nargs="+", default=[], metavar="NAME", help="leave these GPUs out")
     p.add_argument("--exclude-generation", nargs="+", default=[], metavar="GEN",
                    choices=["ampere", "ada", "hopper", "blackwell"], help="leave these generations out")
-    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the tuned default)")
-    p.add_argument("--max-rows-per-group", type=int, default=10_000, metavar="N",
+    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default 200; see experiments/model_size)")
+    p.add_argument("--max-rows-per-group", type=int, default=DEFAULT_MAX_ROWS_PER_GROUP, metavar="N",
                    help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
                         "(default 10000; 0 = all rows)")
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")

@@ -27,7 +27,13 @@ import numpy as np
 
 from . import _constants as C
 
-__all__ = ["KernelDemand", "schedule", "combine_schedules", "occupancy", "PIPES"]
+__all__ = ["KernelDemand", "schedule", "envelope_us", "combine_schedules", "occupancy", "PIPES"]
+
+#: GPU spec columns that :func:`occupancy` and :func:`schedule` read.
+SCHEDULE_SPEC_KEYS: tuple[str, ...] = (
+    "sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
+    "smem_bw_bytes_per_clk_per_sm", "smem_per_sm_kib", "regs_per_sm", "max_warps_per_sm", "max_ctas_per_sm",
+    "l2_mib", "l2_bw_gbps", "dram_bw_gbps")
 
 #: Pipe names shared with the SASS front-end and the model.
 PIPES: tuple[str, ...] = ("tensor", "fma", "alu", "xu", "smem", "l2", "dram")
@@ -65,7 +71,9 @@ class KernelDemand:
         for f in fields(self):
             if f.name in ("name", "extra"):
                 continue
-            v = np.broadcast_to(np.asarray(getattr(self, f.name), dtype=float), (n,)).copy()
+            v = np.asarray(getattr(self, f.name), dtype=float)
+            if v.shape != (n,):  # broadcast scalars; full columns are used as they are (no copy)
+                v = np.broadcast_to(v, (n,)).copy()
             setattr(self, f.name, v)
         self.grid_ctas = np.maximum(self.grid_ctas, 1.0)
         self.iters = np.maximum(self.iters, 1.0)
@@ -98,38 +106,34 @@ def occupancy(threads: np.ndarray, smem_cta_bytes: np.ndarray, regs_per_thread: 
 
 
 def _occupancy(kd: KernelDemand, spec: dict[str, np.ndarray]) -> np.ndarray:
+    known = kd.extra.get("ctas_per_sm")  # builders that already needed it (tiled_matmul) keep it
+    if known is not None:
+        return known
     return occupancy(kd.threads, kd.smem_cta_bytes, kd.regs_per_thread, spec)
 
 
 def schedule(kd: KernelDemand, spec: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Times (us) and scheduling quantities of one kernel on the GPUs in ``spec`` (per-row columns)."""
+    return _schedule(kd, spec, envelope_only=False)
+
+
+def envelope_us(kd: KernelDemand, spec: dict[str, np.ndarray]) -> np.ndarray:
+    """Only the envelope latency ``t_env_us`` of :func:`schedule` (the same formulas, fewer outputs);
+    used where many candidate plans are compared (the cuBLAS-like tile heuristic)."""
+    return _schedule(kd, spec, envelope_only=True)["t_env_us"]
+
+
+def _schedule(kd: KernelDemand, spec: dict[str, np.ndarray], envelope_only: bool) -> dict[str, np.ndarray]:
     S = spec["sm_count"]
     f = spec["sm_clock_mhz"]  # cycles per microsecond
     G = kd.grid_ctas
     p = _occupancy(kd, spec)
-    waves = np.ceil(G / (S * p))
     busiest = np.ceil(G / S)
     active = np.minimum(G, S)
-    tot = kd.total
-
-    chip_rate = {  # per microsecond, whole chip
-        "tensor": kd.tensor_rate * S * f,
-        "fma": spec["fp32_lanes_per_sm"] * S * f,
-        "alu": spec["alu_lanes_per_sm"] * S * f,
-        "xu": spec["sfu_ops_per_clk_per_sm"] * S * f,
-        "smem": spec["smem_bw_bytes_per_clk_per_sm"] * S * f,
-        "l2": spec["l2_bw_gbps"] * 1e3,  # GB/s -> bytes/us
-        "dram": spec["dram_bw_gbps"] * 1e3,
-    }
-    out: dict[str, np.ndarray] = {}
-    for pipe in PIPES:
-        out[f"t_chip_{pipe}_us"] = tot[pipe] / chip_rate[pipe]
-
-    # busiest SM: c* CTAs serialized on its pipes; memory at its share of the chip bandwidth
-    l2_share = np.minimum(chip_rate["l2"] / active, C.SM_L2_BYTES_PER_CLK * f)
-    dram_frac = np.clip(tot["dram"] / np.maximum(tot["l2"], 1.0), 0.0, 1.0)
-    dram_share = chip_rate["dram"] / active
     it = kd.iters
+
+    l2_rate = spec["l2_bw_gbps"] * 1e3  # GB/s -> bytes/us, whole chip
+    dram_rate = spec["dram_bw_gbps"] * 1e3
     per_cta = {
         "tensor": it * kd.tensor_flop_it,
         "fma": it * kd.fma_it + kd.fma_cta,
@@ -138,17 +142,24 @@ def schedule(kd: KernelDemand, spec: dict[str, np.ndarray]) -> dict[str, np.ndar
         "smem": it * kd.smem_bytes_it,
         "l2": it * kd.load_bytes_it + kd.load_bytes_cta,
     }
-    sm_rate = {
+    sm_rate = {  # per microsecond, one SM
         "tensor": kd.tensor_rate * f,
         "fma": spec["fp32_lanes_per_sm"] * f,
         "alu": spec["alu_lanes_per_sm"] * f,
         "xu": spec["sfu_ops_per_clk_per_sm"] * f,
         "smem": spec["smem_bw_bytes_per_clk_per_sm"] * f,
-        "l2": l2_share,
     }
+    # busiest SM: c* CTAs serialized on its pipes; memory at its share of the chip bandwidth
+    l2_share = np.minimum(l2_rate / active, C.SM_L2_BYTES_PER_CLK * f)
+    sm_rate["l2"] = l2_share
+    l2_total = G * (per_cta["l2"] + kd.store_bytes_cta)
+    dram_frac = np.clip(kd.dram_bytes / np.maximum(l2_total, 1.0), 0.0, 1.0)
+    out: dict[str, np.ndarray] = {}
     for pipe, work in per_cta.items():
         out[f"t_sm_{pipe}_us"] = busiest * work / sm_rate[pipe]
-    out["t_sm_dram_us"] = busiest * (per_cta["l2"] + kd.store_bytes_cta) * dram_frac / dram_share
+    out["t_sm_dram_us"] = busiest * (per_cta["l2"] + kd.store_bytes_cta) * dram_frac / (dram_rate / active)
+    out["t_chip_l2_us"] = l2_total / l2_rate
+    out["t_chip_dram_us"] = kd.dram_bytes / dram_rate
 
     conc = np.minimum(p, busiest)
     lat_us = C.DRAM_LATENCY_CYCLES / f
@@ -160,10 +171,19 @@ def schedule(kd: KernelDemand, spec: dict[str, np.ndarray]) -> dict[str, np.ndar
     load_it_time = kd.load_bytes_it * conc / l2_share
     fill = waves_busiest * (lat_us + np.maximum(kd.stages - 1.0, 0.0) * load_it_time)
     epi = waves_busiest * kd.store_bytes_cta * conc / l2_share
+    out["t_env_us"] = C.LAUNCH_US + fill + steady + epi
+    if envelope_only:
+        return out
+
+    tot = kd.total
+    for pipe, rate in sm_rate.items():  # chip totals at the whole chip's rate
+        if pipe != "l2":
+            out[f"t_chip_{pipe}_us"] = tot[pipe] / (rate * S)
+    out = {**{f"t_chip_{p_}_us": out[f"t_chip_{p_}_us"] for p_ in PIPES}, **out}
+    waves = np.ceil(G / (S * p))
     out["t_fill_us"] = fill
     out["t_epilogue_us"] = epi
     out["t_steady_us"] = steady
-    out["t_env_us"] = C.LAUNCH_US + fill + steady + epi
     out["ctas_per_sm"] = p
     out["occupancy"] = p * np.ceil(kd.threads / 32.0) / spec["max_warps_per_sm"]
     out["waves"] = G / (S * p)

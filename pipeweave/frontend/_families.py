@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, PipeweaveError, UnknownFamilyError
+from .._frame import distinct_rows, str_map, str_values
 from . import _constants as C
-from ._demand import KernelDemand, combine_schedules, schedule
+from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, combine_schedules, envelope_us, schedule
 from ._kernels import elementwise, flash_attention, tiled_matmul
 from ._routing import distribution_alpha, routing_stats
 from ._tileplan import TILE_COLUMNS, attention_tiles, fused_moe_default, gemm_candidates, moe_w13_default
@@ -42,10 +43,10 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
 
 
 def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.ndarray:
-    keys = df[dtype_col].astype(str).map(C.DTYPE_TENSOR_KEY)
+    keys = str_map(df[dtype_col], C.DTYPE_TENSOR_KEY, default=None)
     rate = np.full(len(df), np.nan)
-    for key in keys.dropna().unique():
-        m = (keys == key).to_numpy()
+    for key in {k for k in keys if k is not None}:
+        m = keys == key
         col = spec.get(f"tensor_{key}_flop_per_clk_per_sm")
         if col is not None:
             rate[m] = col[m]
@@ -59,11 +60,11 @@ def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.n
 
 
 def _dtype_bytes(series: pd.Series) -> np.ndarray:
-    b = series.astype(str).map(C.DTYPE_BYTES)
-    if b.isna().any():
-        bad = sorted(set(series.astype(str)[b.isna()]))
+    b = str_map(series, C.DTYPE_BYTES).astype(float)
+    if np.isnan(b).any():
+        bad = sorted(set(str_values(series)[np.isnan(b)]))
         raise DataError(f"unknown dtype {bad}", hint=f"use one of {sorted(C.DTYPE_BYTES)}")
-    return b.to_numpy(dtype=float)
+    return b
 
 
 def _hopper_class(spec: Spec) -> np.ndarray:
@@ -90,33 +91,77 @@ def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec) -> Ker
                         a_bytes=ab, b_bytes=ab, out_bytes=ob, tensor_rate=rate, spec=spec, split_k=split)
 
 
-def _slice_spec(spec: Spec, idx: np.ndarray) -> Spec:
-    return {k: v[idx] for k, v in spec.items()}
+def _slice_spec(spec: Spec, idx: np.ndarray, keys: tuple[str, ...] | None = None) -> Spec:
+    return {k: v[idx] for k, v in spec.items() if keys is None or k in keys}
+
+
+def _gemm_env_lower_bound(m, n, k, c: np.ndarray, ab, rate, spec: Spec) -> np.ndarray:
+    """A cheap lower bound (us) of the envelope of GEMM candidates ``c`` (rows of gemm_candidates).
+
+    Term by term below :func:`._demand.envelope_us` (see :mod:`._demand` for the formulas): the
+    busiest SM runs >= 1 wave with >= 1 CTA in flight, so fill >= DRAM latency + (stages-1) loads
+    and epilogue >= one CTA's stores at the SM's L2 share; steady >= the busiest SM's tensor and
+    L2 times and the chip's compulsory DRAM time (DRAM bytes after reuse >= compulsory bytes).
+    """
+    bm, bn, bk, stages, split = (c[..., i] for i in (0, 1, 2, 5, 6))
+    f = spec["sm_clock_mhz"]
+    S = spec["sm_count"]
+    grid = np.maximum(np.ceil(m / bm) * np.ceil(n / bn) * split, 1.0)
+    iters = np.maximum(np.ceil(k / (bk * split)), 1.0)
+    busiest = np.ceil(grid / S)
+    l2_share = np.minimum(spec["l2_bw_gbps"] * 1e3 / np.minimum(grid, S), C.SM_L2_BYTES_PER_CLK * f)
+    load_it = (bm + bn) * ab * bk
+    t_tensor = busiest * iters * (2.0 * bm * bn * bk) / (rate * f)
+    t_l2 = busiest * iters * load_it / l2_share
+    t_dram = ((m + n) * k * ab + m * n * 2.0) / (spec["dram_bw_gbps"] * 1e3)
+    fill = C.DRAM_LATENCY_CYCLES / f + np.maximum(stages - 1.0, 0.0) * load_it / l2_share
+    epi = bm * bn * np.where(split > 1, 4.0, 2.0) / l2_share
+    return C.LAUNCH_US + fill + np.maximum(np.maximum(t_tensor, t_l2), t_dram) + epi
 
 
 def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[pd.DataFrame, np.ndarray]:
-    """cuBLAS-like tile choice: the candidate with the smallest envelope time (see _tileplan)."""
+    """cuBLAS-like tile choice: the candidate with the smallest envelope time (see _tileplan).
+
+    Exact branch and bound over the (row, candidate) pairs, vectorized: split-K candidates are
+    allowed only where the unsplit grid under-fills the GPU and each slice keeps >= 4 k-steps;
+    the allowed candidate with the smallest lower bound (:func:`_gemm_env_lower_bound`) is
+    evaluated first, and only candidates whose lower bound does not exceed its envelope are
+    evaluated after it. A skipped candidate's envelope is strictly larger than the one found, so
+    the choice (ties included: first candidate in list order) equals the exhaustive search.
+    """
     nrow = len(m)
     best = np.zeros((nrow, len(TILE_COLUMNS) + 1))
     hc = _hopper_class(spec)
     one_byte = ab < 2
-    for cls in np.unique(np.stack([hc, one_byte], axis=1), axis=0):
-        rows = np.flatnonzero((hc == cls[0]) & (one_byte == cls[1]))
-        cand = gemm_candidates(bool(cls[0]), bool(cls[1])).to_numpy()
-        nc = len(cand)
+    cls = hc.astype(int) * 2 + one_byte.astype(int)  # architecture class x operand width
+    lb_spec_keys = ("sm_clock_mhz", "sm_count", "dram_bw_gbps", "l2_bw_gbps")
+
+    def envelope(rr: np.ndarray, c: np.ndarray) -> np.ndarray:
+        sub_spec = _slice_spec(spec, rr, SCHEDULE_SPEC_KEYS)
+        kd = tiled_matmul("gemm", rows=m[rr], n=n[rr], k=k[rr], bm=c[:, 0], bn=c[:, 1], bk=c[:, 2],
+                          group_m=c[:, 3], warps=c[:, 4], stages=c[:, 5], a_bytes=ab[rr], b_bytes=ab[rr],
+                          out_bytes=2.0, tensor_rate=rate[rr], spec=sub_spec, split_k=c[:, 6])
+        return envelope_us(kd, sub_spec)
+
+    for code in np.unique(cls):
+        rows = np.flatnonzero(cls == code)
+        cand = gemm_candidates(bool(code // 2), bool(code % 2)).to_numpy()
         for start in range(0, len(rows), chunk):
             r = rows[start:start + chunk]
-            rr = np.repeat(r, nc)
-            cc = np.tile(np.arange(nc), len(r))
-            t = pd.DataFrame(cand[cc, :len(TILE_COLUMNS)], columns=list(TILE_COLUMNS))
-            sub_spec = _slice_spec(spec, rr)
-            kd = _gemm_kernel(m[rr], n[rr], k[rr], t, cand[cc, -1], ab[rr], 2.0, rate[rr], sub_spec)
-            env = schedule(kd, sub_spec)["t_env_us"].reshape(len(r), nc)
-            # split-K only where the unsplit grid under-fills the GPU and each slice keeps >= 4 k-steps
-            tiles_mn = (np.ceil(m[rr] / t["block_m"].to_numpy()) * np.ceil(n[rr] / t["block_n"].to_numpy()))
-            ok = (cand[cc, -1] == 1) | ((tiles_mn < sub_spec["sm_count"]) &
-                                        (k[rr] / (t["block_k"].to_numpy() * cand[cc, -1]) >= 4))
-            env = np.where(ok.reshape(len(r), nc), env, np.inf)
+            # (rows x candidates) grids by broadcasting: per-row columns [:, None], candidates [None, :]
+            col = {key: spec[key][r][:, None] for key in lb_spec_keys}
+            mr, nr, kr = m[r][:, None], n[r][:, None], k[r][:, None]
+            bm, bn, bk, split = (cand[None, :, i] for i in (0, 1, 2, 6))
+            ok = (split == 1) | ((np.ceil(mr / bm) * np.ceil(nr / bn) < col["sm_count"]) & (kr / (bk * split) >= 4))
+            lb = np.where(ok, _gemm_env_lower_bound(mr, nr, kr, cand[None, :, :], ab[r][:, None], rate[r][:, None],
+                                                    col), np.inf)
+            first = np.argmin(lb, axis=1)  # split=1 candidates are always allowed: finite
+            env = np.full(lb.shape, np.inf)
+            env[np.arange(len(r)), first] = envelope(r, cand[first])
+            bound = env.min(axis=1, keepdims=True) * (1.0 + 1e-9)  # margin for rounding
+            ri, ci = np.nonzero((lb <= bound) & ~np.isfinite(env))
+            if len(ri):
+                env[ri, ci] = envelope(r[ri], cand[ci])
             best[r] = cand[np.argmin(env, axis=1)]
     return pd.DataFrame(best[:, :-1], columns=list(TILE_COLUMNS)), best[:, -1]
 
@@ -186,7 +231,12 @@ def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[
         try:
             from ..sources import resolve_sglang_moe_configs
 
-            resolved = resolve_sglang_moe_configs(df.iloc[todo], data=ctx.get("data"))
+            # the lookup depends on these columns only: resolve each distinct launch once
+            keys = [c for c in ("gpu", "dtype", "num_tokens", "num_experts", "inter_size", "moe_tp_size",
+                                "moe_ep_size") if c in df.columns]
+            rows = df[keys].iloc[todo]  # no recorded tile columns on these rows
+            codes, first = distinct_rows(rows)
+            resolved = resolve_sglang_moe_configs(rows.iloc[first], data=ctx.get("data")).iloc[codes]
         except (PipeweaveError, ImportError, OSError) as exc:
             if ctx.get("moe_configs") == "sglang":
                 raise
@@ -233,8 +283,8 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
         w13b, rsb = _moe_grouped("moe_w13", T, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
         w2b, _ = _moe_grouped("moe_w2", T, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0,
                               rs=rsb)
-        env_b = schedule(w13b, spec)["t_env_us"] + schedule(w2b, spec)["t_env_us"]
-        env_a = schedule(w13, spec)["t_env_us"] + schedule(w2, spec)["t_env_us"]
+        env_b = envelope_us(w13b, spec) + envelope_us(w2b, spec)
+        env_a = envelope_us(w13, spec) + envelope_us(w2, spec)
         tiles["log2_ep_all_rows_over_env"] = np.where(alt, np.log2(env_b / env_a), 0.0)
     else:
         tiles["log2_ep_all_rows_over_env"] = 0.0
@@ -322,8 +372,8 @@ def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[l
         first = df.index[bad.to_numpy()][:5].tolist()
         raise DataError(f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values "
                         f"(row labels {first})", hint=f"give positive numbers for {list(fam.shape_columns)}")
-    dts = df["dtype"].astype(str)
-    bad_dt = ~dts.isin(fam.dtypes)
+    dts = str_values(df["dtype"])
+    bad_dt = ~np.isin(dts, fam.dtypes)
     if bad_dt.any():
         raise DataError(f"family {name!r} does not support dtype {sorted(set(dts[bad_dt]))}",
                         hint=f"family {name!r} supports {list(fam.dtypes)}")

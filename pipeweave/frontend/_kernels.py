@@ -111,7 +111,7 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
         load_bytes_cta=0.0, store_bytes_cta=store_cta,
         dram_bytes=dram_total, dram_compulsory_bytes=compulsory,
         useful_flop=2.0 * useful_rows * n * k,
-        extra={"l2_hit_intra_wave": h, "l2_operand_fit": fit, "tiles_m": tm, "tiles_n": tn, "split_k": split,
+        extra={"ctas_per_sm": p, "l2_hit_intra_wave": h, "l2_operand_fit": fit, "tiles_m": tm, "tiles_n": tn, "split_k": split,
                # TileSight's lockstep assumption: perfect intra-wave reuse, none across waves
                "dram_bytes_lockstep": np.maximum(a_wave + b_wave, a_comp + b_comp) + out_elems * out_bytes + partial},
     )

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._frame import distinct_rows
+
 __all__ = ["routing_stats", "distribution_alpha"]
 
 
@@ -22,6 +24,11 @@ def distribution_alpha(distribution: pd.Series) -> np.ndarray:
 
     ``power_law_1.2`` -> 1.2; ``power_law`` without a number means alpha = 1. Unknown names raise.
     """
+    codes, names = pd.factorize(pd.Series(distribution).reset_index(drop=True), use_na_sentinel=False)
+    return _alpha_of_names(pd.Series(names, dtype=object))[codes] if len(codes) else np.zeros(0)
+
+
+def _alpha_of_names(distribution: pd.Series) -> np.ndarray:
     s = distribution.astype("string").fillna("balanced").str.lower()
     alpha = np.zeros(len(s))
     pl = s.str.startswith("power_law").to_numpy(dtype=bool)
@@ -84,7 +91,8 @@ def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarra
     key = pd.DataFrame({"t": np.asarray(tokens, float), "k": np.asarray(topk, float),
                         "e": np.maximum(np.round(np.asarray(local_experts, float)), 1.0),
                         "a": np.asarray(alpha, float), "bm": np.asarray(block_m, float)})
-    uniq = key.drop_duplicates().reset_index(drop=True)
+    codes, first = distinct_rows(key)
+    uniq = key.iloc[first].reset_index(drop=True)
     out = np.zeros((len(uniq), 4))
     for e_val, idx in uniq.groupby("e").indices.items():
         sub = uniq.iloc[idx]
@@ -94,6 +102,4 @@ def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarra
         out[idx, 1] = (np.ceil(c / bm) * bm).sum(axis=1)
         out[idx, 2] = (c > 0).sum(axis=1)
         out[idx, 3] = c.max(axis=1)
-    stats = pd.DataFrame(out, columns=["routed_rows", "padded_rows", "active_experts", "max_expert_rows"])
-    merged = key.merge(pd.concat([uniq, stats], axis=1), on=["t", "k", "e", "a", "bm"], how="left")
-    return merged[["routed_rows", "padded_rows", "active_experts", "max_expert_rows"]].reset_index(drop=True)
+    return pd.DataFrame(out[codes], columns=["routed_rows", "padded_rows", "active_experts", "max_expert_rows"])

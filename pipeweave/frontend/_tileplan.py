@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._frame import str_startswith
 from ._constants import CUBLAS_GROUP_M
 
 __all__ = ["TILE_COLUMNS", "gemm_candidates", "moe_w13_default", "fused_moe_default", "attention_tiles"]
@@ -56,7 +57,7 @@ def fused_moe_default(num_tokens: np.ndarray, local_experts: np.ndarray, dtype: 
     fp8 block [128,128]: 64x128x128, GROUP_M 32, 4 warps, 3 stages.
     """
     small = np.asarray(num_tokens, dtype=float) <= np.asarray(local_experts, dtype=float)
-    fp8 = pd.Series(dtype).astype(str).str.startswith("fp8").to_numpy()
+    fp8 = str_startswith(pd.Series(dtype), "fp8")
     cfg = np.where(small[:, None], [16, 32, 64, 1, 4, 3], [64, 64, 32, 8, 4, 3]).astype(float)
     cfg = np.where(fp8[:, None], [64, 128, 128, 32, 4, 3], cfg)
     return pd.DataFrame(cfg, columns=list(TILE_COLUMNS))

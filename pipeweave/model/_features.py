@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._frame import str_values
+
 from ..frontend import FEATURES, FAMILIES, featurize
 
 __all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "model_feature_names", "SASS_PREFIX",
@@ -43,8 +45,8 @@ def ensure_features(df: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
 
 def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source)."""
-    fam = df["family"].astype(str).to_numpy()
-    src = df["source"].astype(str).to_numpy() if "source" in df.columns else np.full(len(df), KNOWN_SOURCES[0])
+    fam = str_values(df["family"])
+    src = str_values(df["source"]) if "source" in df.columns else np.full(len(df), KNOWN_SOURCES[0])
     cols = []
     for name in names:
         if name.startswith("family_"):

@@ -25,7 +25,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     bound ``t_lower_us``.
     """
 
-    def __init__(self, n_estimators: int = 400, max_depth: int = 6, learning_rate: float = 0.1,
+    def __init__(self, n_estimators: int = 200, max_depth: int = 6, learning_rate: float = 0.1,
                  subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 20.0,
                  reg_lambda: float = 1.0, reg_alpha: float = 0.0, quantile: float | None = None,
                  use_sass: bool = False, drop_features: tuple[str, ...] = (), n_jobs: int = 2,
@@ -68,7 +68,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"expected a pandas DataFrame of profile rows, got {type(df).__name__}",
                             hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv")
-        df = ensure_features(df)
+        df = ensure_features(df, baselines=False)  # the TileSight column is not a model input
         if self.use_sass and not any(c.startswith("sass_") for c in df.columns):
             from ._features import attach_sass_features
 
@@ -124,7 +124,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         from ._features import design_matrix
 
         X = design_matrix(prepared, self.feature_names_)
-        return self.booster_.predict(xgb.DMatrix(X, feature_names=self.feature_names_, nthread=int(self.n_jobs)))
+        # in-place prediction skips the DMatrix copy; the booster carries the feature names
+        self.booster_.set_param({"nthread": int(self.n_jobs)})
+        return self.booster_.inplace_predict(X, validate_features=False)
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
         """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``."""

@@ -31,6 +31,16 @@ def test_predictions_positive_and_never_below_lower_bound(fitted, small_frame):
     assert (pred >= small_frame["t_lower_us"].to_numpy() - 1e-12).all()
 
 
+def test_in_place_prediction_matches_dmatrix_prediction(fitted, small_frame):
+    import xgboost as xgb
+
+    from pipeweave.model._features import design_matrix
+
+    X = design_matrix(small_frame, fitted.feature_names_)
+    via_dmatrix = fitted.booster_.predict(xgb.DMatrix(X, feature_names=fitted.feature_names_))
+    np.testing.assert_allclose(fitted.predict_log_ratio(small_frame), via_dmatrix, rtol=1e-6, atol=1e-6)
+
+
 def test_training_beats_the_analytical_envelope_in_sample(fitted, small_frame):
     meas = small_frame["latency_us"].to_numpy()
     err_model = np.mean(np.abs(fitted.predict(small_frame) / meas - 1))

@@ -1,0 +1,57 @@
+"""Fast string-column helpers for the hot paths (featurize, predict).
+
+``Series.astype(str)`` on pandas' Arrow-backed strings converts element by element; these
+helpers factorize once and work on the few distinct values instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["str_codes", "str_values", "str_map", "str_startswith", "distinct_rows"]
+
+
+def str_codes(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes (per row) and the distinct values as Python strings (missing -> 'nan')."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    names = np.array([str(u) for u in uniques], dtype=object)
+    return codes, names
+
+
+def str_values(values: pd.Series | np.ndarray) -> np.ndarray:
+    """The column as an object array of Python strings, like ``astype(str).to_numpy()``."""
+    codes, names = str_codes(values)
+    return names[codes] if len(codes) else np.array([], dtype=object)
+
+
+def str_map(values: pd.Series | np.ndarray, mapping: Mapping[str, object], default: object = np.nan) -> np.ndarray:
+    """``mapping[str(value)]`` per row (``default`` for values the mapping lacks)."""
+    codes, names = str_codes(values)
+    mapped = np.array([mapping.get(n, default) for n in names], dtype=object)
+    return mapped[codes] if len(codes) else np.array([], dtype=object)
+
+
+def str_startswith(values: pd.Series | np.ndarray, prefix: str) -> np.ndarray:
+    """Boolean array: ``str(value).startswith(prefix)`` per row."""
+    codes, names = str_codes(values)
+    hit = np.array([n.startswith(prefix) for n in names], dtype=bool)
+    return hit[codes] if len(codes) else np.zeros(0, dtype=bool)
+
+
+def distinct_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Group rows by all columns of ``frame`` (NaN equals NaN).
+
+    Returns ``codes`` (per row, 0..g-1 in order of first appearance) and ``first`` (the position
+    of each group's first row), so ``frame.iloc[first]`` are the distinct rows and
+    ``result[codes]`` broadcasts a per-group result back. Hash-based: one factorize per column.
+    """
+    codes = np.zeros(len(frame), dtype=np.int64)
+    for col in frame.columns:
+        c, uniques = pd.factorize(frame[col], use_na_sentinel=False)
+        codes, _ = pd.factorize(codes * max(len(uniques), 1) + c)  # < rows x distinct values: no overflow
+    first = np.zeros(int(codes.max()) + 1 if len(codes) else 0, dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes))[::-1]
+    return codes, first
