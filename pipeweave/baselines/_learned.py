@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..frontend import FAMILIES
 from ..frontend._constants import LAUNCH_US
+from ..model._features import KNOWN_BACKENDS
 
 __all__ = ["KernelSight", "XGBoostRaw", "RAW_SHAPE_COLUMNS", "RAW_SPEC_COLUMNS"]
 
@@ -93,7 +94,7 @@ class KernelSight(RegressorMixin, BaseEstimator):
 
 
 class XGBoostRaw(RegressorMixin, BaseEstimator):
-    """XGBoost on raw shapes + raw spec numbers (+ family/source/dtype codes), target log latency."""
+    """XGBoost on raw shapes + raw spec numbers (+ family/source/dtype/backend codes), target log latency."""
 
     def __init__(self, max_depth: int = 8, n_estimators: int = 600, n_jobs: int = 2, random_state: int = 0) -> None:
         self.max_depth = max_depth
@@ -110,6 +111,9 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
         cols.append(df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float))
         src = df["source"].astype(str).to_numpy() if "source" in df.columns else np.full(len(df), "")
         cols.append((src == "aiconfigurator").astype(float))
+        # the attention kernel implementation, as the hybrid model sees it (a launch property)
+        backend = df["backend"].astype(str).to_numpy() if "backend" in df.columns else np.full(len(df), "")
+        cols += [(backend == b).astype(float) for b in KNOWN_BACKENDS]
         return np.column_stack(cols)
 
     def fit(self, df: pd.DataFrame, y: object = None) -> "XGBoostRaw":

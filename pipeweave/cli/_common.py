@@ -58,6 +58,8 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
                         "(CUDA events); default: the family's main training source")
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
         g.add_argument(flag, dest=col, type=typ, help=hlp)
+    g.add_argument("--backend", choices=["flash_attention", "trtllm_mha", "triton"], default=None,
+                   help="attention kernel implementation (default flash_attention for attention families)")
     if config:
         g.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
                        help="Triton tile config (default: the kernel's own selection logic)")
@@ -110,6 +112,8 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
         row.setdefault("distribution", "balanced")
     if fam.name == "attention_context":
         row.setdefault("step", 0)
+    if fam.name.startswith("attention"):
+        row["backend"] = getattr(args, "backend", None) or "flash_attention"
     missing = [c for c in fam.shape_columns if c not in row]
     if missing:
         flags = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in missing]

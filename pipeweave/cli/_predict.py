@@ -13,7 +13,8 @@ DESCRIPTION = HELP + """
 
 The input CSV has the canonical profile columns: family, dtype and the family's shape columns
 (see `pipeweave explain -h`); tile-plan columns (block_m, block_n, block_k, group_m, num_warps,
-num_stages) are optional; a `gpu` column may replace --gpu. The output is the input plus
+num_stages) are optional; attention rows may give `backend` (flash_attention, trtllm_mha or
+triton; default flash_attention); a `gpu` column may replace --gpu. The output is the input plus
 `latency_us_pred`. Rows that cannot be predicted are reported by row number with the reason.
 
 examples:

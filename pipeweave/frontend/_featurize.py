@@ -31,7 +31,7 @@ from ._tileplan import TILE_COLUMNS
 
 __all__ = ["featurize", "FEATURES", "spec_arrays", "bound_pipe", "iter_kernels"]
 
-#: Ordered model features (dimensionless or log-scaled); documented in docs/features.md.
+#: Ordered model features (dimensionless or log-scaled); documented in docs/model.md.
 FEATURES: tuple[str, ...] = (
     "log10_t_env_us",
     *(f"r_chip_{p}" for p in PIPES),

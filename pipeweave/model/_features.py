@@ -15,21 +15,26 @@ from .._frame import str_values
 
 from ..frontend import FEATURES, FAMILIES, featurize
 
-__all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "model_feature_names", "SASS_PREFIX",
+__all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "KNOWN_BACKENDS", "model_feature_names", "SASS_PREFIX",
            "attach_sass_features", "SASS_FAMILIES"]
 
 #: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
 SASS_FAMILIES: tuple[str, ...] = ("moe_w13", "fused_moe")
 
 KNOWN_SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
+#: attention kernel implementations in the profiles (the ``backend`` column): a property of the
+#: launch the user knows (which kernel runs), not of the GPU; rows without one get all zeros
+KNOWN_BACKENDS: tuple[str, ...] = ("flash_attention", "trtllm_mha", "triton")
+DEFAULT_ATTENTION_BACKEND = "flash_attention"
 SASS_PREFIX = "sass_"
 
 
 def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, ...] = ()) -> list[str]:
-    """Ordered feature names: analytical FEATURES, family and source one-hots, SASS columns."""
+    """Ordered feature names: analytical FEATURES, family, source and backend one-hots, SASS columns."""
     names = [f for f in FEATURES if f not in drop]
     names += [f"family_{f}" for f in FAMILIES]
     names += [f"source_{s}" for s in KNOWN_SOURCES]
+    names += [f"backend_{b}" for b in KNOWN_BACKENDS if f"backend_{b}" not in drop]
     names += list(sass_columns or [])
     return names
 
@@ -47,12 +52,18 @@ def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source)."""
     fam = str_values(df["family"])
     src = str_values(df["source"]) if "source" in df.columns else np.full(len(df), KNOWN_SOURCES[0])
+    backend = str_values(df["backend"]) if "backend" in df.columns else np.full(len(df), "nan", dtype=object)
+    # an attention launch always runs some implementation: unspecified means FlashAttention
+    unspecified = np.char.startswith(fam.astype(str), "attention") & np.isin(backend, ["nan", "None", ""])
+    backend = np.where(unspecified, DEFAULT_ATTENTION_BACKEND, backend)
     cols = []
     for name in names:
         if name.startswith("family_"):
             cols.append((fam == name[len("family_"):]).astype(np.float32))
         elif name.startswith("source_"):
             cols.append((src == name[len("source_"):]).astype(np.float32))
+        elif name.startswith("backend_"):
+            cols.append((backend == name[len("backend_"):]).astype(np.float32))
         elif name in df.columns:
             cols.append(pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float32))
         else:
