@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._frame import str_values
+from .._frame import str_codes
 
 from ..frontend import FEATURES, FAMILIES, featurize
 
@@ -49,26 +49,39 @@ def ensure_features(df: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
 
 
 def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source)."""
-    fam = str_values(df["family"])
-    src = str_values(df["source"]) if "source" in df.columns else np.full(len(df), KNOWN_SOURCES[0])
-    backend = str_values(df["backend"]) if "backend" in df.columns else np.full(len(df), "nan", dtype=object)
+    """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source/backend)."""
+    n = len(df)
+
+    def codes_of(col: str, default: str) -> tuple[np.ndarray, list[str]]:
+        if col not in df.columns:
+            return np.zeros(n, dtype=np.int64), [default]
+        codes, labels = str_codes(df[col])
+        return codes, list(labels)
+
+    fam, fam_names = codes_of("family", "")
+    src, src_names = codes_of("source", KNOWN_SOURCES[0])
+    bk, bk_names = codes_of("backend", "nan")
     # an attention launch always runs some implementation: unspecified means FlashAttention
-    unspecified = np.char.startswith(fam.astype(str), "attention") & np.isin(backend, ["nan", "None", ""])
-    backend = np.where(unspecified, DEFAULT_ATTENTION_BACKEND, backend)
-    cols = []
-    for name in names:
+    attention = np.array([f.startswith("attention") for f in fam_names], dtype=bool)[fam]
+    unspecified = np.array([b in ("nan", "None", "") for b in bk_names], dtype=bool)[bk] & attention
+
+    def one_hot(codes: np.ndarray, labels: list[str], value: str) -> np.ndarray:
+        return codes == labels.index(value) if value in labels else np.zeros(n, dtype=bool)
+
+    X = np.empty((n, len(names)), dtype=np.float32)
+    for j, name in enumerate(names):
         if name.startswith("family_"):
-            cols.append((fam == name[len("family_"):]).astype(np.float32))
+            X[:, j] = one_hot(fam, fam_names, name[len("family_"):])
         elif name.startswith("source_"):
-            cols.append((src == name[len("source_"):]).astype(np.float32))
+            X[:, j] = one_hot(src, src_names, name[len("source_"):])
         elif name.startswith("backend_"):
-            cols.append((backend == name[len("backend_"):]).astype(np.float32))
+            b = name[len("backend_"):]
+            X[:, j] = one_hot(bk, bk_names, b) | (unspecified if b == DEFAULT_ATTENTION_BACKEND else False)
         elif name in df.columns:
-            cols.append(pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float32))
+            X[:, j] = pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float32)
         else:
-            cols.append(np.full(len(df), np.nan, dtype=np.float32))
-    return np.column_stack(cols) if cols else np.empty((len(df), 0), dtype=np.float32)
+            X[:, j] = np.nan
+    return X
 
 
 def attach_sass_features(frame: pd.DataFrame) -> pd.DataFrame:
