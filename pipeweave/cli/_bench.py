@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predict-gpus", nargs="+", default=list(_PREDICT_GPUS), metavar="GPU",
                    help="GPUs of the batch prediction benchmark: every bf16 gemm and fused_moe shape of the shared "
                         f"data on each (default {' '.join(_PREDICT_GPUS)}: distinct rows, three architecture classes)")
-    p.add_argument("--repeats", type=int, default=3, help="timed repetitions; the median is reported")
+    p.add_argument("--repeats", type=int, default=5, help="timed repetitions; the median is reported")
 
 
 def run(args: argparse.Namespace) -> int:

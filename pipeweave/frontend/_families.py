@@ -84,11 +84,18 @@ def _recorded_tiles(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 # --------------------------------------------------------------------------------------- GEMM
-def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec) -> KernelDemand:
+def _cublas_multicast(m, bm, hopper_class) -> np.ndarray:
+    """cuBLAS on sm_90/sm_100 runs 2-CTA clusters along M that load each B tile once (TMA multicast /
+    CTA-pair MMA); elsewhere, or with a single tile row, every CTA loads its own B tile."""
+    return np.where(np.asarray(hopper_class, dtype=bool) & (np.ceil(m / bm) >= 2), 2.0, 1.0)
+
+
+def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec, multicast=1.0) -> KernelDemand:
     return tiled_matmul("gemm", rows=m, n=n, k=k, bm=tiles["block_m"].to_numpy(), bn=tiles["block_n"].to_numpy(),
                         bk=tiles["block_k"].to_numpy(), group_m=tiles["group_m"].to_numpy(),
                         warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
-                        a_bytes=ab, b_bytes=ab, out_bytes=ob, tensor_rate=rate, spec=spec, split_k=split)
+                        a_bytes=ab, b_bytes=ab, out_bytes=ob, tensor_rate=rate, spec=spec, split_k=split,
+                        multicast=multicast)
 
 
 def _slice_spec(spec: Spec, idx: np.ndarray, keys: tuple[str, ...] | None = None) -> Spec:
@@ -104,13 +111,14 @@ def _gemm_env_lower_bound(m, n, k, c: np.ndarray, ab, rate, spec: Spec) -> np.nd
     L2 times and the chip's compulsory DRAM time (DRAM bytes after reuse >= compulsory bytes).
     """
     bm, bn, bk, stages, split = (c[..., i] for i in (0, 1, 2, 5, 6))
+    mc = c[..., 7]  # multicast
     f = spec["sm_clock_mhz"]
     S = spec["sm_count"]
     grid = np.maximum(np.ceil(m / bm) * np.ceil(n / bn) * split, 1.0)
     iters = np.maximum(np.ceil(k / (bk * split)), 1.0)
     busiest = np.ceil(grid / S)
     l2_share = np.minimum(spec["l2_bw_gbps"] * 1e3 / np.minimum(grid, S), C.SM_L2_BYTES_PER_CLK * f)
-    load_it = (bm + bn) * ab * bk
+    load_it = (bm + bn / mc) * ab * bk
     t_tensor = busiest * iters * (2.0 * bm * bn * bk) / (rate * f)
     t_l2 = busiest * iters * load_it / l2_share
     t_dram = ((m + n) * k * ab + m * n * 2.0) / (spec["dram_bw_gbps"] * 1e3)
@@ -140,7 +148,8 @@ def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[p
         sub_spec = _slice_spec(spec, rr, SCHEDULE_SPEC_KEYS)
         kd = tiled_matmul("gemm", rows=m[rr], n=n[rr], k=k[rr], bm=c[:, 0], bn=c[:, 1], bk=c[:, 2],
                           group_m=c[:, 3], warps=c[:, 4], stages=c[:, 5], a_bytes=ab[rr], b_bytes=ab[rr],
-                          out_bytes=2.0, tensor_rate=rate[rr], spec=sub_spec, split_k=c[:, 6])
+                          out_bytes=2.0, tensor_rate=rate[rr], spec=sub_spec, split_k=c[:, 6],
+                          multicast=_cublas_multicast(m[rr], c[:, 0], hc[rr]))
         return envelope_us(kd, sub_spec)
 
     for code in np.unique(cls):
@@ -153,8 +162,9 @@ def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[p
             mr, nr, kr = m[r][:, None], n[r][:, None], k[r][:, None]
             bm, bn, bk, split = (cand[None, :, i] for i in (0, 1, 2, 6))
             ok = (split == 1) | ((np.ceil(mr / bm) * np.ceil(nr / bn) < col["sm_count"]) & (kr / (bk * split) >= 4))
-            lb = np.where(ok, _gemm_env_lower_bound(mr, nr, kr, cand[None, :, :], ab[r][:, None], rate[r][:, None],
-                                                    col), np.inf)
+            c3 = np.broadcast_to(cand[None, :, :], (len(r), *cand.shape))
+            c3 = np.concatenate([c3, _cublas_multicast(mr, c3[..., 0], hc[r][:, None])[..., None]], axis=2)
+            lb = np.where(ok, _gemm_env_lower_bound(mr, nr, kr, c3, ab[r][:, None], rate[r][:, None], col), np.inf)
             first = np.argmin(lb, axis=1)  # split=1 candidates are always allowed: finite
             env = np.full(lb.shape, np.inf)
             env[np.arange(len(r)), first] = envelope(r, cand[first])
@@ -179,7 +189,8 @@ def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDem
         tiles.iloc[idx] = h_tiles.to_numpy()
         split[idx] = h_split
     # fp8_block adds per-128x128 scale loads: negligible bytes, modeled by the learner via dtype
-    kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec)
+    multicast = np.where(has, 1.0, _cublas_multicast(m, tiles["block_m"].to_numpy(), _hopper_class(spec)))
+    kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec, multicast=multicast)
     tiles["tile_origin"] = origin
     return [kd], tiles
 

@@ -48,13 +48,15 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
                  spec: dict[str, np.ndarray], split_k: np.ndarray | float = 1.0,
                  loaded_rows: np.ndarray | None = None, a_comp_rows: np.ndarray | None = None,
                  b_groups: np.ndarray | float = 1.0, useful_rows: np.ndarray | None = None,
-                 extra_fma_per_row: np.ndarray | float = 0.0) -> KernelDemand:
+                 extra_fma_per_row: np.ndarray | float = 0.0, multicast: np.ndarray | float = 1.0) -> KernelDemand:
     """Demand of C[rows, n] = A[rows, k] B[k, n] computed with BM x BN x BK tiles.
 
     ``rows`` is the (padded) row count the grid covers; for the grouped MoE GEMM, ``loaded_rows``
     are the rows really gathered (padding is masked), ``a_comp_rows`` the distinct token rows and
     ``b_groups`` the number of distinct B matrices touched (active experts; 1 for a GEMM).
-    ``useful_rows`` gives the FLOPs of the math itself (2*useful_rows*n*k).
+    ``useful_rows`` gives the FLOPs of the math itself (2*useful_rows*n*k). ``multicast``: CTAs
+    of a thread-block cluster that receive one B tile from L2 together (TMA multicast on sm_90,
+    CTA-pair MMA on sm_100; 1 = none): the L2->SM bytes of B per CTA divide by it.
     """
     rows = np.asarray(rows, dtype=float)
     split = np.broadcast_to(np.asarray(split_k, dtype=float), rows.shape)
@@ -68,6 +70,7 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
     b_groups = np.broadcast_to(np.asarray(b_groups, dtype=float), rows.shape)
 
     load_it = (bm * a_bytes + bn * b_bytes) * bk
+    l2_load_it = (bm * a_bytes + bn * b_bytes / multicast) * bk
     smem_cta = stages * load_it
     regs = bm * bn / threads + C.REG_OVERHEAD_PER_THREAD  # fp32 accumulators + addressing
     p = occupancy(threads, smem_cta, regs, spec)
@@ -105,7 +108,7 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
         name=name, grid_ctas=G, iters=iters, tensor_rate=tensor_rate, threads=threads, stages=stages,
         smem_cta_bytes=smem_cta, regs_per_thread=regs,
         tensor_flop_it=2.0 * bm * bn * bk, fma_it=0.0, alu_it=threads * 8.0, xu_it=0.0,
-        load_bytes_it=load_it,
+        load_bytes_it=l2_load_it,
         smem_bytes_it=2.0 * load_it,
         fma_cta=bm * bn * (C.EPILOGUE_OPS_PER_ELEMENT + extra_fma_per_row), xu_cta=0.0,
         load_bytes_cta=0.0, store_bytes_cta=store_cta,

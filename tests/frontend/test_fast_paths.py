@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pipeweave.frontend._demand import envelope_us, schedule
-from pipeweave.frontend._families import _gemm_heuristic, _hopper_class, _slice_spec, _tensor_rate
+from pipeweave.frontend._families import _cublas_multicast, _gemm_heuristic, _hopper_class, _slice_spec, _tensor_rate
 from pipeweave.frontend._featurize import spec_arrays
 from pipeweave.frontend._kernels import tiled_matmul
 from pipeweave.frontend._routing import routing_stats
@@ -41,7 +41,8 @@ def _brute_force_choice(df: pd.DataFrame) -> np.ndarray:
         sp = _slice_spec(spec, idx)
         kd = tiled_matmul("gemm", rows=m[idx], n=n[idx], k=k[idx], bm=cand[:, 0], bn=cand[:, 1], bk=cand[:, 2],
                           group_m=cand[:, 3], warps=cand[:, 4], stages=cand[:, 5], a_bytes=ab[idx], b_bytes=ab[idx],
-                          out_bytes=2.0, tensor_rate=rate[idx], spec=sp, split_k=cand[:, 6])
+                          out_bytes=2.0, tensor_rate=rate[idx], spec=sp, split_k=cand[:, 6],
+                          multicast=_cublas_multicast(m[idx], cand[:, 0], hc[idx]))
         env = schedule(kd, sp)["t_env_us"]
         tiles_mn = np.ceil(m[i] / cand[:, 0]) * np.ceil(n[i] / cand[:, 1])
         ok = (cand[:, 6] == 1) | ((tiles_mn < sp["sm_count"]) & (k[i] / (cand[:, 2] * cand[:, 6]) >= 4))
