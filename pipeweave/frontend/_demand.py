@@ -176,10 +176,8 @@ def _schedule(kd: KernelDemand, spec: dict[str, np.ndarray], envelope_only: bool
         return out
 
     tot = kd.total
-    for pipe, rate in sm_rate.items():  # chip totals at the whole chip's rate
-        if pipe != "l2":
-            out[f"t_chip_{pipe}_us"] = tot[pipe] / (rate * S)
-    out = {**{f"t_chip_{p_}_us": out[f"t_chip_{p_}_us"] for p_ in PIPES}, **out}
+    for pipe in ("tensor", "fma", "alu", "xu", "smem"):  # chip totals at the whole chip's rate
+        out[f"t_chip_{pipe}_us"] = tot[pipe] / (sm_rate[pipe] * S)
     waves = np.ceil(G / (S * p))
     out["t_fill_us"] = fill
     out["t_epilogue_us"] = epi
