@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
                           "what": "featurize + XGBoost predict of every bf16 gemm and fused_moe shape of the shared "
                                   f"data on {', '.join(gpus)} (distinct rows; median of {len(times)} runs after "
                                   "one untimed first call)",
-                          "model_trees": int(model.booster_.num_boosted_rounds())}
+                          "model_trees": int(model.booster_.num_boosted_rounds()),
+                          "family_boosters": sorted(getattr(model, "family_boosters_", None) or {})}
         res["b300_coverage"] = {
             "gemm_bf16_shapes": int((b300["family"] == "gemm").sum()),
             "fused_moe_bf16_shapes": int((b300["family"] == "fused_moe").sum()),
@@ -155,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
         pr = res["predict"]
         lines.append(f"| batch predict (incl. featurization) | {pr['rows_per_s']:,} rows/s ({pr['rows']:,} distinct rows: "
                      f"bf16 gemm + fused_moe shapes on {', '.join(pr.get('gpus', ['B300']))}; "
-                     f"{pr.get('model_trees', '?')}-tree model; median of runs {pr.get('runs_s')} s; "
+                     f"{pr.get('model_trees', '?')}-tree boosters"
+                     f"{' per family' if pr.get('family_boosters') else ''}; median of runs {pr.get('runs_s')} s; "
                      f"first call {pr.get('first_call_s')} s) |")
     if "b300_coverage" in res:
         c = res["b300_coverage"]
@@ -171,4 +173,4 @@ def run(args: argparse.Namespace) -> int:
 def _default_model():  # noqa: ANN202
     from ..model import PipeweaveRegressor
 
-    return PipeweaveRegressor()
+    return PipeweaveRegressor(per_family=True)  # what `pipeweave train` builds by default

@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
                         "(default 10000; 0 = all rows)")
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")
+    p.add_argument("--shared", action="store_true",
+                   help="one booster for all families only (default: also one booster per family, which the "
+                        "leave-one-generation-out evaluation uses; see experiments/model_choices)")
     p.add_argument("--out", required=True, metavar="PATH.ubj", help="model file to write (.ubj or .json)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -65,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     params = json.loads(args.params) if args.params else {}
     if args.n_estimators:
         params["n_estimators"] = args.n_estimators
+    params.setdefault("per_family", not args.shared)
     model = PipeweaveRegressor(progress=not args.no_progress, **params)
     t1 = time.perf_counter()
     model.fit(frame)
@@ -85,6 +89,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
             out += [f"--{key.replace('_', '-')}", *v]
     if args.n_estimators:
         out += ["--n-estimators", str(args.n_estimators)]
+    if args.shared:
+        out.append("--shared")
     out += ["--max-rows-per-group", str(args.max_rows_per_group)]
     out += ["--out", str(args.out)]
     return out

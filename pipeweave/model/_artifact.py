@@ -4,10 +4,15 @@ The stamp records the schema version, the ordered feature list, the families, so
 trained on, a fingerprint of the training data, the hyperparameters and library versions.
 :func:`load_model` refuses a file whose schema version or feature list differs from what this
 version of pipeweave computes, listing the differences and the command that retrains. No pickle.
+
+A model with one booster per family (``per_family=True``) is still one file: the shared booster
+is the file's booster, and each family's booster is stored as its own UBJSON bytes (base64) in the
+attribute ``pipeweave_family_<family>``; the stamp lists them under ``family_boosters``.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import platform
@@ -20,6 +25,8 @@ from ._features import model_feature_names
 from ._regressor import PipeweaveRegressor
 
 __all__ = ["save_model", "load_model", "read_stamp", "SCHEMA_VERSION", "DEFAULT_MODEL_PATH", "RETRAIN_COMMAND"]
+
+_FAMILY_ATTR = "pipeweave_family_"
 
 #: Bump when features, target or file layout change meaning.
 SCHEMA_VERSION = "pipeweave-model/1"
@@ -54,9 +61,12 @@ def save_model(model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_
         "data_fingerprint": data_fingerprint,
         "params": model.get_params(),
         "versions": _versions(),
+        "family_boosters": sorted(getattr(model, "family_boosters_", None) or {}),
         **(extra or {}),
     }
     booster = model.booster_.copy()
+    for fam, fb in (getattr(model, "family_boosters_", None) or {}).items():
+        booster.set_attr(**{_FAMILY_ATTR + fam: base64.b64encode(bytes(fb.save_raw("ubj"))).decode("ascii")})
     booster.set_attr(pipeweave_stamp=json.dumps(stamp, sort_keys=True, default=str))
 
     def write(tmp: Path) -> None:
@@ -89,6 +99,8 @@ def read_stamp(path: str | os.PathLike[str]) -> dict:
 
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
     """Load a model written by :func:`save_model`; refuses schema or feature-list mismatches."""
+    import xgboost as xgb
+
     path = Path(path) if path is not None else DEFAULT_MODEL_PATH
     stamp = read_stamp(path)
     booster = stamp.pop("_booster")
@@ -111,6 +123,13 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
     model.booster_ = booster
+    model.family_boosters_ = {}
+    for fam in stamp.get("family_boosters", []):
+        raw = booster.attr(_FAMILY_ATTR + fam)
+        if raw is None:
+            raise SchemaMismatchError(f"model file {str(path)!r} lists a booster for family {fam!r} but lacks it",
+                                      hint=f"the file is damaged; retrain with `{RETRAIN_COMMAND}`")
+        model.family_boosters_[fam] = xgb.Booster(model_file=bytearray(base64.b64decode(raw)))
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

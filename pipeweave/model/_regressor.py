@@ -1,7 +1,9 @@
 """The hybrid regressor: analytical envelope x learned efficiency correction (XGBoost).
 
 prediction_us = max(t_env_us * exp(f(x)), t_lower_us), where f is an XGBoost model of
-log(measured / t_env) over dimensionless features x (see :mod:`._features`). One booster is
+log(measured / t_env) over dimensionless features x (see :mod:`._features`). ``reference`` swaps
+the envelope for the roofline time or for 1 us (raw log latency); these alternatives exist to
+measure the choice (``experiments/model_choices``), the envelope is the default. One booster is
 shared by all families (family one-hots are features); ``quantile`` switches the objective to a
 pinball loss for performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
 """
@@ -13,8 +15,12 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._errors import DataError
+from .._frame import str_values
 
 __all__ = ["PipeweaveRegressor"]
+
+#: reference time of the target log(latency / reference): featurized column, or None = 1 us
+_REFERENCES: dict[str, str | None] = {"envelope": "t_env_us", "roofline": "t_roofline_us", "none": None}
 
 
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
@@ -28,7 +34,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def __init__(self, n_estimators: int = 200, max_depth: int = 6, learning_rate: float = 0.1,
                  subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 20.0,
                  reg_lambda: float = 1.0, reg_alpha: float = 0.0, quantile: float | None = None,
-                 use_sass: bool = False, drop_features: tuple[str, ...] = (), n_jobs: int = 2,
+                 use_sass: bool = False, drop_features: tuple[str, ...] = (), reference: str = "envelope",
+                 monotone_constraints: dict[str, int] | None = None, per_family: bool = False, n_jobs: int = 2,
                  random_state: int = 0, progress: bool = False) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -41,11 +48,22 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.quantile = quantile
         self.use_sass = use_sass
         self.drop_features = drop_features
+        self.reference = reference
+        self.monotone_constraints = monotone_constraints
+        self.per_family = per_family
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
 
     # ------------------------------------------------------------------------------------------
+    def _reference_us(self, df: pd.DataFrame) -> np.ndarray:
+        """The time the target is relative to: log(latency / reference)."""
+        if self.reference not in _REFERENCES:
+            raise DataError(f"reference must be one of {sorted(_REFERENCES)}, got {self.reference!r}",
+                            hint="use 'envelope' (default)")
+        col = _REFERENCES[self.reference]
+        return np.ones(len(df)) if col is None else df[col].to_numpy(dtype=float)
+
     def _xgb_params(self) -> dict:
         params = {
             "max_depth": int(self.max_depth), "eta": float(self.learning_rate), "subsample": float(self.subsample),
@@ -99,13 +117,31 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                             hint="drop them or fix the measurement; latency must be > 0 us")
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         X = design_matrix(df, names)
-        target = np.log(lat / df["t_env_us"].to_numpy(dtype=float))
+        target = np.log(lat / self._reference_us(df))
         dtrain = xgb.DMatrix(X, label=target, feature_names=names, nthread=int(self.n_jobs))
+        params = self._xgb_params()
+        if self.monotone_constraints:
+            unknown = sorted(set(self.monotone_constraints) - set(names))
+            bad = {k: v for k, v in self.monotone_constraints.items() if v not in (-1, 0, 1)}
+            if unknown or bad:
+                raise DataError(f"monotone_constraints: unknown features {unknown}, bad directions {bad}",
+                                hint="use model feature names (pipeweave.model.model_feature_names()) -> -1, 0 or +1")
+            params["monotone_constraints"] = "(" + ",".join(str(int(self.monotone_constraints.get(n, 0)))
+                                                            for n in names) + ")"
         callbacks = []
         if self.progress:
             callbacks.append(_tqdm_callback(int(self.n_estimators)))
-        self.booster_ = xgb.train(self._xgb_params(), dtrain, num_boost_round=int(self.n_estimators),
+        self.booster_ = xgb.train(params, dtrain, num_boost_round=int(self.n_estimators),
                                   callbacks=callbacks)
+        # per_family: one more booster per family on its own rows; the shared booster above stays
+        # as the fallback for families without one
+        self.family_boosters_ = {}
+        if self.per_family:
+            fam = str_values(df["family"])
+            for name in sorted(set(fam)):
+                m = fam == name
+                dfam = xgb.DMatrix(X[m], label=target[m], feature_names=names, nthread=int(self.n_jobs))
+                self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))
         self.sources_ = sorted(set(df["source"].astype(str))) if "source" in df.columns else []
@@ -114,7 +150,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:
-        """Raw model output: predicted log(latency / t_env_us) per row."""
+        """Raw model output: predicted log(latency / reference) per row (reference: ``t_env_us`` by default)."""
         self._check_fitted()
         return self._log_ratio(self._prepare(df))
 
@@ -124,15 +160,25 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         from ._features import design_matrix
 
         X = design_matrix(prepared, self.feature_names_)
-        # in-place prediction skips the DMatrix copy; the booster carries the feature names
-        self.booster_.set_param({"nthread": int(self.n_jobs)})
-        return self.booster_.inplace_predict(X, validate_features=False)
+        out = np.empty(len(X))
+        todo = np.ones(len(X), dtype=bool)
+        family_boosters = getattr(self, "family_boosters_", None) or {}
+        if family_boosters:
+            fam = str_values(prepared["family"])
+            for name, booster in family_boosters.items():
+                m = fam == name
+                if m.any():
+                    out[m] = _predict_in_place(booster, X[m], int(self.n_jobs))
+                    todo &= ~m
+        if todo.any():  # the shared booster: all rows, or families without their own booster
+            out[todo] = _predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))
+        return out
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
         """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``."""
         self._check_fitted()
         df = self._prepare(df)  # featurize (and attach SASS) once
-        pred = df["t_env_us"].to_numpy(dtype=float) * np.exp(self._log_ratio(df))
+        pred = self._reference_us(df) * np.exp(self._log_ratio(df))
         return np.maximum(pred, df["t_lower_us"].to_numpy(dtype=float))
 
     def _check_fitted(self) -> None:
@@ -140,6 +186,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this PipeweaveRegressor is not fitted yet; call fit(df) or load_model(path)")
+
+
+def _predict_in_place(booster: object, X: np.ndarray, n_jobs: int) -> np.ndarray:
+    """XGBoost prediction without a DMatrix copy (the booster carries the feature names)."""
+    booster.set_param({"nthread": n_jobs})
+    return booster.inplace_predict(X, validate_features=False)
 
 
 def _tqdm_callback(total: int):  # noqa: ANN202

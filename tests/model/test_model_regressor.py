@@ -106,3 +106,63 @@ def test_load_rejects_non_model_file(tmp_path):
 def test_save_requires_known_suffix(fitted, tmp_path):
     with pytest.raises(DataError, match=r"\.ubj or \.json"):
         save_model(fitted, tmp_path / "m.pkl")
+
+
+@pytest.mark.parametrize("reference", ["roofline", "none"])
+def test_alternative_references_fit_and_floor(small_frame, reference):
+    model = PipeweaveRegressor(n_estimators=20, n_jobs=1, reference=reference).fit(small_frame)
+    pred = model.predict(small_frame)
+    assert np.isfinite(pred).all() and (pred >= small_frame["t_lower_us"].to_numpy() - 1e-12).all()
+
+
+def test_unknown_reference_is_a_clear_error(small_frame):
+    with pytest.raises(DataError, match="reference must be one of"):
+        PipeweaveRegressor(n_estimators=2, reference="cycles").fit(small_frame)
+
+
+def test_monotone_constraint_holds_along_the_feature(small_frame):
+    from pipeweave.model._features import design_matrix
+
+    model = PipeweaveRegressor(n_estimators=30, n_jobs=1, monotone_constraints={"log10_t_env_us": 1}).fit(small_frame)
+    X = design_matrix(small_frame.iloc[:50], model.feature_names_)
+    j = model.feature_names_.index("log10_t_env_us")
+    outs = []
+    for v in np.linspace(-1.0, 5.0, 13):  # sweep the constrained feature, all else fixed
+        X[:, j] = v
+        outs.append(model.booster_.inplace_predict(X, validate_features=False))
+    assert (np.diff(np.vstack(outs), axis=0) >= -1e-6).all()
+
+
+def test_monotone_constraint_on_unknown_feature_is_rejected(small_frame):
+    with pytest.raises(DataError, match="unknown features"):
+        PipeweaveRegressor(n_estimators=2, monotone_constraints={"not_a_feature": 1}).fit(small_frame)
+
+
+def test_per_family_boosters_predict_their_family_and_survive_a_roundtrip(small_frame, tmp_path):
+    model = PipeweaveRegressor(n_estimators=20, n_jobs=1, per_family=True).fit(small_frame)
+    assert sorted(model.family_boosters_) == ["gemm", "moe_w13"]
+    shared = PipeweaveRegressor(n_estimators=20, n_jobs=1).fit(small_frame)
+    pred, pred_shared = model.predict(small_frame), shared.predict(small_frame)
+    assert not np.allclose(pred, pred_shared)  # the family boosters, not the shared one, answered
+    # a family booster alone reproduces its rows
+    from pipeweave.model._features import design_matrix
+
+    gemm = small_frame[small_frame["family"] == "gemm"]
+    X = design_matrix(gemm, model.feature_names_)
+    own = model.family_boosters_["gemm"].inplace_predict(X)
+    np.testing.assert_allclose(model.predict_log_ratio(gemm), own, rtol=1e-6, atol=1e-6)
+    path = save_model(model, tmp_path / "pf.ubj")
+    loaded = load_model(path)
+    assert sorted(loaded.family_boosters_) == ["gemm", "moe_w13"]
+    assert read_stamp(path)["family_boosters"] == ["gemm", "moe_w13"]
+    np.testing.assert_allclose(loaded.predict(small_frame), pred, rtol=1e-6)
+
+
+def test_families_without_their_own_booster_fall_back_to_the_shared_one(small_frame):
+    model = PipeweaveRegressor(n_estimators=20, n_jobs=1, per_family=True).fit(small_frame)
+    del model.family_boosters_["moe_w13"]
+    moe = small_frame[small_frame["family"] == "moe_w13"]
+    from pipeweave.model._features import design_matrix
+
+    X = design_matrix(moe, model.feature_names_)
+    np.testing.assert_allclose(model.predict_log_ratio(moe), model.booster_.inplace_predict(X), rtol=1e-6, atol=1e-6)
