@@ -289,16 +289,19 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
     # Expert-parallel ambiguity: the collector's rank may run all T*topk rows over its E/ep local
     # experts (masked remote rows still occupy the grid) instead of the expected T*topk/ep. The
     # envelope of that reading is a feature; the learner decides per regime which one holds.
-    alt = ep > 1
-    if alt.any():
-        w13b, rsb = _moe_grouped("moe_w13", T, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
-        w2b, _ = _moe_grouped("moe_w2", T, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0,
-                              rs=rsb)
-        env_b = envelope_us(w13b, spec) + envelope_us(w2b, spec)
-        env_a = envelope_us(w13, spec) + envelope_us(w2, spec)
-        tiles["log2_ep_all_rows_over_env"] = np.where(alt, np.log2(env_b / env_a), 0.0)
-    else:
-        tiles["log2_ep_all_rows_over_env"] = 0.0
+    # Computed on the EP > 1 rows only (0 elsewhere: both readings coincide).
+    ep_feature = np.zeros(len(df))
+    i = np.flatnonzero(ep > 1)
+    if len(i):
+        sp, ti = _slice_spec(spec, i, SCHEDULE_SPEC_KEYS), tiles.iloc[i]
+        w13b, rsb = _moe_grouped("moe_w13", T[i], topk[i], local_e[i], alpha[i], 2.0 * n_loc[i], H[i], ti, ab[i],
+                                 rate[i], sp)
+        w2b, _ = _moe_grouped("moe_w2", T[i], topk[i], local_e[i], alpha[i], H[i], n_loc[i], ti, ab[i], rate[i], sp,
+                              extra_fma=1.0, rs=rsb)
+        env_b = envelope_us(w13b, sp) + envelope_us(w2b, sp)
+        env_a = (envelope_us(w13, spec) + envelope_us(w2, spec))[i]
+        ep_feature[i] = np.log2(env_b / env_a)
+    tiles["log2_ep_all_rows_over_env"] = ep_feature
     return [align, w13, act, w2, msum], tiles
 
 

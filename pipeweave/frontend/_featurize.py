@@ -152,7 +152,7 @@ def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, 
     ctx = {"data": data, "moe_configs": moe_configs}
     for code, fam in enumerate(fam_names):
         pos = np.flatnonzero(fam_codes == code)
-        sub = df.iloc[pos]
+        sub = df if len(pos) == len(df) else df.iloc[pos]  # builders only read their rows
         spec = spec_arrays(sub["gpu"], gpus)
         parts, tiles = build_kernels(fam, sub, spec, ctx)
         yield pos, sub, spec, parts, tiles
