@@ -18,7 +18,6 @@ Writes results.json and results.md (MAPE % per family and held-out generation).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path

@@ -69,7 +69,6 @@ def run(args: argparse.Namespace) -> int:
         res["lower_bound_violations_pct"] = {f"{s}/{f}": round(float(v) * 100, 3) for (s, f), v in viol.items()}
         print(f"featurize: {len(df):,} rows in {dt:.1f}s", flush=True)
     if "train" in args.what:
-        from ..model import PipeweaveRegressor
         from ..model._training import cap_rows, prepare_training_frame
         from ._train import DEFAULT_MAX_ROWS_PER_GROUP
 

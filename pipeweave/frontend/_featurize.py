@@ -24,7 +24,7 @@ from .._errors import DataError
 from .._frame import str_codes, str_map, str_startswith, str_values
 from . import _constants as C
 from ._demand import PIPES
-from ._demand import KernelDemand, combine_schedules, schedule
+from ._demand import combine_schedules, schedule
 from ._families import FAMILIES, build_kernels
 from ._tilesight import tilesight_time_us
 from ._tileplan import TILE_COLUMNS

@@ -155,8 +155,6 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self._log_ratio(self._prepare(df))
 
     def _log_ratio(self, prepared: pd.DataFrame) -> np.ndarray:
-        import xgboost as xgb
-
         from ._features import design_matrix
 
         X = design_matrix(prepared, self.feature_names_)

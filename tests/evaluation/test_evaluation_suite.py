@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
-import pytest
 
 from pipeweave.evaluation import run_protocol
 from pipeweave.evaluation._suite import CappedTraining, make_methods
