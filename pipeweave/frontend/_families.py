@@ -306,6 +306,13 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
 
 
 # ---------------------------------------------------------------------------------- attention
+def _is_flash_attention(df: pd.DataFrame) -> np.ndarray:
+    """Rows that run FlashAttention (the ``backend`` column; unspecified = FlashAttention)."""
+    if "backend" not in df:
+        return np.ones(len(df), dtype=bool)
+    return np.isin(str_values(df["backend"]), ["flash_attention", "nan", "None", ""])
+
+
 def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple[list[KernelDemand], pd.DataFrame]]:
     def build(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
         b, isl, step = _col(df, "batch_size"), _col(df, "isl"), np.nan_to_num(_col(df, "step"), nan=0.0)
@@ -325,7 +332,8 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
                              q_bytes=qb, kv_bytes=kvb, causal=not decode, decode=decode, tensor_rate=rate,
                              spec=spec, bq=tiles["block_m"].to_numpy(), bkv=tiles["block_n"].to_numpy(),
                              warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
-                             window=_col(df, "window_size") if "window_size" in df else 0.0)
+                             window=_col(df, "window_size") if "window_size" in df else 0.0,
+                             pack_gqa=_hopper_class(spec) & _is_flash_attention(df))
         parts = [kd]
         if decode:  # split-KV combine kernel: reads each split's fp32 partial output, only when split > 1
             split = kd.grid_ctas / np.maximum(b * hkv, 1.0)

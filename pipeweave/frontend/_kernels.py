@@ -161,7 +161,7 @@ def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: 
                     kv_heads: np.ndarray, head_dim: np.ndarray, q_bytes: np.ndarray, kv_bytes: np.ndarray,
                     causal: bool, decode: bool, tensor_rate: np.ndarray, spec: dict[str, np.ndarray],
                     bq: np.ndarray, bkv: np.ndarray, warps: np.ndarray, stages: np.ndarray,
-                    window: np.ndarray | float = 0.0) -> KernelDemand:
+                    window: np.ndarray | float = 0.0, pack_gqa: np.ndarray | bool = False) -> KernelDemand:
     """FlashAttention forward. Prefill: one CTA per (batch, head, q-tile), causal average trip count.
 
     Decode (q_len = 1): split-KV ("flash-decoding"), one CTA per (batch, kv-head, split) with the
@@ -186,12 +186,17 @@ def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: 
         scores_it = group * bkv
     else:
         rows_q = bq
-        nq = _cdiv(q_len * 1.0, bq)
-        G = batch * heads * nq
+        # pack-GQA (FlashAttention-3 with variable-length batches, as SGLang calls it): the query rows
+        # of all heads sharing a KV head form one M dimension, q_len * group rows, tiled by BQ
+        packed = np.where(np.broadcast_to(pack_gqa, batch.shape), group, 1.0)
+        nq = _cdiv(q_len * packed, bq)
+        G = batch * heads / packed * nq
         keys = _keys_per_query(q_len, kv_len, win, causal)
-        # a q-tile's rows span BQ positions: causal tiles see ~BQ/2 extra (masked) keys
-        iters = np.maximum(_cdiv(keys + np.where(causal, bq / 2.0, 0.0), bkv), 1.0)
-        qrows_real = np.minimum(bq, q_len)
+        # a q-tile spans min(BQ / packed, q_len) positions: causal tiles see about half of them as
+        # extra (masked) keys
+        span = np.minimum(bq / packed, q_len)
+        iters = np.maximum(_cdiv(keys + np.where(causal, span / 2.0, 0.0), bkv), 1.0)
+        qrows_real = np.minimum(bq, q_len * packed)
         scores_it = qrows_real * bkv
     threads = warps * 32.0
     load_it = 2.0 * bkv * d * kv_bytes
