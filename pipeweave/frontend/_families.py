@@ -333,7 +333,7 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
                              spec=spec, bq=tiles["block_m"].to_numpy(), bkv=tiles["block_n"].to_numpy(),
                              warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
                              window=_col(df, "window_size") if "window_size" in df else 0.0,
-                             pack_gqa=_hopper_class(spec) & _is_flash_attention(df))
+                             pack_gqa=_is_flash_attention(df))
         parts = [kd]
         if decode:  # split-KV combine kernel: reads each split's fp32 partial output, only when split > 1
             split = kd.grid_ctas / np.maximum(b * hkv, 1.0)

@@ -186,8 +186,9 @@ def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: 
         scores_it = group * bkv
     else:
         rows_q = bq
-        # pack-GQA (FlashAttention-3 with variable-length batches, as SGLang calls it): the query rows
-        # of all heads sharing a KV head form one M dimension, q_len * group rows, tiled by BQ
+        # pack-GQA (the FlashAttention-3 code base: always below sm_90, and for the variable-length
+        # batches SGLang sends on sm_90): the query rows of all heads sharing a KV head form one
+        # M dimension, q_len * group rows, tiled by BQ
         packed = np.where(np.broadcast_to(pack_gqa, batch.shape), group, 1.0)
         nq = _cdiv(q_len * packed, bq)
         G = batch * heads / packed * nq

@@ -72,16 +72,16 @@ def test_attention_keys_per_query_causal_and_window():
     assert _keys_per_query(q, kv, win, True).tolist() == [2.5, 1.75, 8.5]
 
 
-def test_flash_attention_3_packs_gqa_heads_into_the_query_tile():
+def test_flash_attention_packs_gqa_heads_into_the_query_tile():
     # hand-made prefill launch: 32 query tokens, 96 query heads over 4 KV heads (group 24), batch 8
     rows = pd.DataFrame({"family": "attention_context", "gpu": ["H100-SXM", "H100-SXM", "A100-SXM"],
                          "dtype": "bfloat16", "batch_size": 8, "isl": 32, "step": 0, "num_heads": 96,
                          "num_key_value_heads": 4, "head_dim": 128,
                          "backend": ["flash_attention", "trtllm_mha", "flash_attention"]})
     f = featurize(rows)
-    # FA3 (sm_90): 32 x 24 = 768 packed rows per (batch, KV head) -> 6 tiles of 128; no packing
-    # for other backends or FA2 (sm_80): one mostly-padded 128-row tile per (batch, head)
-    assert f["grid_ctas"].tolist() == [8 * 4 * 6, 8 * 96, 8 * 96]
+    # FlashAttention: 32 x 24 = 768 packed rows per (batch, KV head) -> 6 tiles of 128 (sm_90 and
+    # sm_80 alike); other backends: one mostly-padded 128-row tile per (batch, head)
+    assert f["grid_ctas"].tolist() == [8 * 4 * 6, 8 * 96, 8 * 4 * 6]
     assert f["useful_flop"].nunique() == 1  # the math is the same; only the tiling changes
     assert f.loc[0, "work_tensor"] < f.loc[1, "work_tensor"]  # less padding
 
