@@ -103,7 +103,8 @@ def _slice_spec(spec: Spec, idx: np.ndarray, keys: tuple[str, ...] | None = None
 
 
 def _gemm_env_lower_bound(m, n, k, c: np.ndarray, ab, rate, spec: Spec) -> np.ndarray:
-    """A cheap lower bound (us) of the envelope of GEMM candidates ``c`` (rows of gemm_candidates).
+    """A cheap lower bound (us) of the envelope of GEMM candidates ``c`` (the columns of
+    :func:`gemm_candidates` plus the multicast factor; any leading shape, broadcast with the rows).
 
     Term by term below :func:`._demand.envelope_us` (see :mod:`._demand` for the formulas): the
     busiest SM runs >= 1 wave with >= 1 CTA in flight, so fill >= DRAM latency + (stages-1) loads
