@@ -89,11 +89,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.input:
         if bad.size:
             return 2
+        backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
         if args.json:
             print_json({"gpu": spec.name, "family": args.family, "dtype": args.dtype,
-                        "latency_us_pred": float(pred.iloc[0])})
+                        **({"backend": backend} if backend else {}), "latency_us_pred": float(pred.iloc[0])})
         else:
-            print(f"{float(pred.iloc[0]):.3f} us  ({args.family} {args.dtype} on {spec.name})")
+            what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
+            print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
         return 0
     if args.output:
         atomic_write(args.output, lambda p: out.to_csv(p, index=False))

@@ -69,6 +69,17 @@ def test_predict_single_launch(tiny_model, capsys):
     assert obj["gpu"] == "B300" and obj["latency_us_pred"] > 0
 
 
+def test_predict_attention_names_its_backend(tiny_model, capsys):
+    # the tiny model has no attention booster: the shared fallback booster answers
+    args = ["predict", "--model", str(tiny_model), "--gpu", "H200", "--family", "attention_context",
+            "--batch-size", "2", "--isl", "128", "--num-heads", "32", "--num-kv-heads", "8", "--head-dim", "128"]
+    assert main(args) == 0
+    assert "(flash_attention)" in capsys.readouterr().out  # the documented default
+    assert main(args + ["--backend", "trtllm_mha", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["backend"] == "trtllm_mha" and obj["latency_us_pred"] > 0
+
+
 def test_predict_csv_reports_bad_rows_and_predicts_the_rest(tiny_model, tmp_path, capsys):
     rows = pd.DataFrame({  # hand-made launch rows; row 2 has an unknown family, row 3 a bad shape
         "family": ["moe_w13", "conv2d", "moe_w13", "gemm"], "dtype": ["bfloat16", "bfloat16", "bfloat16", "fp8"],
