@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from ..frontend import FAMILIES
 from ..frontend._constants import LAUNCH_US
 from ..model._features import KNOWN_BACKENDS
+from ..model._xgb import predict_in_place, tree_params
 
 __all__ = ["KernelSight", "XGBoostRaw", "RAW_SHAPE_COLUMNS", "RAW_SPEC_COLUMNS"]
 
@@ -33,15 +34,10 @@ RAW_SPEC_COLUMNS: tuple[str, ...] = ("gpu_sm_count", "gpu_sm_clock_mhz", "peak_t
 def _xgb(X: np.ndarray, y: np.ndarray, *, depth: int, rounds: int, n_jobs: int, seed: int):  # noqa: ANN202
     import xgboost as xgb
 
-    params = {"max_depth": depth, "eta": 0.05, "subsample": 0.8, "colsample_bytree": 0.9, "min_child_weight": 5,
-              "nthread": n_jobs, "seed": seed, "tree_method": "hist", "objective": "reg:squarederror"}
+    params = tree_params(max_depth=depth, learning_rate=0.05, subsample=0.8, colsample_bytree=0.9,
+                         min_child_weight=5, n_jobs=n_jobs, random_state=seed)
+    params["objective"] = "reg:squarederror"
     return xgb.train(params, xgb.DMatrix(X, label=y, nthread=n_jobs), num_boost_round=rounds)
-
-
-def _predict(booster, X: np.ndarray, n_jobs: int) -> np.ndarray:  # noqa: ANN001
-    import xgboost as xgb
-
-    return booster.predict(xgb.DMatrix(X, nthread=n_jobs))
 
 
 class KernelSight(RegressorMixin, BaseEstimator):
@@ -89,7 +85,7 @@ class KernelSight(RegressorMixin, BaseEstimator):
         for f, booster in self.models_.items():
             m = fam == f
             if m.any():
-                eta[m] = np.clip(np.exp(_predict(booster, z[m], self.n_jobs)), 1e-4, 1.0)
+                eta[m] = np.clip(np.exp(predict_in_place(booster, z[m], self.n_jobs)), 1e-4, 1.0)
         return np.maximum(LAUNCH_US, bound / eta)
 
 
@@ -131,4 +127,4 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
         from ..model import ensure_features
 
         df = ensure_features(df)
-        return np.exp(_predict(self.booster_, self._matrix(df), self.n_jobs))
+        return np.exp(predict_in_place(self.booster_, self._matrix(df), self.n_jobs))

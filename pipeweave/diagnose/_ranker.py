@@ -29,6 +29,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._errors import DataError, SchemaMismatchError
+from ..model._xgb import predict_in_place, tree_params
 
 __all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMMAND"]
 
@@ -67,10 +68,9 @@ class ConfigRanker(BaseEstimator):
         return list(RANKER_FEATURES)
 
     def _params(self) -> dict:
-        p = {"eta": float(self.learning_rate), "max_depth": int(self.max_depth), "subsample": float(self.subsample),
-             "colsample_bytree": float(self.colsample_bytree), "min_child_weight": float(self.min_child_weight),
-             "nthread": int(self.n_jobs), "seed": int(self.random_state), "tree_method": "hist",
-             "max_bin": int(self.max_bin)}
+        p = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=self.subsample,
+                        colsample_bytree=self.colsample_bytree, min_child_weight=self.min_child_weight,
+                        n_jobs=self.n_jobs, random_state=self.random_state, max_bin=self.max_bin)
         if self.objective.startswith("rank:"):
             p.update(objective=self.objective, lambdarank_num_pair_per_sample=int(self.pairs_per_sample),
                      lambdarank_pair_method="mean" if self.objective == "rank:pairwise" else "topk")
@@ -114,11 +114,8 @@ class ConfigRanker(BaseEstimator):
         return self
 
     def decision_function(self, X: pd.DataFrame) -> np.ndarray:
-        import xgboost as xgb
-
         self._check_fitted()
-        M = self._matrix(X, self.feature_names_)
-        return self.booster_.predict(xgb.DMatrix(M, feature_names=self.feature_names_, nthread=int(self.n_jobs)))
+        return predict_in_place(self.booster_, self._matrix(X, self.feature_names_), int(self.n_jobs))
 
     def restrict(self, cand: pd.DataFrame) -> np.ndarray:
         """Boolean mask of the candidates recommendations may come from (the vocabulary, see module doc)."""

@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._errors import DataError
 from .._frame import str_values
+from ._xgb import predict_in_place, tree_params
 
 __all__ = ["PipeweaveRegressor"]
 
@@ -65,12 +66,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return np.ones(len(df)) if col is None else df[col].to_numpy(dtype=float)
 
     def _xgb_params(self) -> dict:
-        params = {
-            "max_depth": int(self.max_depth), "eta": float(self.learning_rate), "subsample": float(self.subsample),
-            "colsample_bytree": float(self.colsample_bytree), "min_child_weight": float(self.min_child_weight),
-            "lambda": float(self.reg_lambda), "alpha": float(self.reg_alpha), "nthread": int(self.n_jobs),
-            "seed": int(self.random_state), "tree_method": "hist", "max_bin": 256,
-        }
+        params = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=self.subsample,
+                             colsample_bytree=self.colsample_bytree, min_child_weight=self.min_child_weight,
+                             n_jobs=self.n_jobs, random_state=self.random_state)
+        params.update({"lambda": float(self.reg_lambda), "alpha": float(self.reg_alpha)})
         if self.quantile is None:
             params["objective"] = "reg:squarederror"
         else:
@@ -166,10 +165,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             for name, booster in family_boosters.items():
                 m = fam == name
                 if m.any():
-                    out[m] = _predict_in_place(booster, X[m], int(self.n_jobs))
+                    out[m] = predict_in_place(booster, X[m], int(self.n_jobs))
                     todo &= ~m
         if todo.any():  # the shared booster: all rows, or families without their own booster
-            out[todo] = _predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))
+            out[todo] = predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))
         return out
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
@@ -184,12 +183,6 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this PipeweaveRegressor is not fitted yet; call fit(df) or load_model(path)")
-
-
-def _predict_in_place(booster: object, X: np.ndarray, n_jobs: int) -> np.ndarray:
-    """XGBoost prediction without a DMatrix copy (the booster carries the feature names)."""
-    booster.set_param({"nthread": n_jobs})
-    return booster.inplace_predict(X, validate_features=False)
 
 
 def _tqdm_callback(total: int):  # noqa: ANN202
