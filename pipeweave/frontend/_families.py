@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, PipeweaveError, UnknownFamilyError
-from .._frame import distinct_rows, str_map, str_values
+from .._frame import str_map, str_values
 from . import _constants as C
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, combine_schedules, envelope_us, schedule
 from ._kernels import elementwise, flash_attention, tiled_matmul
@@ -243,12 +243,7 @@ def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[
         try:
             from ..sources import resolve_sglang_moe_configs
 
-            # the lookup depends on these columns only: resolve each distinct launch once
-            keys = [c for c in ("gpu", "dtype", "num_tokens", "num_experts", "inter_size", "moe_tp_size",
-                                "moe_ep_size") if c in df.columns]
-            rows = df[keys].iloc[todo]  # no recorded tile columns on these rows
-            codes, first = distinct_rows(rows)
-            resolved = resolve_sglang_moe_configs(rows.iloc[first], data=ctx.get("data")).iloc[codes]
+            resolved = resolve_sglang_moe_configs(df.iloc[todo], data=ctx.get("data"))
         except (PipeweaveError, ImportError, OSError) as exc:
             if ctx.get("moe_configs") == "sglang":
                 raise

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, UnknownGPUError
+from .._frame import distinct_rows
 from .._paths import resolve_data_dir
 from ._manifest import get_manifest
 from ._schema import TILE_COLUMNS
@@ -148,7 +149,24 @@ def resolve_sglang_moe_configs(
     Returns a frame on ``df.index`` with ``block_m, block_n, block_k, group_m, num_warps,
     num_stages`` (float64), ``config_origin`` ("recorded" when ``df`` already holds all six tile
     columns, "tuned_file", or "default" = ``get_default_config``) and ``config_file``.
+    Each distinct launch (the lookup's input columns) is resolved once and broadcast to its rows.
     """
+    keys = [c for c in _LOOKUP_INPUT_COLUMNS if c in df.columns]
+    codes, first = distinct_rows(df[keys])
+    if len(first) < len(df):
+        out = _resolve(df.iloc[first], data, triton_version, fallback_versions).iloc[codes]
+        out.index = df.index
+        return out
+    return _resolve(df, data, triton_version, fallback_versions)
+
+
+#: every column the lookup reads (rows equal on these resolve to the same plan)
+_LOOKUP_INPUT_COLUMNS: tuple[str, ...] = ("gpu", "dtype", "num_tokens", "num_experts", "inter_size", "moe_tp_size",
+                                          "moe_ep_size", *TILE_COLUMNS)
+
+
+def _resolve(df: pd.DataFrame, data: str | os.PathLike[str] | None, triton_version: str | None,
+             fallback_versions: Sequence[str] | None) -> pd.DataFrame:
     raw = _manifest_raw()
     lookup = raw["lookup"]
     first = triton_version or lookup["preferred_triton_version"]

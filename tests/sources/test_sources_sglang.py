@@ -56,6 +56,16 @@ def test_config_table(table, real_data_dir):
     assert sub["m_key"].astype(int).tolist() == keys
 
 
+def test_repeated_launches_resolve_once_to_the_same_plan(real_data_dir):
+    # real lookup inputs, repeated and interleaved, on a shuffled non-default index
+    rows = _rows(num_tokens=[3000, 1, 3000, 1, 3000]).set_axis([40, 7, 13, 2, 99])
+    out = resolve_sglang_moe_configs(rows, real_data_dir)
+    assert out.index.tolist() == [40, 7, 13, 2, 99]
+    single = resolve_sglang_moe_configs(_rows(num_tokens=[3000, 1]), real_data_dir)
+    assert _tiles(out) == [_tiles(single)[i] for i in (0, 1, 0, 1, 0)]
+    assert out["config_file"].tolist() == [single["config_file"].iloc[i] for i in (0, 1, 0, 1, 0)]
+
+
 def test_tuned_file_hit_with_version_fallback(real_data_dir):
     # Mixtral (E=8, inter 14336) at TP2 on H100: N = 14336/2 = 7168 -> no 3.5.1/3.4.0 file, 3.3.1 is next
     out = resolve_sglang_moe_configs(_rows(num_tokens=[3000, 1]), real_data_dir)
