@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from .._errors import DataError
+from ..frontend._constants import DEFAULT_ATTENTION_BACKEND, KNOWN_BACKENDS
 
 __all__ = ["add_data_argument", "add_gpu_argument", "add_launch_arguments", "launch_frame", "resolve_gpu_arg",
            "parse_config", "print_json"]
@@ -58,8 +59,8 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
                         "(CUDA events); default: the family's main training source")
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
         g.add_argument(flag, dest=col, type=typ, help=hlp)
-    g.add_argument("--backend", choices=["flash_attention", "trtllm_mha", "triton"], default=None,
-                   help="attention kernel implementation (default flash_attention for attention families)")
+    g.add_argument("--backend", choices=list(KNOWN_BACKENDS), default=None,
+                   help=f"attention kernel implementation (default {DEFAULT_ATTENTION_BACKEND} for attention families)")
     if config:
         g.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
                        help="Triton tile config (default: the kernel's own selection logic)")
@@ -113,7 +114,7 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
     if fam.name == "attention_context":
         row.setdefault("step", 0)
     if fam.name.startswith("attention"):
-        row["backend"] = getattr(args, "backend", None) or "flash_attention"
+        row["backend"] = getattr(args, "backend", None) or DEFAULT_ATTENTION_BACKEND
     missing = [c for c in fam.shape_columns if c not in row]
     if missing:
         flags = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in missing]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, PipeweaveError, UnknownFamilyError
-from .._frame import str_map, str_values
+from .._frame import str_codes, str_map, str_values
 from . import _constants as C
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, combine_schedules, envelope_us, schedule
 from ._kernels import elementwise, flash_attention, tiled_matmul
@@ -302,11 +302,18 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
 
 
 # ---------------------------------------------------------------------------------- attention
+def attention_backend_labels(labels: list[str]) -> np.ndarray:
+    """``backend`` labels of attention rows with the unspecified ones (a missing value: 'nan', 'None'
+    or '' as text) read as :data:`DEFAULT_ATTENTION_BACKEND`."""
+    return np.array([C.DEFAULT_ATTENTION_BACKEND if b in ("nan", "None", "") else b for b in labels], dtype=object)
+
+
 def _is_flash_attention(df: pd.DataFrame) -> np.ndarray:
-    """Rows that run FlashAttention (the ``backend`` column; unspecified = FlashAttention)."""
+    """Attention rows that run FlashAttention (the ``backend`` column; unspecified = FlashAttention)."""
     if "backend" not in df:
         return np.ones(len(df), dtype=bool)
-    return np.isin(str_values(df["backend"]), ["flash_attention", "nan", "None", ""])
+    codes, labels = str_codes(df["backend"])
+    return (attention_backend_labels(labels) == "flash_attention")[codes]
 
 
 def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple[list[KernelDemand], pd.DataFrame]]:

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 from .._frame import str_codes
-
 from ..frontend import FEATURES, FAMILIES, featurize
+from ..frontend._constants import DEFAULT_ATTENTION_BACKEND, KNOWN_BACKENDS
+from ..frontend._families import attention_backend_labels
 
 __all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "KNOWN_BACKENDS", "model_feature_names", "SASS_PREFIX",
            "attach_sass_features", "SASS_FAMILIES"]
@@ -22,10 +23,8 @@ __all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "KNOWN_BACKENDS"
 SASS_FAMILIES: tuple[str, ...] = ("moe_w13", "fused_moe")
 
 KNOWN_SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
-#: attention kernel implementations in the profiles (the ``backend`` column): a property of the
-#: launch the user knows (which kernel runs), not of the GPU; rows without one get all zeros
-KNOWN_BACKENDS: tuple[str, ...] = ("flash_attention", "trtllm_mha", "triton")
-DEFAULT_ATTENTION_BACKEND = "flash_attention"
+# KNOWN_BACKENDS (``backend_<name>`` one-hots): the attention kernel that runs, a property of the
+# launch the user knows, not of the GPU; non-attention rows get all zeros
 SASS_PREFIX = "sass_"
 
 
@@ -61,9 +60,9 @@ def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     fam, fam_names = codes_of("family", "")
     src, src_names = codes_of("source", KNOWN_SOURCES[0])
     bk, bk_names = codes_of("backend", "nan")
-    # an attention launch always runs some implementation: unspecified means FlashAttention
+    # attention rows whose backend is unspecified run FlashAttention
     attention = np.array([f.startswith("attention") for f in fam_names], dtype=bool)[fam]
-    unspecified = np.array([b in ("nan", "None", "") for b in bk_names], dtype=bool)[bk] & attention
+    unspecified = (attention_backend_labels(bk_names) != np.array(bk_names, dtype=object))[bk] & attention
 
     def one_hot(codes: np.ndarray, labels: list[str], value: str) -> np.ndarray:
         return codes == labels.index(value) if value in labels else np.zeros(n, dtype=bool)
