@@ -70,13 +70,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"featurize: {len(df):,} rows in {dt:.1f}s", flush=True)
     if "train" in args.what:
         from ..model._training import cap_rows, prepare_training_frame
-        from ._train import DEFAULT_MAX_ROWS_PER_GROUP
+        from ..model import PipeweaveRegressor
+        from ._train import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS
 
         t = time.perf_counter()
         # the rows `pipeweave train` uses by default (seeded cap per GPU, family, dtype, source)
         frame, _ = prepare_training_frame(cap_rows(df, DEFAULT_MAX_ROWS_PER_GROUP))
         t_feat = time.perf_counter() - t
-        model = _default_model()
+        model = PipeweaveRegressor(**DEFAULT_MODEL_PARAMS)  # what `pipeweave train` builds by default
         t = time.perf_counter()
         model.fit(frame)
         dt = time.perf_counter() - t
@@ -168,8 +169,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {path}")
     return 0
 
-
-def _default_model():  # noqa: ANN202
-    from ..model import PipeweaveRegressor
-
-    return PipeweaveRegressor(per_family=True)  # what `pipeweave train` builds by default

@@ -19,6 +19,8 @@ example:
 
 #: seeded cap on training rows per (GPU, family, dtype, source) of the default model
 DEFAULT_MAX_ROWS_PER_GROUP = 10_000
+#: regressor settings of the default model beyond PipeweaveRegressor's own defaults (--shared unsets)
+DEFAULT_MODEL_PARAMS: dict[str, object] = {"per_family": True}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -68,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     params = json.loads(args.params) if args.params else {}
     if args.n_estimators:
         params["n_estimators"] = args.n_estimators
-    params.setdefault("per_family", not args.shared)
+    defaults = {**DEFAULT_MODEL_PARAMS, **({"per_family": False} if args.shared else {})}
+    for key, value in defaults.items():  # --params wins over both
+        params.setdefault(key, value)
     model = PipeweaveRegressor(progress=not args.no_progress, **params)
     t1 = time.perf_counter()
     model.fit(frame)
