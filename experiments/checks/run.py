@@ -1,0 +1,121 @@
+"""Smaller measurements quoted in the README, docs/model.md and the issue notes.
+
+    python experiments/checks/run.py [--data DIR] [--out experiments/checks]
+
+1. Data: fused-MoE latency vs expert-parallel size per GPU (aiconfigurator, bf16, balanced routing,
+   512 experts, top-22, hidden 4096, intermediate 2688, TP 1, 16,384 tokens), as a share of the
+   EP-1 latency.
+2. Front-end: busiest-SM pipe times of an 8192^3 fp8 and bf16 GEMM on the H100 (cuBLAS-like tile,
+   2-CTA clusters): how close L2 is to binding.
+3. Ablation: leave-one-generation-out MAPE with and without the ``mma_generation`` feature
+   (per family, 4,000 training rows per GPU, 200 trees).
+4. Data: prefill attention per GPU and backend, median measured / envelope and median lower bound /
+   measured (the share of the physical minimum the kernel reaches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeweave._io import atomic_write_json, atomic_write_text
+from pipeweave.frontend import featurize
+from pipeweave.model import PipeweaveRegressor
+from pipeweave.model._training import cap_rows, prepare_training_frame
+from pipeweave.sources import load_profiles
+
+GENERATIONS = ("ampere", "ada", "hopper", "blackwell")
+ABLATION_FAMILIES = {"gemm_bf16": "gemm", "fused_moe_bf16": "fused_moe", "attention_context": "attention_context",
+                     "attention_generation": "attention_generation"}
+
+
+def ep_scaling(data: str | None) -> pd.DataFrame:
+    df = load_profiles(data, families=["fused_moe"], dtypes=["bfloat16"], sources=["aiconfigurator"])
+    d = df[(df["moe_tp_size"] == 1) & (df["distribution"].astype(str) == "balanced") & (df["num_experts"] == 512)
+           & (df["topk"] == 22) & (df["hidden_size"] == 4096) & (df["inter_size"] == 2688)
+           & (df["num_tokens"] == 16384)]
+    t = d.pivot_table(index="gpu", columns="moe_ep_size", values="latency_us", aggfunc="median", observed=True)
+    return t.div(t[1.0], axis=0).round(3)
+
+
+def gemm_pipes() -> pd.DataFrame:
+    rows = pd.DataFrame([dict(family="gemm", gpu="H100-SXM", dtype=d, m=8192, n=8192, k=8192)
+                         for d in ("fp8", "bfloat16")])
+    f = featurize(rows)
+    cols = ["t_sm_tensor_us", "t_sm_l2_us", "t_sm_smem_us", "t_chip_dram_us", "t_env_us"]
+    out = f[cols].round(1).assign(dtype=rows["dtype"].to_numpy(),
+                                  l2_over_tensor=(f["t_sm_l2_us"] / f["t_sm_tensor_us"]).round(2))
+    return out.set_index("dtype")
+
+
+def attention_efficiency(data: str | None) -> pd.DataFrame:
+    df = load_profiles(data, families=["attention_context"], sources=["aiconfigurator"])
+    frame, _ = prepare_training_frame(df)
+    f = frame.assign(measured_over_env=frame["latency_us"] / frame["t_env_us"],
+                     lower_over_measured=frame["t_lower_us"] / frame["latency_us"])
+    return (f.groupby(["gpu", "backend", "dtype"], observed=True)[["measured_over_env", "lower_over_measured"]]
+            .median().round(3))
+
+
+def drop_mma_generation(data: str | None) -> dict:
+    res: dict = {}
+    for label, fam in ABLATION_FAMILIES.items():
+        df = load_profiles(data, families=[fam], dtypes=["bfloat16"], sources=["aiconfigurator"])
+        frame, _ = prepare_training_frame(df)
+        res[label] = {}
+        for variant, drop in (("all_features", ()), ("without_mma_generation", ("mma_generation",))):
+            row = {}
+            for gen in GENERATIONS:
+                test = frame[frame["generation"].astype(str) == gen]
+                train = cap_rows(frame[frame["generation"].astype(str) != gen], 4000, by=("gpu",), seed=0)
+                pred = PipeweaveRegressor(drop_features=drop).fit(train).predict(test)
+                row[gen] = round(float(np.mean(np.abs(pred / test["latency_us"].to_numpy() - 1)) * 100), 1)
+            res[label][variant] = row
+        print(f"ablation {label}: done", flush=True)
+    return res
+
+
+def _table(frame: pd.DataFrame) -> list[str]:
+    head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
+    rows = [[str(i)] + [f"{v:g}" if isinstance(v, float) else str(v) for v in r] for i, r in frame.iterrows()]
+    return ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"] + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", default=None)
+    p.add_argument("--out", default="experiments/checks")
+    args = p.parse_args(argv)
+    t = time.perf_counter()
+    ep, pipes, abl = ep_scaling(args.data), gemm_pipes(), drop_mma_generation(args.data)
+    attn = attention_efficiency(args.data)
+    out = Path(args.out)
+    atomic_write_json(out / "results.json", {
+        "fused_moe_latency_over_ep1": {g: {str(int(k)): v for k, v in r.items()} for g, r in ep.iterrows()},
+        "h100_gemm_8192_pipes_us": pipes.to_dict(orient="index"),
+        "logo_mape_mma_generation_ablation": abl,
+        "prefill_attention_medians": {" / ".join(map(str, k)): v for k, v in attn.to_dict(orient="index").items()},
+        "elapsed_s": round(time.perf_counter() - t, 1)})
+    lines = ["# Checks quoted in the docs", "", "Command: `python experiments/checks/run.py`.", "",
+             "## 1. Fused-MoE latency / EP-1 latency (aiconfigurator, 16,384 tokens, 512 experts, top-22, H 4096, "
+             "I 2688, TP 1, balanced)", "", *_table(ep), "",
+             "## 2. H100 8192^3 GEMM, busiest-SM pipe times (us)", "", *_table(pipes), "",
+             "## 3. LOGO MAPE (%) with and without `mma_generation`", ""]
+    for label, variants in abl.items():
+        lines += [f"### {label}", "", "| variant | " + " | ".join(GENERATIONS) + " |", "|---|" + "---:|" * 4]
+        lines += [f"| {v} | " + " | ".join(f"{r[g]:.1f}" for g in GENERATIONS) + " |" for v, r in variants.items()]
+        lines.append("")
+    lines += ["## 4. Prefill attention: median measured / envelope and lower bound / measured", "",
+              *_table(attn.reset_index().set_index("gpu")), ""]
+    atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
+    print(f"wrote {out / 'results.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
