@@ -32,6 +32,8 @@ from pipeweave.hardware import (
 CANONICAL = [
     "A100-SXM", "A40", "RTX-A6000", "L40", "L40S", "L20", "RTX-6000-Ada", "H100-SXM", "H200-SXM",
     "H20", "H800", "B200", "GB200", "B300", "GB300", "RTX-PRO-6000-S",
+    # older generations and PCIe/inference parts measured by NeuSight (issue 13)
+    "P100-PCIe", "P4", "V100-PCIe", "T4", "A100-PCIe-40GB", "A100-PCIe-80GB", "L4",
 ]
 
 # Names the data sources use (aiconfigurator device strings and folders, PipeWeave hardware
@@ -129,11 +131,17 @@ def test_non_string_name_is_rejected() -> None:
 
 def test_generations_and_compute_capability() -> None:
     gens = {g.name: g.generation for g in list_gpus()}
-    assert {n for n, g in gens.items() if g == "ampere"} == {"A100-SXM", "A40", "RTX-A6000"}
-    assert {n for n, g in gens.items() if g == "ada"} == {"L40", "L40S", "L20", "RTX-6000-Ada"}
+    assert {n for n, g in gens.items() if g == "ampere"} == {"A100-SXM", "A40", "RTX-A6000", "A100-PCIe-40GB",
+                                                            "A100-PCIe-80GB"}
+    assert {n for n, g in gens.items() if g == "ada"} == {"L40", "L40S", "L20", "RTX-6000-Ada", "L4"}
+    assert {n for n, g in gens.items() if g == "pascal"} == {"P100-PCIe", "P4"}
+    assert {n for n, g in gens.items() if g == "volta"} == {"V100-PCIe"}
+    assert {n for n, g in gens.items() if g == "turing"} == {"T4"}
     assert {n for n, g in gens.items() if g == "hopper"} == {"H100-SXM", "H200-SXM", "H20", "H800"}
     assert {n for n, g in gens.items() if g == "blackwell"} == {"B200", "GB200", "B300", "GB300", "RTX-PRO-6000-S"}
-    assert GENERATIONS == ("ampere", "ada", "hopper", "blackwell")
+    assert GENERATIONS == ("pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")
+    assert get_gpu("P100").sm_arch == 60 and get_gpu("Tesla P4").sm_arch == 61
+    assert get_gpu("V100").sm_arch == 70 and get_gpu("Tesla T4").sm_arch == 75
     assert generation_of("NVIDIA H20") == "hopper"
     assert get_gpu("B300").sm_arch == 103 and get_gpu("GB300").compute_capability == "10.3"
     assert get_gpu("B200").sm_arch == 100 and get_gpu("GB200").sm_arch == 100
@@ -143,7 +151,9 @@ def test_generations_and_compute_capability() -> None:
 
 def test_architecture_invariants() -> None:
     for g in list_gpus():
-        assert g.fp32_lanes_per_sm == (64 if g.name == "A100-SXM" else 128), g.name
+        assert g.fp32_lanes_per_sm == (64 if g.sm_arch in (60, 70, 75, 80) else 128), g.name
+        if g.sm_arch < 80:  # Pascal/Volta/Turing: checked one by one in test_older_generations
+            continue
         if g.sm_arch in (86, 89, 120):
             assert g.max_warps_per_sm == 48 and g.smem_per_sm_kib == 100, g.name
         elif g.sm_arch == 80:
@@ -155,6 +165,24 @@ def test_architecture_invariants() -> None:
         assert g.sources and g.notes, g.name
         assert g.aliases, g.name
     assert get_gpu("B200").sm_count == 148
+
+
+def test_older_generations() -> None:
+    """Pascal has no tensor cores; Volta/Turing fp16 tensor cores only; data-sheet FP32 peaks."""
+    for name in ("P100", "P4"):
+        assert dict(get_gpu(name).tensor_flop_per_clk_per_sm) == {}, name
+    for name in ("V100", "T4"):
+        keys = set(get_gpu(name).tensor_flop_per_clk_per_sm)
+        assert "fp16" in keys and not keys & {"bf16", "tf32", "fp8"}, name
+    for name, tflops in (("P100", 9.3), ("P4", 5.5), ("V100", 14.0), ("T4", 8.1), ("L4", 30.3)):
+        assert get_gpu(name).peak_fp32_tflops == pytest.approx(tflops, rel=0.02), name
+    assert get_gpu("V100").peak_tensor_tflops("float16") == pytest.approx(112.0, rel=0.02)
+    assert get_gpu("T4").peak_tensor_tflops("float16") == pytest.approx(65.0, rel=0.02)
+    with pytest.raises(DataError):
+        get_gpu("T4").peak_tensor_tflops("bfloat16")
+    for g in list_gpus():
+        if g.sm_arch < 80:
+            assert g.smem_per_cta_kib <= g.smem_per_sm_kib and g.sources and g.notes and g.aliases, g.name
 
 
 @pytest.mark.parametrize("gpu,dtype,tflops", [
