@@ -1,30 +1,139 @@
-"""Atomic file writes: write to a temporary file in the same folder, then rename over the target."""
+"""Atomic file writes: write to a temporary file in the same folder, then rename over the target.
+
+Every file pipeweave writes goes through :func:`atomic_write`, so a reader never sees a half-written
+file. The rules, in one place:
+
+* the temporary file is named ``.<target name>.pwtmp-<pid>-<random><suffix>`` beside the target
+  (same file system, so the final ``os.replace`` is atomic); :data:`TEMP_MARK` makes it
+  recognisable;
+* a process killed mid-write (``kill -9``, power loss) can leave its temporary file behind: the next
+  write to the same target removes every such file whose writing process is gone
+  (:func:`stale_temp_files`), so at most one dead writer's leftover ever exists, and only until the
+  next write;
+* a target that is a symbolic link keeps its link: the new content replaces the link's target
+  (atomically, in the target's folder); a hard-linked target gets a new inode (the other names keep
+  the old content, as with any atomic rename);
+* a target that is a directory, lies under a regular file or cannot be written raises
+  :class:`~pipeweave.DataError` naming the path, before anything is written.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write", "atomic_write_text", "atomic_write_json"]
+from ._errors import DataError
+
+__all__ = ["atomic_write", "atomic_write_text", "atomic_write_json", "stale_temp_files", "check_writable",
+           "TEMP_MARK"]
+
+#: Marks pipeweave's temporary files: ``.<name>.pwtmp-<pid>-<random><suffix>``.
+TEMP_MARK = ".pwtmp-"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def stale_temp_files(path: str | os.PathLike[str]) -> list[Path]:
+    """Temporary files of earlier writes to ``path`` whose writing process no longer runs."""
+    path = Path(path)
+    pattern = re.compile(re.escape(f".{path.name}{TEMP_MARK}") + r"(\d+)-[0-9a-f]+" + re.escape(path.suffix) + "$")
+    out = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return []
+    for e in entries:
+        m = pattern.match(e.name)
+        if m and not _pid_alive(int(m.group(1))):
+            out.append(Path(e.path))
+    return sorted(out)
+
+
+def _target(path: Path) -> Path:
+    """The file that will be replaced: ``path`` itself, or the end of its symlink chain."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def check_writable(path: str | os.PathLike[str], what: str = "output") -> Path:
+    """Raise :class:`DataError` (naming ``path``) when ``path`` cannot receive a file; return the real target.
+
+    Checks, without writing anything: not a directory, no regular file among its parent folders,
+    and the nearest existing parent folder is writable.
+    """
+    p = Path(path)
+    if str(path) == "" or p.name in ("", ".", ".."):
+        raise DataError(f"{what} path {str(path)!r} names no file", hint="give a file path such as out/preds.csv")
+    t = _target(p)
+    if t.is_dir():
+        raise DataError(f"{what} path {str(path)!r} is a directory", hint=f"give a file path, e.g. {str(p / 'out')!r}")
+    parent = t.parent
+    while not parent.exists():
+        if parent.is_symlink():  # dangling link in the way
+            raise DataError(f"{what} path {str(path)!r}: {str(parent)!r} is a broken symbolic link",
+                            hint="fix the link or choose another folder")
+        parent = parent.parent
+    if not parent.is_dir():
+        raise DataError(f"{what} path {str(path)!r} lies under {str(parent)!r}, which is a file, not a folder",
+                        hint="choose a path inside a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DataError(f"{what} path {str(path)!r}: folder {str(parent)!r} is not writable",
+                        hint="choose a folder you can write to")
+    return t
 
 
 def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -> Path:
-    """Call ``writer(tmp_path)`` and move the result onto ``path`` only if it succeeded."""
+    """Call ``writer(tmp_path)`` and move the result onto ``path`` only if it succeeded.
+
+    Returns ``path``. See the module docstring for temporary files, symlinks and errors.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    target = check_writable(path)
+    for stale in stale_temp_files(target):
+        try:
+            stale.unlink()
+        except OSError:
+            pass
     try:
-        writer(tmp_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(f"cannot create folder {str(target.parent)!r} for {str(path)!r}: {exc.strerror}",
+                        hint="choose another output path") from None
+    tmp_path = target.parent / f".{target.name}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}{target.suffix}"
+    try:
+        fd = os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+    except OSError as exc:
+        raise DataError(f"cannot write {str(path)!r}: {exc.strerror}", hint="choose a writable path") from None
+    try:
+        try:
+            writer(tmp_path)
+        except OSError as exc:
+            raise DataError(f"writing {str(path)!r} failed: {exc.strerror or exc}",
+                            hint="check free space and permissions") from None
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp_path, 0o666 & ~umask)  # mkstemp creates 0600; give the usual file mode
-        os.replace(tmp_path, path)
+        os.chmod(tmp_path, 0o666 & ~umask)  # created 0600; give the usual file mode
+        try:
+            os.replace(tmp_path, target)
+        except OSError as exc:
+            raise DataError(f"cannot replace {str(path)!r}: {exc.strerror}", hint="choose another output path") from None
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

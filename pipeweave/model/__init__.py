@@ -4,7 +4,8 @@ Public API: :class:`PipeweaveRegressor`, :func:`save_model`, :func:`load_model`,
 :func:`read_stamp`, :func:`ensure_features`, :func:`tune`.
 """
 
-from ._artifact import DEFAULT_MODEL_PATH, RETRAIN_COMMAND, SCHEMA_VERSION, load_model, read_stamp, save_model
+from ._artifact import (DEFAULT_MODEL_PATH, RETRAIN_COMMAND, SCHEMA_VERSION, check_model_path, load_model, read_stamp,
+                        save_model, verify_model_file)
 from ._features import design_matrix, ensure_features, model_feature_names
 from ._regressor import PipeweaveRegressor
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
@@ -14,6 +15,8 @@ __all__ = [
     "save_model",
     "load_model",
     "read_stamp",
+    "verify_model_file",
+    "check_model_path",
     "ensure_features",
     "design_matrix",
     "model_feature_names",

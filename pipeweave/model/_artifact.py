@@ -8,14 +8,27 @@ version of pipeweave computes, listing the differences and the command that retr
 A model with one booster per family (``per_family=True``) is still one file: the shared booster
 is the file's booster, and each family's booster is stored as its own UBJSON bytes (base64) in the
 attribute ``pipeweave_family_<family>``; the stamp lists them under ``family_boosters``.
+
+Integrity: nothing reaches XGBoost's native parser unchecked (a truncated file used to crash it).
+The stamp holds ``file_integrity = "pwfile-<length, 12 digits>-<sha256 hex>"``: the file's length
+and the SHA-256 of the file with the 64 digest characters written as ``0`` (the digest is patched
+in after writing; same length, so the file's layout does not move), and ``booster_blobs``:
+``{family: {"bytes": n, "sha256": hex}}`` of each per-family booster blob. :func:`verify_model_file`
+checks both before any booster is built, from the bytes in memory (no re-read in between). A file
+without an integrity record (written before it existed) is still read, after a structural walk of
+its UBJSON/JSON that proves it complete.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
+import hashlib
 import json
 import os
 import platform
+import re
+import struct
 from pathlib import Path
 
 from .. import __version__
@@ -24,7 +37,8 @@ from .._io import atomic_write
 from ._features import model_feature_names
 from ._regressor import PipeweaveRegressor
 
-__all__ = ["save_model", "load_model", "read_stamp", "SCHEMA_VERSION", "DEFAULT_MODEL_PATH", "RETRAIN_COMMAND"]
+__all__ = ["save_model", "load_model", "read_stamp", "verify_model_file", "check_model_path", "SCHEMA_VERSION", "DEFAULT_MODEL_PATH",
+           "RETRAIN_COMMAND"]
 
 _FAMILY_ATTR = "pipeweave_family_"
 
@@ -44,13 +58,39 @@ def _versions() -> dict[str, str]:
             "pandas": pandas.__version__, "scikit-learn": sklearn.__version__, "python": platform.python_version()}
 
 
+_INTEGRITY_RE = re.compile(rb"pwfile-(\d{12})-([0-9a-f]{64})")
+_ZERO_DIGEST = b"0" * 64
+_MAX_MODEL_BYTES = 2**31  # larger files are not pipeweave models (and would not fit a memory check)
+
+
+def _integrity_placeholder() -> str:
+    return "pwfile-" + "0" * 12 + "-" + "0" * 64
+
+
+def _seal(tmp: Path) -> None:
+    """Patch the file's length and digest into its integrity record (same byte length)."""
+    data = bytearray(tmp.read_bytes())
+    hits = [m for m in _INTEGRITY_RE.finditer(data)]
+    if len(hits) != 1:  # pragma: no cover - only if xgboost stopped storing attributes verbatim
+        raise RuntimeError(f"model file has {len(hits)} integrity records, expected 1")
+    m = hits[0]
+    data[m.start(1):m.end(1)] = b"%012d" % len(data)
+    data[m.start(2):m.end(2)] = _ZERO_DIGEST
+    data[m.start(2):m.end(2)] = hashlib.sha256(data).hexdigest().encode("ascii")
+    tmp.write_bytes(bytes(data))
+
+
 def save_model(model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_fingerprint: str = "",
                extra: dict | None = None) -> Path:
-    """Write ``model`` to ``path`` (``.ubj`` -> UBJSON, ``.json`` -> JSON) atomically with its stamp."""
+    """Write ``model`` to ``path`` (``.ubj`` -> UBJSON, ``.json`` -> JSON) atomically with its stamp.
+
+    The stamp carries the file's length and SHA-256 and those of each per-family booster blob
+    (see the module docstring); :func:`load_model` checks them before XGBoost parses anything.
+    """
     model._check_fitted()
     path = Path(path)
-    if path.suffix not in (".ubj", ".json"):
-        raise DataError(f"model path must end in .ubj or .json, got {str(path)!r}", hint="e.g. models/mine.ubj")
+    check_model_path(path)
+    blobs = {fam: bytes(fb.save_raw("ubj")) for fam, fb in (getattr(model, "family_boosters_", None) or {}).items()}
     stamp = {
         "schema_version": SCHEMA_VERSION,
         "features": model.feature_names_,
@@ -61,53 +101,262 @@ def save_model(model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_
         "data_fingerprint": data_fingerprint,
         "params": model.get_params(),
         "versions": _versions(),
-        "family_boosters": sorted(getattr(model, "family_boosters_", None) or {}),
-        **(extra or {}),
+        "family_boosters": sorted(blobs),
+        **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},
+        "booster_blobs": {fam: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()} for fam, b in blobs.items()},
+        "file_integrity": _integrity_placeholder(),
     }
     booster = model.booster_.copy()
-    for fam, fb in (getattr(model, "family_boosters_", None) or {}).items():
-        booster.set_attr(**{_FAMILY_ATTR + fam: base64.b64encode(bytes(fb.save_raw("ubj"))).decode("ascii")})
+    for fam, b in blobs.items():
+        booster.set_attr(**{_FAMILY_ATTR + fam: base64.b64encode(b).decode("ascii")})
     booster.set_attr(pipeweave_stamp=json.dumps(stamp, sort_keys=True, default=str))
 
     def write(tmp: Path) -> None:
         # xgboost picks the format from the suffix; the temp file keeps the target's suffix
         booster.save_model(str(tmp))
+        _seal(tmp)
 
     return atomic_write(path, write)
 
 
-def read_stamp(path: str | os.PathLike[str]) -> dict:
-    """The stamp of a saved model (no compatibility check)."""
-    import xgboost as xgb
+def check_model_path(path: str | os.PathLike[str]) -> Path:
+    """Raise :class:`DataError` unless ``path`` can receive a model file (``.ubj``/``.json``, writable).
+
+    Cheap; ``pipeweave train`` calls it before training so a bad ``--out`` fails in a second.
+    """
+    from .._io import check_writable
 
     path = Path(path)
-    if not path.is_file():
+    if path.suffix not in (".ubj", ".json"):
+        raise DataError(f"model path must end in .ubj or .json, got {str(path)!r}",
+                        hint=f"e.g. {str(path.with_suffix('.ubj'))!r}")
+    check_writable(path, "model")
+    return path
+
+
+# ----------------------------------------------------------------------------------- integrity
+class _Malformed(Exception):
+    pass
+
+
+_UBJ_FIXED = {ord("Z"): 0, ord("N"): 0, ord("T"): 0, ord("F"): 0, ord("i"): 1, ord("U"): 1, ord("C"): 1,
+              ord("I"): 2, ord("l"): 4, ord("L"): 8, ord("d"): 4, ord("D"): 8}
+_UBJ_INT = {ord("i"): ">b", ord("U"): ">B", ord("I"): ">h", ord("l"): ">i", ord("L"): ">q"}
+
+
+def _ubjson_complete(buf: bytes) -> None:
+    """Walk a UBJSON document without building it; raise :class:`_Malformed` unless it is complete."""
+    n = len(buf)
+
+    def need(pos: int, k: int) -> None:
+        if pos + k > n:
+            raise _Malformed(f"it ends at byte {n:,} but its structure needs at least {pos + k:,} (truncated?)")
+
+    def count_at(pos: int) -> tuple[int, int]:
+        need(pos, 1)
+        fmt = _UBJ_INT.get(buf[pos])
+        if fmt is None:
+            raise _Malformed(f"byte {pos:,} should start a length")
+        k = struct.calcsize(fmt)
+        need(pos + 1, k)
+        v = struct.unpack_from(fmt, buf, pos + 1)[0]
+        if v < 0:
+            raise _Malformed(f"negative length at byte {pos:,}")
+        return v, pos + 1 + k
+
+    def key(pos: int) -> int:
+        ln, pos = count_at(pos)
+        need(pos, ln)
+        return pos + ln
+
+    def value(pos: int, t: int | None, depth: int) -> int:
+        if depth > 100:
+            raise _Malformed("nesting deeper than any model")
+        if t is None:
+            need(pos, 1)
+            t, pos = buf[pos], pos + 1
+        if t in _UBJ_FIXED:
+            need(pos, _UBJ_FIXED[t])
+            return pos + _UBJ_FIXED[t]
+        if t in (ord("S"), ord("H")):
+            return key(pos)
+        if t not in (ord("["), ord("{")):
+            raise _Malformed(f"unknown UBJSON marker {chr(t)!r} at byte {pos - 1:,}")
+        obj = t == ord("{")
+        typ = None
+        need(pos, 1)
+        if buf[pos] == ord("$"):
+            need(pos + 1, 2)
+            typ, pos = buf[pos + 1], pos + 2
+            if buf[pos] != ord("#"):
+                raise _Malformed(f"typed container without a count at byte {pos:,}")
+        if buf[pos] == ord("#"):
+            count, pos = count_at(pos + 1)
+            if typ in _UBJ_FIXED and not obj:
+                need(pos, _UBJ_FIXED[typ] * count)
+                return pos + _UBJ_FIXED[typ] * count
+            for _ in range(count):
+                if obj:
+                    pos = key(pos)
+                pos = value(pos, typ, depth + 1)
+            return pos
+        end = ord("}") if obj else ord("]")
+        while True:
+            need(pos, 1)
+            if buf[pos] == end:
+                return pos + 1
+            if obj:
+                pos = key(pos)
+            pos = value(pos, None, depth + 1)
+
+    end = value(0, None, 0)
+    if end != n:
+        raise _Malformed(f"{n - end:,} bytes follow the end of the model")
+
+
+def _structurally_complete(data: bytes, what: str) -> None:
+    """Raise :class:`_Malformed` unless ``data`` is one complete UBJSON or JSON document."""
+    if data[:1] != b"{":
+        raise _Malformed(f"{what} does not start like an XGBoost model")
+    if data[1:2] in (b'"', b" ", b"\n", b"\r", b"\t", b"}"):  # JSON
+        try:
+            json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise _Malformed(f"{what} is not complete JSON ({exc.__class__.__name__})") from None
+        return
+    try:
+        _ubjson_complete(data)
+    except RecursionError:
+        raise _Malformed(f"{what} nests too deeply") from None
+
+
+def verify_model_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a model file, after checking that XGBoost may parse them.
+
+    A file with an integrity record must have the recorded length and SHA-256; one without (older
+    files) must be a structurally complete UBJSON/JSON document. Raises :class:`DataError`
+    naming the file and what is wrong.
+    """
+    path = Path(path)
+    if not path.exists():
         raise DataError(f"model file not found: {str(path)!r}",
                         hint=f"train one with `{RETRAIN_COMMAND}` or pass --model PATH")
-    booster = xgb.Booster()
+    if not path.is_file():
+        raise DataError(f"model path {str(path)!r} is not a file", hint="pass --model PATH.ubj")
+    size = path.stat().st_size
+    if size > _MAX_MODEL_BYTES:
+        raise DataError(f"{str(path)!r} ({size:,} bytes) is too large to be a pipeweave model",
+                        hint=f"retrain with `{RETRAIN_COMMAND}`")
     try:
-        booster.load_model(str(path))
-    except Exception as exc:  # xgboost raises its own XGBoostError for corrupt files
-        raise DataError(f"{str(path)!r} is not an XGBoost model file ({exc.__class__.__name__})",
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"cannot read model file {str(path)!r}: {exc.strerror}", hint="check the path") from None
+    hits = list(_INTEGRITY_RE.finditer(data))
+    fix = f"the file is damaged or was altered; retrain with `{RETRAIN_COMMAND}` (or copy it again)"
+    if len(hits) > 1:
+        raise DataError(f"model file {str(path)!r} holds {len(hits)} integrity records (altered)", hint=fix)
+    if hits:
+        m = hits[0]
+        want_len, want = int(m.group(1)), m.group(2).decode("ascii")
+        if want_len != len(data):
+            raise DataError(f"model file {str(path)!r} has {len(data):,} bytes but was written with {want_len:,} "
+                            f"(truncated or extended)", hint=fix)
+        zeroed = data[:m.start(2)] + _ZERO_DIGEST + data[m.end(2):]
+        if hashlib.sha256(zeroed).hexdigest() != want:
+            raise DataError(f"model file {str(path)!r} fails its SHA-256 check (altered after writing)", hint=fix)
+        return data
+    if data[:1] != b"{":
+        raise DataError(f"{str(path)!r} is not an XGBoost model file (it starts with {data[:12]!r})",
+                        hint=f"pass a model written by `pipeweave train`, e.g. `{RETRAIN_COMMAND}`")
+    try:
+        _structurally_complete(data, "it")
+    except _Malformed as exc:
+        raise DataError(f"{str(path)!r} is not a complete XGBoost model file: {exc}", hint=fix) from None
+    return data
+
+
+def _booster_from_bytes(data: bytes, what: str):  # noqa: ANN202
+    import xgboost as xgb
+
+    try:
+        return xgb.Booster(model_file=bytearray(data))
+    except Exception as exc:  # xgboost raises its own XGBoostError for files it cannot read
+        raise DataError(f"{what} is not an XGBoost model ({exc.__class__.__name__})",
                         hint=f"retrain with `{RETRAIN_COMMAND}`") from None
-    raw = booster.attr("pipeweave_stamp")
+
+
+def _parse_stamp(raw: str | None, path: Path) -> dict:
+    fix = f"retrain with `{RETRAIN_COMMAND}`"
     if raw is None:
-        raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp (not written by pipeweave)",
-                                  hint=f"retrain with `{RETRAIN_COMMAND}`")
-    return {"_booster": booster, **json.loads(raw)}
+        raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp (not written by pipeweave)", hint=fix)
+    try:
+        stamp = json.loads(raw)
+    except ValueError:
+        raise SchemaMismatchError(f"the stamp of {str(path)!r} is not JSON (starts {raw[:40]!r})", hint=fix) from None
+    if not isinstance(stamp, dict):
+        raise SchemaMismatchError(f"the stamp of {str(path)!r} is a JSON {type(stamp).__name__}, not an object",
+                                  hint=fix)
+    kinds = {"features": list, "families": list, "sources": list, "gpus": list, "family_boosters": list,
+             "params": dict, "booster_blobs": dict, "n_train_rows": int}
+    for key, kind in kinds.items():
+        if key in stamp and not isinstance(stamp[key], kind):
+            raise SchemaMismatchError(f"stamp field {key!r} of {str(path)!r} is {type(stamp[key]).__name__} "
+                                      f"{str(stamp[key])[:40]!r}, expected a {kind.__name__}", hint=fix)
+    for key in ("features", "family_boosters"):
+        if not all(isinstance(v, str) for v in stamp.get(key, [])):
+            raise SchemaMismatchError(f"stamp field {key!r} of {str(path)!r} must list strings", hint=fix)
+    return stamp
+
+
+def read_stamp(path: str | os.PathLike[str]) -> dict:
+    """The stamp of a saved model, with its booster under ``_booster`` (no compatibility check).
+
+    The file is verified first (:func:`verify_model_file`).
+    """
+    path = Path(path)
+    data = verify_model_file(path)
+    booster = _booster_from_bytes(data, repr(str(path)))
+    return {"_booster": booster, **_parse_stamp(booster.attr("pipeweave_stamp"), path)}
+
+
+def _family_booster(booster, stamp: dict, fam: str, path: Path):  # noqa: ANN001, ANN202
+    fix = f"the file is damaged; retrain with `{RETRAIN_COMMAND}`"
+    raw = booster.attr(_FAMILY_ATTR + fam)
+    if raw is None:
+        raise SchemaMismatchError(f"model file {str(path)!r} lists a booster for family {fam!r} but lacks it", hint=fix)
+    try:
+        blob = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise SchemaMismatchError(f"the {fam!r} booster of {str(path)!r} is not base64 (starts {raw[:20]!r})",
+                                  hint=fix) from None
+    rec = stamp.get("booster_blobs", {}).get(fam)
+    if rec is not None:
+        if not isinstance(rec, dict) or rec.get("bytes") != len(blob) \
+                or rec.get("sha256") != hashlib.sha256(blob).hexdigest():
+            raise SchemaMismatchError(f"the {fam!r} booster of {str(path)!r} ({len(blob):,} bytes) does not match "
+                                      f"its recorded length/SHA-256", hint=fix)
+    else:
+        try:
+            _structurally_complete(blob, f"the {fam!r} booster")
+        except _Malformed as exc:
+            raise SchemaMismatchError(f"model file {str(path)!r}: {exc}", hint=fix) from None
+    return _booster_from_bytes(blob, f"the {fam!r} booster of {str(path)!r}")
 
 
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
-    """Load a model written by :func:`save_model`; refuses schema or feature-list mismatches."""
-    import xgboost as xgb
-
+    """Load a model written by :func:`save_model`; refuses damaged files and schema or feature-list mismatches."""
     path = Path(path) if path is not None else DEFAULT_MODEL_PATH
     stamp = read_stamp(path)
     booster = stamp.pop("_booster")
     params = dict(stamp.get("params", {}))
-    model = PipeweaveRegressor(**{k: v for k, v in params.items() if k in PipeweaveRegressor().get_params()})
+    known = PipeweaveRegressor().get_params()
+    model = PipeweaveRegressor(**{k: v for k, v in params.items() if k in known})
     sass_cols = [f for f in stamp.get("features", []) if f.startswith("sass_")]
-    expected = model_feature_names(sass_cols, tuple(model.drop_features or ()))
+    try:
+        expected = model_feature_names(sass_cols, tuple(model.drop_features or ()))
+    except TypeError:
+        raise SchemaMismatchError(f"stamp of {str(path)!r} has a malformed drop_features "
+                                  f"{model.drop_features!r}", hint=f"retrain with `{RETRAIN_COMMAND}`") from None
     diffs = []
     if stamp.get("schema_version") != SCHEMA_VERSION:
         diffs.append(f"schema_version: file {stamp.get('schema_version')!r} != expected {SCHEMA_VERSION!r}")
@@ -123,13 +372,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
     model.booster_ = booster
-    model.family_boosters_ = {}
-    for fam in stamp.get("family_boosters", []):
-        raw = booster.attr(_FAMILY_ATTR + fam)
-        if raw is None:
-            raise SchemaMismatchError(f"model file {str(path)!r} lists a booster for family {fam!r} but lacks it",
-                                      hint=f"the file is damaged; retrain with `{RETRAIN_COMMAND}`")
-        model.family_boosters_[fam] = xgb.Booster(model_file=bytearray(base64.b64decode(raw)))
+    model.family_boosters_ = {fam: _family_booster(booster, stamp, fam, path) for fam in stamp.get("family_boosters", [])}
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

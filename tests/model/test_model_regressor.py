@@ -86,6 +86,7 @@ def test_load_refuses_other_schema_with_listed_diff(fitted, tmp_path):
     stamp = json.loads(attrs["pipeweave_stamp"])
     stamp["schema_version"] = "pipeweave-model/0"
     stamp["features"] = stamp["features"][:-1] + ["old_feature"]
+    del stamp["file_integrity"]  # as an older file (no integrity record); an edited sealed file fails its digest
     attrs["pipeweave_stamp"] = json.dumps(stamp)
     path.write_text(json.dumps(booster_json))
     with pytest.raises(SchemaMismatchError) as exc:
