@@ -10,7 +10,8 @@ from typing import Any
 import pandas as pd
 
 from .._errors import DataError
-from ..frontend._constants import DEFAULT_ATTENTION_BACKEND, KNOWN_BACKENDS
+from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
+from ..vocab import DEFAULT_ATTENTION_BACKEND, TILE_COLUMNS, default_source, parse_tile_config
 
 __all__ = ["add_data_argument", "add_gpu_argument", "add_launch_arguments", "launch_frame", "resolve_gpu_arg",
            "parse_config", "print_json"]
@@ -67,19 +68,14 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
 
 
 def parse_config(text: str | None) -> dict[str, float]:
-    """'64,64,32,8,4,3' -> tile-plan columns; errors name the bad value."""
-    from ..frontend import TILE_COLUMNS
-
+    """'64,64,32,8,4,3' -> tile-plan columns (:func:`pipeweave.vocab.parse_tile_config`); errors name the value."""
     if not text:
         return {}
     parts = [p.strip() for p in text.split(",")]
     try:
-        vals = [int(p) for p in parts]
-    except ValueError:
-        raise DataError(f"--config {text!r} is not 6 integers", hint="use BM,BN,BK,GM,WARPS,STAGES e.g. 64,64,32,8,4,3") from None
-    if len(vals) != len(TILE_COLUMNS) or any(v <= 0 for v in vals):
-        raise DataError(f"--config {text!r} needs 6 positive integers, got {len(vals)}",
-                        hint="use BM,BN,BK,GM,WARPS,STAGES e.g. 64,64,32,8,4,3")
+        vals = parse_tile_config(text)
+    except DataError as exc:
+        raise DataError(f"--config: {str(exc).splitlines()[0]}", hint=exc.hint) from None
     return dict(zip(TILE_COLUMNS, map(float, vals)))
 
 
@@ -90,8 +86,7 @@ def resolve_gpu_arg(value: str):  # noqa: ANN201
     return get_gpu(value)
 
 
-_DEFAULT_SOURCE = {"gemm": "aiconfigurator", "fused_moe": "aiconfigurator", "attention_context": "aiconfigurator",
-                   "attention_generation": "aiconfigurator", "moe_w13": "pipeweave"}
+from ..vocab import DEFAULT_SOURCE as _DEFAULT_SOURCE  # noqa: E402  (kept for importers of the old name)
 
 
 def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
@@ -102,7 +97,7 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
         raise DataError("--family is required for a single launch", hint="e.g. --family gemm --m 4096 --n 4096 --k 4096")
     fam = get_family(args.family)
     row: dict[str, Any] = {"family": args.family, "gpu": spec.name, "generation": spec.generation,
-                           "dtype": args.dtype, "source": args.source or _DEFAULT_SOURCE.get(args.family, "aiconfigurator")}
+                           "dtype": args.dtype, "source": args.source or default_source(args.family)}
     for _, (col, _, _) in _SHAPE_FLAGS.items():
         v = getattr(args, col, None)
         if v is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from ..vocab import GENERATIONS
 from ._common import add_data_argument
 
 COMMAND = "train"
@@ -29,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sources", nargs="+", metavar="SOURCE", help="train on these sources only (default: all)")
     p.add_argument("--exclude-gpu", nargs="+", default=[], metavar="NAME", help="leave these GPUs out")
     p.add_argument("--exclude-generation", nargs="+", default=[], metavar="GEN",
-                   choices=["ampere", "ada", "hopper", "blackwell"], help="leave these generations out")
+                   choices=list(GENERATIONS), help="leave these generations out")
     p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default 200; see experiments/model_size)")
     p.add_argument("--max-rows-per-group", type=int, default=DEFAULT_MAX_ROWS_PER_GROUP, metavar="N",
                    help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "

@@ -90,7 +90,7 @@ def dse_folds(sweeps: pd.DataFrame) -> list[DseFold]:
     """Leave-one-generation-out folds over the GPUs that have sweeps (``LeaveOneGroupOut``)."""
     from sklearn.model_selection import LeaveOneGroupOut
 
-    from ..evaluation._plots import order_generations
+    from ..vocab import order_generations
 
     gpus = sweeps.groupby("gpu")["generation"].first()
     if gpus.nunique() < 2:
@@ -144,10 +144,12 @@ def sample_training_rows(labels: np.ndarray, query: np.ndarray, k: int, rng: np.
 
 def default_configs(shapes: pd.DataFrame) -> pd.DataFrame:
     """The kernel's default config per shape row (SGLang/PipeWeave W13 default heuristic)."""
-    from ..frontend._tileplan import moe_w13_default
+    from ..vocab import TILE_COLUMNS, moe_w13_default_tiles
 
     ep = shapes["moe_ep_size"].fillna(1.0).to_numpy(dtype=float) if "moe_ep_size" in shapes else 1.0
-    return moe_w13_default(shapes["num_tokens"].to_numpy(dtype=float), shapes["num_experts"].to_numpy(dtype=float) / ep)
+    tiles = moe_w13_default_tiles(shapes["num_tokens"].to_numpy(dtype=float),
+                                  shapes["num_experts"].to_numpy(dtype=float) / ep)
+    return pd.DataFrame(tiles, columns=list(TILE_COLUMNS))
 
 
 def transfer_configs(target: str, shapes: pd.DataFrame, train_sweeps: pd.DataFrame,
@@ -336,7 +338,7 @@ def run_dse_protocol(data: str | os.PathLike[str] | None = None, out_dir: str | 
 
 
 def _aggregate(records: list[dict[str, Any]]) -> tuple[dict, dict]:
-    from ..evaluation._plots import order_generations
+    from ..vocab import order_generations
 
     gens = order_generations([r["generation"] for r in records])
     results: dict[str, dict[str, Any]] = {}

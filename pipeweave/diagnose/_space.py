@@ -28,12 +28,13 @@ import pandas as pd
 
 from .._errors import DataError
 
+from ..vocab import TILE_COLUMNS
 __all__ = ["config_vocabulary", "CONFIG_VALUES", "CONFIG_COLUMNS", "MAX_REGS_PER_THREAD", "REG_OVERHEAD_PER_THREAD",
            "config_space",
            "smem_bytes", "acc_regs_per_thread", "config_fits", "config_key", "format_config", "enumerate_configs"]
 
-#: Tile-plan columns, in the order of ``--config BM,BN,BK,GM,WARPS,STAGES``.
-CONFIG_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+#: Tile-plan columns, in the order of ``--config BM,BN,BK,GM,WARPS,STAGES`` (the shared vocabulary).
+CONFIG_COLUMNS: tuple[str, ...] = TILE_COLUMNS
 
 #: Values of each knob. They cover the PipeWeave moe_dse sweeps (every value measured there,
 #: except GROUP_M 2 and 128, which appear in 100 of 66,810 rows) and SGLang's tuning grid.

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..vocab import GENERATIONS
+from ..vocab import order_generations as _order_generations
 from ._metrics import ape, summarize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,8 +34,8 @@ __all__ = [
     "new_axes",
 ]
 
-#: Display order of GPU generations (unknown ones follow, sorted).
-GENERATION_ORDER: tuple[str, ...] = ("ampere", "ada", "hopper", "blackwell")
+#: Display order of GPU generations (unknown ones follow, sorted): :data:`pipeweave.vocab.GENERATIONS`.
+GENERATION_ORDER: tuple[str, ...] = GENERATIONS
 _GEN_COLORS = {"ampere": "tab:blue", "ada": "tab:green", "hopper": "tab:orange", "blackwell": "tab:red"}
 _ALL = "all"
 
@@ -42,8 +44,7 @@ def order_generations(values: Iterable[str]) -> list[str]:
     """Unique generations in display order: :data:`GENERATION_ORDER` first, then the rest sorted."""
     if not isinstance(values, (pd.Series, pd.Index, np.ndarray)):
         values = pd.Series(list(values), dtype=object)
-    vals = {str(v) for v in pd.unique(values)}
-    return [g for g in GENERATION_ORDER if g in vals] + sorted(vals - set(GENERATION_ORDER))
+    return _order_generations(pd.unique(values))
 
 
 def _methods(df: pd.DataFrame) -> list[str]:

@@ -43,7 +43,7 @@ WAVE_DRIFT_FRACTION: float = 0.25
 #: CTA raster group assumed for cuBLAS/CUTLASS GEMMs (threadblock swizzle), tiles.
 CUBLAS_GROUP_M: int = 8
 
-#: attention kernel implementations in the profiles (the ``backend`` column); an attention launch
-#: always runs one of them, and an unspecified backend means FlashAttention
-KNOWN_BACKENDS: tuple[str, ...] = ("flash_attention", "trtllm_mha", "triton")
-DEFAULT_ATTENTION_BACKEND = "flash_attention"
+#: attention kernel implementations (the ``backend`` column) and the default: the shared
+#: vocabulary, :data:`pipeweave.vocab.ATTENTION_BACKENDS` / ``DEFAULT_ATTENTION_BACKEND``
+from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS  # noqa: E402
+from ..vocab import DEFAULT_ATTENTION_BACKEND  # noqa: E402,F401

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._errors import DataError, PipeweaveError, UnknownFamilyError
 from .._frame import str_codes, str_map, str_values
+from ..vocab import async_mma, attention_backend
 from . import _constants as C
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, combine_schedules, envelope_us, schedule
 from ._kernels import elementwise, flash_attention, tiled_matmul
@@ -67,10 +68,10 @@ def _dtype_bytes(series: pd.Series) -> np.ndarray:
     return b
 
 
-def _hopper_class(spec: Spec) -> np.ndarray:
-    """sm_90 and sm_100 datacenter parts (wgmma / tcgen05 + TMA), not sm_120."""
-    arch = spec["sm_arch"]
-    return (arch >= 90) & (arch < 120)
+def _async_mma(spec: Spec) -> np.ndarray:
+    """Rows on an asynchronous-MMA arch: sm_90 (wgmma) or datacenter Blackwell sm_100/103
+    (tcgen05), both with TMA and clusters; not sm_120 (:func:`pipeweave.vocab.async_mma`)."""
+    return async_mma(spec["sm_arch"])
 
 
 def _recorded_tiles(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
@@ -84,10 +85,10 @@ def _recorded_tiles(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 # --------------------------------------------------------------------------------------- GEMM
-def _cublas_multicast(m, bm, hopper_class) -> np.ndarray:
+def _cublas_multicast(m, bm, async_mma_arch) -> np.ndarray:
     """cuBLAS on sm_90/sm_100 runs 2-CTA clusters along M that load each B tile once (TMA multicast /
     CTA-pair MMA); elsewhere, or with a single tile row, every CTA loads its own B tile."""
-    return np.where(np.asarray(hopper_class, dtype=bool) & (np.ceil(m / bm) >= 2), 2.0, 1.0)
+    return np.where(np.asarray(async_mma_arch, dtype=bool) & (np.ceil(m / bm) >= 2), 2.0, 1.0)
 
 
 def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec, multicast=1.0) -> KernelDemand:
@@ -140,7 +141,7 @@ def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[p
     """
     nrow = len(m)
     best = np.zeros((nrow, len(TILE_COLUMNS) + 1))
-    hc = _hopper_class(spec)
+    hc = _async_mma(spec)
     one_byte = ab < 2
     cls = hc.astype(int) * 2 + one_byte.astype(int)  # architecture class x operand width
     lb_spec_keys = ("sm_clock_mhz", "sm_count", "dram_bw_gbps", "l2_bw_gbps")
@@ -190,7 +191,7 @@ def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDem
         tiles.iloc[idx] = h_tiles.to_numpy()
         split[idx] = h_split
     # fp8_block adds per-128x128 scale loads: negligible bytes, modeled by the learner via dtype
-    multicast = np.where(has, 1.0, _cublas_multicast(m, tiles["block_m"].to_numpy(), _hopper_class(spec)))
+    multicast = np.where(has, 1.0, _cublas_multicast(m, tiles["block_m"].to_numpy(), _async_mma(spec)))
     kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec, multicast=multicast)
     tiles["tile_origin"] = origin
     return [kd], tiles
@@ -305,7 +306,7 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
 def attention_backend_labels(labels: list[str]) -> np.ndarray:
     """``backend`` labels of attention rows with the unspecified ones (a missing value: 'nan', 'None'
     or '' as text) read as :data:`DEFAULT_ATTENTION_BACKEND`."""
-    return np.array([C.DEFAULT_ATTENTION_BACKEND if b in ("nan", "None", "") else b for b in labels], dtype=object)
+    return np.array([attention_backend(b) for b in labels], dtype=object)
 
 
 def _is_flash_attention(df: pd.DataFrame) -> np.ndarray:
@@ -326,7 +327,7 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
         # the MMA runs in the KV dtype when both are 1-byte; bf16 otherwise
         mma_dtype = np.where((qb < 2) & (kvb < 2), "fp8", "bfloat16")
         rate = _tensor_rate(pd.DataFrame({"gpu": df["gpu"].to_numpy(), "dtype": mma_dtype}), spec)
-        tiles = attention_tiles(_hopper_class(spec), spec["smem_per_sm_kib"], decode)
+        tiles = attention_tiles(_async_mma(spec), spec["smem_per_sm_kib"], decode)
         if decode:
             q_len, kv_len = np.ones(len(df)), np.maximum(step, 1.0)
         else:

@@ -21,33 +21,30 @@ import numpy as np
 import pandas as pd
 
 from .._frame import str_startswith
+from ..vocab import TILE_COLUMNS, moe_w13_default_tiles
 from ._constants import CUBLAS_GROUP_M
 
 __all__ = ["TILE_COLUMNS", "gemm_candidates", "moe_w13_default", "fused_moe_default", "attention_tiles"]
 
-TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
-
 # (BM, BN, BK for 2-byte dtypes, warps, stages). BK doubles for 1-byte dtypes.
-_AMPERE_TILES = [(256, 128, 32, 8, 3), (128, 256, 32, 8, 3), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+_MMA_SYNC_TILES = [(256, 128, 32, 8, 3), (128, 256, 32, 8, 3), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
                  (64, 128, 32, 4, 4), (64, 64, 64, 4, 4), (32, 64, 64, 4, 4)]
-_HOPPER_TILES = [(128, 256, 64, 8, 4), (256, 128, 64, 8, 4), (128, 128, 64, 8, 5), (128, 64, 64, 4, 6),
+_ASYNC_MMA_TILES = [(128, 256, 64, 8, 4), (256, 128, 64, 8, 4), (128, 128, 64, 8, 5), (128, 64, 64, 4, 6),
                  (64, 128, 64, 4, 6), (64, 64, 64, 4, 8), (64, 32, 128, 4, 6)]
 _SPLITS = (1, 2, 4, 8)
 
 
-def gemm_candidates(hopper_class: bool, one_byte: bool) -> pd.DataFrame:
+def gemm_candidates(async_mma: bool, one_byte: bool) -> pd.DataFrame:
     """Candidate cuBLAS-like tiles for one architecture class (sm_90/sm_100 vs sm_80/86/89/120)."""
-    base = _HOPPER_TILES if hopper_class else _AMPERE_TILES
+    base = _ASYNC_MMA_TILES if async_mma else _MMA_SYNC_TILES
     rows = [(bm, bn, bk * (2 if one_byte else 1), CUBLAS_GROUP_M, w, st, s)
             for (bm, bn, bk, w, st) in base for s in _SPLITS]
     return pd.DataFrame(rows, columns=[*TILE_COLUMNS, "split_k"], dtype=float)
 
 
 def moe_w13_default(num_tokens: np.ndarray, num_experts: np.ndarray) -> pd.DataFrame:
-    """Default config of the PipeWeave W13 Triton kernel: small-M plan when M <= E."""
-    small = np.asarray(num_tokens, dtype=float) <= np.asarray(num_experts, dtype=float)
-    cfg = np.where(small[:, None], [16, 32, 64, 1, 4, 3], [64, 64, 64, 16, 4, 3]).astype(float)
-    return pd.DataFrame(cfg, columns=list(TILE_COLUMNS))
+    """Default config of the PipeWeave W13 Triton kernel: small-M plan when M <= E (rule in :mod:`pipeweave.vocab`)."""
+    return pd.DataFrame(moe_w13_default_tiles(num_tokens, num_experts), columns=list(TILE_COLUMNS))
 
 
 def fused_moe_default(num_tokens: np.ndarray, local_experts: np.ndarray, dtype: np.ndarray) -> pd.DataFrame:
@@ -63,13 +60,13 @@ def fused_moe_default(num_tokens: np.ndarray, local_experts: np.ndarray, dtype: 
     return pd.DataFrame(cfg, columns=list(TILE_COLUMNS))
 
 
-def attention_tiles(hopper_class: np.ndarray, smem_per_sm_kib: np.ndarray, decode: bool) -> pd.DataFrame:
+def attention_tiles(async_mma: np.ndarray, smem_per_sm_kib: np.ndarray, decode: bool) -> pd.DataFrame:
     """FlashAttention tiles: BQ x BKV, warps, stages.
 
     Prefill: FA3 on sm_90/sm_100 (128 x 128, 3 consumer+producer warpgroups ~ 12 warps, 2 stages);
     FA2 elsewhere (128 x 64, 4 warps; 128 x 32 on 100 KiB-smem parts). Decode: 64-key blocks, 4 warps.
     """
-    hc = np.asarray(hopper_class, dtype=bool)
+    hc = np.asarray(async_mma, dtype=bool)
     n = len(hc)
     if decode:
         return pd.DataFrame({"block_m": np.full(n, 16.0), "block_n": np.full(n, 64.0), "num_warps": np.full(n, 4.0),

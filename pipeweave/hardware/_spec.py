@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._errors import DataError
+from ..vocab import GENERATIONS as _GENERATIONS
 
 __all__ = [
     "GPUSpec",
@@ -22,8 +23,8 @@ __all__ = [
     "tensor_key",
 ]
 
-#: GPU generations, oldest first.
-GENERATIONS: tuple[str, ...] = ("ampere", "ada", "hopper", "blackwell")
+#: GPU generations, oldest first (defined once, in :mod:`pipeweave.vocab`).
+GENERATIONS: tuple[str, ...] = _GENERATIONS
 
 #: Keys of :attr:`GPUSpec.tensor_flop_per_clk_per_sm`, in the order :meth:`GPUSpec.flat` lists them.
 TENSOR_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "tf32", "int8")

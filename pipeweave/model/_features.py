@@ -13,8 +13,8 @@ import pandas as pd
 
 from .._frame import str_codes
 from ..frontend import FEATURES, FAMILIES, featurize
-from ..frontend._constants import DEFAULT_ATTENTION_BACKEND, KNOWN_BACKENDS
-from ..frontend._families import attention_backend_labels
+from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
+from ..vocab import DEFAULT_ATTENTION_BACKEND, SOURCES, attention_backend
 
 __all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "KNOWN_BACKENDS", "model_feature_names", "SASS_PREFIX",
            "attach_sass_features", "SASS_FAMILIES"]
@@ -22,7 +22,7 @@ __all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "KNOWN_BACKENDS"
 #: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
 SASS_FAMILIES: tuple[str, ...] = ("moe_w13", "fused_moe")
 
-KNOWN_SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
+KNOWN_SOURCES: tuple[str, ...] = SOURCES  # pipeweave.vocab
 # KNOWN_BACKENDS (``backend_<name>`` one-hots): the attention kernel that runs, a property of the
 # launch the user knows, not of the GPU; non-attention rows get all zeros
 SASS_PREFIX = "sass_"
@@ -39,12 +39,21 @@ def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, 
 
 
 def ensure_features(df: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
-    """Return ``df`` joined with its analytical features (computed once; reused if present)."""
-    if "t_env_us" in df.columns:
+    """Return ``df`` joined with its analytical features (computed once; reused if present).
+
+    Features are reused only when every column :func:`featurize` would add for these options is
+    present (a frame featurized with ``baselines=False`` lacks ``t_tilesight_us`` and is completed).
+    """
+    if _has_features(df, bool(kwargs.get("baselines", True))):
         return df
     feats = featurize(df, **kwargs)
     keep = df.drop(columns=[c for c in feats.columns if c in df.columns])
     return pd.concat([keep, feats], axis=1)
+
+
+def _has_features(df: pd.DataFrame, baselines: bool) -> bool:
+    """Whether ``df`` already holds what ``featurize(..., baselines=baselines)`` adds."""
+    return "t_env_us" in df.columns and (not baselines or "t_tilesight_us" in df.columns)
 
 
 def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
@@ -62,7 +71,8 @@ def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
     bk, bk_names = codes_of("backend", "nan")
     # attention rows whose backend is unspecified run FlashAttention
     attention = np.array([f.startswith("attention") for f in fam_names], dtype=bool)[fam]
-    unspecified = (attention_backend_labels(bk_names) != np.array(bk_names, dtype=object))[bk] & attention
+    resolved = np.array([attention_backend(b) for b in bk_names], dtype=object)
+    unspecified = (resolved != np.array(bk_names, dtype=object))[bk] & attention
 
     def one_hot(codes: np.ndarray, labels: list[str], value: str) -> np.ndarray:
         return codes == labels.index(value) if value in labels else np.zeros(n, dtype=bool)

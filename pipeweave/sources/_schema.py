@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..vocab import DTYPES, FAMILIES, TILE_COLUMNS
+
 __all__ = [
     "FAMILIES",
     "DTYPES",
@@ -27,11 +29,8 @@ __all__ = [
     "conform",
 ]
 
-#: Kernel families a profile row can belong to.
-FAMILIES: tuple[str, ...] = ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation")
-
-#: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
-DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block")
+# FAMILIES (kernel families), DTYPES (canonical dtype names) and TILE_COLUMNS (the Triton tile
+# plan, NaN when the source did not record it) are the shared vocabulary (pipeweave.vocab).
 
 COMMON_COLUMNS: tuple[str, ...] = (
     "source",  # public project the measurement comes from (aiconfigurator, pipeweave, user ...)
@@ -52,8 +51,17 @@ ATTENTION_COLUMNS: tuple[str, ...] = (
     "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "window_size",
     "backend", "kv_cache_dtype",
 )
-#: Triton tile plan; NaN when the source did not record it.
-TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+#: Non-tensor families (issue 13). rmsnorm: num_tokens x hidden_size; silu_mul: num_tokens x
+#: inter_size (the OUTPUT width; the kernel reads 2 x inter_size per token); elementwise_fp32 /
+#: softmax_fp32 / layernorm_fp32: num_tokens rows (NeuSight's B) x hidden_size (its H), with
+#: ``op`` naming the PyTorch operator; gemm_fp32: batch_size x (m, n, k), ``op`` = bmm or linear;
+#: attention_flashinfer: per-request ``q_lengths`` / ``kv_lengths`` (";"-joined integers) with
+#: ``backend`` = fa2_ragged / fa2_paged / fa3_ragged / fa3_paged.
+OP_COLUMNS: tuple[str, ...] = (
+    "op",  # operator inside a family (NeuSight OPName: bmm, linear, add, gelu, softmax, ln ...)
+    "kernel_name",  # name of the (dominant) CUDA kernel the source recorded, e.g. volta_sgemm_128x64_tn
+    "q_lengths", "kv_lengths",  # attention_flashinfer: per-request query / KV lengths, ";"-joined
+)
 EXTRA_COLUMNS: tuple[str, ...] = (
     "n_raw_rows",  # source rows merged into this row (>1 when repeated keys were median-aggregated)
     "split",  # the source's own train/test file (pipeweave gemm_fp8), NaN elsewhere

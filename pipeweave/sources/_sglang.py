@@ -23,6 +23,7 @@ import pandas as pd
 from .._errors import DataError, UnknownGPUError
 from .._frame import distinct_rows
 from .._paths import resolve_data_dir
+from ..vocab import moe_w13_default_tiles
 from ._manifest import get_manifest
 from ._schema import TILE_COLUMNS
 
@@ -274,9 +275,7 @@ def pipeweave_moe_default_config(
     e = _column(df, "num_experts")
     n = len(df)
     if rule == "sglang_heuristic":
-        small = (m <= e)[:, None]
-        tiles = np.where(small, np.array([16, 32, 64, 1, 4, 3], dtype="float64"),
-                         np.array([64, 64, 64, 16, 4, 3], dtype="float64"))
+        tiles = moe_w13_default_tiles(m, e)  # the one W13 default rule (pipeweave.vocab)
     elif rule == "calculator":
         h = _column(df, "hidden_size")
         if smem_kib is None:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pipeweave.frontend._demand import envelope_us, schedule
-from pipeweave.frontend._families import _cublas_multicast, _gemm_heuristic, _hopper_class, _slice_spec, _tensor_rate
+from pipeweave.frontend._families import _cublas_multicast, _gemm_heuristic, _async_mma, _slice_spec, _tensor_rate
 from pipeweave.frontend._featurize import spec_arrays
 from pipeweave.frontend._kernels import tiled_matmul
 from pipeweave.frontend._routing import routing_stats
@@ -33,7 +33,7 @@ def _brute_force_choice(df: pd.DataFrame) -> np.ndarray:
     m, n, k = (df[c].to_numpy(float) for c in ("m", "n", "k"))
     ab = np.where(df["dtype"].str.startswith("fp8"), 1.0, 2.0)
     rate = _tensor_rate(df, spec)
-    hc = _hopper_class(spec)
+    hc = _async_mma(spec)
     out = np.zeros((len(df), 7))
     for i in range(len(df)):
         cand = gemm_candidates(bool(hc[i]), bool(ab[i] < 2)).to_numpy()

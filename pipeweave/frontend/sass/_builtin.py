@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..._errors import CompileError, DataError, UnknownFamilyError
+from ...vocab import parse_tile_config
 from ._arch import normalize_arch, supports_fp8
 from ._compile import Ptr
 
@@ -48,15 +49,7 @@ class SassConfig:
     @classmethod
     def parse(cls, text: str) -> "SassConfig":
         """``"BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES"`` (e.g. ``64,64,32,8,4,3``)."""
-        parts = [p.strip() for p in str(text).replace("/", ",").replace("x", ",").split(",") if p.strip()]
-        try:
-            vals = [int(p) for p in parts]
-        except ValueError:
-            vals = []
-        if len(vals) != 6 or any(v <= 0 for v in vals):
-            raise DataError(f"--config {text!r} is not six positive integers",
-                            hint="use BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES, e.g. 64,64,32,8,4,3")
-        return cls(*vals)
+        return cls(*parse_tile_config(text))  # the one parser (pipeweave.vocab)
 
     def validate(self) -> "SassConfig":
         for name in ("block_m", "block_n", "block_k"):

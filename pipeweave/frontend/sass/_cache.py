@@ -21,6 +21,7 @@ import pandas as pd
 from ..._errors import DataError
 from ..._io import atomic_write
 from ..._paths import FEATURES_DIR
+from ...vocab import TILE_COLUMNS
 from ._arch import normalize_arch
 from ._builtin import family_builtin, kernel_source_hash, normalize_dtype
 from ._pipes import PIPES
@@ -32,7 +33,7 @@ CACHE_DIR: Path = FEATURES_DIR / "sass"
 CACHE_FILE: Path = CACHE_DIR / "instruction_mix.csv"
 MANIFEST_FILE: Path = CACHE_DIR / "MANIFEST.md"
 
-CONFIG_COLUMNS = ["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]
+CONFIG_COLUMNS = list(TILE_COLUMNS)  # the shared tile-plan columns (pipeweave.vocab)
 KEY_COLUMNS = ["kernel", "kernel_hash", "arch", "dtype", *CONFIG_COLUMNS, "specialization"]
 _MEM = ["gmem_ld", "gmem_st", "smem_ld", "smem_st", "local", "shfl", "barrier"]
 _PIPE_COLS = [f"{p}_{part}" for part in ("per_iter", "prologue", "epilogue") for p in PIPES]

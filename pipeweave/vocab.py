@@ -1,0 +1,177 @@
+"""The shared vocabulary of pipeweave: every term that several subpackages use, defined once.
+
+This module is deliberately light (standard library only at import; numpy only inside the one
+vectorized helper), so any module, the CLI and user code can import it without paying for pandas
+or XGBoost. Lists are plain tuples in a fixed order; extend them here and every user follows.
+
+>>> from pipeweave import vocab
+>>> vocab.TILE_COLUMNS
+('block_m', 'block_n', 'block_k', 'group_m', 'num_warps', 'num_stages')
+>>> vocab.order_generations(["hopper", "ampere", "blackwell"])
+['ampere', 'hopper', 'blackwell']
+>>> vocab.arch_class(100), vocab.arch_class(120)
+('tcgen05', 'mma_sync')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ._errors import DataError
+
+__all__ = [
+    "TILE_COLUMNS",
+    "FAMILIES",
+    "DTYPES",
+    "GENERATIONS",
+    "LOGO_GENERATIONS",
+    "order_generations",
+    "ARCH_CLASSES",
+    "arch_class",
+    "async_mma",
+    "ATTENTION_BACKENDS",
+    "DEFAULT_ATTENTION_BACKEND",
+    "attention_backend",
+    "SOURCES",
+    "DEFAULT_SOURCE",
+    "default_source",
+    "MOE_W13_DEFAULT_CONFIG",
+    "MOE_W13_SMALL_M_CONFIG",
+    "moe_w13_default_tiles",
+    "parse_tile_config",
+    "format_tile_config",
+]
+
+# ----------------------------------------------------------------------------------- tile plan
+#: The six columns of a Triton tile plan (config), in the order of the ``BM,BN,BK,GM,WARPS,STAGES``
+#: text form: BLOCK_M, BLOCK_N, BLOCK_K (elements), GROUP_M (tile rows per raster group), warps per
+#: CTA, software-pipeline stages. NaN in a profile row when the source did not record the plan.
+TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+
+# ------------------------------------------------------------------------------------ families
+#: Kernel families a profile row can belong to (the front-end registry has one entry per name).
+FAMILIES: tuple[str, ...] = ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation")
+
+#: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
+DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block")
+
+# --------------------------------------------------------------------------------- generations
+#: NVIDIA GPU generations, oldest first (the order of every report and figure). A catalog GPU's
+#: ``generation`` must be one of these.
+GENERATIONS: tuple[str, ...] = ("pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")
+
+#: The generations with latency measurements in the shared data: the folds of the
+#: leave-one-generation-out protocol. A generation joins when its measurements do.
+LOGO_GENERATIONS: tuple[str, ...] = ("ampere", "ada", "hopper", "blackwell")
+
+
+def order_generations(values: Iterable[str]) -> list[str]:
+    """Distinct generation names in :data:`GENERATIONS` order; unknown names follow, sorted."""
+    vals = {str(v) for v in values}
+    return [g for g in GENERATIONS if g in vals] + sorted(vals - set(GENERATIONS))
+
+
+# ------------------------------------------------------------------------------ arch classes
+#: Tensor-core programming model by compute capability (``sm_arch`` = 10 x major + minor):
+#: ``mma_sync`` = warp-synchronous mma.sync with cp.async (sm_80/86/89 and the consumer
+#: Blackwell sm_120/121), ``wgmma`` = asynchronous warpgroup MMA + TMA + thread-block clusters
+#: (sm_90), ``tcgen05`` = asynchronous CTA-pair MMA into tensor memory + TMA + clusters
+#: (datacenter Blackwell sm_100/103). Older parts (sm_60/70/75) are ``legacy``.
+ARCH_CLASSES: tuple[str, ...] = ("legacy", "mma_sync", "wgmma", "tcgen05")
+
+
+def arch_class(sm_arch: int) -> str:
+    """The tensor-core class (one of :data:`ARCH_CLASSES`) of compute capability ``sm_arch`` (e.g. 90)."""
+    a = int(sm_arch)
+    if a < 80:
+        return "legacy"
+    if 90 <= a < 100:
+        return "wgmma"
+    if 100 <= a < 120:
+        return "tcgen05"
+    return "mma_sync"
+
+
+def async_mma(sm_arch: Any) -> Any:
+    """True where ``sm_arch`` (int or numpy array) has asynchronous MMA + TMA (``wgmma`` or ``tcgen05``).
+
+    That is sm_90 and the datacenter Blackwell parts sm_100/103, not sm_120 (consumer Blackwell
+    keeps mma.sync). Works element-wise on arrays.
+    """
+    import numpy as np
+
+    a = np.asarray(sm_arch)
+    out = (a >= 90) & (a < 120)
+    return bool(out) if out.ndim == 0 else out
+
+
+# -------------------------------------------------------------------------- attention backends
+#: Attention kernel implementations in the profiles (the ``backend`` column). An attention launch
+#: always runs one of them; an unspecified backend means FlashAttention.
+ATTENTION_BACKENDS: tuple[str, ...] = ("flash_attention", "trtllm_mha", "triton")
+DEFAULT_ATTENTION_BACKEND: str = "flash_attention"
+
+
+def attention_backend(label: object) -> str:
+    """The backend an attention row runs: ``label``, or :data:`DEFAULT_ATTENTION_BACKEND` when it is
+    unspecified (None, or ``''``, ``'nan'``, ``'None'`` as text)."""
+    text = "" if label is None else str(label)
+    return DEFAULT_ATTENTION_BACKEND if text in ("", "nan", "None", "<NA>") else text
+
+# ------------------------------------------------------------------------------------- sources
+#: Sources of measured latencies the model knows (the ``source`` column; each is also a timing
+#: convention: aiconfigurator = CUDA-graph replay, pipeweave = CUDA events around one launch).
+SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
+
+#: The source a launch is predicted for when none is given: the family's main training source.
+DEFAULT_SOURCE: dict[str, str] = {
+    "gemm": "aiconfigurator",
+    "fused_moe": "aiconfigurator",
+    "moe_w13": "pipeweave",
+    "attention_context": "aiconfigurator",
+    "attention_generation": "aiconfigurator",
+}
+
+
+def default_source(family: str) -> str:
+    """The default ``source`` of ``family`` (``aiconfigurator`` for families not listed)."""
+    return DEFAULT_SOURCE.get(str(family), SOURCES[0])
+
+
+# ----------------------------------------------------------------------- moe_w13 default config
+#: Default tile plan of PipeWeave's W13 Triton kernel (the SGLang heuristic its artifact compares
+#: against): this plan when M (tokens) > E (experts), :data:`MOE_W13_SMALL_M_CONFIG` when M <= E.
+MOE_W13_DEFAULT_CONFIG: tuple[int, ...] = (64, 64, 64, 16, 4, 3)
+MOE_W13_SMALL_M_CONFIG: tuple[int, ...] = (16, 32, 64, 1, 4, 3)
+
+
+def moe_w13_default_tiles(num_tokens: Any, num_experts: Any) -> Any:
+    """(rows, 6) float array of the W13 default plan per row (columns :data:`TILE_COLUMNS`)."""
+    import numpy as np
+
+    small = np.asarray(num_tokens, dtype=float) <= np.asarray(num_experts, dtype=float)
+    return np.where(np.atleast_1d(small)[:, None], np.array(MOE_W13_SMALL_M_CONFIG, dtype=float),
+                    np.array(MOE_W13_DEFAULT_CONFIG, dtype=float))
+
+
+# ------------------------------------------------------------------------- config text form
+def parse_tile_config(text: str) -> tuple[int, ...]:
+    """``"64,64,32,8,4,3"`` -> (BM, BN, BK, GROUP_M, warps, stages); raises :class:`DataError`.
+
+    Separators ``,``, ``/`` and ``x`` are accepted; all six values must be positive integers.
+    """
+    parts = [p.strip() for p in str(text).replace("/", ",").replace("x", ",").split(",") if p.strip()]
+    try:
+        vals = tuple(int(p) for p in parts)
+    except ValueError:
+        vals = ()
+    if len(vals) != len(TILE_COLUMNS) or any(v <= 0 for v in vals):
+        raise DataError(f"tile config {text!r} is not six positive integers",
+                        hint="write BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES, e.g. 64,64,32,8,4,3")
+    return vals
+
+
+def format_tile_config(values: Iterable[float]) -> str:
+    """(64, 64, 32, 8, 4, 3) -> ``"64,64,32,8,4,3"`` (the text form :func:`parse_tile_config` reads)."""
+    return ",".join(str(int(round(float(v)))) for v in values)

@@ -1,0 +1,146 @@
+"""The shared vocabulary (pipeweave.vocab): each term is defined once and every user imports it.
+
+Each test here pins one duplicate that used to be written in several places (and sometimes
+differed) to the single definition.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeweave import vocab
+
+
+def test_vocab_imports_no_heavy_libraries():
+    code = ("import sys, pipeweave.vocab; "
+            "print(','.join(m for m in ('pandas', 'xgboost', 'sklearn', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""
+
+
+def test_tile_columns_are_one_object_everywhere():
+    from pipeweave.diagnose import CONFIG_COLUMNS
+    from pipeweave.frontend import TILE_COLUMNS as frontend_tiles
+    from pipeweave.frontend.sass import load_sass_features  # noqa: F401  (module import)
+    from pipeweave.sources import TILE_COLUMNS as source_tiles
+    import pipeweave.frontend.sass as sass
+
+    assert source_tiles is vocab.TILE_COLUMNS
+    assert frontend_tiles is vocab.TILE_COLUMNS
+    assert CONFIG_COLUMNS is vocab.TILE_COLUMNS
+    cache_cols = sass.load_cache.__module__  # the cache module's CONFIG_COLUMNS
+    mod = sys.modules[cache_cols]
+    assert tuple(mod.CONFIG_COLUMNS) == vocab.TILE_COLUMNS
+
+
+def test_families_dtypes_and_sources_come_from_vocab():
+    from pipeweave.frontend import FAMILIES as registry
+    from pipeweave.model import model_feature_names
+    from pipeweave.sources import DTYPES, FAMILIES
+
+    assert FAMILIES is vocab.FAMILIES and DTYPES is vocab.DTYPES
+    names = model_feature_names()
+    assert [n[len("source_"):] for n in names if n.startswith("source_")] == list(vocab.SOURCES)
+    # every family of the vocabulary has a front-end registry entry (and a default source)
+    assert set(vocab.FAMILIES) <= set(registry)
+    assert all(vocab.default_source(f) in vocab.SOURCES for f in vocab.FAMILIES)
+
+
+def test_generations_one_order():
+    from pipeweave.evaluation import GENERATION_ORDER, order_generations
+    from pipeweave.hardware import GENERATIONS, list_gpus
+
+    assert GENERATIONS is vocab.GENERATIONS and GENERATION_ORDER is vocab.GENERATIONS
+    assert vocab.GENERATIONS[:3] == ("pascal", "volta", "turing")
+    assert list(vocab.LOGO_GENERATIONS) == vocab.order_generations(vocab.LOGO_GENERATIONS)  # a subset, in order
+    assert set(vocab.LOGO_GENERATIONS) <= set(vocab.GENERATIONS)
+    assert order_generations(pd.Series(["blackwell", "ampere", "zeta", "volta"])) == \
+        vocab.order_generations(["blackwell", "ampere", "zeta", "volta"]) == ["volta", "ampere", "blackwell", "zeta"]
+    # every catalog GPU has a known generation
+    gens = {g.generation for g in list_gpus()} if not isinstance(list_gpus(), pd.DataFrame) else \
+        set(list_gpus()["generation"])
+    assert gens <= set(vocab.GENERATIONS)
+
+
+def test_train_cli_offers_every_generation():
+    import argparse
+
+    from pipeweave.cli import _train
+
+    p = argparse.ArgumentParser()
+    _train.add_arguments(p)
+    action = next(a for a in p._actions if a.dest == "exclude_generation")
+    assert tuple(action.choices) == vocab.GENERATIONS
+
+
+@pytest.mark.parametrize("sm,cls,asyn", [(70, "legacy", False), (80, "mma_sync", False), (86, "mma_sync", False),
+                                          (89, "mma_sync", False), (90, "wgmma", True), (100, "tcgen05", True),
+                                          (103, "tcgen05", True), (120, "mma_sync", False)])
+def test_arch_classes_have_honest_names(sm, cls, asyn):
+    # the old helper was called "_hopper_class" but was also true for sm_100 (Blackwell)
+    assert vocab.arch_class(sm) == cls
+    assert vocab.async_mma(sm) is asyn
+    assert vocab.async_mma(np.array([sm, sm])).tolist() == [asyn, asyn]
+
+
+def test_attention_backends_one_definition():
+    from pipeweave.cli._common import KNOWN_BACKENDS as cli_backends
+    from pipeweave.frontend import FAMILIES  # noqa: F401
+
+    assert cli_backends is vocab.ATTENTION_BACKENDS
+    assert vocab.DEFAULT_ATTENTION_BACKEND in vocab.ATTENTION_BACKENDS
+    for unspecified in (None, "", "nan", "None"):
+        assert vocab.attention_backend(unspecified) == vocab.DEFAULT_ATTENTION_BACKEND
+    assert vocab.attention_backend("triton") == "triton"
+
+
+def test_moe_w13_default_rule_written_once():
+    from pipeweave.diagnose import dse_folds  # noqa: F401  (diagnose imports cleanly)
+    from pipeweave.sources import pipeweave_moe_default_config
+
+    rows = pd.DataFrame({"num_tokens": [8.0, 64.0, 65.0, 4096.0], "num_experts": [64.0, 64.0, 64.0, 64.0]})
+    tiles = vocab.moe_w13_default_tiles(rows["num_tokens"], rows["num_experts"])
+    assert [tuple(r) for r in tiles.astype(int)] == [vocab.MOE_W13_SMALL_M_CONFIG] * 2 + [vocab.MOE_W13_DEFAULT_CONFIG] * 2
+    src = pipeweave_moe_default_config(rows)
+    np.testing.assert_array_equal(src[list(vocab.TILE_COLUMNS)].to_numpy(dtype=float), tiles)
+    import pipeweave.diagnose as d
+
+    dse_default = sys.modules[d.dse_folds.__module__].default_configs(rows.assign(moe_ep_size=1.0))
+    np.testing.assert_array_equal(dse_default[list(vocab.TILE_COLUMNS)].to_numpy(dtype=float), tiles)
+
+
+def test_one_config_parser_for_cli_and_sass():
+    from pipeweave.cli._common import parse_config
+    from pipeweave.frontend.sass import SassConfig
+
+    assert vocab.parse_tile_config("64,64,32,8,4,3") == (64, 64, 32, 8, 4, 3)
+    assert SassConfig.parse("64x64x32x8x4x3").as_tuple() == (64, 64, 32, 8, 4, 3)
+    assert parse_config("64/64/32/8/4/3") == dict(zip(vocab.TILE_COLUMNS, (64.0, 64.0, 32.0, 8.0, 4.0, 3.0)))
+    assert vocab.format_tile_config([64.0, 64, 32, 8, 4, 3]) == "64,64,32,8,4,3"
+    from pipeweave import DataError
+
+    for bad in ("64,64,32", "a,b,c,d,e,f", "64,64,32,8,4,0"):
+        with pytest.raises(DataError, match=repr(bad)):
+            vocab.parse_tile_config(bad)
+        with pytest.raises(DataError, match="BLOCK_M"):
+            SassConfig.parse(bad)
+        with pytest.raises(DataError, match="--config"):  # the CLI adds its flag name
+            parse_config(bad)
+    # the library error does not name a CLI flag
+    with pytest.raises(DataError) as e:
+        vocab.parse_tile_config("1,2")
+    assert "--" not in str(e.value)
+
+
+def test_models_dir_is_one_place():
+    from pipeweave import _paths
+    from pipeweave.diagnose import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, DEFAULT_RANKER_PATH
+    from pipeweave.model import DEFAULT_MODEL_PATH
+
+    for p in (DEFAULT_MODEL_PATH, DEFAULT_RANKER_PATH, DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH):
+        assert p.parent == _paths.MODELS_DIR
