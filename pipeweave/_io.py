@@ -30,7 +30,7 @@ from typing import Any
 from ._errors import DataError
 
 __all__ = ["atomic_write", "atomic_write_text", "atomic_write_json", "stale_temp_files", "check_writable",
-           "TEMP_MARK"]
+           "check_csv_file", "read_csv_checked", "TEMP_MARK"]
 
 #: Marks pipeweave's temporary files: ``.<name>.pwtmp-<pid>-<random><suffix>``.
 TEMP_MARK = ".pwtmp-"
@@ -149,6 +149,83 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int = 2
     """Write ``obj`` as JSON (sorted keys off, NaN rejected) to ``path`` atomically."""
     text = json.dumps(obj, indent=indent, allow_nan=False, default=_json_default) + "\n"
     return atomic_write_text(path, text)
+
+
+def check_csv_file(path: str | os.PathLike[str], what: str = "--input") -> list[str]:
+    """Check that ``path`` is a readable UTF-8 CSV file with a header of distinct names; return the header.
+
+    Raises :class:`DataError` naming the file and the problem (missing, a directory, empty, UTF-16 or
+    binary content, duplicate or blank column names) - before pandas parses anything.
+    """
+    import csv
+
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"{what} file not found: {str(path)!r}", hint="give the path of a CSV of launch rows")
+    if p.is_dir():
+        raise DataError(f"{what} {str(path)!r} is a directory, not a CSV file", hint="give the path of a CSV file")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(65536)
+    except OSError as exc:
+        raise DataError(f"cannot read {what} {str(path)!r}: {exc.strerror}", hint="check the path and permissions") from None
+    if not head.strip():
+        raise DataError(f"{what} {str(path)!r} is empty", hint="give a CSV with a header line and one launch per row")
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) > 3 and head[1:4:2] == b"\x00\x00"):
+        raise DataError(f"{what} {str(path)!r} is UTF-16 text", hint="save it as UTF-8 CSV (e.g. `iconv -f UTF-16 -t UTF-8`)")
+    if b"\x00" in head:
+        raise DataError(f"{what} {str(path)!r} is binary, not a CSV text file", hint="give a UTF-8 CSV file")
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not just a character cut by the 64 KiB read
+            raise DataError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start}: {head[exc.start:exc.start + 1]!r})",
+                            hint="save it as UTF-8 CSV") from None
+        text = head[:exc.start].decode("utf-8-sig")
+    first = next(csv.reader(text.splitlines()[:1] or [""]), [])
+    header = [h.strip() for h in first]
+    if not any(header):
+        raise DataError(f"{what} {str(path)!r} has an empty first line (the header)",
+                        hint="the first line must name the columns, e.g. family,gpu,dtype,m,n,k")
+    blank = [i + 1 for i, h in enumerate(header) if not h]
+    if blank:
+        raise DataError(f"{what} {str(path)!r}: header column(s) {blank} have no name", hint="name every column")
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise DataError(f"{what} {str(path)!r} names column(s) {dup} more than once",
+                        hint="keep one column of each name")
+    return header
+
+
+def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwargs: Any) -> "Any":
+    """``pandas.read_csv`` after :func:`check_csv_file`; parse errors (ragged rows) become :class:`DataError`.
+
+    Rows are numbered 1.. in file order (row 1 = the first line after the header); a header-only
+    file raises. Column names are stripped of surrounding spaces.
+    """
+    import pandas as pd
+
+    import warnings
+
+    check_csv_file(path, what)
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: a row with more fields than the header must not turn column 1 into the index
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(path, encoding="utf-8-sig", skipinitialspace=True, index_col=False, **kwargs)
+    except pd.errors.ParserWarning:
+        raise DataError(f"{what} {str(path)!r} has a row with more fields than its header (line 2 or later)",
+                        hint="every row needs as many fields as the header; quote fields that contain commas") from None
+    except pd.errors.ParserError as exc:
+        msg = str(exc).strip().splitlines()[-1]
+        raise DataError(f"{what} {str(path)!r} is not a well-formed CSV: {msg}",
+                        hint="every row needs as many fields as the header") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise DataError(f"{what} {str(path)!r} could not be read as CSV: {exc}", hint="give a UTF-8 CSV file") from None
+    if df.empty:
+        raise DataError(f"{what} {str(path)!r} has a header but no rows", hint="add one launch per line below the header")
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
 
 
 def _json_default(o: Any) -> Any:

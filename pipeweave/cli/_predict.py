@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from ._common import add_data_argument, add_launch_arguments, launch_frame, print_json, resolve_gpu_arg
@@ -15,7 +16,17 @@ The input CSV has the canonical profile columns: family, dtype and the family's 
 (see `pipeweave explain -h`); tile-plan columns (block_m, block_n, block_k, group_m, num_warps,
 num_stages) are optional; attention rows may give `backend` (flash_attention, trtllm_mha or
 triton; default flash_attention); a `gpu` column may replace --gpu. The output is the input plus
-`latency_us_pred`. Rows that cannot be predicted are reported by row number with the reason.
+`latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,
+divisibility, a tile plan Triton can launch on that GPU, memory); rows outside it are reported on
+stderr as `row N: not predicted: <reason>` (N = data row, 1 = the first line after the header) and
+left blank in the output; the other rows are predicted. A `gpu` cell that names another GPU than
+--gpu is such a row (blank cells take --gpu). --output may not be the --input file; the output is
+written atomically (a symlinked --output keeps its link and receives the content).
+
+exit status:
+  0  every row predicted
+  1  some rows not predicted (reported on stderr); the predicted rows were written
+  2  nothing predicted, or a usage / input error (one line on stderr: the bad value and the fix)
 
 examples:
   pipeweave predict --gpu B300 --family gemm --dtype bfloat16 --m 8192 --n 8192 --k 8192
@@ -32,47 +43,100 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="single launch: print a JSON object")
     add_launch_arguments(p)
     add_data_argument(p)
+    from ._diagnose import add_kernel_arguments
+
+    add_kernel_arguments(p)  # --kernel FILE.py:NAME: a user's Triton kernel through the SASS front-end
 
 
-def predict_frame(df, model, gpus, data=None):  # noqa: ANN001, ANN201
-    """(predictions Series aligned to df, problems Series) for a frame of launch rows."""
-    import numpy as np
+from ..api import predict_frame  # noqa: E402,F401  (moved to the public API; kept for old importers)
+
+
+#: Exit statuses of `pipeweave predict` (also in --help): every row predicted / some rows reported
+#: and the others written / nothing predicted or a usage/input error.
+EXIT_OK, EXIT_PARTIAL, EXIT_ERROR = 0, 1, 2
+
+
+def _flag_hint(reason: str) -> str:
+    from ._common import _SHAPE_FLAGS
+
+    flags = [f"{c} is {f}" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
+    if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
+        flags.append("the tile plan is --config BM,BN,BK,GM,WARPS,STAGES")
+    return "flags: " + "; ".join(flags) if flags else "see `pipeweave predict -h`"
+
+
+def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
+    """Reason per row whose ``gpu`` cell names another GPU than --gpu ('' elsewhere); blank cells take --gpu."""
     import pandas as pd
 
-    from ..frontend import row_problems
+    from .._errors import PipeweaveError
+    from ..hardware import resolve_gpu_name
 
-    problems = row_problems(df, gpus)
-    ok = (problems == "").to_numpy()
-    pred = pd.Series(np.nan, index=df.index, name="latency_us_pred")
-    if ok.any():
-        from ..model import ensure_features
-
-        sub = df.loc[ok]
-        if "source" not in sub.columns:
-            from ._common import _DEFAULT_SOURCE
-
-            sub = sub.assign(source=sub["family"].map(_DEFAULT_SOURCE).fillna("aiconfigurator"))
-        feats = ensure_features(sub, gpus=gpus, data=data)
-        pred.loc[ok] = model.predict(feats)
-    return pred, problems
+    reasons = pd.Series("", index=df.index, dtype=object)
+    if "gpu" not in df.columns:
+        return reasons
+    cells = df["gpu"].astype("string").str.strip().fillna("")
+    for g in pd.unique(cells):
+        if g in ("", spec.name):
+            continue
+        try:
+            same = resolve_gpu_name(g) == spec.name
+        except PipeweaveError:
+            same = False
+        if not same:
+            reasons[(cells == g).to_numpy(dtype=bool)] = (
+                f"its gpu column says {g!r} but --gpu is {spec.name!r}; drop --gpu to use the column, "
+                f"or fix the cell")
+    return reasons
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
+    import os
+
+    import numpy as np
 
     from .._errors import DataError
-    from .._io import atomic_write
-    from ..model import load_model
+    from .._estimator import sklearn_blocked
+    from .._io import atomic_write, check_writable, read_csv_checked
 
+    with sklearn_blocked():  # start-up: scikit-learn (and the SciPy it imports) is not needed to predict
+        import xgboost  # noqa: F401  (imported here so that it skips its scikit-learn wrappers)
+
+        from ..model import load_model
+
+    if getattr(args, "kernel", None):
+        if args.input:
+            raise DataError(f"--kernel cannot be combined with --input {args.input!r}",
+                            hint="predict one kernel launch from flags, or drop --kernel")
+        from ._diagnose import run_kernel
+
+        return run_kernel(args, "predict")
+    if args.input:
+        given = [f for f, (c, _, _) in _launch_flags().items() if getattr(args, c, None) is not None]
+        if given:
+            raise DataError(f"launch flags {given} cannot be combined with --input {args.input!r}",
+                            hint="put the launch in the CSV, or drop --input to predict one launch from flags")
+        if args.json:
+            raise DataError("--json describes a single launch; with --input the output is CSV",
+                            hint="drop --json, or drop --input")
+    elif args.output:
+        raise DataError(f"--output {args.output!r} needs --input (a single launch prints its latency)",
+                        hint="use --json for machine-readable single-launch output")
+    if args.output:
+        if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
+            raise DataError(f"--output {args.output!r} is the --input file; pipeweave never overwrites its input",
+                            hint="write the predictions to another file, e.g. preds.csv")
+        check_writable(args.output, "--output")
     model = load_model(args.model)
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
+    conflicts = None
+    given = None
     if args.input:
-        try:
-            df = pd.read_csv(args.input)
-        except FileNotFoundError:
-            raise DataError(f"--input file not found: {args.input!r}", hint="give a CSV of launch rows") from None
+        df = read_csv_checked(args.input, "--input")
         if spec is not None:
-            df["gpu"] = spec.name
+            conflicts = _gpu_conflicts(df, spec)
+            given = df
+            df = df.assign(gpu=spec.name)
         elif "gpu" not in df.columns:
             raise DataError(f"{args.input!r} has no `gpu` column and --gpu was not given",
                             hint="pass --gpu NAME_OR_SPEC or add a gpu column")
@@ -81,14 +145,12 @@ def run(args: argparse.Namespace) -> int:
             raise DataError("--gpu is required", hint="e.g. --gpu B300 (see `pipeweave gpus`)")
         df = launch_frame(args, spec)
     gpus = {spec.name: spec} if spec is not None else None
-    pred, problems = predict_frame(df, model, gpus, data=args.data)
+    pred, problems = predict_frame(df, model, gpus, data=args.data, problems=conflicts)
     bad = problems[problems != ""]
-    for idx, reason in bad.items():
-        print(f"row {idx + 1}: not predicted: {reason}", file=sys.stderr)
-    out = df.assign(latency_us_pred=pred)
     if not args.input:
         if bad.size:
-            return 2
+            reason = str(bad.iloc[0])
+            raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
         backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
         if args.json:
             print_json({"gpu": spec.name, "family": args.family, "dtype": args.dtype,
@@ -96,11 +158,38 @@ def run(args: argparse.Namespace) -> int:
         else:
             what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
             print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
-        return 0
+        return EXIT_OK
+    # rows are numbered as the user sees them: data row 1 = the first line after the header
+    positions = np.flatnonzero((problems != "").to_numpy())
+    for pos in positions[:_SHOW_ROWS]:
+        print(f"row {pos + 1}: not predicted: {problems.iloc[pos]}", file=sys.stderr)
+    if len(positions) > _SHOW_ROWS:
+        print(f"... and {len(positions) - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
+    out = df.assign(latency_us_pred=pred)
+    if spec is not None and "gpu" in given.columns:  # the output keeps the user's gpu cells (blank ones: --gpu)
+        cells = given["gpu"].astype(object)
+        out["gpu"] = cells.where(~(cells.isna() | (cells.astype("string").str.strip().fillna("") == "")), spec.name)
     if args.output:
         atomic_write(args.output, lambda p: out.to_csv(p, index=False))
         print(f"wrote {len(out) - bad.size:,} predictions to {args.output}"
               + (f" ({bad.size} rows not predicted, see above)" if bad.size else ""), file=sys.stderr)
     else:
         out.to_csv(sys.stdout, index=False)
-    return 0 if bad.size < len(df) else 2
+    if bad.size == 0:
+        return EXIT_OK
+    if bad.size < len(df):
+        print(f"{bad.size} of {len(df)} rows not predicted (exit status {EXIT_PARTIAL})", file=sys.stderr)
+        return EXIT_PARTIAL
+    print(f"no row predicted (exit status {EXIT_ERROR})", file=sys.stderr)
+    return EXIT_ERROR
+
+
+#: rows reported one by one on stderr (the rest are counted)
+_SHOW_ROWS = 50
+
+
+def _launch_flags() -> dict[str, tuple[str, type, str]]:
+    from ._common import _SHAPE_FLAGS
+
+    return {**_SHAPE_FLAGS, "--family": ("family", str, ""), "--config": ("config", str, ""),
+            "--backend": ("backend", str, ""), "--source": ("source", str, "")}

@@ -10,7 +10,7 @@ from ._families import FAMILIES, Family, get_family
 from ._featurize import FEATURES, bound_pipe, featurize, spec_arrays
 from ._routing import routing_stats
 from ._tileplan import TILE_COLUMNS
-from ._validate import row_problems
+from ._validate import COLUMN_DOMAINS, DERIVED_COLUMNS, LAUNCH_DEFAULTS, fill_launch_defaults, row_problems
 
 __all__ = [
     "featurize",
@@ -26,4 +26,8 @@ __all__ = [
     "spec_arrays",
     "routing_stats",
     "row_problems",
+    "fill_launch_defaults",
+    "COLUMN_DOMAINS",
+    "LAUNCH_DEFAULTS",
+    "DERIVED_COLUMNS",
 ]

@@ -90,7 +90,7 @@ def test_predict_csv_reports_bad_rows_and_predicts_the_rest(tiny_model, tmp_path
     rows.to_csv(src, index=False)
     out = tmp_path / "preds.csv"
     rc = main(["predict", "--model", str(tiny_model), "--gpu", "H200", "--input", str(src), "--output", str(out)])
-    assert rc == 0
+    assert rc == 1  # documented: partial success (some rows reported, the others written)
     err = capsys.readouterr().err
     assert "row 2" in err and "conv2d" in err and "row 3" in err and "num_tokens" in err
     pred = pd.read_csv(out)
