@@ -19,13 +19,17 @@ examples:
   pipeweave evaluate --protocol logo --out experiments/logo
   pipeweave evaluate --protocol unseen-shape --families gemm_bf16 --out experiments/unseen_shape
   pipeweave evaluate --protocol dse --out experiments/dse
+  pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
+
+anatomy: the leave-one-generation-out error split by regime, layout, oracle per-GPU scalars and
+feature-group ablations against the crude reference (xgboost_crude); report in --out.
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..evaluation._suite import EVAL_FAMILIES, METHODS
 
-    p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse"])
+    p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse", "anatomy"])
     p.add_argument("--families", nargs="+", choices=list(EVAL_FAMILIES), metavar="FAMILY",
                    help=f"evaluation families (default: all of {list(EVAL_FAMILIES)})")
     p.add_argument("--methods", nargs="+", choices=list(METHODS), metavar="METHOD",
@@ -45,6 +49,13 @@ def run(args: argparse.Namespace) -> int:
 
         run_dse_protocol(data=args.data, out_dir=out, progress=not args.no_progress)
         print(f"wrote {out}/results.json")
+        return 0
+    if args.protocol == "anatomy":
+        from ..evaluation._anatomy import run_anatomy
+
+        run_anatomy(families=args.families, out=out, data=args.data,
+                    max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
+                    progress=not args.no_progress)
         return 0
     from ..evaluation._suite import run_evaluation
 

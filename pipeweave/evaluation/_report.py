@@ -14,9 +14,19 @@ Family keys
     results[key][method][generation | "all"]                 -> stats
     by_gpu[key][method][gpu]                                  -> stats
     by_regime[key][method][generation | "all"][regime]        -> stats (only non-empty regimes)
+    results_ge10us[key][method][generation | "all"]          -> stats over rows measured >= 10 us
+    results_unflagged[key][method][generation | "all"]       -> stats without the rows whose
+        ``semantics_flagged`` column is True (only when the predictions carry that column and
+        some row of the key is flagged; see ``flagged`` for the counts)
     errors[{family_key, family, source, fold, method, error, n}],  extra (when given)
 
     stats = {mape, median_ape, p90_ape, within_10, within_25, n, n_missing, mape_ci95: [lo, hi]}
+
+``results_ge10us`` is the population the anchors report on (KernelSight-LM fits and scores its
+efficiency on kernels of at least 10 us); ``mape_ge10us`` in ``results[key][method][g]`` repeats
+its MAPE next to the all-rows one. ``results_unflagged`` drops rows a source manifest flags as
+measured under another semantics than the rest of the source (e.g. fused-MoE expert parallelism
+timed per rank on some GPUs, see ``datasets/sources/aiconfigurator.toml``).
 
 ``generation`` is the held-out generation under ``logo`` and the generation of the held-out
 shapes' rows under ``unseen-shape``; ``"all"`` pools every test row of the family. ``n`` counts
@@ -51,13 +61,18 @@ from ._plots import (
 )
 from ._protocols import DEEP_K_MIN, PRED_COLUMNS, REGIMES, TINY_US, fold_errors
 
-__all__ = ["family_keys", "build_results", "render_markdown", "write_report", "STAT_KEYS"]
+__all__ = ["family_keys", "build_results", "render_markdown", "write_report", "STAT_KEYS", "FLAG_COLUMN",
+           "GE_US"]
 
 #: Keys of every stats record in ``results.json``.
 STAT_KEYS: tuple[str, ...] = ("mape", "median_ape", "p90_ape", "within_10", "within_25", "n",
                               "n_missing", "mape_ci95")
 _ALL = "all"
 _KEY = "family_key"
+#: boolean prediction column: the row was measured under a semantics the source manifest flags
+FLAG_COLUMN = "semantics_flagged"
+#: the anchors' population: rows measured at >= this many microseconds
+GE_US: float = TINY_US
 _FIGURES = (
     ("scatter", "predicted vs measured"),
     ("mape_by_generation", "MAPE per generation"),
@@ -166,8 +181,21 @@ def build_results(
             _lookup(summarize(sub, [_KEY, "method"], **kw), [_KEY, "method"]),
         )
 
+    def per_gen(sub: pd.DataFrame) -> tuple[dict, dict]:
+        return (_lookup(summarize(sub, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"]),
+                _lookup(summarize(sub, [_KEY, "method"], **kw), [_KEY, "method"]))
+
+    ge_gen, ge_all = per_gen(df[df["latency_us"].to_numpy(dtype=float) >= GE_US])
+    flag = (df[FLAG_COLUMN].fillna(False).to_numpy(dtype=bool) if FLAG_COLUMN in df.columns
+            else np.zeros(len(df), dtype=bool))
+    flagged_keys = sorted(pd.unique(df.loc[flag, _KEY])) if flag.any() else []
+    uf_gen, uf_all = per_gen(df[~flag]) if flagged_keys else ({}, {})
+
     families: dict[str, Any] = {}
     results: dict[str, Any] = {}
+    results_ge: dict[str, Any] = {}
+    results_uf: dict[str, Any] = {}
+    flagged: dict[str, Any] = {}
     gpu_results: dict[str, Any] = {}
     regime_results: dict[str, Any] = {}
     for key in keys:
@@ -184,10 +212,25 @@ def build_results(
             "generations": gens,
             "gpus": {g: str(gpu_gen[g]) for g in gpus},
         }
-        results[key], gpu_results[key], regime_results[key] = {}, {}, {}
+        results[key], gpu_results[key], regime_results[key], results_ge[key] = {}, {}, {}, {}
+        if key in flagged_keys:
+            results_uf[key] = {}
+            fsub = sub[(sub["method"] == fam_methods[0]).to_numpy() & flag[(df[_KEY] == key).to_numpy()]]
+            flagged[key] = {"n": int(len(fsub)),
+                            "by_generation": {g: int(v) for g, v in fsub["generation"].value_counts().items()},
+                            "by_gpu": {g: int(v) for g, v in fsub["gpu"].value_counts().items()}}
         for m in fam_methods:
             results[key][m] = {g: by_gen[(key, m, g)] for g in gens if (key, m, g) in by_gen}
             results[key][m][_ALL] = by_all[(key, m)]
+            results_ge[key][m] = {g: ge_gen[(key, m, g)] for g in gens if (key, m, g) in ge_gen}
+            if (key, m) in ge_all:
+                results_ge[key][m][_ALL] = ge_all[(key, m)]
+            for g, rec in results[key][m].items():
+                rec["mape_ge10us"] = results_ge[key][m].get(g, {}).get("mape")
+            if key in flagged_keys:
+                results_uf[key][m] = {g: uf_gen[(key, m, g)] for g in gens if (key, m, g) in uf_gen}
+                if (key, m) in uf_all:
+                    results_uf[key][m][_ALL] = uf_all[(key, m)]
             gpu_results[key][m] = {g: by_gpu[(key, m, g)] for g in gpus if (key, m, g) in by_gpu}
             reg_m: dict[str, Any] = {}
             for g in [*gens, _ALL]:
@@ -219,8 +262,12 @@ def build_results(
         "results": results,
         "by_gpu": gpu_results,
         "by_regime": regime_results,
+        "results_ge10us": results_ge,
         "errors": errors,
     }
+    if flagged_keys:
+        out["results_unflagged"] = results_uf
+        out["flagged"] = flagged
     if extra is not None:
         out["extra"] = _jsonable(extra)
     return out
@@ -299,6 +346,19 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
                 f"folds: {', '.join(meta['folds'])}", "",
                 f"### MAPE (%) per {col_word}", "",
                 _metric_table(res, gens, [f"{g} (n={_col_n(res, g)})" for g in gens])]
+        ge = results.get("results_ge10us", {}).get(key, {})
+        ge_cols = [g for g in gens if any(g in p for p in ge.values())]
+        if ge_cols:
+            out += ["", f"### MAPE (%) per {col_word}, rows measured >= {GE_US:g} us (the anchors' population)", "",
+                    _metric_table(ge, ge_cols, [f"{g} (n={_col_n(ge, g)})" for g in ge_cols])]
+        uf = results.get("results_unflagged", {}).get(key)
+        if uf:
+            fl = results["flagged"][key]
+            where = ", ".join(f"{g} {n}" for g, n in sorted(fl["by_gpu"].items()))
+            uf_cols = [g for g in gens if any(g in p for p in uf.values())]
+            out += ["", f"### MAPE (%) per {col_word}, without the {fl['n']} rows flagged by the source "
+                    f"manifest ({where})", "",
+                    _metric_table(uf, uf_cols, [f"{g} (n={_col_n(uf, g)})" for g in uf_cols])]
         rows = []
         for m, per in res.items():
             a = per[_ALL]

@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 
 from .._errors import DataError
 
-__all__ = ["EVAL_FAMILIES", "METHODS", "ABLATION_FAMILIES", "CappedTraining", "make_methods",
+__all__ = ["EVAL_FAMILIES", "METHODS", "ABLATION_FAMILIES", "CappedTraining", "make_methods", "semantics_flags",
            "load_eval_frame", "run_evaluation", "L2_SCHED_FEATURES"]
 
 #: label -> (family, dtype)
@@ -38,7 +38,7 @@ ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")
 #: families whose measured kernels are Triton kernels with shipped SASS mixes (the no-SASS ablation)
 SASS_ABLATION_FAMILIES: tuple[str, ...] = ("fused_moe_bf16", "moe_w13")
 METHODS: tuple[str, ...] = ("pipeweave", "pipeweave_no_sass", "pipeweave_no_l2_sched", "roofline", "tilesight",
-                            "kernelsight", "xgboost_raw")
+                            "kernelsight", "xgboost_raw", "xgboost_crude")
 #: the L2/scheduling feature group dropped by the ``pipeweave_no_l2_sched`` ablation
 L2_SCHED_FEATURES: tuple[str, ...] = (
     "r_chip_l2", "r_sm_l2", "r_latency", "r_fill", "r_epilogue", "waves", "log2_waves", "wave_efficiency",
@@ -69,7 +69,7 @@ class CappedTraining(RegressorMixin, BaseEstimator):
 def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_per_gpu: int | None,
                  n_estimators: int | None = None, n_jobs: int = 2) -> dict[str, object]:
     """Method name -> unfitted estimator for one evaluation family."""
-    from ..baselines import KernelSight, Roofline, TileSight, XGBoostRaw
+    from ..baselines import KernelSight, Roofline, TileSight, XGBoostCrude, XGBoostRaw
 
     if label not in SASS_ABLATION_FAMILIES:
         has_sass = False  # cuBLAS / attention kernels: no Triton SASS to read
@@ -100,10 +100,33 @@ def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_p
             est = KernelSight(n_jobs=n_jobs)
         elif name == "xgboost_raw":
             est = XGBoostRaw(n_jobs=n_jobs, **({"n_estimators": n_estimators} if n_estimators else {}))
+        elif name == "xgboost_crude":
+            est = XGBoostCrude(n_jobs=n_jobs)
         else:
             raise DataError(f"unknown method {name!r}", hint=f"use some of {list(METHODS)}")
         out[name] = CappedTraining(est, max_rows_per_gpu=max_rows_per_gpu)
     return out
+
+
+def semantics_flags(frame: pd.DataFrame) -> np.ndarray:
+    """True where a row was measured under a semantics its source manifest flags as the minority.
+
+    Today: fused-MoE rows with ``moe_ep_size`` > 1 whose ``moe_ep_semantics`` (a per-GPU manifest
+    column, see ``datasets/sources/aiconfigurator.toml``) differs from the most common value of
+    the source's expert-parallel rows (``rank_local_tokens`` on B200 and RTX-PRO-6000-S).
+    """
+    flag = np.zeros(len(frame), dtype=bool)
+    if "moe_ep_semantics" not in frame.columns or "moe_ep_size" not in frame.columns:
+        return flag
+    sem = frame["moe_ep_semantics"].astype(object).to_numpy()
+    ep = pd.to_numeric(frame["moe_ep_size"], errors="coerce").to_numpy(dtype=float)
+    src = frame["source"].astype(str).to_numpy()
+    has = pd.notna(sem) & (np.nan_to_num(ep, nan=1.0) > 1)
+    for source in pd.unique(src[has]):
+        m = has & (src == source)
+        majority = pd.Series(sem[m]).value_counts().index[0]
+        flag |= m & (sem != majority)
+    return flag
 
 
 def load_eval_frame(data: object = None, families: Sequence[str] | None = None, *, sass: bool = True,
@@ -158,8 +181,8 @@ def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, meth
         sub = frame[frame["eval_family"] == label]
         ms = make_methods(names, label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu,
                           n_estimators=n_estimators)
-        preds.append(run_protocol(sub, ms, protocol, family_col="eval_family", progress=progress,
-                                  keep=("dtype",)))
+        preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, protocol,
+                                  family_col="eval_family", progress=progress, keep=("dtype", "semantics_flagged")))
     pred = pd.concat(preds, ignore_index=True)
     elapsed = time.perf_counter() - t0
     extra = {

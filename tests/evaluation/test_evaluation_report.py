@@ -75,7 +75,7 @@ def test_build_results_structure(results: dict, pred: pd.DataFrame) -> None:
         for m, per_gen in per_method.items():
             assert list(per_gen) == gens
             for rec in per_gen.values():
-                assert tuple(rec) == STAT_KEYS
+                assert tuple(rec) == (*STAT_KEYS, "mape_ge10us")
                 assert len(rec["mape_ci95"]) == 2
         assert list(results["by_gpu"][key]["flop"]) == ["A100", "L40S", "H100", "H200", "B200"]
         assert results["families"][key]["folds"] == gens[:-1]
@@ -170,3 +170,38 @@ def test_plot_functions_ax_contract(pred: pd.DataFrame) -> None:
     axes = plot_scatter(plot_data_scatter(sub, max_points=100))
     assert len(axes) == 3 and all(isinstance(a, Axes) for a in axes)
     assert plot_scatter(plot_data_scatter(sub, max_points=100), ax=ax) is ax
+
+
+def test_results_on_rows_of_at_least_10us(results: dict, pred: pd.DataFrame) -> None:
+    """Every method is also scored on the anchors' population (measured >= 10 us)."""
+    sub = pred[(pred["family"] == "gemm_bf16") & (pred["method"] == "flop") & (pred["generation"] == "ada")]
+    big = sub[sub["latency_us"] >= 10.0]
+    assert 0 < len(big) < len(sub)
+    rec = results["results_ge10us"]["gemm_bf16"]["flop"]["ada"]
+    assert rec["n"] == len(big)
+    assert rec["mape"] == pytest.approx(mape(big["pred_us"], big["latency_us"]), abs=1e-4)
+    assert results["results"]["gemm_bf16"]["flop"]["ada"]["mape_ge10us"] == rec["mape"]
+    md = render_markdown(results)
+    assert "rows measured >= 10 us" in md
+    assert "results_unflagged" not in results  # no flag column: no unflagged section
+
+
+def test_results_without_flagged_rows(pred: pd.DataFrame) -> None:
+    flagged = pred.assign(semantics_flagged=(pred["gpu"] == "B200") & (pred["family"] == "moe_bf16")
+                          & (pred["source"] == "aic"))
+    res = build_results(flagged, protocol="logo", data_fingerprint="x", n_boot=20)
+    assert list(res["results_unflagged"]) == ["moe_bf16[aic]"]
+    n_b200 = int(((flagged["gpu"] == "B200") & (flagged["family"] == "moe_bf16") & (flagged["source"] == "aic")
+                  & (flagged["method"] == "flop")).sum())
+    assert res["flagged"]["moe_bf16[aic]"] == {"n": n_b200, "by_generation": {"blackwell": n_b200},
+                                              "by_gpu": {"B200": n_b200}}
+    uf = res["results_unflagged"]["moe_bf16[aic]"]["flop"]
+    assert "blackwell" not in uf  # the only blackwell GPU is flagged
+    keep = flagged[(flagged["family"] == "moe_bf16") & (flagged["source"] == "aic") & (flagged["method"] == "flop")
+                   & ~flagged["semantics_flagged"]]
+    assert uf["all"]["n"] == len(keep)
+    assert uf["all"]["mape"] == pytest.approx(mape(keep["pred_us"], keep["latency_us"]), abs=1e-4)
+    # the all-rows results are unchanged by the flag
+    plain = build_results(pred, protocol="logo", data_fingerprint="x", n_boot=20)
+    assert res["results"] == plain["results"]
+    assert f"without the {n_b200} rows flagged" in render_markdown(res)

@@ -1,0 +1,390 @@
+"""Error anatomy of the leave-one-generation-out protocol: where the error sits and what it is made of.
+
+One command regenerates the whole report::
+
+    pipeweave evaluate --protocol anatomy --out experiments/error_anatomy
+
+It runs LOGO for pipeweave, its feature-group ablations, the crude reference (``xgboost_crude``)
+and the analytical roofline on the headline families, then splits every fold's error with pure
+functions over the per-row predictions:
+
+* **regime** per row (:func:`regime_labels`): ``small`` (measured < 10 us: launch, fill and tail
+  bound), else ``compute`` or ``memory`` by the roofline terms (useful FLOPs / tensor peak against
+  compulsory bytes / DRAM bandwidth, i.e. the sign of ``log2_ai_over_ridge``);
+* **layout** per row: the expert-parallel layout for MoE (``ep1``, ``ep>1 all-tokens``,
+  ``ep>1 local-tokens`` from the manifest's ``moe_ep_semantics``), the backend for attention;
+* **oracle scalars** (:func:`oracle_table`): each held-out GPU's predictions divided by the
+  median predicted / measured ratio of that GPU (or of each regime on that GPU). This uses the
+  held-out measurements on purpose: it is a diagnosis (how much of the error one number per GPU
+  could remove), never a method;
+* **feature-group ablations** (:func:`ablation_table`): pipeweave refitted without one group
+  (L2 / scheduling, SASS, spec-sheet ratios, tile plan).
+
+Everything is computed by ``anatomy_tables`` (pure: predictions in, tables out), written as
+``results.json`` + small CSVs, drawn by ``plot_*(data, ax=None)`` and summarized in
+``results.md``, whose "what this says" bullets are computed from the tables. Nothing is tuned on
+a held-out generation: the models are fitted on the training generations only, exactly as in
+``pipeweave evaluate --protocol logo``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ._metrics import ape
+from ._plots import new_axes, order_generations
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = ["ANATOMY_FAMILIES", "ANATOMY_KEEP", "FEATURE_GROUPS", "regime_labels", "regime_table", "oracle_table",
+           "ablation_table", "fold_table", "anatomy_tables", "anatomy_findings", "render_anatomy_markdown",
+           "plot_regimes", "plot_oracle", "run_anatomy"]
+
+#: families the anatomy runs on by default (the issue's headline families)
+ANATOMY_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16", "attention_context", "attention_generation")
+#: frame columns the regime split needs, carried into the predictions frame
+ANATOMY_KEEP: tuple[str, ...] = ("dtype", "semantics_flagged", "log2_ai_over_ridge", "moe_ep_size",
+                                 "moe_ep_semantics", "backend")
+#: the two methods every table compares (the hybrid and the crude reference)
+_MAIN, _CRUDE = "pipeweave", "xgboost_crude"
+SMALL_US = 10.0
+
+_SPEC_RATIO_BASE = ("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation")
+_SPEC_HINTS = ("tdp", "power", "hbm", "gddr", "boost", "base_clock", "mem_tech", "sustained")
+
+
+def _spec_ratio_features() -> tuple[str, ...]:
+    from ..frontend import FEATURES
+
+    return tuple(f for f in FEATURES if f in _SPEC_RATIO_BASE or any(h in f for h in _SPEC_HINTS))
+
+
+def _tile_features() -> tuple[str, ...]:
+    return ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "split_k")
+
+
+#: ablation name -> what is removed (feature names; ``sass`` switches the SASS columns off)
+FEATURE_GROUPS: dict[str, str] = {
+    "pipeweave_no_l2_sched": "L2 and scheduling features (L2 pipe times, latency/fill/epilogue, waves, occupancy, "
+                             "working set over L2, L2 hit estimates)",
+    "pipeweave_no_sass": "the Triton SASS instruction-mix columns (fused MoE only)",
+    "pipeweave_no_spec_ratios": "spec-sheet ratios (L2/DRAM bandwidth, ridge FLOP/byte, MMA generation, and any "
+                                "power/memory-technology/clock field of the catalog)",
+    "pipeweave_no_tile": "the resolved tile plan (block sizes, group_m, warps, stages, split-K)",
+}
+
+
+# --------------------------------------------------------------------------- pure tables
+
+def regime_labels(pred: pd.DataFrame) -> pd.DataFrame:
+    """``regime`` (small / compute / memory) and ``layout`` per predictions row (see the module docstring)."""
+    lat = pred["latency_us"].to_numpy(dtype=float)
+    ai = pd.to_numeric(pred.get("log2_ai_over_ridge", pd.Series(np.nan, index=pred.index)),
+                       errors="coerce").to_numpy(dtype=float)
+    regime = np.where(lat < SMALL_US, "small", np.where(ai >= 0, "compute", "memory"))
+    fam = pred["family"].astype(str).to_numpy()
+    layout = np.full(len(pred), "-", dtype=object)
+    if "moe_ep_size" in pred.columns:
+        ep = np.nan_to_num(pd.to_numeric(pred["moe_ep_size"], errors="coerce").to_numpy(dtype=float), nan=1.0)
+        sem = (pred["moe_ep_semantics"].astype(object).fillna("").astype(str).to_numpy()
+               if "moe_ep_semantics" in pred.columns else np.full(len(pred), ""))
+        moe = np.char.find(fam.astype(str), "moe") >= 0
+        multi = np.where(sem == "rank_local_tokens", "ep>1 local-tokens", "ep>1 all-tokens")
+        layout[moe] = np.where(ep[moe] > 1, multi[moe], "ep1")
+    if "backend" in pred.columns:
+        att = np.char.startswith(fam.astype(str), "attention")
+        layout[att] = pred["backend"].astype(object).fillna("flash_attention").astype(str).to_numpy()[att]
+    return pd.DataFrame({"regime": regime, "layout": layout}, index=pred.index)
+
+
+def _with_errors(pred: pd.DataFrame) -> pd.DataFrame:
+    ok = np.isfinite(pred["pred_us"].to_numpy(dtype=float))
+    p = pred.loc[ok]
+    lab = regime_labels(p)
+    return p.assign(regime=lab["regime"].to_numpy(), layout=lab["layout"].to_numpy(),
+                    ape=ape(p["pred_us"].to_numpy(float), p["latency_us"].to_numpy(float)),
+                    ratio=p["pred_us"].to_numpy(float) / p["latency_us"].to_numpy(float))
+
+
+def _agg(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    g = d.groupby(by, sort=False, observed=True)
+    out = g.agg(n=("ape", "size"), mape=("ape", "mean"), median_ratio=("ratio", "median"),
+                ape_sum=("ape", "sum")).reset_index()
+    return out
+
+
+def regime_table(pred: pd.DataFrame, by: str = "regime") -> pd.DataFrame:
+    """MAPE (%), row share (%), share of the GPU's summed APE (%) and median predicted / measured per
+    (family, method, fold, gpu, ``by``); ``by`` is ``regime`` or ``layout``."""
+    d = _with_errors(pred)
+    t = _agg(d, ["family", "method", "fold", "gpu", by])
+    tot = t.groupby(["family", "method", "gpu"])[["n", "ape_sum"]].transform("sum")
+    t["share_rows"] = 100.0 * t["n"] / tot["n"]
+    t["share_error"] = 100.0 * t["ape_sum"] / tot["ape_sum"]
+    return t.drop(columns="ape_sum").round(4)
+
+
+def oracle_table(pred: pd.DataFrame) -> pd.DataFrame:
+    """Per (family, method, fold, gpu): MAPE (%), MAPE after dividing by the oracle per-GPU median ratio,
+    and after dividing by the oracle per-(GPU, regime) median ratio (diagnosis only)."""
+    d = _with_errors(pred)
+    keys = ["family", "method", "fold", "gpu"]
+    r_gpu = d.groupby(keys, observed=True)["ratio"].transform("median").to_numpy()
+    r_reg = d.groupby([*keys, "regime"], observed=True)["ratio"].transform("median").to_numpy()
+    d = d.assign(ape_gpu=np.abs(d["ratio"].to_numpy() / r_gpu - 1.0) * 100.0,
+                 ape_regime=np.abs(d["ratio"].to_numpy() / r_reg - 1.0) * 100.0, r_gpu=r_gpu)
+    t = d.groupby(keys, sort=False, observed=True).agg(
+        n=("ape", "size"), mape=("ape", "mean"), median_ratio=("r_gpu", "first"),
+        mape_oracle_gpu=("ape_gpu", "mean"), mape_oracle_regime=("ape_regime", "mean")).reset_index()
+    return t.round(4)
+
+
+def fold_table(pred: pd.DataFrame) -> pd.DataFrame:
+    """MAPE (%) per (family, method, fold) on all rows and on rows measured >= 10 us."""
+    d = _with_errors(pred)
+    a = d.groupby(["family", "method", "fold"], sort=False, observed=True).agg(n=("ape", "size"), mape=("ape", "mean"))
+    big = d[d["latency_us"] >= SMALL_US]
+    b = big.groupby(["family", "method", "fold"], sort=False, observed=True).agg(mape_ge10us=("ape", "mean"))
+    return a.join(b).reset_index().round(4)
+
+
+def ablation_table(folds: pd.DataFrame) -> pd.DataFrame:
+    """Ablations against pipeweave: per (family, fold, variant) the MAPE and its change (points)."""
+    base = folds[folds["method"] == _MAIN].set_index(["family", "fold"])["mape"]
+    ab = folds[folds["method"].str.startswith(_MAIN + "_") | (folds["method"] == _CRUDE)].copy()
+    ab["pipeweave_mape"] = base.reindex(pd.MultiIndex.from_frame(ab[["family", "fold"]])).to_numpy()
+    ab["delta_vs_pipeweave"] = ab["mape"] - ab["pipeweave_mape"]
+    return ab.rename(columns={"method": "variant"})[["family", "fold", "variant", "n", "mape", "pipeweave_mape",
+                                                    "delta_vs_pipeweave"]].round(4)
+
+
+def anatomy_tables(pred: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Every table of the report from one predictions frame (``run_protocol`` output with
+    :data:`ANATOMY_KEEP` columns). Pure: same predictions, same tables."""
+    folds = fold_table(pred)
+    return {"folds": folds, "regimes": regime_table(pred, "regime"), "layouts": regime_table(pred, "layout"),
+            "oracle": oracle_table(pred), "ablations": ablation_table(folds)}
+
+
+# --------------------------------------------------------------------------- findings
+
+def _f(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def anatomy_findings(tables: dict[str, pd.DataFrame]) -> dict[str, list[str]]:
+    """Computed one-line findings per family (numbers from the tables, nothing typed in)."""
+    out: dict[str, list[str]] = {}
+    folds, reg, orc, abl = tables["folds"], tables["regimes"], tables["oracle"], tables["ablations"]
+    for fam in pd.unique(folds["family"]):
+        lines: list[str] = []
+        f = folds[folds["family"] == fam]
+        gens = order_generations(pd.unique(f["fold"]))
+        main = f[f["method"] == _MAIN].set_index("fold")
+        crude = f[f["method"] == _CRUDE].set_index("fold")
+        if len(main) and len(crude):
+            lines.append("pipeweave vs xgboost_crude MAPE per held-out generation: "
+                         + ", ".join(f"{g} {_f(main.loc[g, 'mape'])} vs {_f(crude.loc[g, 'mape'])}"
+                                     for g in gens if g in main.index and g in crude.index))
+        o = orc[(orc["family"] == fam) & (orc["method"] == _MAIN)]
+        if len(o):
+            lines.append("oracle per-GPU scalar (pipeweave): "
+                         + ", ".join(f"{r.gpu} {_f(r.mape)} -> {_f(r.mape_oracle_gpu)} (x{r.median_ratio:.2f}), "
+                                     f"per-regime {_f(r.mape_oracle_regime)}" for r in o.itertuples()))
+            gain_gpu = float((o["mape"] - o["mape_oracle_gpu"]).sum() / o["mape"].sum() * 100)
+            gain_reg = float((o["mape"] - o["mape_oracle_regime"]).sum() / o["mape"].sum() * 100)
+            lines.append(f"share of pipeweave's summed per-GPU MAPE a per-GPU scalar removes: {gain_gpu:.0f}%; "
+                         f"a per-(GPU, regime) scalar: {gain_reg:.0f}% (the rest is shape-dependent)")
+        r = reg[(reg["family"] == fam) & (reg["method"] == _MAIN)]
+        if len(r):
+            worst = r.sort_values("share_error", ascending=False).groupby("gpu", sort=False).head(1)
+            lines.append("regime carrying most of each GPU's error (pipeweave; share of error / share of rows, "
+                         "MAPE, median pred/meas): "
+                         + "; ".join(f"{w.gpu} {w.regime} {w.share_error:.0f}%/{w.share_rows:.0f}%, {_f(w.mape)}, "
+                                     f"x{w.median_ratio:.2f}" for w in worst.itertuples()))
+        a = abl[(abl["family"] == fam) & (abl["variant"] != _CRUDE)]
+        for v in pd.unique(a["variant"]):
+            s = a[a["variant"] == v].set_index("fold")
+            lines.append(f"{v}: change of MAPE per held-out generation (points) "
+                         + ", ".join(f"{g} {s.loc[g, 'delta_vs_pipeweave']:+.1f}" for g in gens if g in s.index))
+        out[str(fam)] = lines
+    return out
+
+
+# --------------------------------------------------------------------------- figures
+
+def plot_regimes(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Grouped bars: MAPE (%) per (GPU, regime) for each method in ``data`` (:func:`regime_table`
+    rows of one family). Returns the Axes."""
+    if ax is None:
+        ax = new_axes(figsize=(max(6.0, 0.6 * len(data) / max(data["method"].nunique(), 1) + 2.0), 4.0))[0, 0]
+    if data.empty:
+        return ax
+    keys = data.drop_duplicates(["gpu", "regime"])[["gpu", "regime"]]
+    labels = [f"{g}\n{r}" for g, r in keys.itertuples(index=False)]
+    methods = list(pd.unique(data["method"]))
+    width = 0.8 / len(methods)
+    x = np.arange(len(keys))
+    for i, m in enumerate(methods):
+        sub = data[data["method"] == m].set_index(["gpu", "regime"]).reindex(pd.MultiIndex.from_frame(keys))
+        ax.bar(x + (i - (len(methods) - 1) / 2) * width, np.nan_to_num(sub["mape"].to_numpy(float)), width,
+               label=m, color=f"C{i}")
+    ax.set_xticks(x, labels, fontsize="x-small", rotation=90)
+    ax.set_ylabel("MAPE (%)")
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def plot_oracle(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Bars per GPU: MAPE (%) as predicted, with the oracle per-GPU scalar and with per-regime scalars
+    (``data`` = :func:`oracle_table` rows of one family and method). Returns the Axes."""
+    if ax is None:
+        ax = new_axes(figsize=(max(5.0, 0.9 * len(data) + 2.0), 4.0))[0, 0]
+    if data.empty:
+        return ax
+    x = np.arange(len(data))
+    cols = [("mape", "as predicted"), ("mape_oracle_gpu", "oracle per-GPU scalar"),
+            ("mape_oracle_regime", "oracle per-regime scalars")]
+    for i, (c, lab) in enumerate(cols):
+        ax.bar(x + (i - 1) * 0.27, data[c].to_numpy(float), 0.27, label=lab, color=f"C{i}")
+    ax.set_xticks(x, [f"{g}\n({f})" for g, f in zip(data["gpu"], data["fold"])], fontsize="small")
+    ax.set_ylabel("MAPE (%)")
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+# --------------------------------------------------------------------------- report
+
+def _md(df: pd.DataFrame) -> str:
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---"
+                                                          for c in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(f"{v:.1f}" if isinstance(v, float) else str(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any],
+                            figures: dict[str, dict[str, str]]) -> str:
+    """The markdown report (tables pivoted for reading; figures linked)."""
+    findings = anatomy_findings(tables)
+    out = ["# Error anatomy of the leave-one-generation-out protocol", "",
+           f"Command: `{meta['command']}` (data fingerprint `{meta['data_fingerprint']}`, "
+           f"{meta['max_train_rows_per_gpu']} training rows per GPU per fold, {meta['n_estimators']} trees).", "",
+           "Honest protocol: every model is fitted on the training generations only; nothing (hyperparameter, "
+           "feature, threshold) is tuned on the held-out generation. The learned baselines that tune anything "
+           "(kernelsight's ridge penalty, xgboost_raw's depth) do it by nested leave-one-generation-out inside "
+           "the training generations. The **oracle scalars** below use the held-out measurements on purpose: "
+           "they are a diagnosis of how much of the error one number per GPU (or per GPU and regime) could "
+           "remove, not a method.", "",
+           "Regimes: `small` = measured < 10 us; otherwise `compute` / `memory` by the roofline terms (useful "
+           "FLOPs / tensor peak vs compulsory bytes / DRAM bandwidth). Layouts: the expert-parallel layout for "
+           "fused MoE (`ep>1 local-tokens` = GPUs whose manifest flag says the rank timed T x topk / EP rows), "
+           "the backend for attention. Ablations: "
+           + "; ".join(f"`{k}` drops {v}" for k, v in FEATURE_GROUPS.items()) + ".",
+           "", "Errors in percent (APE = |pred / measured - 1| x 100).", ""]
+    folds = tables["folds"]
+    for fam in pd.unique(folds["family"]):
+        f = folds[folds["family"] == fam]
+        gens = order_generations(pd.unique(f["fold"]))
+        out += [f"## {fam}", "", "### What this says (computed)", ""]
+        out += [f"- {line}" for line in findings.get(str(fam), [])]
+        piv = f.pivot_table(index="method", columns="fold", values="mape", sort=False).reindex(columns=gens)
+        piv10 = f.pivot_table(index="method", columns="fold", values="mape_ge10us", sort=False).reindex(columns=gens)
+        out += ["", "### MAPE per held-out generation, all rows", "", _md(piv.reset_index()),
+                "", "### MAPE per held-out generation, rows measured >= 10 us", "", _md(piv10.reset_index())]
+        o = tables["oracle"]
+        o = o[(o["family"] == fam) & o["method"].isin([_MAIN, _CRUDE])]
+        out += ["", "### Per GPU: as predicted, oracle per-GPU scalar, oracle per-regime scalars", "",
+                _md(o[["method", "fold", "gpu", "n", "mape", "median_ratio", "mape_oracle_gpu",
+                       "mape_oracle_regime"]].reset_index(drop=True))]
+        for by in ("regimes", "layouts"):
+            r = tables[by]
+            r = r[(r["family"] == fam) & r["method"].isin([_MAIN, _CRUDE])]
+            col = "regime" if by == "regimes" else "layout"
+            if by == "layouts" and set(r[col]) <= {"-"}:
+                continue
+            out += ["", f"### Per GPU and {col}", "",
+                    _md(r[["method", "gpu", col, "n", "share_rows", "share_error", "mape", "median_ratio"]]
+                        .sort_values(["gpu", col, "method"]).reset_index(drop=True))]
+        figs = figures.get(str(fam), {})
+        if figs:
+            out += ["", "### Figures", ""] + [f"![{k}]({v})" for k, v in figs.items()]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "experiments/error_anatomy",
+                data: object = None, max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
+                progress: bool = True) -> dict[str, Any]:
+    """Fit and predict every anatomy method under LOGO, then write the report under ``out``."""
+    from sklearn.base import clone
+
+    from .._io import atomic_write, atomic_write_json, atomic_write_text
+    from ._protocols import run_protocol
+    from ._suite import L2_SCHED_FEATURES, SASS_ABLATION_FAMILIES, load_eval_frame, make_methods, semantics_flags
+
+    t0 = time.perf_counter()
+    labels = list(families or ANATOMY_FAMILIES)
+    frame, _drops, fp = load_eval_frame(data, labels)
+    has_sass = any(c.startswith("sass_") for c in frame.columns)
+    preds = []
+    for label in pd.unique(frame["eval_family"]):
+        sub = frame[frame["eval_family"] == label]
+        ms = make_methods(["pipeweave", "xgboost_crude", "roofline"], label=label, has_sass=has_sass,
+                          max_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators)
+        base = ms["pipeweave"]
+        drops = {"pipeweave_no_l2_sched": L2_SCHED_FEATURES, "pipeweave_no_spec_ratios": _spec_ratio_features(),
+                 "pipeweave_no_tile": _tile_features()}
+        for name, feats in drops.items():
+            est = clone(base)
+            prior = tuple(est.estimator.get_params().get("drop_features", ()) or ())
+            est.set_params(estimator__drop_features=tuple(dict.fromkeys((*prior, *feats))))
+            ms[name] = est
+        if has_sass and label in SASS_ABLATION_FAMILIES:
+            ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
+        keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
+        preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, "logo",
+                                  family_col="eval_family", progress=progress, keep=keep))
+    pred = pd.concat(preds, ignore_index=True)
+    tables = anatomy_tables(pred)
+    outp = Path(out)
+    (outp / "figures").mkdir(parents=True, exist_ok=True)
+    figures: dict[str, dict[str, str]] = {}
+    for fam in pd.unique(pred["family"]):
+        reg = tables["regimes"]
+        reg = reg[(reg["family"] == fam) & reg["method"].isin([_MAIN, _CRUDE])]
+        reg = reg.groupby(["method", "gpu", "regime"], sort=False).first().reset_index()
+        orc = tables["oracle"]
+        orc = orc[(orc["family"] == fam) & (orc["method"] == _MAIN)]
+        figures[str(fam)] = {}
+        for kind, draw, d in (("regimes", plot_regimes, reg), ("oracle", plot_oracle, orc)):
+            ax = draw(d)
+            ax.set_title(f"{fam}: {'MAPE per GPU and regime' if kind == 'regimes' else 'oracle scalars (pipeweave)'}")
+            ax.figure.tight_layout()
+            path = outp / "figures" / f"{fam}.{kind}.png"
+            atomic_write(path, lambda p, fig=ax.figure: fig.savefig(p, format="png", dpi=100,
+                                                                   metadata={"Software": None}))
+            figures[str(fam)][kind] = f"figures/{fam}.{kind}.png"
+    for name, t in tables.items():
+        atomic_write(outp / f"{name}.csv", lambda p, t=t: t.to_csv(p, index=False, float_format="%.4g",
+                                                                   lineterminator="\n"))
+    meta = {"command": "pipeweave evaluate --protocol anatomy --out " + str(out), "data_fingerprint": fp,
+            "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators,
+            "families": labels, "feature_groups": FEATURE_GROUPS,
+            "spec_ratio_features": list(_spec_ratio_features()), "small_us": SMALL_US}
+    results = {"meta": meta, "findings": anatomy_findings(tables),
+               **{k: v.to_dict(orient="records") for k, v in tables.items()}}
+    atomic_write_json(outp / "results.json", results)
+    atomic_write_text(outp / "results.md", render_anatomy_markdown(tables, meta, figures))
+    print(f"error anatomy in {(time.perf_counter() - t0) / 60:.1f} min; wrote {outp}/results.md", flush=True)
+    return results

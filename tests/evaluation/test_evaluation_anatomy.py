@@ -1,0 +1,110 @@
+"""Error-anatomy tables (pure functions) on the synthetic table of conftest (hand-made data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import ConstMethod, FlopMethod, make_profiles
+
+from pipeweave.evaluation import run_protocol
+from pipeweave.evaluation._anatomy import (
+    ablation_table,
+    anatomy_findings,
+    anatomy_tables,
+    fold_table,
+    oracle_table,
+    plot_oracle,
+    plot_regimes,
+    regime_labels,
+    regime_table,
+    render_anatomy_markdown,
+)
+from pipeweave.evaluation._suite import semantics_flags
+
+
+class ScaledFlop(FlopMethod):
+    """FlopMethod x 2 on every row: a pure per-GPU scalar error."""
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return 2.0 * super().predict(df)
+
+
+@pytest.fixture(scope="module")
+def pred() -> pd.DataFrame:
+    df = make_profiles()
+    df = df[df["family"] == "gemm_bf16"].reset_index(drop=True)
+    df["log2_ai_over_ridge"] = np.where(np.arange(len(df)) % 2 == 0, 1.0, -1.0)
+    return run_protocol(df, {"pipeweave": FlopMethod, "xgboost_crude": ConstMethod, "pipeweave_scaled": ScaledFlop},
+                        "logo", progress=False, keep=("log2_ai_over_ridge",))
+
+
+def test_regime_labels() -> None:
+    p = pd.DataFrame({"family": ["gemm", "gemm", "gemm", "fused_moe", "fused_moe", "attention_context"],
+                      "latency_us": [5.0, 50.0, 50.0, 50.0, 50.0, 50.0],
+                      "log2_ai_over_ridge": [3.0, 3.0, -3.0, -1.0, -1.0, 1.0],
+                      "moe_ep_size": [np.nan, np.nan, np.nan, 1.0, 4.0, np.nan],
+                      "moe_ep_semantics": [None, None, None, "rank_all_tokens", "rank_local_tokens", None],
+                      "backend": [None, None, None, None, None, "triton"]})
+    lab = regime_labels(p)
+    assert list(lab["regime"]) == ["small", "compute", "memory", "memory", "memory", "compute"]
+    assert list(lab["layout"]) == ["-", "-", "-", "ep1", "ep>1 local-tokens", "triton"]
+
+
+def test_oracle_scalar_removes_a_pure_scale_error(pred: pd.DataFrame) -> None:
+    o = oracle_table(pred).set_index(["method", "gpu"])
+    f, s = o.loc["pipeweave"], o.loc["pipeweave_scaled"]
+    # a x2 error is removed by the per-GPU scalar down to the unscaled method's shape error
+    np.testing.assert_allclose(s["mape_oracle_gpu"], f["mape_oracle_gpu"], rtol=1e-3)
+    assert (s["mape"] > f["mape"]).all()
+    np.testing.assert_allclose(s["median_ratio"], 2 * f["median_ratio"], rtol=1e-3)  # tables are rounded
+
+
+def test_regime_table_shares_sum_to_100(pred: pd.DataFrame) -> None:
+    r = regime_table(pred)
+    tot = r.groupby(["method", "gpu"])[["share_rows", "share_error"]].sum()
+    np.testing.assert_allclose(tot["share_rows"], 100.0, atol=1e-3)
+    np.testing.assert_allclose(tot["share_error"], 100.0, atol=1e-3)
+    assert set(r["regime"]) <= {"small", "compute", "memory"}
+
+
+def test_fold_and_ablation_tables(pred: pd.DataFrame) -> None:
+    folds = fold_table(pred)
+    sub = pred[(pred["method"] == "pipeweave") & (pred["fold"] == "ada")]
+    row = folds[(folds["method"] == "pipeweave") & (folds["fold"] == "ada")].iloc[0]
+    ape = np.abs(sub["pred_us"] / sub["latency_us"] - 1) * 100
+    assert row["mape"] == pytest.approx(ape.mean(), rel=1e-4)
+    assert row["mape_ge10us"] == pytest.approx(ape[sub["latency_us"] >= 10].mean(), rel=1e-4)
+    ab = ablation_table(folds)
+    assert set(ab["variant"]) == {"pipeweave_scaled", "xgboost_crude"}
+    x = ab[(ab["variant"] == "pipeweave_scaled") & (ab["fold"] == "ada")].iloc[0]
+    assert x["delta_vs_pipeweave"] == pytest.approx(x["mape"] - row["mape"], abs=1e-3)
+
+
+def test_findings_and_markdown_are_computed(pred: pd.DataFrame) -> None:
+    tables = anatomy_tables(pred)
+    assert anatomy_tables(pred.copy())["oracle"].equals(tables["oracle"])  # pure
+    found = anatomy_findings(tables)["gemm_bf16"]
+    assert any(line.startswith("pipeweave vs xgboost_crude") for line in found)
+    assert any("pipeweave_scaled" in line for line in found)
+    md = render_anatomy_markdown(tables, {"command": "test", "data_fingerprint": "x", "max_train_rows_per_gpu": 1,
+                                          "n_estimators": 1}, {})
+    assert "## gemm_bf16" in md and "oracle per-GPU scalar" in md and "nested leave-one-generation-out" in md
+
+
+def test_plots_draw_from_tables(pred: pd.DataFrame) -> None:
+    from matplotlib.axes import Axes
+
+    tables = anatomy_tables(pred)
+    assert isinstance(plot_regimes(tables["regimes"]), Axes)
+    ax = plot_oracle(tables["oracle"][tables["oracle"]["method"] == "pipeweave"])
+    assert isinstance(ax, Axes) and plot_regimes(tables["regimes"], ax=ax) is ax
+
+
+def test_semantics_flags_mark_the_minority_ep_semantics() -> None:
+    """Hand-made rows: 3 GPUs timed all tokens per rank, 1 GPU per-rank tokens."""
+    f = pd.DataFrame({"source": ["s"] * 8,
+                      "moe_ep_size": [1.0, 4.0, 1.0, 4.0, 8.0, 2.0, 8.0, np.nan],
+                      "moe_ep_semantics": ["a", "a", "a", "a", "a", "l", "l", None]})
+    assert semantics_flags(f).tolist() == [False, False, False, False, False, True, True, False]
+    assert not semantics_flags(f.drop(columns="moe_ep_semantics")).any()
