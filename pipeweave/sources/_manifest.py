@@ -45,6 +45,7 @@ class DatasetSpec:
     membership: tuple[str, dict[str, str]] | None = None  # ("@field", {value: bool column})
     timing: str = ""
     note: str = ""
+    per_gpu: dict[str, dict[str, Any]] = field(default_factory=dict)  # canonical col -> {gpu | "default": value}
 
     def source_columns(self) -> list[str]:
         """Source columns that every file of this dataset must contain."""
@@ -88,7 +89,8 @@ def _parse_dataset(path: Path, source: dict[str, Any], d: dict[str, Any], i: int
     columns = dict(d.get("columns", {}))
     optional = {k: (v["column"], v.get("default")) for k, v in d.get("optional", {}).items()}
     constants = dict(d.get("constants", {}))
-    for name in [*columns, *optional, *constants]:
+    per_gpu = {k: dict(v) for k, v in d.get("per_gpu", {}).items()}
+    for name in [*columns, *optional, *constants, *per_gpu]:
         if name not in PROFILE_COLUMNS:
             raise _bad(path, f"{where}: {name!r} is not a canonical profile column (see PROFILE_COLUMNS)")
     if "dtype" not in columns and "dtype" not in constants:
@@ -110,6 +112,7 @@ def _parse_dataset(path: Path, source: dict[str, Any], d: dict[str, Any], i: int
         values={k: dict(v) for k, v in d.get("values", {}).items()},
         path_regex=d.get("path_regex"), membership=membership,
         timing=d.get("timing", source.get("timing", "")), note=d.get("note", ""),
+        per_gpu=per_gpu,
     )
 
 

@@ -313,6 +313,9 @@ def read_dataset(spec: DatasetSpec, data_dir: Path, log: DropLog) -> pd.DataFram
     df = resolve_gpus(df, spec, log)
     if df.empty:
         return None
+    for canon, by_gpu in spec.per_gpu.items():  # per-GPU constants, e.g. a measurement-semantics flag
+        default = by_gpu.get("default")
+        df[canon] = _recode(df["gpu"].array, {g: by_gpu.get(str(g), default) for g in df["gpu"].array.categories})
     df = _clean(df, spec, log)
     n = len(df)
     df = df.drop(columns=["_file"]).reset_index(drop=True)

@@ -66,6 +66,9 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     "n_raw_rows",  # source rows merged into this row (>1 when repeated keys were median-aggregated)
     "split",  # the source's own train/test file (pipeweave gemm_fp8), NaN elsewhere
     "in_dse_99", "in_dse_99_5", "in_dse_top3",  # moe_dse file membership (False elsewhere)
+    # what a fused-MoE row with moe_ep_size > 1 timed on its rank (per source and GPU, from the manifest):
+    # rank_all_tokens (all T*topk routed rows enter the rank's grid) or rank_local_tokens (T*topk/EP rows)
+    "moe_ep_semantics",
 )
 
 #: Every column of the profile table, in order.
@@ -75,7 +78,7 @@ PROFILE_COLUMNS: list[str] = [
 
 STRING_COLUMNS: tuple[str, ...] = (
     "source", "dataset", "timing", "gpu", "generation", "family", "dtype", "distribution", "backend",
-    "kv_cache_dtype", "split",
+    "kv_cache_dtype", "split", "moe_ep_semantics",
 )
 BOOL_COLUMNS: tuple[str, ...] = ("in_dse_99", "in_dse_99_5", "in_dse_top3")
 NUMERIC_COLUMNS: tuple[str, ...] = tuple(
