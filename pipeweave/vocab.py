@@ -33,6 +33,7 @@ __all__ = [
     "ATTENTION_BACKENDS",
     "DEFAULT_ATTENTION_BACKEND",
     "attention_backend",
+    "FLASHINFER_BACKENDS",
     "SOURCES",
     "DEFAULT_SOURCE",
     "default_source",
@@ -51,10 +52,16 @@ TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "nu
 
 # ------------------------------------------------------------------------------------ families
 #: Kernel families a profile row can belong to (the front-end registry has one entry per name).
-FAMILIES: tuple[str, ...] = ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation")
+FAMILIES: tuple[str, ...] = (
+    "gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation",
+    # the non-tensor pipes (issue 13): bf16 CUDA kernels one CTA per token, FlashInfer batch
+    # prefill/decode, and PyTorch FP32 operators on the CUDA cores (NeuSight)
+    "rmsnorm", "silu_mul", "attention_flashinfer",
+    "gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32",
+)
 
 #: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
-DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block")
+DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block", "float32")
 
 # --------------------------------------------------------------------------------- generations
 #: NVIDIA GPU generations, oldest first (the order of every report and figure). A catalog GPU's
@@ -63,7 +70,7 @@ GENERATIONS: tuple[str, ...] = ("pascal", "volta", "turing", "ampere", "ada", "h
 
 #: The generations with latency measurements in the shared data: the folds of the
 #: leave-one-generation-out protocol. A generation joins when its measurements do.
-LOGO_GENERATIONS: tuple[str, ...] = ("ampere", "ada", "hopper", "blackwell")
+LOGO_GENERATIONS: tuple[str, ...] = ("pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")
 
 
 def order_generations(values: Iterable[str]) -> list[str]:
@@ -112,6 +119,9 @@ def async_mma(sm_arch: Any) -> Any:
 ATTENTION_BACKENDS: tuple[str, ...] = ("flash_attention", "trtllm_mha", "triton")
 DEFAULT_ATTENTION_BACKEND: str = "flash_attention"
 
+#: FlashInfer code paths of the ``attention_flashinfer`` family (its ``backend`` column)
+FLASHINFER_BACKENDS: tuple[str, ...] = ("fa2_ragged", "fa2_paged", "fa3_ragged", "fa3_paged")
+
 
 def attention_backend(label: object) -> str:
     """The backend an attention row runs: ``label``, or :data:`DEFAULT_ATTENTION_BACKEND` when it is
@@ -122,7 +132,7 @@ def attention_backend(label: object) -> str:
 # ------------------------------------------------------------------------------------- sources
 #: Sources of measured latencies the model knows (the ``source`` column; each is also a timing
 #: convention: aiconfigurator = CUDA-graph replay, pipeweave = CUDA events around one launch).
-SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave")
+SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight")
 
 #: The source a launch is predicted for when none is given: the family's main training source.
 DEFAULT_SOURCE: dict[str, str] = {
@@ -131,6 +141,13 @@ DEFAULT_SOURCE: dict[str, str] = {
     "moe_w13": "pipeweave",
     "attention_context": "aiconfigurator",
     "attention_generation": "aiconfigurator",
+    "rmsnorm": "pipeweave_fork_sample",
+    "silu_mul": "pipeweave_fork_sample",
+    "attention_flashinfer": "pipeweave_fork_sample",
+    "gemm_fp32": "neusight",
+    "elementwise_fp32": "neusight",
+    "softmax_fp32": "neusight",
+    "layernorm_fp32": "neusight",
 }
 
 

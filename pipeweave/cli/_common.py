@@ -36,7 +36,16 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     "--head-dim": ("head_dim", int, "attention head dimension"),
     "--step": ("step", int, "decode: KV-cache length"),
     "--kv-cache-dtype": ("kv_cache_dtype", str, "attention KV-cache dtype (default = --dtype)"),
+    # issue 13 families: rmsnorm (--num-tokens --hidden-size), silu_mul (--num-tokens --inter-size =
+    # output width), *_fp32 row ops (--num-tokens rows x --hidden-size), gemm_fp32 (--m --n --k
+    # [--batch-size]), attention_flashinfer (--q-lengths --kv-lengths per request)
+    "--op": ("op", str, "operator inside a family: elementwise_fp32 add/addu/mul/mulu/div/divu/pow/powu/relu/"
+                        "tanh/gelu; gemm_fp32 bmm (default) or linear"),
+    "--q-lengths": ("q_lengths", str, "attention_flashinfer: per-request query lengths, e.g. 128;512"),
+    "--kv-lengths": ("kv_lengths", str, "attention_flashinfer: per-request KV lengths, e.g. 1024;2048"),
 }
+#: FlashInfer code paths of the attention_flashinfer family (the ``backend`` column)
+from ..vocab import FLASHINFER_BACKENDS  # noqa: E402
 
 
 def add_data_argument(p: argparse.ArgumentParser) -> None:
@@ -60,7 +69,7 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
                         "(CUDA events); default: the family's main training source")
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
         g.add_argument(flag, dest=col, type=typ, help=hlp)
-    g.add_argument("--backend", choices=list(KNOWN_BACKENDS), default=None,
+    g.add_argument("--backend", choices=list(KNOWN_BACKENDS) + list(FLASHINFER_BACKENDS), default=None,
                    help=f"attention kernel implementation (default {DEFAULT_ATTENTION_BACKEND} for attention families)")
     if config:
         g.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
@@ -109,6 +118,13 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
     if fam.name == "attention_context":
         row.setdefault("step", 0)
     if fam.name.startswith("attention"):
+    if fam.name == "attention_flashinfer":
+        row["backend"] = getattr(args, "backend", None) or "fa2_paged"
+        if "q_lengths" in row and "batch_size" not in row:
+            row["batch_size"] = len(str(row["q_lengths"]).replace(",", ";").split(";"))
+    if fam.name == "gemm_fp32":
+        row.setdefault("batch_size", 1)
+        row.setdefault("op", "bmm")
         row["backend"] = getattr(args, "backend", None) or DEFAULT_ATTENTION_BACKEND
     missing = [c for c in fam.shape_columns if c not in row]
     if missing:

@@ -32,6 +32,14 @@ EVAL_FAMILIES: dict[str, tuple[str, str]] = {
     "moe_w13": ("moe_w13", "bfloat16"),
     "attention_context": ("attention_context", "bfloat16"),
     "attention_generation": ("attention_generation", "bfloat16"),
+    # the non-tensor pipes and the older generations (issue 13)
+    "rmsnorm": ("rmsnorm", "bfloat16"),
+    "silu_mul": ("silu_mul", "bfloat16"),
+    "attention_flashinfer": ("attention_flashinfer", "bfloat16"),
+    "gemm_fp32": ("gemm_fp32", "float32"),
+    "elementwise_fp32": ("elementwise_fp32", "float32"),
+    "softmax_fp32": ("softmax_fp32", "float32"),
+    "layernorm_fp32": ("layernorm_fp32", "float32"),
 }
 #: families on which the pipeweave ablations are run (the headline families)
 ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")

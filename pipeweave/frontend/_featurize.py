@@ -169,6 +169,9 @@ def _peak_tensor(sub: pd.DataFrame, spec: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
+    fam = str(sub["family"].iloc[0]) if len(sub) else ""
+    if fam in FAMILIES and not FAMILIES[fam].uses_tensor_cores:  # CUDA-core families: the FP32 FMA peak
+        return 2.0 * spec["fp32_lanes_per_sm"] * spec["sm_count"] * spec["sm_clock_mhz"]
     """Add the derived, dimensionless features to the column dict ``out`` in place."""
     n = len(df)
     env = out["t_env_us"]

@@ -45,12 +45,19 @@ class DatasetSpec:
     membership: tuple[str, dict[str, str]] | None = None  # ("@field", {value: bool column})
     timing: str = ""
     note: str = ""
+    transform: str = ""  # name in pipeweave.sources._transforms.TRANSFORMS ("" = none)
     per_gpu: dict[str, dict[str, Any]] = field(default_factory=dict)  # canonical col -> {gpu | "default": value}
 
     def source_columns(self) -> list[str]:
         """Source columns that every file of this dataset must contain."""
+        from ._transforms import TRANSFORMS
+
         cols = [self.latency_column, self.gpu_column, *self.columns.values(), *self.keep]
-        return list(dict.fromkeys(c for c in cols if not c.startswith("@")))
+        derived: tuple[str, ...] = ()
+        if self.transform:
+            cols += list(TRANSFORMS[self.transform].needs)
+            derived = TRANSFORMS[self.transform].adds
+        return list(dict.fromkeys(c for c in cols if not c.startswith("@") and c not in derived))
 
     def optional_columns(self) -> list[str]:
         """Source columns read when present."""
@@ -102,6 +109,12 @@ def _parse_dataset(path: Path, source: dict[str, Any], d: dict[str, Any], i: int
     fields_needed = [c for c in [d["gpu_column"], *columns.values()] if c.startswith("@")]
     if membership:
         fields_needed.append(membership[0])
+    transform = d.get("transform", "")
+    if transform:
+        from ._transforms import TRANSFORMS
+
+        if transform not in TRANSFORMS:
+            raise _bad(path, f"{where}: transform {transform!r} is not one of {sorted(TRANSFORMS)}")
     if fields_needed and not d.get("path_regex"):
         raise _bad(path, f"{where}: uses {fields_needed} but has no path_regex to take them from")
     return DatasetSpec(
@@ -111,7 +124,7 @@ def _parse_dataset(path: Path, source: dict[str, Any], d: dict[str, Any], i: int
         keep={k: tuple(v) for k, v in d.get("keep", {}).items()},
         values={k: dict(v) for k, v in d.get("values", {}).items()},
         path_regex=d.get("path_regex"), membership=membership,
-        timing=d.get("timing", source.get("timing", "")), note=d.get("note", ""),
+        timing=d.get("timing", source.get("timing", "")), note=d.get("note", ""), transform=transform,
         per_gpu=per_gpu,
     )
 

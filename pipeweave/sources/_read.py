@@ -88,7 +88,12 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
         )
     optional_present = [c for c in spec.optional_columns() if c in found]
     to_cat = [src for canon, src in spec.columns.items() if canon in STRING_COLUMNS] + [spec.gpu_column]
+    to_cat = [c for c in to_cat if c in found]  # columns a transform derives are read after it runs
     raw = _read_table(path, list(dict.fromkeys([*required, *optional_present])), to_cat)
+    if spec.transform:
+        from ._transforms import TRANSFORMS
+
+        raw = TRANSFORMS[spec.transform].apply(raw)
     fam = spec.family
 
     keep = np.ones(len(raw), dtype=bool)

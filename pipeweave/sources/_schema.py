@@ -73,12 +73,12 @@ EXTRA_COLUMNS: tuple[str, ...] = (
 
 #: Every column of the profile table, in order.
 PROFILE_COLUMNS: list[str] = [
-    *COMMON_COLUMNS, *GEMM_COLUMNS, *MOE_COLUMNS, *ATTENTION_COLUMNS, *TILE_COLUMNS, *EXTRA_COLUMNS,
+    *COMMON_COLUMNS, *GEMM_COLUMNS, *MOE_COLUMNS, *ATTENTION_COLUMNS, *TILE_COLUMNS, *OP_COLUMNS, *EXTRA_COLUMNS,
 ]
 
 STRING_COLUMNS: tuple[str, ...] = (
     "source", "dataset", "timing", "gpu", "generation", "family", "dtype", "distribution", "backend",
-    "kv_cache_dtype", "split", "moe_ep_semantics",
+    "kv_cache_dtype", "split", "op", "kernel_name", "q_lengths", "kv_lengths", "moe_ep_semantics",
 )
 BOOL_COLUMNS: tuple[str, ...] = ("in_dse_99", "in_dse_99_5", "in_dse_top3")
 NUMERIC_COLUMNS: tuple[str, ...] = tuple(
@@ -95,6 +95,14 @@ FAMILY_KEY_COLUMNS: dict[str, tuple[str, ...]] = {
     "moe_w13": MOE_COLUMNS,
     "attention_context": _ATTN_KEY,
     "attention_generation": _ATTN_KEY,
+    "rmsnorm": ("num_tokens", "hidden_size"),
+    "silu_mul": ("num_tokens", "inter_size"),
+    "attention_flashinfer": ("backend", "batch_size", "num_heads", "num_key_value_heads", "head_dim",
+                             "q_lengths", "kv_lengths"),
+    "gemm_fp32": ("op", "batch_size", "m", "n", "k"),
+    "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
+    "softmax_fp32": ("num_tokens", "hidden_size"),
+    "layernorm_fp32": ("num_tokens", "hidden_size"),
 }
 
 #: Columns a (user) table must provide for each family; the rest default (FAMILY_DEFAULTS).
@@ -104,6 +112,14 @@ FAMILY_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
     "moe_w13": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
     "attention_context": ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim"),
     "attention_generation": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "step"),
+    "rmsnorm": ("num_tokens", "hidden_size"),
+    "silu_mul": ("num_tokens", "inter_size"),
+    "attention_flashinfer": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths",
+                             "kv_lengths"),
+    "gemm_fp32": GEMM_COLUMNS,
+    "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
+    "softmax_fp32": ("num_tokens", "hidden_size"),
+    "layernorm_fp32": ("num_tokens", "hidden_size"),
 }
 
 #: Values filled in where a family's optional column is missing (NaN) in a user table.
@@ -113,6 +129,13 @@ FAMILY_DEFAULTS: dict[str, dict[str, object]] = {
     "moe_w13": {"moe_tp_size": 1.0, "moe_ep_size": 1.0, "distribution": "balanced"},
     "attention_context": {"step": 0.0, "window_size": 0.0},
     "attention_generation": {"isl": 1.0, "window_size": 0.0},
+    "rmsnorm": {},
+    "silu_mul": {},
+    "attention_flashinfer": {"backend": "fa2_paged"},
+    "gemm_fp32": {"batch_size": 1.0, "op": "bmm"},
+    "elementwise_fp32": {},
+    "softmax_fp32": {},
+    "layernorm_fp32": {},
 }
 
 #: Shape columns that may be 0 (all other numeric shape columns must be > 0).

@@ -103,7 +103,8 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
             fill = sel & work[col].isna().to_numpy()
             if fill.any():
                 work.loc[fill, col] = default
-        for col in req + tuple(c for c in FAMILY_DEFAULTS[family] if c in NUMERIC_COLUMNS):
+        for col in tuple(c for c in req if c not in STRING_COLUMNS) + tuple(
+                c for c in FAMILY_DEFAULTS[family] if c in NUMERIC_COLUMNS):
             vals = pd.to_numeric(work.loc[sel, col], errors="coerce")
             bad = ~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan))
             if bad.any():

@@ -1,0 +1,104 @@
+"""FP32 GEMM on the CUDA cores (NeuSight's torch.bmm / linear with TF32 off).
+
+cuBLAS runs SIMT SGEMM kernels (``maxwell_sgemm_128x64_nn``, ``volta_sgemm_128x128_tn``,
+``ampere_sgemm_*``, ``sm80_xmma_gemm_f32f32_..._tilesize128x128x8_..._ffma``,
+``cutlass_80_simt_sgemm_256x128_8x4``): the same tiled structure as a tensor-core GEMM, but every
+multiply-add is an FFMA on the FMA pipe (``fp32_lanes_per_sm`` per clock), and each thread
+computes a TM x TN register micro-tile, reading TM + TN operands from shared memory per k-step.
+The tile comes from the kernel name the source recorded (``block_m`` ... columns filled by the
+loader); rows without one (gemv, split-K reduce, unrecorded) get the SIMT tile with the smallest
+envelope among cuBLAS's SGEMM tiles, like the bf16 path's cuBLAS-like heuristic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
+from ._kernels import tiled_matmul
+
+__all__ = ["FP32_FAMILIES", "SIMT_TILES", "simt_gemm"]
+
+Spec = dict[str, np.ndarray]
+
+#: cuBLAS SIMT SGEMM tiles (BM, BN, BK, warps, stages) the heuristic chooses from.
+SIMT_TILES: tuple[tuple[float, float, float, float, float], ...] = (
+    (128.0, 128.0, 8.0, 8.0, 2.0), (128.0, 64.0, 8.0, 4.0, 2.0), (64.0, 128.0, 8.0, 4.0, 2.0),
+    (64.0, 64.0, 8.0, 2.0, 2.0), (128.0, 32.0, 8.0, 8.0, 2.0), (32.0, 128.0, 8.0, 8.0, 2.0),
+    (32.0, 32.0, 8.0, 4.0, 2.0),
+)
+
+
+def _col(df: pd.DataFrame, name: str) -> np.ndarray:
+    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
+
+
+def simt_gemm(name: str, *, batch: np.ndarray, m: np.ndarray, n: np.ndarray, k: np.ndarray, bm: np.ndarray,
+              bn: np.ndarray, bk: np.ndarray, warps: np.ndarray, stages: np.ndarray, spec: Spec) -> KernelDemand:
+    """Demand of ``batch`` FP32 GEMMs C[m,n] = A[m,k] B[k,n] on the FMA pipe with BM x BN x BK tiles.
+
+    Built as a tiled matmul over ``batch * m`` rows (each batch's tiles are independent; the L2
+    reuse model sees one tall operand), then the tensor work moves to the FMA pipe
+    (BM*BN*BK FFMA per k-step) and shared-memory traffic becomes the micro-tile operand reads:
+    threads * (TM + TN) * 4 B per k with TM * TN = BM*BN/threads.
+    """
+    batch = np.maximum(np.asarray(batch, dtype=float), 1.0)
+    tm = np.ceil(m / bm)
+    kd = tiled_matmul(name, rows=batch * tm * bm, n=n, k=k, bm=bm, bn=bn, bk=bk, group_m=np.ones_like(bm),
+                      warps=warps, stages=stages, a_bytes=4.0, b_bytes=4.0, out_bytes=4.0,
+                      tensor_rate=np.ones_like(bm), spec=spec, loaded_rows=batch * m, a_comp_rows=batch * m,
+                      b_groups=batch, useful_rows=batch * m)
+    threads = warps * 32.0
+    micro = np.sqrt(np.maximum(bm * bn / threads, 1.0))
+    kd.fma_it = bm * bn * bk
+    kd.tensor_flop_it = np.zeros_like(kd.fma_it)
+    kd.smem_bytes_it = threads * 2.0 * micro * 4.0 * bk + (bm + bn) * bk * 4.0
+    kd.alu_it = threads * 4.0 * bk / 8.0 + kd.alu_it * 0.0
+    kd.useful_flop = 2.0 * batch * m * n * k
+    return kd
+
+
+def _heuristic(batch, m, n, k, spec: Spec) -> np.ndarray:
+    """(rows, 5) SIMT tile with the smallest envelope time per row (ties: first in SIMT_TILES)."""
+    sub = {key: spec[key] for key in SCHEDULE_SPEC_KEYS if key in spec}
+    best = np.full(len(m), np.inf)
+    choice = np.zeros((len(m), 5))
+    for cand in SIMT_TILES:
+        c = [np.full(len(m), v) for v in cand]
+        kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=c[0], bn=c[1], bk=c[2], warps=c[3],
+                       stages=c[4], spec=spec)
+        env = envelope_us(kd, sub)
+        better = env < best
+        best = np.where(better, env, best)
+        choice[better] = cand
+    return choice
+
+
+def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+    m, n, k = _col(df, "m"), _col(df, "n"), _col(df, "k")
+    batch = np.nan_to_num(_col(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
+    rec = {c: (_col(df, c) if c in df else np.full(len(df), np.nan))
+           for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")}
+    has = np.isfinite(rec["block_m"]) & np.isfinite(rec["block_n"]) & np.isfinite(rec["block_k"])
+    bm, bn, bk = rec["block_m"].copy(), rec["block_n"].copy(), rec["block_k"].copy()
+    warps = np.where(np.isfinite(rec["num_warps"]), rec["num_warps"], np.clip(bm * bn / 2048.0, 1.0, 8.0))
+    stages = np.where(np.isfinite(rec["num_stages"]), rec["num_stages"], 2.0)
+    if (~has).any():
+        idx = np.flatnonzero(~has)
+        sub = {key: v[idx] for key, v in spec.items()}
+        h = _heuristic(batch[idx], m[idx], n[idx], k[idx], sub)
+        bm[idx], bn[idx], bk[idx], warps[idx], stages[idx] = h.T
+    kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages,
+                   spec=spec)
+    tiles = pd.DataFrame({"block_m": bm, "block_n": bn, "block_k": bk, "group_m": np.ones(len(df)),
+                          "num_warps": warps, "num_stages": stages,
+                          "tile_origin": np.where(has, "kernel_name", "simt_heuristic").astype(object)})
+    return [kd], tiles
+
+
+#: (name, shape columns, dtypes, builder, description); registered by :mod:`._families`.
+FP32_FAMILIES = (
+    ("gemm_fp32", ("m", "n", "k"), ("float32",), _build_gemm_fp32,
+     "FP32 GEMM / batched GEMM on the CUDA cores (cuBLAS SIMT SGEMM; batch_size GEMMs of m x n x k)"),
+)

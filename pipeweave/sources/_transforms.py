@@ -1,0 +1,100 @@
+"""Per-source column transforms that a manifest cannot express as a plain column mapping.
+
+A dataset of a source manifest may name one ``transform``: a function of the raw source frame
+(after reading, before the ``[keep]`` filter) that adds derived columns, whose names start with
+``_``; the manifest then maps canonical columns to them like to any source column. Each
+transform declares the source columns it needs and the columns it adds, so the loader checks
+files before reading them. All transforms are vectorized (``str.extract`` on the distinct names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Transform", "TRANSFORMS", "cublas_tile_from_kernel_name"]
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A named raw-frame transform: source columns it reads, derived columns it adds, the function."""
+
+    name: str
+    needs: tuple[str, ...]
+    adds: tuple[str, ...]
+    apply: Callable[[pd.DataFrame], pd.DataFrame]
+
+
+# cuBLAS / CUTLASS FP32 SIMT GEMM kernel names and the CTA tile they encode:
+#   maxwell_sgemm_128x64_nn, volta_sgemm_32x128_tn, volta_sgemm_64x32_sliced1x4_tn,
+#   ampere_sgemm_128x128_nn (legacy cuBLAS SGEMM: BK = 8, double-buffered shared memory);
+#   sgemm_32x32x32_NN[_vec] (BM x BN x BK);
+#   sm80_xmma_gemm_f32f32_..._tilesize128x128x8_stage3_warpsize2x2x1_ffma_... (BM x BN x BK, stages, warps);
+#   cutlass_80_simt_sgemm_256x128_8x4_nn_align1 (BM x BN, BK x stages).
+_TILE_PATTERNS: tuple[tuple[str, tuple[str, ...], dict[str, float]], ...] = (
+    (r"tilesize(\d+)x(\d+)x(\d+)_stage(\d+)", ("block_m", "block_n", "block_k", "num_stages"), {}),
+    (r"cutlass_\d+_simt_sgemm_(\d+)x(\d+)_(\d+)x(\d+)", ("block_m", "block_n", "block_k", "num_stages"), {}),
+    (r"(?:maxwell|pascal|volta|turing|ampere)_sgemm_(\d+)x(\d+)", ("block_m", "block_n"),
+     {"block_k": 8.0, "num_stages": 2.0}),
+    (r"(?<![a-z_])sgemm_(\d+)x(\d+)x(\d+)_", ("block_m", "block_n", "block_k"), {"num_stages": 2.0}),
+)
+
+
+def cublas_tile_from_kernel_name(names: pd.Series | list[str]) -> pd.DataFrame:
+    """BM, BN, BK and stages of FP32 SIMT GEMM kernels from their names (NaN where none is encoded).
+
+    >>> cublas_tile_from_kernel_name(["volta_sgemm_128x64_tn"]).iloc[0].tolist()
+    [128.0, 64.0, 8.0, 2.0]
+    """
+    s = pd.Series(np.asarray(names, dtype=object)).astype(str)
+    uniq = pd.Series(pd.unique(s))
+    out = pd.DataFrame(np.nan, index=uniq.index, columns=["block_m", "block_n", "block_k", "num_stages"])
+    done = np.zeros(len(uniq), dtype=bool)
+    for pattern, cols, consts in _TILE_PATTERNS:
+        ext = uniq.str.extract(pattern)
+        hit = ext.notna().all(axis=1).to_numpy() & ~done
+        for i, c in enumerate(cols):
+            out.loc[hit, c] = pd.to_numeric(ext.loc[hit, i])
+        for c, v in consts.items():
+            out.loc[hit, c] = v
+        done |= hit
+    pos = pd.Index(uniq).get_indexer(s)
+    return out.iloc[pos].reset_index(drop=True)
+
+
+def _neusight_gemm(raw: pd.DataFrame) -> pd.DataFrame:
+    tiles = cublas_tile_from_kernel_name(raw["Kernel Name"])
+    out = raw.copy()
+    for c in tiles.columns:
+        out[f"_{c}"] = tiles[c].to_numpy()
+    threads = (pd.to_numeric(raw["Block x"], errors="coerce") * pd.to_numeric(raw["Block y"], errors="coerce")
+               * pd.to_numeric(raw["Block z"], errors="coerce")).to_numpy(dtype=float)
+    # warps per CTA: part of the kernel's identity (the launch's block size), NaN with the tile
+    out["_num_warps"] = np.where(np.isfinite(tiles["block_m"].to_numpy()), threads / 32.0, np.nan)
+    return out
+
+
+def _fork_silu(raw: pd.DataFrame) -> pd.DataFrame:
+    out = raw.copy()
+    out["_inter_size"] = pd.to_numeric(raw["dim"], errors="coerce") / 2.0  # dim = input width 2 x I
+    return out
+
+
+def _fork_attention(raw: pd.DataFrame) -> pd.DataFrame:
+    out = raw.copy()
+    for src, dst in (("q_lengths", "_q_lengths"), ("kv_lengths", "_kv_lengths")):
+        out[dst] = (raw[src].astype(str).str.strip("[] ").str.replace(r"\s*,\s*", ";", regex=True))
+    return out
+
+
+TRANSFORMS: dict[str, Transform] = {
+    t.name: t for t in (
+        Transform("neusight_gemm", ("Kernel Name", "Block x", "Block y", "Block z"),
+                  ("_block_m", "_block_n", "_block_k", "_num_stages", "_num_warps"), _neusight_gemm),
+        Transform("fork_silu_mul", ("dim",), ("_inter_size",), _fork_silu),
+        Transform("fork_attention", ("q_lengths", "kv_lengths"), ("_q_lengths", "_kv_lengths"), _fork_attention),
+    )
+}
