@@ -23,14 +23,23 @@ import json
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ._errors import DataError
 
-__all__ = ["atomic_write", "atomic_write_text", "atomic_write_json", "stale_temp_files", "check_writable",
-           "check_csv_file", "read_csv_checked", "TEMP_MARK"]
+__all__ = [
+    "TEMP_MARK",
+    "atomic_write",
+    "atomic_write_json",
+    "atomic_write_text",
+    "check_csv_file",
+    "check_writable",
+    "read_csv_checked",
+    "stale_temp_files",
+]
 
 #: Marks pipeweave's temporary files: ``.<name>.pwtmp-<pid>-<random><suffix>``.
 TEMP_MARK = ".pwtmp-"
@@ -95,6 +104,12 @@ def check_writable(path: str | os.PathLike[str], what: str = "output") -> Path:
     if not os.access(parent, os.W_OK | os.X_OK):
         raise DataError(f"{what} path {str(path)!r}: folder {str(parent)!r} is not writable",
                         hint="choose a folder you can write to")
+    try:  # a real probe: permissions say yes for root even on read-only or virtual file systems
+        with tempfile.TemporaryFile(dir=parent, prefix=f".pwprobe{TEMP_MARK}"):
+            pass
+    except OSError as exc:
+        raise DataError(f"{what} path {str(path)!r}: cannot create files in {str(parent)!r} ({exc.strerror})",
+                        hint="choose a folder you can write to") from None
     return t
 
 
@@ -197,15 +212,15 @@ def check_csv_file(path: str | os.PathLike[str], what: str = "--input") -> list[
     return header
 
 
-def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwargs: Any) -> "Any":
+def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwargs: Any) -> Any:
     """``pandas.read_csv`` after :func:`check_csv_file`; parse errors (ragged rows) become :class:`DataError`.
 
     Rows are numbered 1.. in file order (row 1 = the first line after the header); a header-only
     file raises. Column names are stripped of surrounding spaces.
     """
-    import pandas as pd
-
     import warnings
+
+    import pandas as pd
 
     check_csv_file(path, what)
     try:

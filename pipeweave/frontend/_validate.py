@@ -39,8 +39,18 @@ import pandas as pd
 from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
 from ._families import FAMILIES
 
-__all__ = ["row_problems", "Domain", "COLUMN_DOMAINS", "FAMILY_RULES", "LAUNCH_DEFAULTS", "TILED_FAMILIES",
-           "fill_launch_defaults", "suggest_dtype", "DERIVED_COLUMNS", "domain_table"]
+__all__ = [
+    "COLUMN_DOMAINS",
+    "DERIVED_COLUMNS",
+    "FAMILY_RULES",
+    "LAUNCH_DEFAULTS",
+    "TILED_FAMILIES",
+    "Domain",
+    "domain_table",
+    "fill_launch_defaults",
+    "row_problems",
+    "suggest_dtype",
+]
 
 _MAX_DIM = 2**24  # 16,777,216: tokens / rows; beyond it no launch fits a GPU's memory anyway
 
@@ -362,9 +372,8 @@ def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None)
                     continue
                 dist = _text(df[col])
                 bad = m & ~np.isin(dist, [u for u in pd.unique(dist[m]) if u == "" or _DIST_RE.match(u.lower())])
-                raw = df[col]
-                r.add(bad, _per_row(bad & r.ok, lambda i: f"distribution={_shown_at(raw, i)} is not a routing "
-                      "distribution; use 'balanced' or 'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)"))
+                r.add(bad, _per_row(bad & r.ok, lambda i, raw=df[col]: f"distribution={_shown_at(raw, i)} is not "
+                      "a routing distribution; use 'balanced' or 'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)"))
                 continue
             if col not in df.columns:
                 r.add(m, f"missing column {col!r} for family {name!r} (it needs {list(family.shape_columns)})")
@@ -377,9 +386,8 @@ def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None)
             if col not in COLUMN_DOMAINS:  # families without a declared domain: a positive number
                 v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                 bad = m & ~(np.isfinite(v) & (v > 0))
-                raw = df[col]
-                r.add(bad, _per_row(bad & r.ok, lambda i: f"{col}={_shown_at(raw, i)} must be a positive number "
-                                                          f"for family {name!r}"))
+                r.add(bad, _per_row(bad & r.ok, lambda i, c=col, raw=df[col], f=name:
+                                    f"{c}={_shown_at(raw, i)} must be a positive number for family {f!r}"))
                 vals[col] = v
                 continue
             vals[col] = _check_numeric(r, df[col], m, col, dom, name)

@@ -14,7 +14,7 @@ import pandas as pd
 from .._errors import DataError
 from ._regressor import PipeweaveRegressor
 
-__all__ = ["tune", "logo_cv_mape", "SEARCH_SPACE"]
+__all__ = ["SEARCH_SPACE", "logo_cv_mape", "open_study", "process_seed", "tune"]
 
 #: name -> (low, high, log) for floats/ints (int when both bounds are ints)
 SEARCH_SPACE: dict[str, tuple[float, float, bool]] = {
@@ -45,9 +45,22 @@ def logo_cv_mape(frame: pd.DataFrame, params: dict, *, n_jobs: int = 2) -> float
 
 
 def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None, study_name: str = "pipeweave",
-         seed: int = 0, n_jobs: int = 2, progress: bool = True) -> "object":
-    """Run (or resume) an optuna study; returns the study (``study.best_params``)."""
+         seed: int = 0, n_jobs: int = 2, progress: bool = True) -> object:
+    """Run (or resume, or join) an optuna study; returns the study (``study.best_params``).
+
+    Several processes may share one ``storage`` (e.g. ``sqlite:///tune.db``) and ``study_name``: the
+    study is created by whichever process comes first (a lost creation race is retried as a load),
+    and each process samples with its own seed, so they explore different parameters: the process
+    that creates the study uses ``seed``; a process that joins an existing study uses a seed derived
+    from ``seed`` and its process id (a single process is reproducible; a shared study, like any
+    parallel optuna run, is not bit-for-bit).
+    """
     import optuna
+
+    gens = sorted(set(frame["generation"].astype(str))) if "generation" in frame.columns else []
+    if len(gens) < 2:  # before any study is created or joined
+        raise DataError(f"tuning needs rows from at least two GPU generations, got {gens}",
+                        hint="load more GPUs (the objective is leave-one-generation-out)")
 
     def objective(trial: optuna.Trial) -> float:
         params = {}
@@ -59,7 +72,41 @@ def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None,
         return logo_cv_mape(frame, params, n_jobs=n_jobs)
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(study_name=study_name, storage=storage, direction="minimize",
-                                sampler=optuna.samplers.TPESampler(seed=seed), load_if_exists=True)
+    study, _ = open_study(storage, study_name, seed)
     study.optimize(objective, n_trials=n_trials, show_progress_bar=progress)
     return study
+
+
+def process_seed(seed: int) -> int:
+    """Sampler seed of a process joining a shared study: derived from ``seed`` and the process id."""
+    import os
+
+    return int(np.random.SeedSequence([int(seed), os.getpid()]).generate_state(1)[0])
+
+
+def open_study(storage: str | None, study_name: str, seed: int, *, attempts: int = 8) -> tuple[object, bool]:
+    """(study, joined): create ``study_name`` in ``storage``, or load it when it exists (joined=True).
+
+    Concurrent first use of a fresh SQLite file races on creating the schema and the study; the
+    loser's IntegrityError / "database is locked" is retried with a short back-off.
+    """
+    import time
+
+    import optuna
+    from sqlalchemy.exc import IntegrityError, OperationalError
+
+    last: Exception | None = None
+    for attempt in range(attempts):
+        try:
+            try:
+                study = optuna.create_study(study_name=study_name, storage=storage, direction="minimize",
+                                            sampler=optuna.samplers.TPESampler(seed=seed))
+                return study, False
+            except optuna.exceptions.DuplicatedStudyError:
+                return optuna.load_study(study_name=study_name, storage=storage,
+                                         sampler=optuna.samplers.TPESampler(seed=process_seed(seed))), True
+        except (IntegrityError, OperationalError, KeyError) as exc:  # creation race; retry
+            last = exc
+            time.sleep(0.2 * (attempt + 1))
+    raise DataError(f"could not open study {study_name!r} in {storage!r} after {attempts} attempts "
+                    f"({last.__class__.__name__ if last else '?'})", hint="check the storage URL and that the database is reachable")
