@@ -23,13 +23,18 @@ examples:
 
 anatomy: the leave-one-generation-out error split by regime, layout, oracle per-GPU scalars and
 feature-group ablations against the crude reference (xgboost_crude); report in --out.
+
+few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches per held-out GPU
+(from its measured rows), calibrate the model on them (pipeweave calibrate) and score the rest:
+  pipeweave evaluate --protocol few-shot --shots 0 8 32 128 --families gemm_bf16 fused_moe_bf16 \
+      --out experiments/few_shot
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..evaluation._suite import EVAL_FAMILIES, METHODS
 
-    p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse", "anatomy"])
+    p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse", "anatomy", "few-shot"])
     p.add_argument("--families", nargs="+", choices=list(EVAL_FAMILIES), metavar="FAMILY",
                    help=f"evaluation families (default: all of {list(EVAL_FAMILIES)})")
     p.add_argument("--methods", nargs="+", choices=list(METHODS), metavar="METHOD",
@@ -38,6 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-train-rows-per-gpu", type=int, default=4_000,
                    help="seeded random cap on training rows per GPU per fold (default 4000; 0 = all)")
     p.add_argument("--n-estimators", type=int, default=200, help="boosting rounds of the learned methods (default 200)")
+    p.add_argument("--shots", nargs="+", type=int, default=None, metavar="N",
+                   help="few-shot: launches measured per held-out GPU (default 0 8 32 128)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_data_argument(p)
 
@@ -49,6 +56,13 @@ def run(args: argparse.Namespace) -> int:
 
         run_dse_protocol(data=args.data, out_dir=out, progress=not args.no_progress)
         print(f"wrote {out}/results.json")
+        return 0
+    if args.protocol == "few-shot":
+        from ..evaluation._few_shot import DEFAULT_SHOTS, run_few_shot
+
+        run_few_shot(families=args.families, shots=args.shots or DEFAULT_SHOTS, out=out, data=args.data,
+                     max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
+                     progress=not args.no_progress)
         return 0
     if args.protocol == "anatomy":
         from ..evaluation._anatomy import run_anatomy

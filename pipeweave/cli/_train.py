@@ -40,6 +40,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="one booster for all families only (default: also one booster per family, which the "
                         "leave-one-generation-out evaluation uses; see experiments/model_choices)")
     p.add_argument("--out", required=True, metavar="PATH.ubj", help="model file to write (.ubj or .json)")
+    p.add_argument("--profiles", nargs="+", default=[], metavar="FILE",
+                   help="your own canonical profile files (CSV/parquet; see `pipeweave profiles -h`), trained on "
+                        "on top of the shared data (all their rows, no cap)")
+    p.add_argument("--profiles-weight", type=float, default=1.0, metavar="W",
+                   help="weight of each --profiles row relative to a shared row (default 1; e.g. 20 makes the "
+                        "model follow your rows where they disagree with the shared data)")
+    p.add_argument("--no-shared", action="store_true", help="train on the --profiles rows only (no shared data)")
+    p.add_argument("--gpu-spec", nargs="+", default=[], metavar="SPEC",
+                   help="spec files (.toml/.json) of GPUs outside the catalog that --profiles rows name")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -53,18 +62,41 @@ def run(args: argparse.Namespace) -> int:
     from ..sources import data_fingerprint, load_profiles
 
     t0 = time.perf_counter()
-    df = load_profiles(args.data, families=args.families, sources=args.sources)
+    import pandas as pd
+
+    user, files, gpus = _user_profiles(args)
+    if args.no_shared:
+        if user is None:
+            raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to train on the shared data")
+        df = user.iloc[:0]
+    else:
+        df = load_profiles(args.data, families=args.families, sources=args.sources)
     if args.exclude_gpu:
         names = {resolve_gpu_name(g) for g in args.exclude_gpu}
         df = df[~df["gpu"].astype(str).isin(names)]
     if args.exclude_generation:
         df = df[~df["generation"].astype(str).isin(args.exclude_generation)]
-    if df.empty:
+    if df.empty and user is None:
         raise DataError("no training rows left after the filters", hint="relax --families/--exclude-*")
-    if args.max_rows_per_group:
+    if args.max_rows_per_group and len(df):
         df = cap_rows(df, args.max_rows_per_group)
+    shared_fp = data_fingerprint(df) if len(df) else ""
+    if user is not None:
+        if args.exclude_gpu:
+            user = user[~user["gpu"].astype(str).isin(names)]
+        if args.exclude_generation:
+            user = user[~user["generation"].astype(str).isin(args.exclude_generation)]
+        if args.families:
+            user = user[user["family"].astype(str).isin(args.families)]
+        print(f"{len(user):,} rows from --profiles (weight {args.profiles_weight:g} each)", flush=True)
+        df = pd.concat([df.assign(_user_row=False), user.assign(_user_row=True)], ignore_index=True)
+        if df.empty:
+            raise DataError("no training rows left after the filters", hint="relax --families/--exclude-*")
     print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)
-    frame, drops = prepare_training_frame(df)
+    frame, drops = prepare_training_frame(df, gpus=gpus)
+    weight = None
+    if user is not None:
+        weight = frame.pop("_user_row").astype(bool).to_numpy() * (args.profiles_weight - 1.0) + 1.0
     if len(drops):
         print(f"dropped {int(drops['rows'].sum()):,} physically impossible rows:")
         print(drops.to_string(index=False))
@@ -76,12 +108,18 @@ def run(args: argparse.Namespace) -> int:
         params.setdefault(key, value)
     model = PipeweaveRegressor(progress=not args.no_progress, **params)
     t1 = time.perf_counter()
-    model.fit(frame)
+    model.fit(frame, sample_weight=weight)
     print(f"trained on {len(frame):,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
           f"in {time.perf_counter() - t1:.1f}s")
     model.progress = False
-    path = save_model(model, args.out, data_fingerprint=data_fingerprint(df),
-                      extra={"command": "pipeweave train " + " ".join(_argv(args))})
+    extra: dict[str, object] = {"command": "pipeweave train " + " ".join(_argv(args))}
+    if files:
+        import sys
+
+        extra.update({"profiles": files, "profiles_weight": args.profiles_weight, "shared_data": not args.no_shared,
+                      "shared_data_fingerprint": shared_fp, "argv": " ".join(sys.argv)})
+    path = save_model(model, args.out, data_fingerprint=data_fingerprint(df.drop(columns=["_user_row"], errors="ignore")),
+                      extra=extra)
     print(f"wrote {path}")
     return 0
 
@@ -97,5 +135,30 @@ def _argv(args: argparse.Namespace) -> list[str]:
     if args.shared:
         out.append("--shared")
     out += ["--max-rows-per-group", str(args.max_rows_per_group)]
+    if args.profiles:
+        out += ["--profiles", *args.profiles, "--profiles-weight", f"{args.profiles_weight:g}"]
+        out += ["--gpu-spec", *args.gpu_spec] if args.gpu_spec else []
+        out += ["--no-shared"] if args.no_shared else []
     out += ["--out", str(args.out)]
     return out
+
+
+def _user_profiles(args: argparse.Namespace):  # noqa: ANN202
+    """(rows of --profiles or None, file records for the stamp, GPU specs of --gpu-spec or None)."""
+    if not args.profiles:
+        return None, [], None
+    import pandas as pd
+
+    from .._errors import DataError
+    from ..hardware import get_gpu
+    from ..profiles import file_record, read_profiles
+
+    if not args.profiles_weight > 0:
+        raise DataError(f"--profiles-weight must be > 0, got {args.profiles_weight}", hint="e.g. --profiles-weight 10")
+    gpus = {s.name: s for s in (get_gpu(p) for p in args.gpu_spec)} or None
+    parts, files = [], []
+    for path in args.profiles:
+        rows = read_profiles(path, gpus=gpus)
+        parts.append(rows)
+        files.append(file_record(path, len(rows)))
+    return pd.concat(parts, ignore_index=True), files, gpus

@@ -30,6 +30,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "_evaluate",
     "_diagnose",
     "_bench",
+    "_profiles",
+    "_calibrate",
 )
 
 _EPILOG = """\

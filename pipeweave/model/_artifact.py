@@ -102,6 +102,7 @@ def save_model(model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_
         "params": model.get_params(),
         "versions": _versions(),
         "family_boosters": sorted(blobs),
+        **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
         **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},
         "booster_blobs": {fam: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()} for fam, b in blobs.items()},
         "file_integrity": _integrity_placeholder(),
@@ -378,5 +379,9 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     model.sources_ = stamp.get("sources", [])
     model.gpus_ = stamp.get("gpus", [])
     model.n_train_rows_ = stamp.get("n_train_rows", 0)
+    if stamp.get("calibration"):  # a few-shot calibration of one GPU (`pipeweave calibrate fit`)
+        from ..calibrate import GPUCalibration
+
+        model.calibration_ = GPUCalibration.from_dict(stamp["calibration"])
     model.stamp_ = stamp
     return model

@@ -99,15 +99,28 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return []
         return sorted(c for c in df.columns if c.startswith(SASS_PREFIX) and pd.api.types.is_numeric_dtype(df[c]))
 
-    def fit(self, df: pd.DataFrame, y: object = None) -> "PipeweaveRegressor":
-        """Fit on profile rows with ``latency_us`` (> 0); ``y`` is ignored (kept for sklearn)."""
+    def fit(self, df: pd.DataFrame, y: object = None, sample_weight: object = None) -> "PipeweaveRegressor":
+        """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
+
+        ``y`` (latency in us, one per row) replaces the ``latency_us`` column when given, so
+        ``fit(rows_without_latency, latencies)`` works too; ``sample_weight`` weighs rows (default 1).
+        """
         import xgboost as xgb
 
         from ._features import design_matrix, model_feature_names
 
+        if y is not None and isinstance(df, pd.DataFrame):
+            yv = np.asarray(y, dtype=float).ravel()
+            if len(yv) != len(df):
+                raise DataError(f"y has {len(yv)} latencies for {len(df)} rows", hint="pass one latency (us) per row")
+            df = df.assign(latency_us=yv)
+        if isinstance(df, pd.DataFrame) and "family" not in df.columns:
+            raise DataError("training rows lack the column 'family' (a featurize() output alone is not enough)",
+                            hint="fit on the canonical profile rows themselves: PipeweaveRegressor().fit(rows)")
         df = self._prepare(df)
         if "latency_us" not in df.columns:
-            raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
+            raise DataError("training rows lack the column 'latency_us'",
+                            hint="train on measured profiles, or pass the latencies as y: fit(rows, y)")
         lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
         bad = ~np.isfinite(lat) | (lat <= 0)
         if bad.any():
@@ -117,7 +130,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         X = design_matrix(df, names)
         target = np.log(lat / self._reference_us(df))
-        dtrain = xgb.DMatrix(X, label=target, feature_names=names, nthread=int(self.n_jobs))
+        weight = None
+        if sample_weight is not None:
+            weight = np.asarray(sample_weight, dtype=float).ravel()
+            if len(weight) != len(df) or not (np.isfinite(weight) & (weight >= 0)).all():
+                raise DataError(f"sample_weight must be {len(df)} finite values >= 0", hint="one weight per row")
+        dtrain = xgb.DMatrix(X, label=target, weight=weight, feature_names=names, nthread=int(self.n_jobs))
         params = self._xgb_params()
         if self.monotone_constraints:
             unknown = sorted(set(self.monotone_constraints) - set(names))
@@ -139,7 +157,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             fam = str_values(df["family"])
             for name in sorted(set(fam)):
                 m = fam == name
-                dfam = xgb.DMatrix(X[m], label=target[m], feature_names=names, nthread=int(self.n_jobs))
+                dfam = xgb.DMatrix(X[m], label=target[m], weight=None if weight is None else weight[m],
+                                   feature_names=names, nthread=int(self.n_jobs))
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))
@@ -176,7 +195,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self._check_fitted()
         df = self._prepare(df)  # featurize (and attach SASS) once
         pred = self._reference_us(df) * np.exp(self._log_ratio(df))
-        return np.maximum(pred, df["t_lower_us"].to_numpy(dtype=float))
+        lower = df["t_lower_us"].to_numpy(dtype=float)
+        pred = np.maximum(pred, lower)
+        calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
+        if calibration is not None:
+            pred = np.maximum(pred * np.exp(calibration.log_correction(df)), lower)
+        return pred
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "booster_"):

@@ -1,0 +1,28 @@
+"""Few-shot calibration: a handful of launches measured on a new GPU correct the model there.
+
+``plan_launches`` picks which launches to measure (k-means coverage of the regime space),
+``calibrate_model`` adds a per-family Gaussian-process residual correction over regime
+coordinates (:class:`ResidualCorrection`), stored in the model file's stamp so that
+``pipeweave predict --model`` uses it like any other model. See ``pipeweave calibrate -h`` and
+the few-shot protocol (``pipeweave evaluate --protocol few-shot``), which chooses the method and
+its settings inside the training generations.
+"""
+
+from ._correction import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS, GPUCalibration, ResidualCorrection
+from ._fit import calibrate_model, plan_launches, residuals
+from ._plan import plan_positions
+from ._regime import REGIME_FEATURES, regime_matrix
+
+__all__ = [
+    "plan_launches",
+    "plan_positions",
+    "calibrate_model",
+    "residuals",
+    "ResidualCorrection",
+    "GPUCalibration",
+    "METHODS",
+    "DEFAULT_LENGTH_SCALE",
+    "DEFAULT_NOISE",
+    "REGIME_FEATURES",
+    "regime_matrix",
+]

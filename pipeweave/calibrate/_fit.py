@@ -1,0 +1,85 @@
+"""Plan and fit a few-shot calibration for one GPU (the API behind `pipeweave calibrate`)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+from ._correction import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, GPUCalibration, ResidualCorrection
+from ._plan import plan_positions
+
+__all__ = ["plan_launches", "calibrate_model", "residuals"]
+
+
+def plan_launches(candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, object] | None = None,
+                  seed: int = 0) -> pd.DataFrame:
+    """The ``n`` rows per family of ``candidates`` (canonical launch rows) most worth measuring.
+
+    Returns the chosen rows of ``candidates`` with their original columns and index (a subset).
+    ``gpus`` maps names to GPUSpec for GPUs outside the catalog.
+    """
+    from ..model import ensure_features
+
+    if candidates.empty:
+        raise DataError("no candidate launches to plan from", hint="give a non-empty --candidates file")
+    feats = ensure_features(candidates.reset_index(drop=True), gpus=gpus, baselines=False)
+    keep: list[np.ndarray] = []
+    fam = feats["family"].astype(str).to_numpy()
+    for name in sorted(set(fam)):
+        pos = np.flatnonzero(fam == name)
+        keep.append(pos[plan_positions(feats.iloc[pos], n, seed=seed)])
+    chosen = np.sort(np.concatenate(keep))
+    return candidates.iloc[chosen]
+
+
+def residuals(model: object, measured: pd.DataFrame, *, gpus: Mapping[str, object] | None = None
+              ) -> tuple[pd.DataFrame, np.ndarray]:
+    """(featurized rows, log(measured / model prediction)) for measured canonical rows."""
+    from ..model import ensure_features
+
+    if "latency_us" not in measured.columns:
+        raise DataError("measured rows lack the column 'latency_us'", hint="calibrate on measured launches")
+    lat = pd.to_numeric(measured["latency_us"], errors="coerce").to_numpy(dtype=float)
+    bad = ~(np.isfinite(lat) & (lat > 0))
+    if bad.any():
+        raise DataError(f"{int(bad.sum())} measured rows have a latency_us that is not finite and > 0 "
+                        f"(first rows {np.flatnonzero(bad)[:5].tolist()})", hint="drop or re-measure them")
+    feats = ensure_features(measured.reset_index(drop=True), gpus=gpus)
+    pred = np.asarray(model.predict(feats), dtype=float)  # type: ignore[attr-defined]
+    return feats, np.log(lat / pred)
+
+
+def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
+                    gpus: Mapping[str, object] | None = None, method: str = "gp",
+                    length_scale: float = DEFAULT_LENGTH_SCALE, noise: float = DEFAULT_NOISE,
+                    profiles: Sequence[dict] = ()) -> object:
+    """A copy of fitted ``model`` whose predictions on ``gpu`` are corrected by ``measured`` rows.
+
+    ``measured``: canonical rows with ``latency_us`` (us) on ``gpu`` (other GPUs' rows raise).
+    One :class:`ResidualCorrection` per family; the copy's ``calibration_`` holds them and
+    ``pipeweave.model.save_model`` stores them in the stamp.
+    """
+    g = measured["gpu"].astype(str) if "gpu" in measured.columns else pd.Series(gpu, index=measured.index)
+    other = sorted(set(g) - {gpu})
+    if other:
+        raise DataError(f"measured rows are on GPUs {other}, not on the calibrated GPU {gpu!r}",
+                        hint="calibrate one GPU at a time (filter the file or pass the matching --gpu)")
+    measured = measured.assign(gpu=gpu)
+    if getattr(model, "calibration_", None) is not None:
+        raise DataError("the model is already calibrated", hint="calibrate the uncalibrated base model")
+    feats, r = residuals(model, measured, gpus=gpus)
+    fam = feats["family"].astype(str).to_numpy()
+    corrections, shots = {}, {}
+    for name in sorted(set(fam)):
+        m = fam == name
+        corrections[name] = ResidualCorrection(method=method, length_scale=length_scale, noise=noise
+                                               ).fit(feats.loc[m], r[m])
+        shots[name] = int(m.sum())
+    out = copy.copy(model)
+    out.calibration_ = GPUCalibration(gpu=gpu, corrections=corrections, n_shots=shots,  # type: ignore[attr-defined]
+                                      profiles=list(profiles))
+    return out

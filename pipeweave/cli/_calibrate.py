@@ -1,0 +1,139 @@
+"""`pipeweave calibrate`: plan a few measurements on a new GPU, then fit a model calibrated on them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+COMMAND = "calibrate"
+HELP = "few-shot calibration of a new GPU: which launches to measure (plan), and a model corrected by them (fit)"
+DESCRIPTION = HELP + """
+
+plan: the launches most worth measuring on the GPU, per family: the candidates' regime
+coordinates (front-end features on a common scale: envelope time, arithmetic intensity over the
+ridge, waves, working set over L2, share of each pipe, MoE rows per expert and EP) are clustered
+by k-means into N groups and the launch nearest each centroid is chosen (coverage of the
+regimes). Candidates: --candidates (your canonical rows, without latency; the plan is a subset
+with the same columns) or every distinct launch of the families in the shared data.
+
+fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured.csv` on the GPU),
+then fit: the base model's residuals log(measured / predicted) on the GPU are modelled per family
+as a constant plus a Gaussian process over the regime coordinates (method gp; scalar = constant
+only), stored in the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The
+few-shot protocol (`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it.
+
+examples:
+  pipeweave calibrate plan --gpu B300 --families gemm fused_moe --n 32 --out plan.csv
+  pipeweave calibrate plan --gpu my_gpu.toml --families gemm --n 32 --candidates shapes.csv --out plan.csv
+  pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
+  pipeweave predict --model models/B300.ubj --gpu B300 --input rows.csv --output preds.csv
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS
+    from ..frontend import FAMILIES
+    from ._common import add_data_argument
+
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    pl = sub.add_parser("plan", help="choose the launches to measure", description=DESCRIPTION,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pl.add_argument("--gpu", required=True, metavar="NAME_OR_SPEC", help="the new GPU (catalog name or spec file)")
+    pl.add_argument("--families", nargs="+", choices=sorted(FAMILIES), metavar="FAMILY",
+                    help="families to plan (default: those in --candidates, else gemm fused_moe)")
+    pl.add_argument("--dtype", default="bfloat16", help="dtype of the planned launches from the shared data (default bfloat16)")
+    pl.add_argument("--n", type=int, default=32, help="launches per family (default 32)")
+    pl.add_argument("--candidates", metavar="CSV", help="your launches to choose from (canonical columns, no latency)")
+    pl.add_argument("--seed", type=int, default=0, help="k-means seed (default 0)")
+    pl.add_argument("--out", required=True, metavar="CSV", help="plan file to write")
+    add_data_argument(pl)
+    ft = sub.add_parser("fit", help="calibrate a model on launches measured on the GPU", description=DESCRIPTION,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ft.add_argument("--gpu", required=True, metavar="NAME_OR_SPEC", help="the GPU the profiles were measured on")
+    ft.add_argument("--profiles", nargs="+", required=True, metavar="FILE", help="canonical profile files (measured plan)")
+    ft.add_argument("--model", metavar="PATH", help="base model (default models/pipeweave_default.ubj)")
+    ft.add_argument("--method", choices=list(METHODS), default="gp", help="correction (default gp)")
+    ft.add_argument("--length-scale", type=float, default=DEFAULT_LENGTH_SCALE,
+                    help=f"GP length scale in regime units (default {DEFAULT_LENGTH_SCALE})")
+    ft.add_argument("--noise", type=float, default=DEFAULT_NOISE,
+                    help=f"GP noise-to-signal ratio (default {DEFAULT_NOISE})")
+    ft.add_argument("--out", required=True, metavar="PATH.ubj", help="calibrated model file to write")
+    add_data_argument(ft)
+
+
+def _candidates_from_data(data: object, families: list[str], dtype: str, gpu_name: str) -> "object":
+    """Every distinct launch (shape + tile plan) of ``families`` in the shared data, moved to ``gpu_name``."""
+    from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
+
+    df = load_profiles(data, families=families, dtypes=[dtype])
+    keep = ["family", "dtype", "source", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]),
+            *TILE_COLUMNS]
+    keep = [c for c in keep if c in df.columns]
+    cand = df[keep].astype({c: object for c in keep if str(df[c].dtype) == "category"})
+    cand = cand.drop_duplicates(ignore_index=True)
+    return cand.assign(gpu=gpu_name)
+
+
+def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .._errors import DataError
+    from .._io import atomic_write
+    from ._common import resolve_gpu_arg
+
+    spec = resolve_gpu_arg(args.gpu)
+    gpus = {spec.name: spec}
+    if args.action == "plan":
+        from ..calibrate import plan_launches
+        from ..profiles import check_profiles
+
+        if args.n <= 0:
+            raise DataError(f"--n must be > 0, got {args.n}", hint="e.g. --n 32")
+        if args.candidates:
+            try:
+                raw = pd.read_csv(args.candidates)
+            except FileNotFoundError:
+                raise DataError(f"--candidates file not found: {args.candidates!r}", hint="check the path") from None
+            raw = raw.assign(gpu=spec.name)
+            cand = check_profiles(raw, what=args.candidates, gpus=gpus, need_latency=False)
+            if args.families:
+                cand = cand[cand["family"].astype(str).isin(args.families)]
+            out_cols = list(raw.columns)
+        else:
+            cand = _candidates_from_data(args.data, args.families or ["gemm", "fused_moe"], args.dtype, spec.name)
+            out_cols = list(cand.columns)
+        plan = plan_launches(cand, args.n, gpus=gpus, seed=args.seed)
+        plan = plan[[c for c in out_cols if c in plan.columns]]
+        atomic_write(args.out, lambda p: plan.to_csv(p, index=False))
+        per = plan["family"].astype(str).value_counts().to_dict()
+        print(f"wrote {len(plan)} launches to measure on {spec.name} ({per}) to {args.out} "
+              f"(from {len(cand):,} candidates)")
+        return 0
+    from ..calibrate import calibrate_model
+    from ..model import load_model, save_model
+    from ..profiles import file_record, read_profiles
+
+    measured = read_profiles(args.profiles, gpus=gpus)
+    on = measured["gpu"].astype(str)
+    if (on != spec.name).any():
+        other = sorted(set(on) - {spec.name})
+        print(f"note: {int((on != spec.name).sum())} rows on {other} are not on {spec.name}; left out", file=sys.stderr)
+        measured = measured[on == spec.name]
+        if measured.empty:
+            raise DataError(f"no rows of {args.profiles} are on {spec.name}", hint="pass the GPU they were measured on")
+    base = load_model(args.model)
+    files = [file_record(p, int(len(read_profiles(p, gpus=gpus)))) for p in args.profiles]
+    model = calibrate_model(base, measured, gpu=spec.name, gpus=gpus, method=args.method,
+                            length_scale=args.length_scale, noise=args.noise, profiles=files)
+    cmd = ("pipeweave calibrate fit --gpu " + args.gpu + " --profiles " + " ".join(args.profiles)
+           + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --out {args.out}"
+           + (f" --model {args.model}" if args.model else ""))
+    base_stamp = getattr(base, "stamp_", {})
+    path = save_model(model, args.out, data_fingerprint=base_stamp.get("data_fingerprint", ""),
+                      extra={"command": cmd, "base_model_command": base_stamp.get("command", ""),
+                             "calibration_profiles": files})
+    cal = model.calibration_
+    summary = ", ".join(f"{f}: {n} launches, mean correction x{__import__('math').exp(c.mean_):.3f}"
+                        for f, (n, c) in {k: (cal.n_shots[k], cal.corrections[k]) for k in cal.corrections}.items())
+    print(f"wrote {path} (calibrated for {spec.name}; {summary})")
+    return 0

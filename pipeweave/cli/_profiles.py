@@ -1,0 +1,101 @@
+"""`pipeweave profiles`: import your own measurements into the canonical profile file, or check one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+COMMAND = "profiles"
+HELP = "import your own measurements (Kineto trace, Triton autotune cache, ncu CSV) as a canonical profile file"
+DESCRIPTION = HELP + """
+
+The canonical profile file (CSV or parquet) has one row per measured launch with the columns of
+`pipeweave data`: gpu, family, dtype, the family's shape columns (gemm: m n k; fused_moe/moe_w13:
+num_tokens hidden_size inter_size topk num_experts [moe_tp_size moe_ep_size distribution];
+attention: batch_size isl num_heads num_key_value_heads head_dim step ...), latency_us
+(microseconds), optional source (default user), timing (how it was timed) and tile plan
+(block_m block_n block_k group_m num_warps num_stages). `train --profiles` and `calibrate fit`
+read it; rows are validated like `predict` input.
+
+formats (--from):
+  canonical        a canonical CSV/parquet (validated, GPU names resolved, defaults filled)
+  kineto           PyTorch profiler trace JSON (record_shapes=True): aten::mm/addmm/linear/bmm kernels
+                   -> GEMM rows; GPU from deviceProperties; other kernels listed as skipped
+  triton-autotune  <kernel>.autotune.json of @triton.autotune(cache_results=True): one row per config
+                   (do_bench median, ms -> us); needs --gpu, --family, --key (names of the key entries)
+  ncu              `ncu --csv --page raw` output joined with --shapes (kernel regex or ncu id -> family,
+                   dtype, shape); GPU from device__attribute_display_name or --gpu
+
+examples:
+  pipeweave profiles import --from kineto trace.json --out my_profiles.csv
+  pipeweave profiles import --from triton-autotune ~/.triton/cache/*/matmul_kernel.autotune.json \\
+      --gpu H100 --family gemm --key m,n,k --out tiles.parquet
+  pipeweave profiles import --from ncu report.csv --shapes shapes.csv --gpu L40S --out ncu_rows.csv
+  pipeweave profiles check my_profiles.csv
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    imp = sub.add_parser("import", help="convert profiler output into a canonical profile file",
+                         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from ..profiles import IMPORT_KINDS
+
+    imp.add_argument("--from", dest="kind", required=True, choices=list(IMPORT_KINDS), help="input format")
+    imp.add_argument("files", nargs="+", metavar="FILE", help="input files (never modified)")
+    imp.add_argument("--out", required=True, metavar="PATH", help="canonical profile file to write (.csv or .parquet)")
+    imp.add_argument("--gpu", metavar="NAME_OR_SPEC", help="GPU the files were measured on (overrides the files)")
+    imp.add_argument("--family", help="kernel family, where the file cannot say it (triton-autotune)")
+    imp.add_argument("--dtype", help="dtype, where the file cannot say it (default: from the file)")
+    imp.add_argument("--key", metavar="COL,COL,...",
+                     help="triton-autotune: shape column of each leading key entry (e.g. m,n,k; _ skips one)")
+    imp.add_argument("--shapes", metavar="CSV", help="ncu: kernel (regex) or id -> family, dtype, shape columns")
+    imp.add_argument("--set", nargs="+", default=[], metavar="COL=VALUE",
+                     help="constant columns for every row (e.g. topk=8 num_experts=64 hidden_size=4096)")
+    imp.add_argument("--source", default="user", help="source label of the rows (default user)")
+    chk = sub.add_parser("check", help="validate canonical profile files and summarize them")
+    chk.add_argument("files", nargs="+", metavar="FILE")
+    chk.add_argument("--gpu", metavar="NAME_OR_SPEC", help="spec file for rows on a GPU outside the catalog")
+
+
+def _fixed(items: list[str]) -> dict[str, object]:
+    from .._errors import DataError
+
+    out: dict[str, object] = {}
+    for it in items:
+        if "=" not in it:
+            raise DataError(f"--set {it!r} is not COL=VALUE", hint="e.g. --set topk=8")
+        k, v = it.split("=", 1)
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            out[k.strip()] = v
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..profiles import import_profiles, read_profiles, write_profiles
+    from ._common import resolve_gpu_arg
+
+    spec = resolve_gpu_arg(args.gpu) if args.gpu else None
+    gpus = {spec.name: spec} if spec is not None else None
+    if args.action == "check":
+        df = read_profiles(args.files, gpus=gpus)
+        summary = df.groupby(["gpu", "family", "dtype"], observed=True).agg(
+            rows=("latency_us", "size"), min_us=("latency_us", "min"), max_us=("latency_us", "max"))
+        print(f"{len(df):,} valid rows")
+        print(summary.to_string())
+        return 0
+    key = [k.strip() for k in args.key.split(",")] if args.key else []
+    rows, skipped = import_profiles(args.kind, args.files, gpu=spec.name if spec else None, family=args.family,
+                                    dtype=args.dtype, key=key, shapes=args.shapes, fixed=_fixed(args.set),
+                                    source=args.source, gpus=gpus)
+    path = write_profiles(rows, args.out)
+    print(f"wrote {len(rows):,} rows to {path}")
+    if len(skipped) and int(skipped["count"].sum()):
+        by = skipped.groupby("reason")["count"].sum().sort_values(ascending=False)
+        print(f"skipped {int(by.sum()):,} kernels:", file=sys.stderr)
+        for reason, n in by.head(10).items():
+            names = skipped.loc[skipped["reason"] == reason, "kernel"].astype(str).head(2).tolist()
+            print(f"  {n:>6,}  {reason}  (e.g. {', '.join(n_[:60] for n_ in names)})", file=sys.stderr)
+    return 0

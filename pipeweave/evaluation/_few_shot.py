@@ -1,0 +1,272 @@
+"""The few-shot protocol: a handful of launches measured on the held-out GPU, then calibrate.
+
+On every leave-one-generation-out fold of an evaluation family:
+
+1. the zero-shot model (``pipeweave`` of the LOGO suite: same estimator, same training cap) is
+   fitted on the training generations;
+2. on each GPU of the held-out generation, ``shots`` launches are chosen from that GPU's
+   measured rows by the plan logic (:func:`pipeweave.calibrate.plan_positions`: k-means coverage
+   of the regime coordinates, the measured rows being the candidates);
+3. the model is calibrated on those launches (:class:`pipeweave.calibrate.ResidualCorrection`)
+   and scored on the GPU's other rows. Every shot count is scored on the **same** rows: the rows
+   not chosen by any shot count of the run, so the curve compares like with like.
+
+The calibration method and its settings (none / per-GPU scalar / Gaussian-process residual with
+a grid of length scales and noise ratios, :data:`OPTIONS`) are chosen per shot count **inside
+the training generations**: each training generation in turn plays the new GPU (base model
+fitted on the other training generations, shots planned and scored the same way), and the
+option with the lowest mean MAPE over those inner folds is used on the held-out generation.
+Nothing measured on the held-out generation reaches that choice except its own shots.
+
+Results: ``results[family][str(shots)][generation] = {mape, median_ape, p90_ape, n}`` (errors
+in %, rows pooled over the generation's GPUs), plus ``by_gpu``, the chosen options and the
+inner-fold scores. Figures: MAPE against shots per held-out generation
+(:func:`plot_data_few_shot` computes the numbers, :func:`plot_few_shot` draws them).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+from ._metrics import ape
+from ._plots import order_generations
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+__all__ = ["DEFAULT_SHOTS", "OPTIONS", "run_few_shot", "few_shot_fold", "plot_data_few_shot", "plot_few_shot",
+           "render_few_shot_markdown"]
+
+DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
+#: calibration options tried inside the training generations (keyword arguments of ResidualCorrection)
+OPTIONS: tuple[dict[str, Any], ...] = (
+    {"method": "none"},
+    {"method": "scalar"},
+    *({"method": "gp", "length_scale": ls, "noise": nz} for ls in (0.5, 1.0, 2.0) for nz in (0.03, 0.3)),
+)
+
+
+def _stats(errors: np.ndarray) -> dict[str, float | int]:
+    return {"mape": round(float(np.mean(errors)), 4), "median_ape": round(float(np.median(errors)), 4),
+            "p90_ape": round(float(np.percentile(errors, 90)), 4), "n": int(len(errors))}
+
+
+class _GPUCase:
+    """One GPU's measured rows with its shot plans and the rows every shot count is scored on."""
+
+    def __init__(self, rows: pd.DataFrame, shots: Sequence[int], seed: int) -> None:
+        from ..calibrate import plan_positions
+
+        self.rows = rows
+        self.lat = rows["latency_us"].to_numpy(dtype=float)
+        self.t_lower = rows["t_lower_us"].to_numpy(dtype=float)
+        self.plans = {s: plan_positions(rows, s, seed=seed) for s in shots if s > 0}
+        used = np.zeros(len(rows), dtype=bool)
+        for p in self.plans.values():
+            used[p] = True
+        self.score = ~used
+        self.score_rows = rows.loc[self.score]
+
+    def errors(self, base_pred: np.ndarray, shots: int, option: dict[str, Any]) -> np.ndarray:
+        """APE (%) of the scored rows after calibrating on ``shots`` planned launches with ``option``."""
+        from ..calibrate import ResidualCorrection
+
+        if shots == 0 or option.get("method") == "none":
+            return ape(base_pred[self.score], self.lat[self.score])
+        plan = self.plans[shots]
+        r = np.log(self.lat[plan] / base_pred[plan])
+        corr = ResidualCorrection(**option).fit(self.rows.iloc[plan], r)
+        pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(self.score_rows)), self.t_lower[self.score])
+        return ape(pred, self.lat[self.score])
+
+
+def _fit_predict(estimator: object, train: pd.DataFrame, cases: Sequence[_GPUCase]) -> list[np.ndarray]:
+    from sklearn.base import clone
+
+    model = clone(estimator).fit(train)
+    return [np.asarray(model.predict(c.rows), dtype=float) for c in cases]
+
+
+def few_shot_fold(frame: pd.DataFrame, held_out: str, estimator: object, shots: Sequence[int], *,
+                  cases: dict[str, _GPUCase], options: Sequence[dict[str, Any]] = OPTIONS,
+                  progress: Any = None) -> dict[str, Any]:
+    """One leave-one-generation-out fold: choose options in the training generations, score held-out.
+
+    ``frame``: featurized rows of one evaluation family with ``generation``, ``gpu``,
+    ``latency_us``; ``cases``: :class:`_GPUCase` per GPU. Returns ``{"by_gpu", "generation",
+    "chosen", "inner"}`` (APE statistics in %).
+    """
+    gen = frame["generation"].astype(str).to_numpy()
+    train_gens = sorted(set(gen) - {held_out})
+    # 1. inner simulation: each training generation plays the new GPU
+    inner: dict[int, list[list[float]]] = {s: [] for s in shots}
+    for t in train_gens:
+        fit_rows = frame[(gen != held_out) & (gen != t)]
+        gpus = sorted(set(frame.loc[gen == t, "gpu"].astype(str)))
+        preds = _fit_predict(estimator, fit_rows, [cases[g] for g in gpus])
+        for s in shots:
+            per_opt = []
+            for opt in (options if s > 0 else options[:1]):
+                errs = np.concatenate([cases[g].errors(p, s, opt) for g, p in zip(gpus, preds)])
+                per_opt.append(float(errs.mean()))
+            inner[s].append(per_opt)
+        if progress is not None:
+            progress.update()
+    chosen: dict[str, dict[str, Any]] = {}
+    inner_out: dict[str, list[float]] = {}
+    for s in shots:
+        scores = np.asarray(inner[s], dtype=float).mean(axis=0) if inner[s] else np.zeros(1)
+        best = int(np.argmin(scores))
+        chosen[str(s)] = dict(options[best] if s > 0 else options[0])
+        inner_out[str(s)] = [round(float(v), 4) for v in scores]
+    # 2. the held-out generation
+    gpus = sorted(set(frame.loc[gen == held_out, "gpu"].astype(str)))
+    preds = _fit_predict(estimator, frame[gen != held_out], [cases[g] for g in gpus])
+    if progress is not None:
+        progress.update()
+    by_gpu: dict[str, dict[str, Any]] = {}
+    pooled: dict[str, Any] = {}
+    for s in shots:
+        errs = [cases[g].errors(p, s, chosen[str(s)]) for g, p in zip(gpus, preds)]
+        by_gpu[str(s)] = {g: _stats(e) for g, e in zip(gpus, errs)}
+        pooled[str(s)] = _stats(np.concatenate(errs))
+    return {"by_gpu": by_gpu, "generation": pooled, "chosen": chosen, "inner": inner_out,
+            "inner_generations": train_gens}
+
+
+def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] = DEFAULT_SHOTS,
+                 out: str | Path = "experiments/few_shot", data: object = None,
+                 max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200, seed: int = 0,
+                 progress: bool = True, plots: bool = True) -> dict:
+    """Run the few-shot protocol on the evaluation ``families`` and write results.json/.md and figures."""
+    from tqdm.auto import tqdm
+
+    from .._io import atomic_write_json, atomic_write_text
+    from ._suite import EVAL_FAMILIES, load_eval_frame, make_methods
+
+    shots = sorted({int(s) for s in shots})
+    if not shots or shots[0] < 0:
+        raise DataError(f"--shots must be integers >= 0, got {list(shots)}", hint="e.g. --shots 0 8 32 128")
+    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
+    bad = [f for f in labels if f not in EVAL_FAMILIES]
+    if bad:
+        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    t0 = time.perf_counter()
+    frame, _drops, fp = load_eval_frame(data, labels)
+    has_sass = any(c.startswith("sass_") for c in frame.columns)
+    results: dict[str, Any] = {}
+    by_gpu: dict[str, Any] = {}
+    chosen: dict[str, Any] = {}
+    inner: dict[str, Any] = {}
+    for label in labels:
+        sub = frame[frame["eval_family"] == label].reset_index(drop=True)
+        if sub.empty:
+            continue
+        est = make_methods(["pipeweave"], label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu,
+                           n_estimators=n_estimators)["pipeweave"]
+        gens = order_generations(sub["generation"].astype(str))
+        cases = {g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed)
+                 for g in sorted(set(sub["gpu"].astype(str)))}
+        bar = tqdm(total=len(gens) ** 2, desc=f"few-shot {label}", unit="fit", disable=None if progress else True)
+        results[label], by_gpu[label], chosen[label], inner[label] = {str(s): {} for s in shots}, {}, {}, {}
+        try:
+            for g in gens:
+                fold = few_shot_fold(sub, g, est, shots, cases=cases, progress=bar)
+                for s in shots:
+                    results[label][str(s)][g] = fold["generation"][str(s)]
+                by_gpu[label][g] = fold["by_gpu"]
+                chosen[label][g] = fold["chosen"]
+                inner[label][g] = {"generations": fold["inner_generations"], "mape_per_option": fold["inner"]}
+        finally:
+            bar.close()
+    elapsed = time.perf_counter() - t0
+    report = {
+        "protocol": "few-shot",
+        "data_fingerprint": fp,
+        "units": {"mape": "%", "median_ape": "%", "p90_ape": "%", "n": "rows"},
+        "shots": shots,
+        "results": results,
+        "by_gpu": by_gpu,
+        "chosen": chosen,
+        "options": list(OPTIONS),
+        "inner": inner,
+        "extra": {"command": "pipeweave evaluate --protocol few-shot --shots " + " ".join(map(str, shots))
+                  + " --families " + " ".join(labels),
+                  "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators, "seed": seed,
+                  "sass_features": has_sass, "elapsed_s": round(elapsed, 1)},
+    }
+    outp = Path(out)
+    atomic_write_json(outp / "results.json", report)
+    atomic_write_text(outp / "results.md", render_few_shot_markdown(report))
+    if plots:
+        from ._report import _save_csv, _save_png  # the report's atomic figure writers
+
+        for label in results:
+            data = plot_data_few_shot(report, label)
+            _save_csv(data, outp / "figures" / f"{label}.mape_vs_shots.csv")
+            _save_png(plot_few_shot(data, title=label), outp / "figures" / f"{label}.mape_vs_shots.png", 110)
+    print(f"few-shot protocol in {elapsed / 60:.1f} min; wrote {outp}/results.json", flush=True)
+    return report
+
+
+def plot_data_few_shot(report: dict, family: str) -> pd.DataFrame:
+    """MAPE (%) against shots per held-out generation: columns ``generation, shots, mape, median_ape, p90_ape, n``."""
+    rows = []
+    for s, per_gen in report["results"].get(family, {}).items():
+        for g, st in per_gen.items():
+            rows.append({"generation": g, "shots": int(s), **st})
+    cols = ["generation", "shots", "mape", "median_ape", "p90_ape", "n"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(rows)[cols]
+    order = {g: i for i, g in enumerate(order_generations(df["generation"]))}
+    return df.sort_values(["generation", "shots"], key=lambda c: c.map(order) if c.name == "generation" else c,
+                          ignore_index=True)
+
+
+def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: "Axes | None" = None) -> "Axes":
+    """Draw :func:`plot_data_few_shot` output: one line per generation, MAPE (%) vs shots (symlog x)."""
+    from ._plots import _GEN_COLORS, new_axes
+
+    if ax is None:
+        ax = new_axes(figsize=(5.5, 4.0))[0, 0]
+    for g in pd.unique(data["generation"]):
+        d = data[data["generation"] == g]
+        ax.plot(d["shots"], d["mape"], marker="o", label=str(g), color=_GEN_COLORS.get(str(g)))
+    ax.set_xscale("symlog", linthresh=8)
+    ticks = sorted(pd.unique(data["shots"])) if len(data) else []
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.axhline(8.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("launches measured on the held-out GPU (shots)")
+    ax.set_ylabel("MAPE % (held-out generation)")
+    ax.set_title(title)
+    ax.legend(title="held out")
+    return ax
+
+
+def render_few_shot_markdown(report: dict) -> str:
+    """results.md: per family, MAPE (%) per shot count and held-out generation, and the chosen options."""
+    lines = ["# Few-shot calibration (leave-one-generation-out)", "",
+             f"Command: `{report['extra']['command']}`. MAPE in % on the held-out generation's rows that no "
+             "shot count measured (same rows for every shot count); shots are per GPU. Calibration option per "
+             "shot count chosen inside the training generations (see `chosen`, `inner` in results.json).", ""]
+    for fam, per_shot in report["results"].items():
+        gens = order_generations({g for v in per_shot.values() for g in v})
+        lines += [f"## {fam}", "", "| shots | " + " | ".join(gens) + " |", "|---:|" + "---:|" * len(gens)]
+        for s, per_gen in per_shot.items():
+            lines.append(f"| {s} | " + " | ".join(f"{per_gen[g]['mape']:.1f}" if g in per_gen else "–"
+                                                  for g in gens) + " |")
+        lines += ["", "Chosen calibration (per held-out generation, per shot count):", ""]
+        for g, ch in report["chosen"].get(fam, {}).items():
+            lines.append(f"- {g}: " + "; ".join(f"{s}: " + ",".join(f"{k}={v}" for k, v in o.items())
+                                               for s, o in ch.items() if s != "0"))
+        lines.append("")
+    return "\n".join(lines) + "\n"

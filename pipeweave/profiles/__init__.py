@@ -1,0 +1,37 @@
+"""Bring your own measurements: the canonical profile file and importers for common profilers.
+
+``read_profiles(paths)`` reads and validates canonical profile files (CSV/parquet; format in
+:mod:`._canonical`), ``import_profiles(kind, files, ...)`` converts PyTorch profiler (Kineto)
+traces, Triton autotune caches and Nsight Compute CSVs, ``write_profiles`` writes the result.
+A regressor trains on them through the public path::
+
+    from pipeweave.model import PipeweaveRegressor
+    from pipeweave.profiles import read_profiles
+
+    model = PipeweaveRegressor().fit(read_profiles("my_profiles.csv"))
+"""
+
+from ._canonical import PROFILE_SUFFIXES, REQUIRED_COLUMNS, USER_SOURCE, check_profiles, file_record, read_profiles, write_profiles
+from ._import import IMPORT_KINDS, import_profiles
+from ._kineto import TORCH_DTYPES, import_kineto
+from ._ncu import TIME_UNITS_US, import_ncu, read_ncu_csv
+from ._triton import TILE_NAMES, import_triton_autotune
+
+__all__ = [
+    "read_profiles",
+    "check_profiles",
+    "write_profiles",
+    "file_record",
+    "import_profiles",
+    "import_kineto",
+    "import_triton_autotune",
+    "import_ncu",
+    "read_ncu_csv",
+    "IMPORT_KINDS",
+    "PROFILE_SUFFIXES",
+    "REQUIRED_COLUMNS",
+    "USER_SOURCE",
+    "TORCH_DTYPES",
+    "TILE_NAMES",
+    "TIME_UNITS_US",
+]

@@ -1,0 +1,149 @@
+"""The canonical profile file: what `pipeweave train --profiles` and `calibrate fit` read.
+
+A CSV or parquet file, one row per measured kernel launch, with the canonical columns of
+``pipeweave data`` (:data:`pipeweave.sources.PROFILE_COLUMNS`):
+
+* required: ``gpu`` (catalog name or alias, see ``pipeweave gpus``; a spec-file GPU is given
+  with ``--gpu my.toml`` instead), ``family`` (gemm, fused_moe, moe_w13, attention_context,
+  attention_generation), ``dtype`` (bfloat16, float16, fp8, fp8_block), the family's shape
+  columns (gemm: m, n, k; MoE: num_tokens, hidden_size, inter_size, topk, num_experts; ...)
+  and ``latency_us`` (microseconds, finite > 0);
+* optional: ``source`` (default ``user``), ``timing`` (how it was timed: ``cuda_graph``,
+  ``cuda_event``, ``kineto``, ``triton_do_bench``, ``ncu`` ...; kept, never pooled silently),
+  the tile plan (block_m, block_n, block_k, group_m, num_warps, num_stages), the MoE options
+  (moe_tp_size, moe_ep_size, distribution) and attention options (backend, window_size ...).
+
+Rows are validated like ``pipeweave predict`` input (:func:`pipeweave.frontend.row_problems`)
+plus the latency; a bad row stops the read with its row number and reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+
+__all__ = ["read_profiles", "check_profiles", "write_profiles", "file_record", "PROFILE_SUFFIXES",
+           "REQUIRED_COLUMNS", "USER_SOURCE"]
+
+PROFILE_SUFFIXES: tuple[str, ...] = (".csv", ".parquet")
+REQUIRED_COLUMNS: tuple[str, ...] = ("gpu", "family", "dtype", "latency_us")
+#: ``source`` of rows whose file does not name one
+USER_SOURCE = "user"
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if path.suffix not in PROFILE_SUFFIXES:
+        raise DataError(f"profile file {str(path)!r} must end in .csv or .parquet",
+                        hint="convert it with `pipeweave profiles import --from ...`")
+    if not path.is_file():
+        raise DataError(f"profile file not found: {str(path)!r}", hint="check the path")
+    try:
+        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    except (ValueError, OSError, pd.errors.ParserError) as exc:
+        raise DataError(f"cannot read profile file {str(path)!r}: {exc}".splitlines()[0],
+                        hint="write it with `pipeweave profiles import` (CSV or parquet)") from None
+
+
+def check_profiles(df: pd.DataFrame, *, what: str = "profile rows", gpus: Mapping[str, object] | None = None,
+                   need_latency: bool = True) -> pd.DataFrame:
+    """Validated canonical rows (gpu names resolved, ``source`` defaulted, family defaults filled).
+
+    Raises :class:`DataError` naming the first bad rows (1-based row numbers) and their reason.
+    """
+    from ..frontend import row_problems
+    from ..hardware import resolve_gpu_name
+    from ..sources import FAMILY_DEFAULTS
+
+    need = [c for c in REQUIRED_COLUMNS if need_latency or c != "latency_us"]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise DataError(f"{what} lack the columns {missing}",
+                        hint="see `pipeweave profiles -h` for the canonical profile format")
+    if df.empty:
+        raise DataError(f"{what}: no rows", hint="give at least one measured launch")
+    df = df.reset_index(drop=True).copy()
+    if "source" not in df.columns:
+        df["source"] = USER_SOURCE
+    df["source"] = df["source"].fillna(USER_SOURCE).astype(str)
+    known = dict(gpus or {})
+    names = {}
+    for g in pd.unique(df["gpu"].astype(str)):
+        try:
+            names[g] = g if g in known else resolve_gpu_name(g)
+        except Exception:  # noqa: BLE001 - reported row by row below
+            names[g] = g
+    df["gpu"] = df["gpu"].astype(str).map(names)
+    for fam, defaults in FAMILY_DEFAULTS.items():
+        m = (df["family"].astype(str) == fam).to_numpy()
+        for col, val in defaults.items():
+            if m.any():
+                if col not in df.columns:
+                    df[col] = np.nan if not isinstance(val, str) else None
+                df.loc[m & df[col].isna().to_numpy(), col] = val
+    # a user file names its own source (a label kept with the rows), so only the launch is checked
+    reasons = row_problems(df.drop(columns=["source"]), known or None)
+    if need_latency:
+        lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
+        bad_lat = ~(np.isfinite(lat) & (lat > 0))
+        reasons = reasons.where((reasons != "") | ~bad_lat, "latency_us must be a finite number > 0 (microseconds)")
+    bad = reasons[reasons != ""]
+    if len(bad):
+        listed = "; ".join(f"row {i + 1}: {r}" for i, r in bad.head(5).items())
+        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+        raise DataError(f"{what}: {len(bad)} bad rows: {listed}{more}",
+                        hint="fix or drop those rows (row numbers count data rows from 1)")
+    if "generation" not in df.columns or df["generation"].isna().any():
+        from ..hardware import get_gpu
+
+        gen = {g: (known[g].generation if g in known else get_gpu(g).generation) for g in pd.unique(df["gpu"])}
+        df["generation"] = df["gpu"].map(gen)
+    return df
+
+
+def read_profiles(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+                  gpus: Mapping[str, object] | None = None, need_latency: bool = True) -> pd.DataFrame:
+    """Read and validate canonical profile files (CSV/parquet) into one DataFrame.
+
+    ``gpus`` maps names to GPUSpec for rows on GPUs outside the catalog. The input files are
+    never modified.
+    """
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not items:
+        raise DataError("no profile files given", hint="pass --profiles FILE ...")
+    frames = []
+    for p in items:
+        df = check_profiles(_read_table(Path(p)), what=str(p), gpus=gpus, need_latency=need_latency)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def write_profiles(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
+    """Write canonical rows to ``path`` (.csv or .parquet) atomically; empty optional columns left out."""
+    from .._io import atomic_write
+    from ..sources import PROFILE_COLUMNS
+
+    path = Path(path)
+    if path.suffix not in PROFILE_SUFFIXES:
+        raise DataError(f"--out must end in .csv or .parquet, got {str(path)!r}", hint="e.g. --out my_profiles.csv")
+    cols = [c for c in PROFILE_COLUMNS if c in df.columns and df[c].notna().any()]
+    cols += [c for c in df.columns if c not in cols and c not in PROFILE_COLUMNS and df[c].notna().any()]
+    out = df[cols]
+    if path.suffix == ".parquet":
+        return atomic_write(path, lambda p: out.to_parquet(p, index=False))
+    return atomic_write(path, lambda p: out.to_csv(p, index=False, lineterminator="\n"))
+
+
+def file_record(path: str | os.PathLike[str], rows: int) -> dict[str, object]:
+    """What a model stamp records about a profile file: name, row count, sha256 of its bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return {"file": Path(path).name, "path": str(path), "rows": int(rows), "sha256": h.hexdigest()}

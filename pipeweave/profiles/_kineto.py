@@ -1,0 +1,165 @@
+"""PyTorch profiler (Kineto) trace JSON -> canonical GEMM rows.
+
+The trace (``prof.export_chrome_trace(path)`` or the tensorboard trace handler) holds
+``traceEvents``: CPU operator events (``cat`` "cpu_op", with ``args["Input Dims"]`` and
+``args["Input type"]`` when profiled with ``record_shapes=True``), CUDA runtime events and GPU
+kernel events (``cat`` "kernel", "Kernel" in older versions; ``dur`` in microseconds, ``args``
+with ``grid``, ``block``, ``device``, ``correlation`` and ``External id``). A kernel belongs to
+the CPU operator with the same ``External id`` (else through the runtime launch event with the
+same ``correlation``). The GPU comes from ``deviceProperties[device].name``.
+
+Recovered rows: ``aten::mm`` (A[M,K] @ B[K,N]), ``aten::addmm`` (bias, A, B), ``aten::linear``
+(input[..., K], weight[N, K]: M = product of the leading dims) and ``aten::bmm`` with batch 1, in
+bf16 / fp16; the row's latency is the sum of the operator's kernels (a split-K GEMM launches
+two), ``timing = "kineto"`` (CUPTI kernel activity, one eager launch). Every other kernel is
+listed as skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+
+__all__ = ["import_kineto", "TORCH_DTYPES"]
+
+#: PyTorch "Input type" strings -> canonical dtype
+TORCH_DTYPES: dict[str, str] = {
+    "c10::BFloat16": "bfloat16", "c10::Half": "float16", "BFloat16": "bfloat16", "Half": "float16",
+    "torch.bfloat16": "bfloat16", "torch.float16": "float16",
+}
+_GEMM_OPS = ("aten::mm", "aten::addmm", "aten::linear", "aten::bmm")
+
+
+def _load(path: Path) -> dict:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            trace = json.load(fh)
+    except FileNotFoundError:
+        raise DataError(f"trace file not found: {str(path)!r}", hint="check the path") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise DataError(f"{str(path)!r} is not a JSON trace ({type(exc).__name__})",
+                        hint="pass the file written by prof.export_chrome_trace()") from None
+    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
+        raise DataError(f"{str(path)!r} has no 'traceEvents' list: not a PyTorch profiler trace",
+                        hint="pass the file written by prof.export_chrome_trace()")
+    return trace
+
+
+def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, str] | str:
+    """(m, n, k, dtype) of a GEMM operator from its input dims and types, or the reason it is skipped."""
+    if not dims:
+        return "no 'Input Dims' (profile with record_shapes=True)"
+    try:
+        if op == "aten::mm":
+            (m, k), (k2, n) = dims[0], dims[1]
+            a_type = types[0]
+        elif op == "aten::addmm":
+            (m, k), (k2, n) = dims[1], dims[2]
+            a_type = types[1]
+        elif op == "aten::linear":
+            x, w = dims[0], dims[1]
+            m, k = float(np.prod(x[:-1])), x[-1]
+            n, k2 = w
+            a_type = types[0]
+        else:  # aten::bmm
+            (b, m, k), (b2, k2, n) = dims[0], dims[1]
+            if b != 1:
+                return f"batched GEMM (batch {b}): no family models batched GEMMs yet"
+            a_type = types[0]
+    except (ValueError, TypeError, IndexError):
+        return f"unexpected input dims {dims} for {op}"
+    if k != k2:
+        return f"inconsistent input dims {dims} for {op}"
+    dtype = TORCH_DTYPES.get(str(a_type))
+    if dtype is None:
+        return f"dtype {a_type!r} has no GEMM family (bf16 / fp16 only)"
+    return float(m), float(n), float(k), dtype
+
+
+def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(rows, skipped) from one trace file; ``gpu`` overrides ``deviceProperties``.
+
+    ``rows``: canonical GEMM rows (median latency per distinct launch, ``n_raw_rows`` launches);
+    ``skipped``: ``file, kernel, reason, count``.
+    """
+    path = Path(path)
+    trace = _load(path)
+    events = trace["traceEvents"]
+    devices = {int(d.get("id", i)): str(d.get("name", "")) for i, d in enumerate(trace.get("deviceProperties") or [])}
+    ops: dict[int, dict] = {}
+    runtime_ext: dict[int, int] = {}
+    kernels = []
+    for ev in events:
+        if not isinstance(ev, dict) or ev.get("ph") != "X":
+            continue
+        cat = str(ev.get("cat", "")).lower()
+        args = ev.get("args") or {}
+        if cat == "cpu_op":
+            ext = args.get("External id")
+            if ext is not None:
+                ops[int(ext)] = ev
+        elif cat == "cuda_runtime" and "correlation" in args and "External id" in args:
+            runtime_ext[int(args["correlation"])] = int(args["External id"])
+        elif cat == "kernel":
+            kernels.append(ev)
+    rows, skipped = [], []
+    per_op: dict[int, dict] = {}
+    for ev in kernels:
+        args = ev.get("args") or {}
+        name = str(ev.get("name", ""))
+        ext = args.get("External id")
+        if ext is None and args.get("correlation") is not None:
+            ext = runtime_ext.get(int(args["correlation"]))
+        op = ops.get(int(ext)) if ext is not None else None
+        if op is None:
+            skipped.append((name, "no CPU operator linked (no External id / correlation)"))
+            continue
+        opname = str(op.get("name", ""))
+        if opname not in _GEMM_OPS:
+            skipped.append((name, f"launched by {opname}, not a GEMM operator ({', '.join(_GEMM_OPS)})"))
+            continue
+        rec = per_op.setdefault(int(ext), {"op": op, "dur": 0.0, "n": 0, "device": args.get("device"),
+                                           "names": []})
+        rec["dur"] += float(ev.get("dur", np.nan))
+        rec["n"] += 1
+        rec["names"].append(name)
+    for rec in per_op.values():
+        op = rec["op"]
+        oargs = op.get("args") or {}
+        got = _mnk(str(op["name"]), oargs.get("Input Dims") or [], oargs.get("Input type") or [])
+        if isinstance(got, str):
+            skipped.extend((n, got) for n in rec["names"])
+            continue
+        gname = gpu or devices.get(int(rec["device"]) if rec["device"] is not None else 0)
+        if not gname:
+            raise DataError(f"{str(path)!r} has no deviceProperties naming the GPU",
+                            hint="pass --gpu NAME_OR_SPEC")
+        m, n, k, dtype = got
+        rows.append({"gpu": gname, "family": "gemm", "dtype": dtype, "m": m, "n": n, "k": k,
+                     "latency_us": rec["dur"], "kernel_name": rec["names"][0], "n_kernels": rec["n"]})
+    out = _median_per_launch(pd.DataFrame(rows), ["gpu", "family", "dtype", "m", "n", "k"])
+    if len(out):
+        out["timing"] = "kineto"
+    skip = pd.DataFrame(skipped, columns=["kernel", "reason"])
+    skip = skip.value_counts().rename("count").reset_index() if len(skip) else skip.assign(count=0)
+    skip.insert(0, "file", path.name)
+    return out, skip
+
+
+def _median_per_launch(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
+    """One row per distinct launch ``key``: median latency, ``n_raw_rows`` = launches merged."""
+    if df.empty:
+        return df
+    g = df.groupby(key, sort=False, dropna=False)
+    out = g.agg(latency_us=("latency_us", "median"), n_raw_rows=("latency_us", "size"),
+                **{c: (c, "first") for c in df.columns if c not in key and c != "latency_us"}).reset_index()
+    out["n_raw_rows"] = out["n_raw_rows"].astype(float)
+    return out

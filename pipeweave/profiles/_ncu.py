@@ -1,0 +1,134 @@
+"""Nsight Compute CSV (``ncu --csv --page raw``) + a shapes table -> canonical rows.
+
+``ncu --csv --page raw --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,
+launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic
+-o ... `` (or ``ncu --import rep.ncu-rep --csv --page raw``) prints a header row of column and
+metric names, a **unit row** (empty for the identification columns; ``nsecond``/``usecond``/
+``msecond``, ``byte``/``Kbyte`` ...), then one row per profiled launch with quoted values that
+may carry thousands separators ("1,234,567"). ``gpu__time_duration.sum`` is the kernel's
+duration (ncu serializes launches and by default flushes caches before each: ``timing = "ncu"``).
+
+ncu knows the kernel name, not its family or shape: the shapes table (CSV) gives them, with a
+column ``id`` (the ncu ``ID`` of a launch) and/or ``kernel`` (a regular expression searched in
+the kernel name; the first matching row wins, ``id`` before ``kernel``), plus ``family``,
+``dtype`` and the family's shape columns (optionally the tile plan). The GPU is the
+``device__attribute_display_name`` column when profiled, else ``--gpu``.
+Unmatched launches are listed as skipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+
+__all__ = ["import_ncu", "read_ncu_csv", "TIME_UNITS_US"]
+
+#: time unit in the unit row -> microseconds per unit
+TIME_UNITS_US: dict[str, float] = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3,
+                                   "ms": 1e3, "second": 1e6, "s": 1e6}
+_BYTE_UNITS: dict[str, float] = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "KB": 1e3, "KiB": 1024.0, "B": 1.0}
+_TIME = "gpu__time_duration.sum"
+
+
+def _number(s: pd.Series) -> np.ndarray:
+    """Numbers from ncu cells ("1,234.5", "n/a" -> NaN)."""
+    return pd.to_numeric(s.astype(str).str.replace(",", "", regex=False).str.strip(), errors="coerce").to_numpy(float)
+
+
+def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(one row per launch as strings, unit per column) of an ``ncu --csv --page raw`` file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise DataError(f"ncu CSV not found: {str(path)!r}", hint="check the path") from None
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"') or ln.startswith("ID,")), None)
+    if start is None:  # ncu may print ==PROF== lines first
+        raise DataError(f"{str(path)!r} has no header row starting with \"ID\": not `ncu --csv --page raw` output",
+                        hint="export with: ncu --import report.ncu-rep --csv --page raw > file.csv")
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    header = rows[0]
+    if _TIME not in header:
+        raise DataError(f"{str(path)!r} lacks the metric {_TIME!r}",
+                        hint=f"profile with --metrics {_TIME},launch__grid_size,launch__block_size (or --set full)")
+    body = [r for r in rows[1:] if len(r) == len(header)]
+    if not body:
+        raise DataError(f"{str(path)!r} has no launch rows", hint="profile at least one kernel")
+    units_row = body[0] if not body[0][0].strip() else [""] * len(header)  # the unit row has no ID
+    data = body[1:] if not body[0][0].strip() else body
+    units = dict(zip(header, units_row))
+    return pd.DataFrame(data, columns=header), units
+
+
+def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] | None,
+               gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(rows, skipped) from one ncu raw CSV joined with the ``shapes`` table (see module docstring)."""
+    path = Path(path)
+    if shapes is None:
+        raise DataError("ncu files need --shapes CSV: ncu does not know each kernel's family and shape",
+                        hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns")
+    launches, units = read_ncu_csv(path)
+    try:
+        table = pd.read_csv(shapes)
+    except FileNotFoundError:
+        raise DataError(f"--shapes file not found: {str(shapes)!r}", hint="check the path") from None
+    if "id" not in table.columns and "kernel" not in table.columns:
+        raise DataError(f"--shapes {str(shapes)!r} needs a column 'kernel' (regex on the kernel name) or 'id'",
+                        hint="e.g. kernel,family,dtype,m,n,k")
+    unit = units.get(_TIME, "").strip() or "nsecond"
+    if unit not in TIME_UNITS_US:
+        raise DataError(f"{path.name}: unknown time unit {unit!r} for {_TIME}", hint=f"expected one of {list(TIME_UNITS_US)}")
+    lat = _number(launches[_TIME]) * TIME_UNITS_US[unit]
+    name = launches["Kernel Name"].astype(str) if "Kernel Name" in launches else pd.Series("", index=launches.index)
+    ids = _number(launches["ID"])
+    match = np.full(len(launches), -1)
+    if "id" in table.columns:
+        tid = pd.to_numeric(table["id"], errors="coerce").to_numpy(float)
+        pos = {v: i for i, v in reversed(list(enumerate(tid))) if np.isfinite(v)}
+        match = np.array([pos.get(v, -1) for v in ids])
+    if "kernel" in table.columns:
+        for i, pat in enumerate(table["kernel"]):
+            if isinstance(pat, str) and pat:
+                try:
+                    hit = name.str.contains(pat, regex=True).to_numpy()
+                except re.error as exc:
+                    raise DataError(f"--shapes row {i + 1}: bad kernel pattern {pat!r} ({exc})",
+                                    hint="use a Python regular expression, e.g. gemm|xmma") from None
+                match = np.where((match < 0) & hit, i, match)
+    skipped = [(n, "no row of the shapes table matches this kernel") for n in name[match < 0]]
+    bad_t = (match >= 0) & ~(np.isfinite(lat) & (lat > 0))
+    skipped += [(n, f"no usable {_TIME}") for n in name[bad_t]]
+    ok = (match >= 0) & ~bad_t
+    cols = [c for c in table.columns if c not in ("id", "kernel")]
+    rows = table.iloc[match[ok]][cols].reset_index(drop=True)
+    rows["latency_us"] = lat[ok]
+    rows["timing"] = "ncu"
+    rows["kernel_name"] = name[ok].to_numpy()
+    rows["ncu_id"] = ids[ok]
+    if gpu:
+        rows["gpu"] = gpu
+    elif "gpu" not in rows.columns:
+        if "device__attribute_display_name" not in launches:
+            raise DataError(f"{path.name} does not name the GPU (no device__attribute_display_name)",
+                            hint="pass --gpu NAME_OR_SPEC")
+        rows["gpu"] = launches["device__attribute_display_name"].to_numpy()[ok]
+    for metric, col, conv in (("launch__grid_size", "grid_size", None), ("launch__block_size", "block_size", None),
+                              ("launch__registers_per_thread", "registers_per_thread", None),
+                              ("launch__shared_mem_per_block_static", "smem_static_bytes", _BYTE_UNITS),
+                              ("launch__shared_mem_per_block_dynamic", "smem_dynamic_bytes", _BYTE_UNITS)):
+        if metric in launches:
+            scale = conv.get(units.get(metric, "byte").strip() or "byte", 1.0) if conv else 1.0
+            rows[col] = _number(launches[metric])[ok] * scale
+    skip = pd.DataFrame(skipped, columns=["kernel", "reason"])
+    skip = skip.value_counts().rename("count").reset_index() if len(skip) else skip.assign(count=0)
+    skip.insert(0, "file", path.name)
+    return rows, skip

@@ -1,0 +1,103 @@
+"""Triton autotune cache (``@triton.autotune(..., cache_results=True)``) -> canonical tile-sweep rows.
+
+Triton (3.x, ``triton/runtime/autotuner.py``, ``Autotuner.check_disk_cache``) writes one
+``<kernel>.autotune.json`` per tuning key into its cache directory
+(``~/.triton/cache/<hash>/``)::
+
+    {"key": [4096, 4096, 4096, "torch.bfloat16", "torch.bfloat16", "torch.bfloat16"],
+     "configs_timings": [[{"kwargs": {"BLOCK_SIZE_M": 128, ...}, "num_warps": 8, "num_ctas": 1,
+                           "num_stages": 3, "maxnreg": null, ...}, [0.412, 0.409, 0.418]], ...]}
+
+``key`` is the values of the autotuner's ``key`` arguments followed by the dtype of every tensor
+argument; each timing is ``triton.testing.do_bench(..., quantiles=(0.5, 0.2, 0.8))`` in
+**milliseconds** (a config that failed to compile or run has ``Infinity``). Each config with a
+finite time becomes one row (latency = the median, in us; ``timing = "triton_do_bench"``).
+The file names neither the GPU nor the family: pass them (``--gpu``, ``--family``); ``--key``
+names the shape column of each leading key entry (e.g. ``m,n,k``, or for the fused-MoE kernel
+``num_tokens,...``; ``_`` ignores an entry). ``--dtype`` defaults to the first tensor dtype in the key.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from .._errors import DataError
+from ._kineto import TORCH_DTYPES
+
+__all__ = ["import_triton_autotune", "TILE_NAMES"]
+
+#: Triton config names -> tile-plan column
+TILE_NAMES: dict[str, str] = {
+    "BLOCK_SIZE_M": "block_m", "BLOCK_M": "block_m",
+    "BLOCK_SIZE_N": "block_n", "BLOCK_N": "block_n",
+    "BLOCK_SIZE_K": "block_k", "BLOCK_K": "block_k",
+    "GROUP_SIZE_M": "group_m", "GROUP_M": "group_m",
+}
+
+
+def import_triton_autotune(path: str | os.PathLike[str], *, gpu: str | None, family: str | None,
+                           key: Sequence[str], dtype: str | None = None,
+                           fixed: dict[str, object] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(rows, skipped) from one ``*.autotune.json``; ``fixed`` adds constant columns (e.g. topk)."""
+    path = Path(path)
+    if not gpu or not family:
+        raise DataError(f"{str(path)!r}: a Triton autotune cache names neither the GPU nor the kernel family",
+                        hint="pass --gpu NAME_OR_SPEC and --family FAMILY")
+    if not key:
+        raise DataError("--key is required for triton-autotune files",
+                        hint="name the shape column of each key entry, e.g. --key m,n,k")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise DataError(f"autotune file not found: {str(path)!r}", hint="check the path") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{str(path)!r} is not JSON ({exc.__class__.__name__})",
+                        hint="pass the <kernel>.autotune.json written by cache_results=True") from None
+    if not isinstance(data, dict) or "key" not in data or "configs_timings" not in data:
+        raise DataError(f"{str(path)!r} lacks 'key' / 'configs_timings': not a Triton autotune cache file",
+                        hint="pass the <kernel>.autotune.json written by cache_results=True")
+    kvals = list(data["key"]) if isinstance(data["key"], (list, tuple)) else [data["key"]]
+    if len(key) > len(kvals):
+        raise DataError(f"--key names {len(key)} entries but {path.name} has a key of {len(kvals)}: {kvals}",
+                        hint="give one name (or _) per leading key entry")
+    shape: dict[str, object] = {}
+    for name, val in zip(key, kvals):
+        if name != "_":
+            shape[name] = float(val) if isinstance(val, (int, float)) else val
+    if dtype is None:
+        dtype = next((TORCH_DTYPES[str(v)] for v in kvals[len(key):] if str(v) in TORCH_DTYPES), None)
+        if dtype is None:
+            raise DataError(f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass --dtype")
+    rows, skipped = [], []
+    for i, item in enumerate(data["configs_timings"]):
+        try:
+            cfg, times = item
+            t = float(times[0] if isinstance(times, (list, tuple)) else times)
+        except (TypeError, ValueError, IndexError):
+            skipped.append((f"config {i}", f"unreadable entry {item!r:.80}"))
+            continue
+        kw = dict(cfg.get("kwargs") or {})
+        label = ",".join(f"{k}={v}" for k, v in kw.items()) + f",num_warps={cfg.get('num_warps')}"
+        if not math.isfinite(t) or t <= 0:
+            skipped.append((label, "config failed to compile or run (time is inf)"))
+            continue
+        row: dict[str, object] = {"gpu": gpu, "family": family, "dtype": dtype, **shape, **(fixed or {}),
+                                  "latency_us": t * 1000.0, "timing": "triton_do_bench"}
+        for k, v in kw.items():
+            if k in TILE_NAMES:
+                row[TILE_NAMES[k]] = float(v)
+        row["num_warps"] = float(cfg.get("num_warps", 4))
+        row["num_stages"] = float(cfg.get("num_stages", 3))
+        if "group_m" not in row:
+            row["group_m"] = 1.0
+        rows.append(row)
+    skip = pd.DataFrame(skipped, columns=["kernel", "reason"]).assign(count=1)
+    skip.insert(0, "file", path.name)
+    return pd.DataFrame(rows), skip

@@ -1,0 +1,187 @@
+"""Importers of the `pipeweave.profiles` subpackage, on small hand-written files in the real formats.
+
+The files under tests/profiles/data/ were written by hand for these tests (see its README.md);
+their numbers are not measurements.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeweave import DataError
+from pipeweave.profiles import (
+    check_profiles,
+    import_kineto,
+    import_ncu,
+    import_profiles,
+    import_triton_autotune,
+    read_ncu_csv,
+    read_profiles,
+    write_profiles,
+)
+
+DATA = Path(__file__).parent / "data"
+
+
+# --- Kineto ---------------------------------------------------------------------------------
+def test_kineto_gemm_rows_and_skips():
+    rows, skipped = import_kineto(DATA / "kineto_h100_gemm.json")
+    rows = rows.sort_values("m").reset_index(drop=True)
+    assert list(rows[["m", "n", "k"]].itertuples(index=False, name=None)) == [(256, 8192, 4096), (4096, 8192, 4096)]
+    assert (rows["gpu"] == "NVIDIA H100 80GB HBM3").all() and (rows["dtype"] == "bfloat16").all()
+    # addmm: GEMM + split-K reduce (the reduce kernel links through correlation -> runtime -> External id)
+    assert rows.loc[0, "latency_us"] == pytest.approx(34.0) and rows.loc[0, "n_kernels"] == 2
+    # two launches of the same mm: median of 412.5 and 410.0
+    assert rows.loc[1, "latency_us"] == pytest.approx(411.25) and rows.loc[1, "n_raw_rows"] == 2
+    assert (rows["timing"] == "kineto").all()
+    reasons = " | ".join(skipped["reason"])
+    assert "aten::softmax" in reasons and "float" in reasons and "batch 8" in reasons
+    assert int(skipped["count"].sum()) == 3  # the memset is not a kernel event
+
+
+def test_kineto_validated_through_import_profiles():
+    rows, _ = import_profiles("kineto", [DATA / "kineto_h100_gemm.json"])
+    assert set(rows["gpu"]) == {"H100-SXM"}  # deviceProperties name resolved through the catalog
+    assert set(rows["generation"]) == {"hopper"} and set(rows["source"]) == {"user"}
+
+
+def test_kineto_without_device_needs_gpu(tmp_path):
+    trace = json.loads((DATA / "kineto_h100_gemm.json").read_text())
+    del trace["deviceProperties"]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(trace))
+    with pytest.raises(DataError, match="--gpu"):
+        import_kineto(p)
+    rows, _ = import_kineto(p, gpu="H200")
+    assert set(rows["gpu"]) == {"H200"}
+
+
+def test_kineto_not_a_trace(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text('{"foo": 1}')
+    with pytest.raises(DataError, match="traceEvents"):
+        import_kineto(p)
+    p.write_text("not json")
+    with pytest.raises(DataError, match="not a JSON trace"):
+        import_kineto(p)
+
+
+# --- Triton autotune cache -------------------------------------------------------------------
+def test_triton_autotune_rows():
+    rows, skipped = import_triton_autotune(DATA / "matmul_kernel.autotune.json", gpu="H100", family="gemm",
+                                           key=["m", "n", "k"])
+    assert len(rows) == 3 and int(skipped["count"].sum()) == 1 and "inf" in skipped["reason"].iloc[0]
+    best = rows.sort_values("latency_us").iloc[0]
+    assert best["latency_us"] == pytest.approx(22.7)  # 0.0227 ms median
+    assert (best[["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]].tolist()
+            == [128, 128, 32, 8, 4, 4])
+    assert (rows[["m", "n", "k"]] == [512, 1024, 2048]).all().all()
+    assert set(rows["dtype"]) == {"float16"}  # from the key's tensor dtypes
+    assert set(rows["timing"]) == {"triton_do_bench"}
+
+
+def test_triton_autotune_needs_gpu_family_and_key():
+    f = DATA / "matmul_kernel.autotune.json"
+    with pytest.raises(DataError, match="--gpu"):
+        import_triton_autotune(f, gpu=None, family="gemm", key=["m", "n", "k"])
+    with pytest.raises(DataError, match="--key"):
+        import_triton_autotune(f, gpu="H100", family="gemm", key=[])
+    with pytest.raises(DataError, match="key of 6"):
+        import_triton_autotune(f, gpu="H100", family="gemm", key=list("abcdefg"))
+
+
+def test_triton_autotune_fused_moe_key_with_fixed_columns(tmp_path):
+    data = json.loads((DATA / "matmul_kernel.autotune.json").read_text(), parse_constant=float)
+    data["key"] = [256, "torch.bfloat16"]
+    p = tmp_path / "fused_moe_kernel.autotune.json"
+    p.write_text(json.dumps(data))
+    rows, _ = import_profiles("triton-autotune", [p], gpu="H100", family="fused_moe", key=["num_tokens"],
+                              fixed={"hidden_size": 4096, "inter_size": 1536, "topk": 8, "num_experts": 64})
+    assert len(rows) == 3 and set(rows["num_tokens"]) == {256} and set(rows["dtype"]) == {"bfloat16"}
+    assert set(rows["moe_ep_size"]) == {1.0} and set(rows["distribution"]) == {"balanced"}  # family defaults
+
+
+# --- Nsight Compute --------------------------------------------------------------------------
+def test_ncu_units_separators_and_matching():
+    launches, units = read_ncu_csv(DATA / "ncu_raw.csv")
+    assert len(launches) == 3 and units["gpu__time_duration.sum"] == "nsecond"
+    rows, skipped = import_ncu(DATA / "ncu_raw.csv", shapes=DATA / "ncu_shapes.csv")
+    rows = rows.sort_values("ncu_id").reset_index(drop=True)
+    # ID 0 matches the kernel pattern row (8192), ID 2 its own id row (4096) before the pattern
+    assert rows["m"].tolist() == [8192, 4096]
+    assert rows["latency_us"].tolist() == pytest.approx([1234.88, 612.352])  # ns -> us, "1,234,880"
+    assert rows["grid_size"].tolist() == [2048, 1024] and rows["smem_dynamic_bytes"].iloc[0] == pytest.approx(73730)
+    assert set(rows["gpu"]) == {"NVIDIA A100-SXM4-80GB"}
+    assert int(skipped["count"].sum()) == 1 and "no row of the shapes table" in skipped["reason"].iloc[0]
+    ok, _ = import_profiles("ncu", [DATA / "ncu_raw.csv"], shapes=DATA / "ncu_shapes.csv")
+    assert set(ok["gpu"]) == {"A100-SXM"} and set(ok["timing"]) == {"ncu"}
+
+
+def test_ncu_millisecond_unit(tmp_path):
+    text = (DATA / "ncu_raw.csv").read_text().replace('"nsecond"', '"msecond"')
+    text = text.replace('"1,234,880"', '"1.5"').replace('"612,352"', '"0.25"')
+    p = tmp_path / "ms.csv"
+    p.write_text(text)
+    rows, _ = import_ncu(p, shapes=DATA / "ncu_shapes.csv")
+    assert sorted(rows["latency_us"]) == pytest.approx([250.0, 1500.0])
+
+
+def test_ncu_errors(tmp_path):
+    with pytest.raises(DataError, match="--shapes"):
+        import_ncu(DATA / "ncu_raw.csv", shapes=None)
+    p = tmp_path / "bad.csv"
+    p.write_text("a,b\n1,2\n")
+    with pytest.raises(DataError, match="ID"):
+        read_ncu_csv(p)
+
+
+# --- canonical file --------------------------------------------------------------------------
+def _rows() -> pd.DataFrame:  # hand-made launches, not measurements
+    return pd.DataFrame({"gpu": ["H100", "h100-sxm", "A100"], "family": ["gemm"] * 3, "dtype": ["bfloat16"] * 3,
+                         "m": [4096, 1024, 2048], "n": [4096, 1024, 2048], "k": [4096, 1024, 2048],
+                         "latency_us": [400.0, 12.0, 80.0]})
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_canonical_round_trip(tmp_path, suffix):
+    p = tmp_path / f"mine{suffix}"
+    write_profiles(check_profiles(_rows()), p)
+    back = read_profiles(p)
+    assert back["gpu"].tolist() == ["H100-SXM", "H100-SXM", "A100-SXM"]
+    assert back["latency_us"].tolist() == [400.0, 12.0, 80.0] and set(back["source"]) == {"user"}
+
+
+def test_canonical_bad_rows_name_row_and_reason(tmp_path):
+    bad = _rows()
+    bad.loc[1, "family"] = "gemmm"
+    bad.loc[2, "latency_us"] = -3.0
+    p = tmp_path / "bad.csv"
+    bad.to_csv(p, index=False)
+    before = p.read_bytes()
+    with pytest.raises(DataError, match=r"2 bad rows: row 2: unknown family 'gemmm'.*row 3: latency_us"):
+        read_profiles(p)
+    assert p.read_bytes() == before  # the user's file is never altered
+    with pytest.raises(DataError, match=r"lack the columns \['latency_us'\]"):
+        check_profiles(_rows().drop(columns="latency_us"))
+    with pytest.raises(DataError, match=r"\.csv or \.parquet"):
+        read_profiles(tmp_path / "x.txt")
+
+
+def test_public_fit_on_profiles(tmp_path):
+    """The public Python path: a regressor fitted on a canonical profile file, no private import."""
+    from pipeweave.frontend import featurize
+    from pipeweave.model import PipeweaveRegressor
+
+    rows = check_profiles(_rows())
+    model = PipeweaveRegressor(n_estimators=3).fit(rows)
+    pred = model.predict(rows.drop(columns="latency_us"))
+    assert pred.shape == (3,) and np.isfinite(pred).all()
+    model2 = PipeweaveRegressor(n_estimators=3).fit(rows.drop(columns="latency_us"), rows["latency_us"])
+    np.testing.assert_allclose(model2.predict(rows), pred)
+    with pytest.raises(DataError, match="canonical profile rows themselves"):
+        PipeweaveRegressor(n_estimators=3).fit(featurize(rows), rows["latency_us"])
