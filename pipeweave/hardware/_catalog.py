@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._errors import DataError, UnknownGPUError
+from .._errors import DataError, PipeweaveError, UnknownGPUError
 from .._paths import DATASETS_DIR
 from ._spec import (
     OPTIONAL_SPEC_FIELDS,
@@ -107,7 +107,23 @@ def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
                             "expected only the [gpu] table")
     else:
         table = data
-    return spec_from_dict(table, origin=f"GPU spec file {str(path)!r}")
+    spec = spec_from_dict(table, origin=f"GPU spec file {str(path)!r}")
+    _refuse_shadowing(spec, path)
+    return spec
+
+
+def _refuse_shadowing(spec: GPUSpec, path: Path) -> None:
+    """A spec file may repeat a catalog GPU's numbers, but not redefine its name or aliases with others."""
+    for n in (spec.name, *spec.aliases):
+        try:
+            cat = resolve_gpu_name(n)
+        except PipeweaveError:
+            continue
+        if _by_name()[cat].flat() | {"name": ""} != spec.flat() | {"name": ""}:
+            raise DataError(f"GPU spec file {str(path)!r} names {n!r}, which is the catalog GPU {cat!r}, with other "
+                            f"numbers; a spec file may not silently replace a catalog GPU",
+                            hint=f"rename it (e.g. name = \"{spec.name}-custom\", no catalog aliases) to predict "
+                                 f"with your numbers, or pass --gpu {cat} for the catalog's")
 
 
 # --------------------------------------------------------------------------- catalog

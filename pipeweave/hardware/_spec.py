@@ -14,12 +14,15 @@ from .._errors import DataError
 from ..vocab import GENERATIONS as _GENERATIONS
 
 __all__ = [
-    "GPUSpec",
+    "CC_BY_GENERATION",
     "GENERATIONS",
-    "TENSOR_DTYPES",
-    "SPEC_FIELDS",
-    "REQUIRED_SPEC_FIELDS",
     "OPTIONAL_SPEC_FIELDS",
+    "REQUIRED_SPEC_FIELDS",
+    "SPEC_FIELDS",
+    "SPEC_RANGES",
+    "TENSOR_DTYPES",
+    "TENSOR_RANGE",
+    "GPUSpec",
     "tensor_key",
 ]
 
@@ -49,6 +52,43 @@ _FLOAT_FIELDS: tuple[str, ...] = (
     "smem_per_sm_kib", "smem_per_cta_kib", "smem_bw_bytes_per_clk_per_sm",
 )
 _CC_RE = re.compile(r"^\d{1,2}\.\d$")
+
+#: Plausible range (low, high, unit) of each numeric spec field, covering Pascal .. Blackwell
+#: datacenter and consumer parts with margin. A value outside is almost always a unit slip
+#: (TB/s for GB/s, GHz for MHz, bytes for KiB); the error names the expected unit. Fields added
+#: later are checked only when listed here.
+SPEC_RANGES: dict[str, tuple[float, float, str]] = {
+    "sm_count": (4, 1024, "SMs"),
+    "sm_clock_mhz": (300, 4000, "MHz (e.g. 1980 for 1.98 GHz)"),
+    "dram_bw_gbps": (50, 100_000, "GB/s (e.g. 3350 for 3.35 TB/s)"),
+    "dram_gib": (1, 4096, "GiB (e.g. 80)"),
+    "l2_mib": (0.25, 4096, "MiB (e.g. 50)"),
+    "l2_bw_gbps": (100, 500_000, "GB/s (e.g. 12000 for 12 TB/s)"),
+    "smem_per_sm_kib": (16, 4096, "KiB (e.g. 228)"),
+    "smem_per_cta_kib": (16, 4096, "KiB (e.g. 227)"),
+    "smem_bw_bytes_per_clk_per_sm": (16, 4096, "bytes per clock per SM (e.g. 128)"),
+    "fp32_lanes_per_sm": (16, 1024, "FP32 FMA lanes per SM (e.g. 128)"),
+    "alu_lanes_per_sm": (16, 1024, "INT32 lanes per SM (e.g. 64)"),
+    "sfu_ops_per_clk_per_sm": (1, 512, "MUFU ops per clock per SM (e.g. 16)"),
+    "regs_per_sm": (8192, 1_048_576, "32-bit registers per SM (e.g. 65536)"),
+    "max_warps_per_sm": (8, 256, "warps per SM (e.g. 64)"),
+    "max_ctas_per_sm": (1, 256, "CTAs per SM (e.g. 32)"),
+}
+#: Plausible dense tensor rate per SM per clock (FMA = 2 FLOP), any dtype key.
+TENSOR_RANGE: tuple[float, float, str] = (
+    16, 262_144, "dense FLOP per clock per SM (e.g. 4096 for bf16 on H100, not TFLOPS)")
+#: Compute capabilities (prefixes) of each generation.
+CC_BY_GENERATION: dict[str, tuple[str, ...]] = {
+    "pascal": ("6.",), "volta": ("7.0", "7.2"), "turing": ("7.5",), "ampere": ("8.0", "8.6", "8.7"),
+    "ada": ("8.9",), "hopper": ("9.",), "blackwell": ("10.", "11.", "12."),
+}
+
+
+def _plausible(where: str, name: str, value: float, rng: tuple[float, float, str]) -> None:
+    lo, hi, unit = rng
+    if not lo <= value <= hi:
+        raise DataError(f"{where}: field {name!r} = {value!r} is implausible; expected {unit}, within "
+                        f"[{lo:g}, {hi:g}]", hint=f"check the unit of {name!r}: the key names it")
 
 
 def tensor_key(dtype: str) -> str:
@@ -130,10 +170,18 @@ class GPUSpec:
             raise DataError(f"{where}: compute_capability must look like '9.0' (a string), got "
                             f"{self.compute_capability!r}")
         object.__setattr__(self, "compute_capability", cc)
+        ccs = CC_BY_GENERATION.get(self.generation)
+        if ccs and not (cc + "|").startswith(tuple(p if p.endswith(".") else p + "|" for p in ccs)):
+            raise DataError(f"{where}: compute_capability {cc!r} does not belong to generation {self.generation!r} "
+                            f"(expected {' or '.join(p + 'x' if p.endswith('.') else p for p in ccs)})",
+                            hint="fix compute_capability or generation")
         for f in _INT_FIELDS:
             object.__setattr__(self, f, _positive(where, f, getattr(self, f), integer=True))
         for f in _FLOAT_FIELDS:
             object.__setattr__(self, f, _positive(where, f, getattr(self, f), integer=False))
+        for f, rng in SPEC_RANGES.items():
+            if hasattr(self, f):
+                _plausible(where, f, getattr(self, f), rng)
         if self.smem_per_cta_kib > self.smem_per_sm_kib:
             raise DataError(f"{where}: smem_per_cta_kib={self.smem_per_cta_kib} exceeds "
                             f"smem_per_sm_kib={self.smem_per_sm_kib}; a CTA cannot use more than its SM has")
@@ -147,6 +195,8 @@ class GPUSpec:
                             f"expected keys among {list(TENSOR_DTYPES)}")
         clean = {k: _positive(where, f"tensor_flop_per_clk_per_sm.{k}", tensor[k], integer=False)
                  for k in TENSOR_DTYPES if k in tensor}
+        for k, v in clean.items():
+            _plausible(where, f"tensor_flop_per_clk_per_sm.{k}", v, TENSOR_RANGE)
         object.__setattr__(self, "tensor_flop_per_clk_per_sm", MappingProxyType(clean))
         aliases = (self.aliases,) if isinstance(self.aliases, str) else tuple(self.aliases)
         if not all(isinstance(a, str) and a.strip() for a in aliases):
