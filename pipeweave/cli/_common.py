@@ -118,6 +118,7 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
     if fam.name == "attention_context":
         row.setdefault("step", 0)
     if fam.name.startswith("attention"):
+        row["backend"] = getattr(args, "backend", None) or DEFAULT_ATTENTION_BACKEND
     if fam.name == "attention_flashinfer":
         row["backend"] = getattr(args, "backend", None) or "fa2_paged"
         if "q_lengths" in row and "batch_size" not in row:
@@ -125,7 +126,6 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
     if fam.name == "gemm_fp32":
         row.setdefault("batch_size", 1)
         row.setdefault("op", "bmm")
-        row["backend"] = getattr(args, "backend", None) or DEFAULT_ATTENTION_BACKEND
     missing = [c for c in fam.shape_columns if c not in row]
     if missing:
         flags = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in missing]

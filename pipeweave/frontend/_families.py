@@ -381,6 +381,17 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+# the non-tensor pipes and FlashInfer (issue 13): builders live in their own modules
+from ._flashinfer import FLASHINFER_FAMILIES  # noqa: E402
+from ._fp32ops import FP32_FAMILIES  # noqa: E402
+from ._norm import NORM_FAMILIES  # noqa: E402
+
+for _name, _cols, _dtypes, _build, _desc in NORM_FAMILIES + FP32_FAMILIES:
+    FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, uses_tensor_cores=False)
+for _name, _cols, _dtypes, _build, _desc in FLASHINFER_FAMILIES:
+    FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, text_columns=("q_lengths", "kv_lengths"))
+
+
 def get_family(name: str) -> Family:
     """Registry lookup; unknown names raise :class:`UnknownFamilyError` listing valid names."""
     try:
@@ -396,17 +407,6 @@ def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[l
     if missing:
         raise DataError(f"family {name!r} rows lack shape columns {missing}",
                         hint=f"family {name!r} needs columns {list(fam.shape_columns)}")
-# the non-tensor pipes and FlashInfer (issue 13): builders live in their own modules
-from ._flashinfer import FLASHINFER_FAMILIES  # noqa: E402
-from ._fp32ops import FP32_FAMILIES  # noqa: E402
-from ._norm import NORM_FAMILIES  # noqa: E402
-
-for _name, _cols, _dtypes, _build, _desc in NORM_FAMILIES + FP32_FAMILIES:
-    FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, uses_tensor_cores=False)
-for _name, _cols, _dtypes, _build, _desc in FLASHINFER_FAMILIES:
-    FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, text_columns=("q_lengths", "kv_lengths"))
-
-
     vals = df[[c for c in fam.shape_columns if c != "distribution" and c not in fam.text_columns]].apply(
         pd.to_numeric, errors="coerce")
     bad = vals.isna().any(axis=1) | (vals <= 0).any(axis=1)
