@@ -80,7 +80,6 @@ def parse_config(text: str | None) -> dict[str, float]:
     """'64,64,32,8,4,3' -> tile-plan columns (:func:`pipeweave.vocab.parse_tile_config`); errors name the value."""
     if not text:
         return {}
-    parts = [p.strip() for p in text.split(",")]
     try:
         vals = parse_tile_config(text)
     except DataError as exc:
@@ -100,7 +99,7 @@ from ..vocab import DEFAULT_SOURCE as _DEFAULT_SOURCE  # noqa: E402  (kept for i
 
 def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
     """One-row canonical profile frame from launch flags (``spec`` is the resolved GPUSpec)."""
-    from ..frontend import get_family
+    from ..frontend import LAUNCH_DEFAULTS, get_family, row_problems
 
     if not args.family:
         raise DataError("--family is required for a single launch", hint="e.g. --family gemm --m 4096 --n 4096 --k 4096")
@@ -111,12 +110,9 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
         v = getattr(args, col, None)
         if v is not None:
             row[col] = v
-    if fam.name in ("fused_moe", "moe_w13"):
-        row.setdefault("moe_tp_size", 1)
-        row.setdefault("moe_ep_size", 1)
-        row.setdefault("distribution", "balanced")
-    if fam.name == "attention_context":
-        row.setdefault("step", 0)
+    for col, value in LAUNCH_DEFAULTS.get(fam.name, {}).items():  # the same defaults as blank CSV cells
+        if col != "backend":
+            row.setdefault(col, value)
     if fam.name.startswith("attention"):
         row["backend"] = getattr(args, "backend", None) or DEFAULT_ATTENTION_BACKEND
     if fam.name == "attention_flashinfer":
@@ -131,7 +127,21 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
         flags = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in missing]
         raise DataError(f"family {args.family!r} needs {flags}", hint=f"e.g. {' '.join(f + ' 128' for f in flags)}")
     row.update(parse_config(getattr(args, "config", None)))
-    return pd.DataFrame([row])
+    frame = pd.DataFrame([row])
+    problem = str(row_problems(frame, {spec.name: spec}).iloc[0])  # the same valid domain as CSV rows
+    if problem:
+        raise DataError(f"invalid launch: {problem}", hint=flag_hint(problem))
+    return frame
+
+
+def flag_hint(reason: str) -> str:
+    """The flags behind the column names a row-check reason mentions (``num_key_value_heads`` is ``--num-kv-heads``)."""
+    import re
+
+    flags = [f"{c} is {f}" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
+    if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
+        flags.append("the tile plan is --config BM,BN,BK,GM,WARPS,STAGES")
+    return "flags: " + "; ".join(flags) if flags else "see the command's -h for the flags"
 
 
 def print_json(obj: Any) -> None:
