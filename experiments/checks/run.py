@@ -26,10 +26,10 @@ import pandas as pd
 from pipeweave._io import atomic_write_json, atomic_write_text
 from pipeweave.frontend import featurize
 from pipeweave.model import PipeweaveRegressor
-from pipeweave.model._training import cap_rows, prepare_training_frame
+from pipeweave.model import cap_rows, prepare_training_frame
 from pipeweave.sources import load_profiles
+from pipeweave.vocab import order_generations
 
-GENERATIONS = ("ampere", "ada", "hopper", "blackwell")
 ABLATION_FAMILIES = {"gemm_bf16": "gemm", "fused_moe_bf16": "fused_moe", "attention_context": "attention_context",
                      "attention_generation": "attention_generation"}
 
@@ -70,7 +70,7 @@ def drop_mma_generation(data: str | None) -> dict:
         res[label] = {}
         for variant, drop in (("all_features", ()), ("without_mma_generation", ("mma_generation",))):
             row = {}
-            for gen in GENERATIONS:
+            for gen in order_generations(frame["generation"].astype(str)):  # generations with rows
                 test = frame[frame["generation"].astype(str) == gen]
                 train = cap_rows(frame[frame["generation"].astype(str) != gen], 4000, by=("gpu",), seed=0)
                 pred = PipeweaveRegressor(drop_features=drop).fit(train).predict(test)
@@ -107,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
              "## 2. H100 8192^3 GEMM, busiest-SM pipe times (us)", "", *_table(pipes), "",
              "## 3. LOGO MAPE (%) with and without `mma_generation`", ""]
     for label, variants in abl.items():
-        lines += [f"### {label}", "", "| variant | " + " | ".join(GENERATIONS) + " |", "|---|" + "---:|" * 4]
-        lines += [f"| {v} | " + " | ".join(f"{r[g]:.1f}" for g in GENERATIONS) + " |" for v, r in variants.items()]
+        gens = order_generations(g for r in variants.values() for g in r)
+        lines += [f"### {label}", "", "| variant | " + " | ".join(gens) + " |", "|---|" + "---:|" * len(gens)]
+        lines += [f"| {v} | " + " | ".join(f"{r[g]:.1f}" for g in gens) + " |" for v, r in variants.items()]
         lines.append("")
     lines += ["## 4. Prefill attention: median measured / envelope and lower bound / measured", "",
               *_table(attn.reset_index().set_index("gpu")), ""]

@@ -27,10 +27,11 @@ import pandas as pd
 from sklearn.model_selection import LeaveOneGroupOut
 
 from pipeweave._io import atomic_write_json, atomic_write_text
-from pipeweave.evaluation._suite import EVAL_FAMILIES
+from pipeweave.evaluation import EVAL_FAMILIES
 from pipeweave.model import PipeweaveRegressor, ensure_features
-from pipeweave.model._training import cap_rows, prepare_training_frame
+from pipeweave.model import cap_rows, prepare_training_frame
 from pipeweave.sources import load_profiles
+from pipeweave.vocab import order_generations
 
 FAMILIES = ("gemm_bf16", "fused_moe_bf16", "attention_context", "attention_generation", "moe_w13")
 VARIANTS = {
@@ -40,7 +41,6 @@ VARIANTS = {
     "ref_none": {"reference": "none"},
     "monotone_ep": {"monotone_constraints": {"log2_ep_all_rows_over_env": 1}},
 }
-GENERATIONS = ("ampere", "ada", "hopper", "blackwell")
 CAP = 4000
 
 
@@ -64,7 +64,7 @@ def run(frames: dict[str, pd.DataFrame]) -> dict:
         tr_all, te_all = rows.iloc[train_idx], rows.iloc[test_idx]
         train = {f: cap_rows(tr_all[tr_all["eval_family"] == f], CAP, by=("gpu",), seed=0) for f in FAMILIES}
         test = {f: te_all[te_all["eval_family"] == f] for f in FAMILIES}
-        shared = PipeweaveRegressor().fit(pd.concat(list(train.values()), ignore_index=True))
+        shared = PipeweaveRegressor(per_family=False).fit(pd.concat(list(train.values()), ignore_index=True))
         for variant, params in VARIANTS.items():
             for f in FAMILIES:
                 if test[f].empty:
@@ -80,9 +80,10 @@ def report(res: dict) -> str:
     lines = ["# Model choices (leave-one-generation-out, MAPE %)", "",
              "Command: `python experiments/model_choices/run.py`. See the module docstring for the variants.", ""]
     for f in FAMILIES:
-        lines += [f"## {f}", "", "| variant | " + " | ".join(GENERATIONS) + " | mean |", "|---|" + "---:|" * 5]
+        gens = order_generations(g for v in VARIANTS for g in res[v][f])  # the held-out generations with rows
+        lines += [f"## {f}", "", "| variant | " + " | ".join(gens) + " | mean |", "|---|" + "---:|" * (len(gens) + 1)]
         for v in VARIANTS:
-            vals = [res[v][f].get(g) for g in GENERATIONS]
+            vals = [res[v][f].get(g) for g in gens]
             got = [x for x in vals if x is not None]
             lines.append(f"| {v} | " + " | ".join("–" if x is None else f"{x:.1f}" for x in vals)
                          + f" | {np.mean(got):.1f} |")

@@ -32,11 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the profiles and print the report."""
-    from ..sources import load_profiles
+    from ..sources import load_profiles_report
 
     with warnings.catch_warnings():  # the report prints every note itself
         warnings.simplefilter("ignore")
-        _, rep = load_profiles(args.data, report=True, cache=not args.no_cache)
+        _, rep = load_profiles_report(args.data, cache=not args.no_cache)
     if args.json:
         print(json.dumps(rep.kept_records(), indent=1))
     else:

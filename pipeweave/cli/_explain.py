@@ -24,23 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def explain_launch(df, spec, data=None) -> dict:  # noqa: ANN001
-    """Explanation dict of the first row of ``df`` on ``spec``."""
-    from ..frontend import PIPES, TILE_COLUMNS, featurize
 
-    f = featurize(df, gpus={spec.name: spec}, data=data).iloc[0]
-    pipes = {p: {"work": float(f[f"work_{p}"]), "time_us": float(f[f"t_chip_{p}_us"]),
-                 "busiest_sm_time_us": float(f[f"t_sm_{p}_us"])} for p in PIPES}
-    return {
-        "gpu": spec.name, "family": df["family"].iloc[0], "dtype": df["dtype"].iloc[0],
-        "tile_plan": {**{c: float(f[c]) for c in TILE_COLUMNS}, "split_k": float(f["split_k"]),
-                      "origin": str(f["tile_origin"])},
-        "grid_ctas": float(f["grid_ctas"]), "ctas_per_sm": float(f["ctas_per_sm"]), "waves": float(f["waves"]),
-        "wave_efficiency": float(f["wave_efficiency"]), "occupancy": float(f["occupancy"]),
-        "pipes": pipes, "latency_bound_us": float(f["t_latency_us"]), "bound_pipe": str(f["bound_pipe"]),
-        "envelope_us": float(f["t_env_us"]), "lower_bound_us": float(f["t_lower_us"]),
-        "roofline_us": float(f["t_roofline_us"]), "tilesight_us": float(f["t_tilesight_us"]),
-    }
+from ..api import explain_launch  # noqa: E402  (the public API; kept importable from here)
 
 
 def run(args: argparse.Namespace) -> int:

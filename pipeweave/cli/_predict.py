@@ -132,43 +132,51 @@ def run(args: argparse.Namespace) -> int:
     conflicts = None
     given = None
     if args.input:
-        df = read_csv_checked(args.input, "--input")
-        if spec is not None:
-            conflicts = _gpu_conflicts(df, spec)
-            given = df
-            df = df.assign(gpu=spec.name)
-        elif "gpu" not in df.columns:
-            raise DataError(f"{args.input!r} has no `gpu` column and --gpu was not given",
-                            hint="pass --gpu NAME_OR_SPEC or add a gpu column")
+        return _predict_input(args, model, spec)
+    if spec is None:
+        raise DataError("--gpu is required", hint="e.g. --gpu B300 (see `pipeweave gpus`)")
+    df = launch_frame(args, spec)
+    pred, problems = predict_frame(df, model, {spec.name: spec}, data=args.data)
+    bad = problems[problems != ""]
+    if bad.size:
+        reason = str(bad.iloc[0])
+        raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
+    backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
+    if args.json:
+        print_json({"gpu": spec.name, "family": args.family, "dtype": args.dtype,
+                    **({"backend": backend} if backend else {}), "latency_us_pred": float(pred.iloc[0])})
     else:
         if spec is None:
             raise DataError("--gpu is required", hint="e.g. --gpu B300 (see `pipeweave gpus`)")
         df = launch_frame(args, spec)
     gpus = {spec.name: spec} if spec is not None else None
-    pred, problems = predict_frame(df, model, gpus, data=args.data, problems=conflicts)
-    bad = problems[problems != ""]
-    if not args.input:
-        if bad.size:
-            reason = str(bad.iloc[0])
-            raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
-        backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
-        if args.json:
-            print_json({"gpu": spec.name, "family": args.family, "dtype": args.dtype,
-                        **({"backend": backend} if backend else {}), "latency_us_pred": float(pred.iloc[0])})
-        else:
-            what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
-            print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
-        return EXIT_OK
-    # rows are numbered as the user sees them: data row 1 = the first line after the header
-    positions = np.flatnonzero((problems != "").to_numpy())
-    for pos in positions[:_SHOW_ROWS]:
-        print(f"row {pos + 1}: not predicted: {problems.iloc[pos]}", file=sys.stderr)
-    if len(positions) > _SHOW_ROWS:
-        print(f"... and {len(positions) - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
-    out = df.assign(latency_us_pred=pred)
-    if spec is not None and "gpu" in given.columns:  # the output keeps the user's gpu cells (blank ones: --gpu)
-        cells = given["gpu"].astype(object)
-        out["gpu"] = cells.where(~(cells.isna() | (cells.astype("string").str.strip().fillna("") == "")), spec.name)
+    tally = {"rows": 0, "bad": 0}
+
+    def write(fh) -> None:  # noqa: ANN001
+        first = True
+        for df, text in iter_csv_chunks(args.input, args.chunk_rows or DEFAULT_CHUNK_ROWS, "--input"):
+            conflicts = None
+            out = text
+            if spec is not None:
+                conflicts = _gpu_conflicts(df, spec)
+                df = df.assign(gpu=spec.name)
+                if "gpu" in text.columns:  # the output keeps the user's gpu cells (blank ones: --gpu)
+                    out = text.assign(gpu=text["gpu"].where(text["gpu"].str.strip() != "", spec.name))
+                else:
+                    out = text.assign(gpu=spec.name)
+            elif "gpu" not in df.columns:
+                raise DataError(f"{args.input!r} has no `gpu` column and --gpu was not given",
+                                hint="pass --gpu NAME_OR_SPEC or add a gpu column")
+            pred, problems = predict_frame(df, model, gpus, data=args.data, problems=conflicts)
+            # rows are numbered as the user sees them: data row 1 = the first line after the header
+            positions = np.flatnonzero((problems != "").to_numpy())
+            for pos in positions[:max(0, _SHOW_ROWS - tally["bad"])]:
+                print(f"row {df.index[pos] + 1}: not predicted: {problems.iloc[pos]}", file=sys.stderr)
+            tally["rows"] += len(df)
+            tally["bad"] += len(positions)
+            out.assign(latency_us_pred=pred.to_numpy()).to_csv(fh, index=False, header=first)
+            first = False
+
     if args.output:
         atomic_write(args.output, lambda p: out.to_csv(p, index=False))
         print(f"wrote {len(out) - bad.size:,} predictions to {args.output}"

@@ -132,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if args.builtin:
         mix = S.instruction_mix(args.builtin, arch, cfg, _shape(args), dtype=args.dtype or "bfloat16")
     else:
-        from ..frontend.sass._compile import load_kernel_file, parse_signature
+        from ..diagnose import eval_launch_expr, fill_block_constants, split_signature_shapes
+        from ..frontend.sass import load_kernel_file, parse_signature
+        from ._diagnose import _split_top
 
         fn = load_kernel_file(args.kernel)
         kargs = parse_signature(fn, args.signature)

@@ -57,3 +57,17 @@ __all__ = [
     "DEFAULT_LATENCY_PATH",
     "REBUILD_COMMAND",
 ]
+
+
+class _CallableModule(type(__import__("sys"))):
+    """``pipeweave.diagnose`` is also the function ``pw.diagnose(launch, gpu=...)`` (:func:`pipeweave.api.diagnose`):
+    the package attribute ``pipeweave.diagnose`` is this subpackage once it is imported, so the module
+    itself forwards calls."""
+
+    def __call__(self, *args: object, **kwargs: object) -> dict:
+        from ..api import diagnose as _api_diagnose
+
+        return _api_diagnose(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

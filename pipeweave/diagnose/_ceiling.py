@@ -17,17 +17,19 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
+from .._paths import MODELS_DIR
 from ._features import SHAPE_COLUMNS
 
 __all__ = ["CeilingModel", "best_per_shape", "DEFAULT_CEILING_PATH", "DEFAULT_LATENCY_PATH", "latency_training_rows",
            "fit_latency_model"]
 
-_MODELS = Path(__file__).resolve().parents[2] / "models"
+_MODELS = MODELS_DIR
 DEFAULT_CEILING_PATH = _MODELS / "diagnose_ceiling.ubj"
 DEFAULT_LATENCY_PATH = _MODELS / "diagnose_latency.ubj"
 
 #: Boosting settings of the diagnose regressors (smaller than the main model: ~2k-30k rows).
-REGRESSOR_PARAMS = {"n_estimators": 400, "max_depth": 6, "learning_rate": 0.05, "min_child_weight": 3.0, "n_jobs": 2}
+REGRESSOR_PARAMS = {"n_estimators": 400, "max_depth": 6, "learning_rate": 0.05, "min_child_weight": 3.0, "n_jobs": 2,
+                    "max_rows_per_group": None}  # every sweep row (no row cap of the latency recipe)
 
 
 def best_per_shape(sweeps: pd.DataFrame) -> pd.DataFrame:

@@ -90,7 +90,7 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
     missing or the kernel does not compile.
     """
     from ..frontend.sass import SassConfig, arch_for_gpu, instruction_mix
-    from ..frontend.sass._compile import import_triton, load_kernel_file, parse_signature
+    from ..frontend.sass import Ptr, import_triton, load_kernel_file, parse_signature
     from ..hardware import GPUSpec, get_gpu
 
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)

@@ -29,12 +29,13 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._errors import DataError, SchemaMismatchError
-from ..model._xgb import predict_in_place, tree_params
+from .._paths import MODELS_DIR
+from ..model import predict_in_place, tree_params
 
 __all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMMAND"]
 
-RANKER_SCHEMA = "pipeweave-diagnose-ranker/2"
-DEFAULT_RANKER_PATH = Path(__file__).resolve().parents[2] / "models" / "diagnose_ranker.ubj"
+RANKER_SCHEMA = "pipeweave-diagnose-ranker/3"
+DEFAULT_RANKER_PATH = MODELS_DIR / "diagnose_ranker.ubj"
 REBUILD_COMMAND = "python -m pipeweave.diagnose.build"
 
 
@@ -139,7 +140,7 @@ class ConfigRanker(BaseEstimator):
     def save(self, path: str | os.PathLike[str], *, extra: dict | None = None) -> Path:
         """Write the booster (``.ubj`` or ``.json``) atomically with its stamp."""
         from .._io import atomic_write
-        from ..model._artifact import _versions
+        from ..model import library_versions as _versions
 
         self._check_fitted()
         path = Path(path)

@@ -40,9 +40,17 @@ from ._protocols import (
     run_protocol,
     shape_groups,
 )
+from ._suite import EVAL_FAMILIES, METHODS, CappedTraining, load_eval_frame, make_methods, run_evaluation
 from ._report import STAT_KEYS, build_results, family_keys, render_markdown, write_report
 
 __all__ = [
+    # the project's suite (which rows, which methods)
+    "EVAL_FAMILIES",
+    "METHODS",
+    "CappedTraining",
+    "make_methods",
+    "load_eval_frame",
+    "run_evaluation",
     # protocols
     "Method",
     "PROTOCOLS",

@@ -18,7 +18,8 @@ functions over the per-row predictions:
   held-out measurements on purpose: it is a diagnosis (how much of the error one number per GPU
   could remove), never a method;
 * **feature-group ablations** (:func:`ablation_table`): pipeweave refitted without one group
-  (L2 / scheduling, SASS, spec-sheet ratios, tile plan).
+  (L2 / scheduling, SASS, spec-sheet ratios, tile plan), on the headline families (bf16 GEMM and
+  fused MoE) only, to keep the run within the shared CPU budget.
 
 Everything is computed by ``anatomy_tables`` (pure: predictions in, tables out), written as
 ``results.json`` + small CSVs, drawn by ``plot_*(data, ax=None)`` and summarized in
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = ["ANATOMY_FAMILIES", "ANATOMY_KEEP", "FEATURE_GROUPS", "regime_labels", "regime_table", "oracle_table",
+           "ep_semantics_evidence",
            "ablation_table", "fold_table", "anatomy_tables", "anatomy_findings", "render_anatomy_markdown",
            "plot_regimes", "plot_oracle", "run_anatomy"]
 
@@ -165,6 +167,43 @@ def ablation_table(folds: pd.DataFrame) -> pd.DataFrame:
                                                     "delta_vs_pipeweave"]].round(4)
 
 
+_EP_KEYS = ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "distribution")
+
+
+def ep_semantics_evidence(profiles: pd.DataFrame, *, min_tokens: float = 4096, min_experts: float = 128,
+                          eps: tuple[float, ...] = (2.0, 4.0, 8.0)) -> pd.DataFrame:
+    """Per (source, GPU): how fused-MoE latency scales with expert parallelism (the evidence behind the
+    manifest's ``moe_ep_semantics``).
+
+    On TP-1 rows with >= ``min_tokens`` tokens and >= ``min_experts`` experts, each EP in ``eps`` row
+    is divided by the same shape's EP-1 latency. ``share_per_rank`` (%): ratio < 1.6 / EP (the rank
+    timed T x topk / EP rows); ``share_flat`` (%): ratio > 0.6 (all T x topk rows entered the grid);
+    ``median_ep<k>``: median ratio at EP k; ``flag``: the manifest's value.
+    """
+    d = profiles[(profiles["family"].astype(str) == "fused_moe")
+                 & (pd.to_numeric(profiles["moe_tp_size"], errors="coerce") == 1)
+                 & (pd.to_numeric(profiles["num_tokens"], errors="coerce") >= min_tokens)
+                 & (pd.to_numeric(profiles["num_experts"], errors="coerce") >= min_experts)]
+    if d.empty:
+        return pd.DataFrame(columns=["source", "gpu", "flag", "n", "share_per_rank", "share_flat"])
+    keys = ["source", "gpu", "dtype", *_EP_KEYS]
+    d = d.assign(**{c: d[c].astype(str) for c in ("source", "gpu", "dtype", "distribution")})
+    base = d[d["moe_ep_size"] == 1].groupby(keys, observed=True)["latency_us"].median().rename("ep1")
+    m = d[d["moe_ep_size"].isin(eps)].join(base, on=keys, how="inner")
+    m = m.assign(ratio=m["latency_us"] / m["ep1"])
+    m = m.assign(per_rank=m["ratio"] < 1.6 / m["moe_ep_size"], flat=m["ratio"] > 0.6)
+    g = m.groupby(["source", "gpu"], observed=True)
+    out = g.agg(n=("ratio", "size"), share_per_rank=("per_rank", "mean"), share_flat=("flat", "mean"))
+    out[["share_per_rank", "share_flat"]] *= 100.0
+    for ep in eps:
+        out[f"median_ep{int(ep)}"] = m[m["moe_ep_size"] == ep].groupby(["source", "gpu"], observed=True)[
+            "ratio"].median()
+    flag = (d.assign(flag=d["moe_ep_semantics"].astype(object).fillna("").astype(str))
+            .groupby(["source", "gpu"], observed=True)["flag"].first() if "moe_ep_semantics" in d.columns else None)
+    out.insert(0, "flag", flag.reindex(out.index).to_numpy() if flag is not None else "")
+    return out.reset_index().round(3)
+
+
 def anatomy_tables(pred: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Every table of the report from one predictions frame (``run_protocol`` output with
     :data:`ANATOMY_KEEP` columns). Pure: same predictions, same tables."""
@@ -269,7 +308,8 @@ def _md(df: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---"
                                                           for c in cols) + "|"]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(f"{v:.1f}" if isinstance(v, float) else str(v) for v in row) + " |")
+        lines.append("| " + " | ".join((f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}") if isinstance(v, float)
+                                       else str(v) for v in row) + " |")
     return "\n".join(lines)
 
 
@@ -292,6 +332,14 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
            "the backend for attention. Ablations: "
            + "; ".join(f"`{k}` drops {v}" for k, v in FEATURE_GROUPS.items()) + ".",
            "", "Errors in percent (APE = |pred / measured - 1| x 100).", ""]
+    ev = tables.get("ep_evidence")
+    if ev is not None and len(ev):
+        out += ["## Fused-MoE expert-parallel semantics per GPU (the evidence behind `moe_ep_semantics`)", "",
+                "TP-1 rows with >= 4,096 tokens and >= 128 experts at EP 2, 4, 8, each divided by the same "
+                "shape's EP-1 latency. `share_per_rank`: ratio < 1.6 / EP (the rank timed T x topk / EP rows); "
+                "`share_flat`: ratio > 0.6 (all T x topk rows entered the rank's grid). The LOGO report scores "
+                "fused MoE with and without the EP > 1 rows of the minority semantics.", "",
+                _md(ev), ""]
     folds = tables["folds"]
     for fam in pd.unique(folds["family"]):
         f = folds[folds["family"] == fam]
@@ -331,7 +379,8 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
 
     from .._io import atomic_write, atomic_write_json, atomic_write_text
     from ._protocols import run_protocol
-    from ._suite import L2_SCHED_FEATURES, SASS_ABLATION_FAMILIES, load_eval_frame, make_methods, semantics_flags
+    from ._suite import (ABLATION_FAMILIES, L2_SCHED_FEATURES, SASS_ABLATION_FAMILIES, load_eval_frame, make_methods,
+                         semantics_flags)
 
     t0 = time.perf_counter()
     labels = list(families or ANATOMY_FAMILIES)
@@ -345,18 +394,21 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
         base = ms["pipeweave"]
         drops = {"pipeweave_no_l2_sched": L2_SCHED_FEATURES, "pipeweave_no_spec_ratios": _spec_ratio_features(),
                  "pipeweave_no_tile": _tile_features()}
+        if label not in ABLATION_FAMILIES:  # feature-group ablations on the headline families only (CPU)
+            drops = {}
         for name, feats in drops.items():
             est = clone(base)
             prior = tuple(est.estimator.get_params().get("drop_features", ()) or ())
             est.set_params(estimator__drop_features=tuple(dict.fromkeys((*prior, *feats))))
             ms[name] = est
-        if has_sass and label in SASS_ABLATION_FAMILIES:
+        if drops and has_sass and label in SASS_ABLATION_FAMILIES:
             ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
         keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
         preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, "logo",
                                   family_col="eval_family", progress=progress, keep=keep))
     pred = pd.concat(preds, ignore_index=True)
     tables = anatomy_tables(pred)
+    tables["ep_evidence"] = ep_semantics_evidence(frame)
     outp = Path(out)
     (outp / "figures").mkdir(parents=True, exist_ok=True)
     figures: dict[str, dict[str, str]] = {}

@@ -338,6 +338,12 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
         out.append("- columns = the held-out GPU generation: no GPU of it was in the training rows.")
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
+    extra = results.get("extra") or {}
+    if extra.get("tuning"):
+        out.append(f"- tuning: {extra['tuning']}.")
+    notes = extra.get("method_notes") or {}
+    if notes:
+        out += ["", "## Methods", ""] + [f"- `{m}`: {note}" for m, note in notes.items()]
     for key, meta in results["families"].items():
         res = results["results"][key]
         gens = [*meta["generations"], _ALL]

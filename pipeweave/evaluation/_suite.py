@@ -47,6 +47,23 @@ ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")
 SASS_ABLATION_FAMILIES: tuple[str, ...] = ("fused_moe_bf16", "moe_w13")
 METHODS: tuple[str, ...] = ("pipeweave", "pipeweave_no_sass", "pipeweave_no_l2_sched", "roofline", "tilesight",
                             "kernelsight", "xgboost_raw", "xgboost_crude")
+#: one line per method for the report (what it is; the module docstrings hold the details)
+METHOD_NOTES: dict[str, str] = {
+    "pipeweave": "analytical per-pipe front-end + XGBoost on log(measured / envelope), per family",
+    "pipeweave_no_sass": "ablation: pipeweave without the Triton SASS instruction-mix columns",
+    "pipeweave_no_l2_sched": "ablation: pipeweave without the L2 / scheduling feature group",
+    "roofline": "calibrated roofline: t0 + max(u F / (0.93 P), B / (0.86 BW_dram)), u = wave quantization, "
+                "t0 = launch; nothing learned",
+    "tilesight": "TileSight-style tile model (pipeline envelope, lockstep L2 reuse, wave + tail, 0.9 caps) "
+                 "+ launch; nothing learned",
+    "kernelsight": "KernelSight-style t0 + u T_roof / eta, eta a per-family ridge regression on ops/mem ratio "
+                   "deviation, scheduling and architecture features, fitted on kernels >= 10 us; ridge penalty "
+                   "by nested leave-one-generation-out",
+    "xgboost_raw": "XGBoost on raw shapes + raw spec numbers, target log latency; depth by nested "
+                   "leave-one-generation-out",
+    "xgboost_crude": "XGBoost on ~10 hand-normalized features (fixed 128x128x64 tile, waves, padding, "
+                     "wave-quantized roofline, working set / L2; no L2 model, no SASS); fixed hyperparameters",
+}
 #: the L2/scheduling feature group dropped by the ``pipeweave_no_l2_sched`` ablation
 L2_SCHED_FEATURES: tuple[str, ...] = (
     "r_chip_l2", "r_sm_l2", "r_latency", "r_fill", "r_epilogue", "waves", "log2_waves", "wave_efficiency",
@@ -64,7 +81,7 @@ class CappedTraining(RegressorMixin, BaseEstimator):
 
     def fit(self, df: pd.DataFrame, y: object = None) -> "CappedTraining":
         if self.max_rows_per_gpu:
-            from ..model._training import cap_rows
+            from ..model import cap_rows
 
             df = cap_rows(df, self.max_rows_per_gpu, by=("gpu",), seed=self.random_state)
         self.estimator_ = clone(self.estimator).fit(df)
@@ -143,7 +160,7 @@ def load_eval_frame(data: object = None, families: Sequence[str] | None = None, 
 
     Returns ``(frame, drops, data_fingerprint)``; ``frame['eval_family']`` holds the label.
     """
-    from ..model._training import prepare_training_frame
+    from ..model import prepare_training_frame
     from ..sources import data_fingerprint, load_profiles
 
     labels = list(families or EVAL_FAMILIES)
@@ -163,7 +180,7 @@ def load_eval_frame(data: object = None, families: Sequence[str] | None = None, 
     t1 = time.perf_counter()
     frame, drops = prepare_training_frame(df)
     if sass:  # Triton families only: cuBLAS/attention rows get NaN (no Triton SASS describes them)
-        from ..model._features import attach_sass_features
+        from ..model import attach_sass_features
 
         frame = attach_sass_features(frame)
     if verbose:
@@ -198,6 +215,10 @@ def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, meth
         "max_train_rows_per_gpu": max_train_rows_per_gpu,
         "sass_features": has_sass,
         "dropped_impossible_rows": drops.to_dict(orient="records"),
+        "method_notes": {m: METHOD_NOTES[m] for m in names if m in METHOD_NOTES},
+        "tuning": "nothing is tuned on the held-out generation; the learned baselines that tune a "
+                  "hyperparameter do it by nested leave-one-generation-out (sklearn LeaveOneGroupOut over "
+                  "the training generations); pipeweave's hyperparameters are fixed defaults",
     }
     results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)
     if plots:

@@ -13,7 +13,14 @@ from ._tileplan import TILE_COLUMNS
 from ._validate import COLUMN_DOMAINS, DERIVED_COLUMNS, LAUNCH_DEFAULTS, fill_launch_defaults, row_problems
 
 __all__ = [
+# modelling constants other subpackages use (units and sources in ._constants)
+from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
+
     "featurize",
+    "LAUNCH_US",
+    "DRAM_LATENCY_CYCLES",
+    "DTYPE_BYTES",
+    "DTYPE_TENSOR_KEY",
     "FEATURES",
     "FAMILIES",
     "Family",

@@ -10,6 +10,13 @@ from ._features import design_matrix, ensure_features, model_feature_names
 from ._regressor import PipeweaveRegressor
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 
+# shared with the learned baselines, the evaluation suite, the diagnose ranker and the CLI
+from ._artifact import library_versions
+from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS
+from ._features import KNOWN_SOURCES, SASS_FAMILIES, attach_sass_features
+from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
+from ._xgb import predict_in_place, tree_params
+
 __all__ = [
     "PipeweaveRegressor",
     "save_model",
@@ -26,4 +33,15 @@ __all__ = [
     "tune",
     "logo_cv_mape",
     "SEARCH_SPACE",
+    "attach_sass_features",
+    "KNOWN_SOURCES",
+    "SASS_FAMILIES",
+    "prepare_training_frame",
+    "cap_rows",
+    "IMPOSSIBLE_FACTOR",
+    "tree_params",
+    "predict_in_place",
+    "library_versions",
+    "DEFAULT_MODEL_PARAMS",
+    "DEFAULT_MAX_ROWS_PER_GROUP",
 ]

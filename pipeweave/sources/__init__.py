@@ -5,8 +5,8 @@ measurements from several public projects; ``datasets/sources/*.toml`` (the sour
 say where each source's files are and how their columns map to the canonical columns
 (``PROFILE_COLUMNS``; one row = one measured kernel launch, ``latency_us`` in microseconds).
 
->>> from pipeweave.sources import load_profiles
->>> df, rep = load_profiles(families="gemm", dtypes="bfloat16", report=True)  # doctest: +SKIP
+>>> from pipeweave.sources import load_profiles_report
+>>> df, rep = load_profiles_report(families="gemm", dtypes="bfloat16")  # doctest: +SKIP
 >>> print(rep.to_text())                                                        # doctest: +SKIP
 
 Only this subpackage reads the shared files.
@@ -39,7 +39,7 @@ Decisions (also in the manifests):
 from __future__ import annotations
 
 from ._cache import CACHE_ENV_VAR, LOADER_VERSION, cache_dir
-from ._load import data_fingerprint, load_profiles, profile_sources
+from ._load import data_fingerprint, load_profiles, load_profiles_report, profile_sources
 from ._manifest import MANIFEST_DIR, load_manifests
 from ._report import LoadReport
 from ._schema import (
@@ -62,6 +62,7 @@ from ._validate import validate_profiles
 
 __all__ = [
     "load_profiles",
+    "load_profiles_report",
     "validate_profiles",
     "data_fingerprint",
     "LoadReport",

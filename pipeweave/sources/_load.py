@@ -9,6 +9,7 @@ import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal, overload
 
 import pandas as pd
 
@@ -20,7 +21,7 @@ from ._read import concat_frames, read_dataset
 from ._report import DropLog, LoadReport, kept_counts
 from ._schema import DTYPES, FAMILIES, conform
 
-__all__ = ["load_profiles", "data_fingerprint", "profile_sources"]
+__all__ = ["load_profiles", "load_profiles_report", "data_fingerprint", "profile_sources"]
 
 
 def profile_sources() -> dict[str, SourceManifest]:
@@ -76,6 +77,34 @@ def _build(data_dir: Path, manifests: dict[str, SourceManifest]) -> tuple[pd.Dat
     return conform(concat_frames(frames)), log
 
 
+def load_profiles_report(
+    data: str | os.PathLike[str] | None = None,
+    *,
+    sources: str | Iterable[str] | None = None,
+    families: str | Iterable[str] | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    gpus: str | Iterable[str] | None = None,
+    cache: bool = True,
+) -> tuple[pd.DataFrame, LoadReport]:
+    """:func:`load_profiles` and its :class:`LoadReport` (rows kept per source/dataset, drops by reason)."""
+    return load_profiles(data, sources=sources, families=families, dtypes=dtypes, gpus=gpus, report=True,
+                         cache=cache)
+
+
+@overload
+def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
+                  families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
+                  gpus: str | Iterable[str] | None = None, report: Literal[False] = False,
+                  cache: bool = True) -> pd.DataFrame: ...
+
+
+@overload
+def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
+                  families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
+                  gpus: str | Iterable[str] | None = None, report: Literal[True],
+                  cache: bool = True) -> tuple[pd.DataFrame, LoadReport]: ...
+
+
 def load_profiles(
     data: str | os.PathLike[str] | None = None,
     *,
@@ -87,6 +116,9 @@ def load_profiles(
     cache: bool = True,
 ) -> pd.DataFrame | tuple[pd.DataFrame, LoadReport]:
     """Load the real measurements in the data directory as one canonical profile table.
+
+    Returns the DataFrame; :func:`load_profiles_report` returns it with its :class:`LoadReport`
+    (``report=True`` here does the same and is kept for old callers).
 
     ``data``: the data directory (default: $PIPEWEAVE_DATA, else ../shared/datasets).
     ``sources`` / ``families`` / ``dtypes`` / ``gpus`` keep only those rows (GPU aliases accepted).

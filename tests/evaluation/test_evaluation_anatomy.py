@@ -108,3 +108,22 @@ def test_semantics_flags_mark_the_minority_ep_semantics() -> None:
                       "moe_ep_semantics": ["a", "a", "a", "a", "a", "l", "l", None]})
     assert semantics_flags(f).tolist() == [False, False, False, False, False, True, True, False]
     assert not semantics_flags(f.drop(columns="moe_ep_semantics")).any()
+
+
+def test_ep_semantics_evidence_separates_flat_from_per_rank() -> None:
+    """Hand-made fused-MoE rows: GPU 'F' stays flat with EP, GPU 'R' scales as 1/EP (not measured data)."""
+    from pipeweave.evaluation._anatomy import ep_semantics_evidence
+
+    rows = []
+    for gpu, flag in (("F", "rank_all_tokens"), ("R", "rank_local_tokens")):
+        for t in (4096.0, 8192.0):
+            for ep in (1.0, 2.0, 4.0, 8.0):
+                lat = 100.0 * (0.95 if ep > 1 else 1.0) if gpu == "F" else 100.0 / ep
+                rows.append({"source": "s", "gpu": gpu, "family": "fused_moe", "dtype": "bfloat16",
+                             "num_tokens": t, "hidden_size": 4096.0, "inter_size": 1024.0, "topk": 8.0,
+                             "num_experts": 256.0, "moe_tp_size": 1.0, "moe_ep_size": ep, "distribution": "balanced",
+                             "latency_us": lat, "moe_ep_semantics": flag})
+    ev = ep_semantics_evidence(pd.DataFrame(rows)).set_index("gpu")
+    assert ev.loc["F", "share_flat"] == 100.0 and ev.loc["F", "share_per_rank"] == 0.0
+    assert ev.loc["R", "share_per_rank"] == 100.0 and ev.loc["R", "median_ep4"] == pytest.approx(0.25)
+    assert ev.loc["R", "flag"] == "rank_local_tokens" and ev.loc["F", "n"] == 6

@@ -205,3 +205,11 @@ def test_results_without_flagged_rows(pred: pd.DataFrame) -> None:
     plain = build_results(pred, protocol="logo", data_fingerprint="x", n_boot=20)
     assert res["results"] == plain["results"]
     assert f"without the {n_b200} rows flagged" in render_markdown(res)
+
+
+def test_method_notes_and_tuning_statement_rendered(pred: pd.DataFrame) -> None:
+    res = build_results(pred, protocol="logo", data_fingerprint="x", n_boot=10,
+                        extra={"method_notes": {"flop": "FLOPs / 2e8 + 2 us"}, "tuning": "nothing tuned"})
+    md = render_markdown(res)
+    assert "## Methods" in md and "- `flop`: FLOPs / 2e8 + 2 us" in md and "- tuning: nothing tuned." in md
+    assert "## Methods" not in render_markdown(build_results(pred, protocol="logo", data_fingerprint="x", n_boot=10))
