@@ -9,7 +9,9 @@ noise-to-signal ratio ``noise``. The posterior mean
     c(z) = mean(r) + k(z, Z) (K + noise I)^-1 (r - mean(r)),   k(a, b) = exp(-|a - b|^2 / (2 l^2))
 
 corrects each launch by what the measurements of launches in the same regime say, and falls
-back to the per-GPU factor far from every measured launch. It is clipped to the range of the
+back to the per-GPU factor far from every measured launch. ``linear`` > 0 adds a linear kernel
+``linear * a.b`` (a Bayesian linear trend over the regime coordinates, e.g. "the more
+tensor-bound, the slower than predicted"), which extrapolates where the RBF term cannot. It is clipped to the range of the
 observed residuals (no extrapolation beyond what was measured). ``method="scalar"`` keeps the
 mean only, ``"none"`` is the uncorrected model. The calibrated prediction is
 ``max(f(x) * exp(c(z)), t_lower_us)``.
@@ -43,6 +45,7 @@ class ResidualCorrection:
     method: str = "gp"
     length_scale: float = DEFAULT_LENGTH_SCALE
     noise: float = DEFAULT_NOISE
+    linear: float = 0.0
     features: dict[str, float] = field(default_factory=lambda: dict(REGIME_FEATURES))
     mean_: float = 0.0
     lo_: float = 0.0
@@ -71,7 +74,7 @@ class ResidualCorrection:
             self.Z_, self.alpha_ = np.zeros((0, len(self.features))), np.zeros(0)
             return self
         Z = regime_matrix(frame, self.features) / self.length_scale
-        K = np.exp(-0.5 * _sqdist(Z, Z)) + self.noise * np.eye(len(Z))
+        K = self._kernel(Z, Z) + self.noise * np.eye(len(Z))
         self.Z_ = Z
         self.alpha_ = np.linalg.solve(K, r - self.mean_)
         return self
@@ -83,12 +86,18 @@ class ResidualCorrection:
             Z = regime_matrix(frame, self.features) / self.length_scale
             for lo in range(0, len(Z), 65536):  # bounded memory: chunks of rows x shots
                 hi = lo + 65536
-                out[lo:hi] += np.exp(-0.5 * _sqdist(Z[lo:hi], self.Z_)) @ self.alpha_
+                out[lo:hi] += self._kernel(Z[lo:hi], self.Z_) @ self.alpha_
         return np.clip(out, self.lo_, self.hi_)
+
+    def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        K = np.exp(-0.5 * _sqdist(A, B))
+        if self.linear > 0:  # coordinates are scaled by the length scale; undo it for the linear term
+            K += self.linear * (A @ B.T) * self.length_scale**2
+        return K
 
     def to_dict(self) -> dict:
         """JSON-ready state."""
-        return {"method": self.method, "length_scale": self.length_scale, "noise": self.noise,
+        return {"method": self.method, "length_scale": self.length_scale, "noise": self.noise, "linear": self.linear,
                 "features": [[k, v] for k, v in self.features.items()],  # ordered: the columns of Z
                 "mean": self.mean_, "lo": self.lo_, "hi": self.hi_,
                 "Z": self.Z_.tolist(), "alpha": self.alpha_.tolist()}
@@ -97,6 +106,7 @@ class ResidualCorrection:
     def from_dict(cls, d: dict) -> "ResidualCorrection":
         """Inverse of :meth:`to_dict`."""
         c = cls(method=d["method"], length_scale=float(d["length_scale"]), noise=float(d["noise"]),
+                linear=float(d.get("linear", 0.0)),
                 features={str(k): float(v) for k, v in d["features"]})
         c.mean_, c.lo_, c.hi_ = float(d["mean"]), float(d["lo"]), float(d["hi"])
         c.alpha_ = np.asarray(d["alpha"], dtype=float)

@@ -66,7 +66,7 @@ def _candidates_from_data(data: object, families: list[str], dtype: str, gpu_nam
     from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
 
     df = load_profiles(data, families=families, dtypes=[dtype])
-    keep = ["family", "dtype", "source", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]),
+    keep = ["family", "dtype", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]),
             *TILE_COLUMNS]
     keep = [c for c in keep if c in df.columns]
     cand = df[keep].astype({c: object for c in keep if str(df[c].dtype) == "category"})

@@ -45,6 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-estimators", type=int, default=200, help="boosting rounds of the learned methods (default 200)")
     p.add_argument("--shots", nargs="+", type=int, default=None, metavar="N",
                    help="few-shot: launches measured per held-out GPU (default 0 8 32 128)")
+    p.add_argument("--cache-dir", metavar="DIR", default=None,
+                   help="few-shot: keep the zero-shot models' predictions here; a re-run refits nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_data_argument(p)
 
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
         run_few_shot(families=args.families, shots=args.shots or DEFAULT_SHOTS, out=out, data=args.data,
                      max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
-                     progress=not args.no_progress)
+                     progress=not args.no_progress, cache_dir=args.cache_dir)
         return 0
     if args.protocol == "anatomy":
         from ..evaluation._anatomy import run_anatomy

@@ -49,7 +49,8 @@ DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
 OPTIONS: tuple[dict[str, Any], ...] = (
     {"method": "none"},
     {"method": "scalar"},
-    *({"method": "gp", "length_scale": ls, "noise": nz} for ls in (0.5, 1.0, 2.0) for nz in (0.03, 0.3)),
+    *({"method": "gp", "length_scale": ls, "noise": nz, "linear": lin}
+      for ls in (0.5, 1.0, 2.0, 4.0) for nz in (0.1, 0.3, 1.0) for lin in (0.0, 0.02)),
 )
 
 
@@ -87,38 +88,69 @@ class _GPUCase:
         return ape(pred, self.lat[self.score])
 
 
-def _fit_predict(estimator: object, train: pd.DataFrame, cases: Sequence[_GPUCase]) -> list[np.ndarray]:
-    from sklearn.base import clone
+class _BaseModels:
+    """Zero-shot models fitted without a set of generations, each fitted once and shared by folds.
 
-    model = clone(estimator).fit(train)
-    return [np.asarray(model.predict(c.rows), dtype=float) for c in cases]
+    The inner model of (held-out G, inner t) is trained on every generation but G and t: the same
+    model as (held-out t, inner G), so a run needs one fit per generation pair plus one per fold.
+    """
+
+    def __init__(self, frame: pd.DataFrame, estimator: object, progress: Any = None,
+                 cache: Path | None = None) -> None:
+        self.frame = frame
+        self.cache = cache
+        self.gen = frame["generation"].astype(str).to_numpy()
+        self.estimator = estimator
+        self.progress = progress
+        self._models: dict[frozenset[str], object] = {}
+        self._preds: dict[tuple[frozenset[str], str], np.ndarray] = {}
+
+    def predict(self, without: frozenset[str], case: "_GPUCase", gpu: str) -> np.ndarray:
+        """Latency (us) of ``case``'s rows by the model fitted without the generations ``without``."""
+        from sklearn.base import clone
+
+        path = None
+        if self.cache is not None:
+            path = self.cache / f"{'-'.join(sorted(without))}.{gpu}.npy"
+            if (without, gpu) not in self._preds and path.is_file():
+                pred = np.load(path)
+                if len(pred) == len(case.rows):
+                    self._preds[(without, gpu)] = pred
+        if (without, gpu) not in self._preds:
+            if without not in self._models:
+                train = self.frame[~np.isin(self.gen, list(without))]
+                self._models[without] = clone(self.estimator).fit(train)
+                if self.progress is not None:
+                    self.progress.update()
+            self._preds[(without, gpu)] = np.asarray(self._models[without].predict(case.rows), dtype=float)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                np.save(path, self._preds[(without, gpu)])
+        return self._preds[(without, gpu)]
 
 
-def few_shot_fold(frame: pd.DataFrame, held_out: str, estimator: object, shots: Sequence[int], *,
-                  cases: dict[str, _GPUCase], options: Sequence[dict[str, Any]] = OPTIONS,
-                  progress: Any = None) -> dict[str, Any]:
+def few_shot_fold(frame: pd.DataFrame, held_out: str, models: _BaseModels, shots: Sequence[int], *,
+                  cases: dict[str, _GPUCase], options: Sequence[dict[str, Any]] = OPTIONS) -> dict[str, Any]:
     """One leave-one-generation-out fold: choose options in the training generations, score held-out.
 
     ``frame``: featurized rows of one evaluation family with ``generation``, ``gpu``,
-    ``latency_us``; ``cases``: :class:`_GPUCase` per GPU. Returns ``{"by_gpu", "generation",
-    "chosen", "inner"}`` (APE statistics in %).
+    ``latency_us``; ``models``: the zero-shot models by excluded generations; ``cases``:
+    :class:`_GPUCase` per GPU. Returns ``{"by_gpu", "generation", "chosen", "inner"}`` (APE
+    statistics in %).
     """
     gen = frame["generation"].astype(str).to_numpy()
     train_gens = sorted(set(gen) - {held_out})
-    # 1. inner simulation: each training generation plays the new GPU
+    # 1. inner simulation: each training generation plays the new GPU (model without it and held_out)
     inner: dict[int, list[list[float]]] = {s: [] for s in shots}
     for t in train_gens:
-        fit_rows = frame[(gen != held_out) & (gen != t)]
         gpus = sorted(set(frame.loc[gen == t, "gpu"].astype(str)))
-        preds = _fit_predict(estimator, fit_rows, [cases[g] for g in gpus])
+        preds = [models.predict(frozenset({held_out, t}), cases[g], g) for g in gpus]
         for s in shots:
             per_opt = []
             for opt in (options if s > 0 else options[:1]):
                 errs = np.concatenate([cases[g].errors(p, s, opt) for g, p in zip(gpus, preds)])
                 per_opt.append(float(errs.mean()))
             inner[s].append(per_opt)
-        if progress is not None:
-            progress.update()
     chosen: dict[str, dict[str, Any]] = {}
     inner_out: dict[str, list[float]] = {}
     for s in shots:
@@ -128,9 +160,7 @@ def few_shot_fold(frame: pd.DataFrame, held_out: str, estimator: object, shots: 
         inner_out[str(s)] = [round(float(v), 4) for v in scores]
     # 2. the held-out generation
     gpus = sorted(set(frame.loc[gen == held_out, "gpu"].astype(str)))
-    preds = _fit_predict(estimator, frame[gen != held_out], [cases[g] for g in gpus])
-    if progress is not None:
-        progress.update()
+    preds = [models.predict(frozenset({held_out}), cases[g], g) for g in gpus]
     by_gpu: dict[str, dict[str, Any]] = {}
     pooled: dict[str, Any] = {}
     for s in shots:
@@ -144,8 +174,12 @@ def few_shot_fold(frame: pd.DataFrame, held_out: str, estimator: object, shots: 
 def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] = DEFAULT_SHOTS,
                  out: str | Path = "experiments/few_shot", data: object = None,
                  max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200, seed: int = 0,
-                 progress: bool = True, plots: bool = True) -> dict:
-    """Run the few-shot protocol on the evaluation ``families`` and write results.json/.md and figures."""
+                 progress: bool = True, plots: bool = True, cache_dir: str | Path | None = None) -> dict:
+    """Run the few-shot protocol on the evaluation ``families`` and write results.json/.md and figures.
+
+    ``cache_dir``: keep the zero-shot models' predictions there (keyed by the data fingerprint and
+    the model settings), so a re-run only redoes the planning and calibration.
+    """
     from tqdm.auto import tqdm
 
     from .._io import atomic_write_json, atomic_write_text
@@ -169,16 +203,33 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
         sub = frame[frame["eval_family"] == label].reset_index(drop=True)
         if sub.empty:
             continue
+        # one XGBoost thread: on a shared, oversubscribed machine two threads run ~5x slower
         est = make_methods(["pipeweave"], label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu,
-                           n_estimators=n_estimators)["pipeweave"]
+                           n_estimators=n_estimators, n_jobs=1)["pipeweave"]
         gens = order_generations(sub["generation"].astype(str))
         cases = {g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed)
                  for g in sorted(set(sub["gpu"].astype(str)))}
-        bar = tqdm(total=len(gens) ** 2, desc=f"few-shot {label}", unit="fit", disable=None if progress else True)
+        bar = tqdm(total=len(gens) * (len(gens) + 1) // 2, desc=f"few-shot {label}", unit="fit",
+                   disable=None if progress else True)
+        cache = None
+        if cache_dir is not None:
+            import hashlib
+            import json
+
+            from ..sources import PROFILE_COLUMNS, data_fingerprint
+
+            rows_fp = data_fingerprint(sub[[c for c in PROFILE_COLUMNS if c in sub.columns]])
+            key = json.dumps([rows_fp, label, max_train_rows_per_gpu, n_estimators, repr(est)], default=str)
+            cache = Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+        if cache is not None:
+            print(f"  {label}: zero-shot predictions cached in {cache}", flush=True)
+        models = _BaseModels(sub, est, bar, cache)
         results[label], by_gpu[label], chosen[label], inner[label] = {str(s): {} for s in shots}, {}, {}, {}
         try:
             for g in gens:
-                fold = few_shot_fold(sub, g, est, shots, cases=cases, progress=bar)
+                fold = few_shot_fold(sub, g, models, shots, cases=cases)
+                print(f"  {label} held-out {g}: " + ", ".join(f"{s} shots {fold['generation'][str(s)]['mape']:.1f}%"
+                                                            for s in shots), flush=True)
                 for s in shots:
                     results[label][str(s)][g] = fold["generation"][str(s)]
                 by_gpu[label][g] = fold["by_gpu"]

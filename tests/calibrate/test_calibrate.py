@@ -104,3 +104,16 @@ def test_calibrated_model_round_trip(tmp_path, base_model):
         calibrate_model(cal, measured, gpu="B200")
     with pytest.raises(DataError, match="not on the calibrated GPU"):
         calibrate_model(base_model, measured.assign(gpu="H100"), gpu="B200")
+
+
+def test_linear_trend_extrapolates(two_regimes):
+    """The linear kernel carries a trend beyond the measured launches; the RBF alone reverts to the mean."""
+    x = two_regimes["log10_t_env_us"].to_numpy()
+    r = 0.2 * (x - x.mean())  # residual grows with the envelope time (made up)
+    fit_pos = np.arange(8)  # the two largest launches are not measured
+    rbf = ResidualCorrection(length_scale=0.5, noise=0.01).fit(two_regimes.iloc[fit_pos], r[fit_pos])
+    lin = ResidualCorrection(length_scale=0.5, noise=0.01, linear=0.05).fit(two_regimes.iloc[fit_pos], r[fit_pos])
+    err_rbf = np.abs(rbf.predict(two_regimes)[8:] - r[8:]).max()
+    err_lin = np.abs(lin.predict(two_regimes)[8:] - r[8:]).max()
+    assert err_lin < err_rbf
+    np.testing.assert_allclose(ResidualCorrection.from_dict(lin.to_dict()).predict(two_regimes), lin.predict(two_regimes))
