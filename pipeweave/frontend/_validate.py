@@ -22,7 +22,8 @@ The domain (also printed in the README):
 
 :data:`LAUNCH_DEFAULTS` holds the values an absent or blank optional column takes (the CLI flags
 default to the same values): ``moe_tp_size = moe_ep_size = 1``, ``distribution = balanced``,
-``step = 0`` for attention_context, ``backend = flash_attention`` for attention families.
+``step = 0`` for attention_context, ``isl = 1`` for attention_generation (unused by a decode step),
+``backend = flash_attention`` for attention families.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ class Domain:
 
 
 def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(v)
+    f = float(v)
+    return str(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
 
 
 #: Valid domain of each launch column (shape and tile-plan columns; any family that uses the column).
@@ -115,7 +117,7 @@ LAUNCH_DEFAULTS: dict[str, dict[str, object]] = {
     "fused_moe": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
     "moe_w13": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
     "attention_context": {"step": 0, "backend": "flash_attention"},
-    "attention_generation": {"backend": "flash_attention"},
+    "attention_generation": {"backend": "flash_attention", "isl": 1},  # isl does not enter a decode step
 }
 
 #: Columns pipeweave computes (features, predictions): an input column of that name is ignored for
