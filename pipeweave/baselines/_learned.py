@@ -14,7 +14,9 @@ generations (:func:`select_by_inner_logo`), never on the held-out one.
   log2 SMs, log2 L2 size, fp8)``, i.e. eta ~= 1 + beta . dev + gamma . arch for small
   deviations. As in the paper, eta is fitted on kernels of **at least 10 us** (eta_obs =
   u T_roof / (T_meas - t0), clipped to (0, 1]); the ridge penalty is chosen by nested
-  leave-one-generation-out among ``alphas``; features are standardized and clipped to their
+  leave-one-generation-out among ``alphas`` x {with, without the architecture group} (with three
+  training generations the architecture coefficients rest on a handful of GPUs, so the inner
+  folds decide whether they transfer); features are standardized and clipped to their
   training range and the predicted eta to [min training eta_obs, 1], so a linear head cannot
   extrapolate to a catastrophic eta (the earlier depth-3 XGBoost head with eta clipped at 1e-4
   reached 282% MAPE on decode attention through a few such rows).
@@ -44,6 +46,8 @@ KERNELSIGHT_FEATURES: tuple[str, ...] = (
     "ai_dev", "abs_ai_dev", "log2_waves", "wave_efficiency", "occupancy", "log2_working_set_over_l2",
     "log2_roofline_cycles", "log2_l2_over_dram_bw", "log2_ridge_flop_per_byte", "log2_sm_count", "log2_l2_mib",
     "is_fp8")
+#: the architecture group of KERNELSIGHT_FEATURES (kept or dropped by the nested-LOGO choice)
+_ARCH_PREFIXES: tuple[str, ...] = ("log2_l2_over_dram_bw", "log2_ridge_flop_per_byte", "log2_sm_count", "log2_l2_mib")
 
 RAW_SHAPE_COLUMNS: tuple[str, ...] = ("m", "n", "k", "num_tokens", "hidden_size", "inter_size", "topk",
                                       "num_experts", "moe_tp_size", "moe_ep_size", "batch_size", "isl",
@@ -122,6 +126,11 @@ class KernelSight(RegressorMixin, BaseEstimator):
         return wave_factor(df) * t_roof, np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0)
 
     @staticmethod
+    def _mask(arch: bool) -> np.ndarray:
+        """1 for the inputs in use: all, or all but the architecture group (zeroed = a constant)."""
+        return np.array([1.0 if arch or not name.startswith(_ARCH_PREFIXES) else 0.0 for name in KERNELSIGHT_FEATURES])
+
+    @staticmethod
     def _ridge(alpha: float, z: np.ndarray, y: np.ndarray):  # noqa: ANN205
         from sklearn.linear_model import Ridge
         from sklearn.pipeline import make_pipeline
@@ -138,7 +147,7 @@ class KernelSight(RegressorMixin, BaseEstimator):
         lat = df["latency_us"].to_numpy(dtype=float)
         fam = df["family"].astype(str).to_numpy()
         gen = df["generation"].astype(str).to_numpy() if "generation" in df.columns else np.zeros(len(df), str)
-        self.models_, self.alpha_, self.inner_scores_ = {}, {}, {}
+        self.models_, self.alpha_, self.arch_, self.inner_scores_ = {}, {}, {}, {}
         self.z_lo_, self.z_hi_, self.eta_lo_ = {}, {}, {}
         for f in pd.unique(fam):
             m = (fam == f) & (lat >= self.min_latency_us) & (lat > self.launch_us) & (bound > 0)
@@ -147,15 +156,19 @@ class KernelSight(RegressorMixin, BaseEstimator):
             eta = np.clip(bound[m] / (lat[m] - self.launch_us), 1e-6, 1.0)
             zf, yf, lf, bf = z[m], np.log(eta), lat[m], bound[m]
 
-            def fit_predict(alpha: float, tr: np.ndarray, te: np.ndarray, zf: np.ndarray = zf, yf: np.ndarray = yf,
-                            bf: np.ndarray = bf) -> np.ndarray:
+            def fit_predict(cand: tuple[float, bool], tr: np.ndarray, te: np.ndarray, zf: np.ndarray = zf,
+                            yf: np.ndarray = yf, bf: np.ndarray = bf) -> np.ndarray:
+                alpha, arch = cand
+                zf = zf * self._mask(arch)
                 model = self._ridge(alpha, zf[tr], yf[tr])
                 e = np.clip(np.exp(model.predict(np.clip(zf[te], zf[tr].min(0), zf[tr].max(0)))),
                             float(np.exp(yf[tr].min())), 1.0)
                 return self.launch_us + bf[te] / e
 
-            alpha, scores = select_by_inner_logo(self.alphas, gen[m], fit_predict, lf)
-            self.alpha_[f], self.inner_scores_[f] = float(alpha), scores
+            cands = [(a, arch) for arch in (True, False) for a in self.alphas]
+            (alpha, arch), scores = select_by_inner_logo(cands, gen[m], fit_predict, lf)
+            self.alpha_[f], self.arch_[f], self.inner_scores_[f] = float(alpha), bool(arch), scores
+            zf = zf * self._mask(arch)
             self.models_[f] = self._ridge(alpha, zf, yf)
             self.z_lo_[f], self.z_hi_[f] = zf.min(axis=0), zf.max(axis=0)
             self.eta_lo_[f] = float(eta.min())
@@ -172,7 +185,7 @@ class KernelSight(RegressorMixin, BaseEstimator):
         for f, model in self.models_.items():
             m = fam == f
             if m.any():
-                zf = np.clip(z[m], self.z_lo_[f], self.z_hi_[f])
+                zf = np.clip(z[m] * self._mask(self.arch_[f]), self.z_lo_[f], self.z_hi_[f])
                 eta[m] = np.clip(np.exp(model.predict(zf)), self.eta_lo_[f], 1.0)
         return self.launch_us + bound / eta
 

@@ -67,7 +67,8 @@ def test_kernelsight_eta_is_bounded_and_launch_floored(small_frame):
         assert (pred[m] >= LAUNCH_US + bound[m] * (1 - 1e-9)).all()
     # the ridge penalty was chosen among the candidates by inner LOGO over training generations
     assert set(model.alpha_.values()) <= set(model.alphas)
-    assert all(len(s) == len(model.alphas) for s in model.inner_scores_.values())
+    assert all(len(s) == 2 * len(model.alphas) for s in model.inner_scores_.values())  # x {with, without arch}
+    assert set(model.arch_.values()) <= {True, False}
 
 
 def test_kernelsight_extreme_inputs_stay_bounded(small_frame):
