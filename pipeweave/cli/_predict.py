@@ -41,6 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="CSV", help="where to write the predictions (default: stdout)")
     p.add_argument("--model", metavar="PATH", help="model file (default: models/pipeweave_default.ubj)")
     p.add_argument("--json", action="store_true", help="single launch: print a JSON object")
+    p.add_argument("--chunk-rows", type=int, default=None, metavar="N",
+                   help="--input is read, predicted and written N rows at a time (default 200,000: memory stays "
+                        "bounded for any file size; the output does not depend on N)")
     add_launch_arguments(p)
     add_data_argument(p)
     from ._diagnose import add_kernel_arguments
@@ -93,11 +96,9 @@ def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
 def run(args: argparse.Namespace) -> int:
     import os
 
-    import numpy as np
-
     from .._errors import DataError
     from .._estimator import sklearn_blocked
-    from .._io import atomic_write, check_writable, read_csv_checked
+    from .._io import check_writable
 
     with sklearn_blocked():  # start-up: scikit-learn (and the SciPy it imports) is not needed to predict
         import xgboost  # noqa: F401  (imported here so that it skips its scikit-learn wrappers)
@@ -129,8 +130,6 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.output, "--output")
     model = load_model(args.model)
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
-    conflicts = None
-    given = None
     if args.input:
         return _predict_input(args, model, spec)
     if spec is None:
@@ -146,15 +145,30 @@ def run(args: argparse.Namespace) -> int:
         print_json({"gpu": spec.name, "family": args.family, "dtype": args.dtype,
                     **({"backend": backend} if backend else {}), "latency_us_pred": float(pred.iloc[0])})
     else:
-        if spec is None:
-            raise DataError("--gpu is required", hint="e.g. --gpu B300 (see `pipeweave gpus`)")
-        df = launch_frame(args, spec)
+        what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
+        print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
+    return EXIT_OK
+
+
+def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN001
+    """`--input`: read, predict and write the CSV chunk by chunk (memory bounded by --chunk-rows).
+
+    The output repeats each input cell as written in the file (plus ``latency_us_pred``), so it is
+    the same bytes for every chunk size.
+    """
+    import numpy as np
+
+    from .._errors import DataError
+    from .._io import atomic_write
+    from ._stream import DEFAULT_CHUNK_ROWS, iter_csv_chunks
+
     gpus = {spec.name: spec} if spec is not None else None
     tally = {"rows": 0, "bad": 0}
 
     def write(fh) -> None:  # noqa: ANN001
         first = True
-        for df, text in iter_csv_chunks(args.input, args.chunk_rows or DEFAULT_CHUNK_ROWS, "--input"):
+        for df, text in iter_csv_chunks(args.input, DEFAULT_CHUNK_ROWS if args.chunk_rows is None else args.chunk_rows,
+                                        "--input"):
             conflicts = None
             out = text
             if spec is not None:
@@ -178,15 +192,23 @@ def run(args: argparse.Namespace) -> int:
             first = False
 
     if args.output:
-        atomic_write(args.output, lambda p: out.to_csv(p, index=False))
-        print(f"wrote {len(out) - bad.size:,} predictions to {args.output}"
-              + (f" ({bad.size} rows not predicted, see above)" if bad.size else ""), file=sys.stderr)
+        def to_file(path) -> None:  # noqa: ANN001
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                write(fh)
+
+        atomic_write(args.output, to_file)
     else:
-        out.to_csv(sys.stdout, index=False)
-    if bad.size == 0:
+        write(sys.stdout)
+    n, nbad = tally["rows"], tally["bad"]
+    if nbad > _SHOW_ROWS:
+        print(f"... and {nbad - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
+    if args.output:
+        print(f"wrote {n - nbad:,} predictions to {args.output}"
+              + (f" ({nbad} rows not predicted, see above)" if nbad else ""), file=sys.stderr)
+    if nbad == 0:
         return EXIT_OK
-    if bad.size < len(df):
-        print(f"{bad.size} of {len(df)} rows not predicted (exit status {EXIT_PARTIAL})", file=sys.stderr)
+    if nbad < n:
+        print(f"{nbad} of {n} rows not predicted (exit status {EXIT_PARTIAL})", file=sys.stderr)
         return EXIT_PARTIAL
     print(f"no row predicted (exit status {EXIT_ERROR})", file=sys.stderr)
     return EXIT_ERROR

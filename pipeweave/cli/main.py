@@ -48,7 +48,12 @@ data: --data DIR or $PIPEWEAVE_DATA (default ../shared/datasets next to the repo
 """
 
 
-def _load_commands() -> list[object]:
+def _load_commands(command: str | None = None) -> list[object]:
+    """The subcommand modules; only ``command``'s when it names one (start-up: the others are not imported)."""
+    if command is not None and f"_{command}" in COMMAND_MODULES:
+        mod = importlib.import_module(f"{__package__}._{command}")
+        if getattr(mod, "COMMAND", None) == command:
+            return [mod]
     mods = []
     for name in COMMAND_MODULES:
         try:
@@ -59,8 +64,8 @@ def _load_commands() -> list[object]:
     return mods
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the full argument parser with every available subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Build the argument parser with every available subcommand (only ``command``'s when given)."""
     parser = argparse.ArgumentParser(
         prog="pipeweave",
         description="Predict GPU kernel latency on GPUs that were never measured "
@@ -71,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pipeweave {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in _load_commands():
+    for mod in _load_commands(command):
         p = sub.add_parser(mod.COMMAND, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
@@ -81,8 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
+    args = parser.parse_args(words)
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return 0

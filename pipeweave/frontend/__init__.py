@@ -7,20 +7,22 @@ model features), :data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`g
 
 from ._demand import PIPES, KernelDemand, schedule
 from ._families import FAMILIES, Family, get_family
-from ._featurize import FEATURES, bound_pipe, featurize, spec_arrays
+from ._featurize import FEATURES, bound_pipe, feature_arrays, featurize, spec_arrays
 from ._routing import routing_stats
+from ._smem import triton_smem_buffers, triton_smem_bytes
 from ._tileplan import TILE_COLUMNS
 from ._validate import COLUMN_DOMAINS, DERIVED_COLUMNS, LAUNCH_DEFAULTS, fill_launch_defaults, row_problems
 
-__all__ = [
 # modelling constants other subpackages use (units and sources in ._constants)
 from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
 
-    "featurize",
+__all__ = [
     "LAUNCH_US",
     "DRAM_LATENCY_CYCLES",
     "DTYPE_BYTES",
     "DTYPE_TENSOR_KEY",
+    "featurize",
+    "feature_arrays",
     "FEATURES",
     "FAMILIES",
     "Family",
@@ -37,4 +39,6 @@ from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUN
     "COLUMN_DOMAINS",
     "LAUNCH_DEFAULTS",
     "DERIVED_COLUMNS",
+    "triton_smem_bytes",
+    "triton_smem_buffers",
 ]

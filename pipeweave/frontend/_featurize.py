@@ -29,7 +29,7 @@ from ._families import FAMILIES, build_kernels
 from ._tilesight import tilesight_time_us
 from ._tileplan import TILE_COLUMNS
 
-__all__ = ["featurize", "FEATURES", "spec_arrays", "bound_pipe", "iter_kernels"]
+__all__ = ["featurize", "feature_arrays", "FEATURES", "spec_arrays", "bound_pipe", "iter_kernels"]
 
 #: Ordered model features (dimensionless or log-scaled); documented in docs/model.md.
 FEATURES: tuple[str, ...] = (
@@ -100,8 +100,22 @@ def featurize(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, dat
     ``sglang`` (require them) or ``default``. ``baselines=False`` skips the TileSight baseline
     column ``t_tilesight_us`` (the learned model does not use it; the prediction path saves ~5%).
     """
-    # columns are assembled as numpy arrays (one per family, then scattered back to row order)
-    # and turned into one DataFrame at the end: no per-column DataFrame inserts on the hot path
+    cols = feature_arrays(df, gpus=gpus, data=data, moe_configs=moe_configs, baselines=baselines)
+    for name, col in cols.items():  # labels (tile_origin, bound_pipe, ...): categoricals, built from codes
+        if col.dtype == object:
+            codes, labels = pd.factorize(col)
+            cols[name] = pd.Categorical.from_codes(codes, categories=pd.Index(labels, dtype=object))
+    return pd.DataFrame(cols, index=df.index)
+
+
+def feature_arrays(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
+                   moe_configs: str = "auto", baselines: bool = True) -> dict[str, np.ndarray]:
+    """The columns of :func:`featurize` as numpy arrays in row order (labels as object arrays).
+
+    The prediction hot path reads its features from here without building a DataFrame.
+    """
+    # columns are assembled as numpy arrays (one per family, then scattered back to row order):
+    # no per-column DataFrame inserts on the hot path
     pieces: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
     for pos, sub, spec, parts, tiles in iter_kernels(df, gpus=gpus, data=data, moe_configs=moe_configs):
         part = {c: tiles[c].to_numpy() for c in tiles.columns}
@@ -123,11 +137,7 @@ def featurize(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, dat
                 col[pos] = v
         cols[name] = col
     _derive(cols, df)
-    for name, col in cols.items():  # labels (tile_origin, bound_pipe, ...): categoricals, built from codes
-        if col.dtype == object:
-            codes, labels = pd.factorize(col)
-            cols[name] = pd.Categorical.from_codes(codes, categories=pd.Index(labels, dtype=object))
-    return pd.DataFrame(cols, index=df.index)
+    return cols
 
 
 def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
@@ -159,6 +169,9 @@ def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, 
 
 
 def _peak_tensor(sub: pd.DataFrame, spec: dict[str, np.ndarray]) -> np.ndarray:
+    fam = str(sub["family"].iloc[0]) if len(sub) else ""
+    if fam in FAMILIES and not FAMILIES[fam].uses_tensor_cores:  # CUDA-core families: the FP32 FMA peak
+        return 2.0 * spec["fp32_lanes_per_sm"] * spec["sm_count"] * spec["sm_clock_mhz"]
     keys = str_map(sub["dtype"], C.DTYPE_TENSOR_KEY, default="bf16")
     rate = np.zeros(len(sub))
     for key in pd.unique(keys):
@@ -169,9 +182,6 @@ def _peak_tensor(sub: pd.DataFrame, spec: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
-    fam = str(sub["family"].iloc[0]) if len(sub) else ""
-    if fam in FAMILIES and not FAMILIES[fam].uses_tensor_cores:  # CUDA-core families: the FP32 FMA peak
-        return 2.0 * spec["fp32_lanes_per_sm"] * spec["sm_count"] * spec["sm_clock_mhz"]
     """Add the derived, dimensionless features to the column dict ``out`` in place."""
     n = len(df)
     env = out["t_env_us"]

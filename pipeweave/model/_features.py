@@ -8,6 +8,8 @@ source encodes the timing method: CUDA-graph replay vs CUDA events around one la
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -56,9 +58,14 @@ def _has_features(df: pd.DataFrame, baselines: bool) -> bool:
     return "t_env_us" in df.columns and (not baselines or "t_tilesight_us" in df.columns)
 
 
-def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
-    """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source/backend)."""
+def design_matrix(df: pd.DataFrame, names: list[str], columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+    """Float32 matrix of ``names`` for featurized rows (one-hots built from family/source/backend).
+
+    ``columns``: feature arrays in row order (:func:`pipeweave.frontend.feature_arrays`) read
+    before ``df``'s columns, so the prediction path needs no featurized DataFrame.
+    """
     n = len(df)
+    columns = columns or {}
 
     def codes_of(col: str, default: str) -> tuple[np.ndarray, list[str]]:
         if col not in df.columns:
@@ -86,6 +93,8 @@ def design_matrix(df: pd.DataFrame, names: list[str]) -> np.ndarray:
         elif name.startswith("backend_"):
             b = name[len("backend_"):]
             X[:, j] = one_hot(bk, bk_names, b) | (unspecified if b == DEFAULT_ATTENTION_BACKEND else False)
+        elif name in columns:
+            X[:, j] = columns[name]
         elif name in df.columns:
             X[:, j] = pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float32)
         else:

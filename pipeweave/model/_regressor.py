@@ -4,18 +4,27 @@ prediction_us = max(t_env_us * exp(f(x)), t_lower_us), where f is an XGBoost mod
 log(measured / t_env) over dimensionless features x (see :mod:`._features`). ``reference`` swaps
 the envelope for the roofline time or for 1 us (raw log latency); these alternatives exist to
 measure the choice (``experiments/model_choices``), the envelope is the default. One booster is
-shared by all families (family one-hots are features); ``quantile`` switches the objective to a
-pinball loss for performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
+trained on all families (family one-hots are features) and, with ``per_family`` (the default, the
+shipped model's recipe), one more booster per family on its own rows, the shared one remaining the
+fallback for families without their own; ``quantile`` switches the objective to a pinball loss for
+performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, RegressorMixin
+
+try:
+    from sklearn.base import BaseEstimator, RegressorMixin
+except ImportError:  # only where scikit-learn is blocked on purpose (the `pipeweave predict` process, for start-up)
+    from .._estimator import BaseEstimator, RegressorMixin
 
 from .._errors import DataError
-from .._frame import str_values
+from .._frame import distinct_rows, str_values
+from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, ROW_CAP_GROUP
 from ._xgb import predict_in_place, tree_params
 
 __all__ = ["PipeweaveRegressor"]
@@ -23,21 +32,49 @@ __all__ = ["PipeweaveRegressor"]
 #: reference time of the target log(latency / reference): featurized column, or None = 1 us
 _REFERENCES: dict[str, str | None] = {"envelope": "t_env_us", "roofline": "t_roofline_us", "none": None}
 
+#: input columns that do not describe the launch (measurement metadata): left out of the
+#: distinct-launch key of :meth:`PipeweaveRegressor.predict`; every other column is part of it
+NON_LAUNCH_COLUMNS: frozenset[str] = frozenset({
+    "latency_us", "latency_us_pred", "timing", "dataset", "generation", "n_raw_rows", "split",
+    "in_dse_99", "in_dse_99_5", "in_dse_top3"})
+
+
+def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(codes, first)`` of the distinct launches of ``df`` (see ``pipeweave._frame.distinct_rows``).
+
+    The key is every column except :data:`NON_LAUNCH_COLUMNS`; ``None`` when every row is distinct.
+    """
+    key = [c for c in df.columns if c not in NON_LAUNCH_COLUMNS]
+    if len(df) < 2 or not key:
+        return None
+    codes, first = distinct_rows(df[key])
+    return None if len(first) == len(df) else (codes, first)
+
 
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     """Latency regressor for kernel launches (scikit-learn contract; learned state ends in ``_``).
 
     ``fit(df)`` takes canonical profile rows with ``latency_us`` (features are computed if
     absent); ``predict(df)`` returns latency in microseconds, never below the analytical lower
-    bound ``t_lower_us``.
+    bound ``t_lower_us``. The defaults are the shipped model's recipe (:mod:`._recipe`): one
+    booster per family plus the shared fallback, 200 trees of depth 6, and at most
+    ``max_rows_per_group`` (10,000) seeded-random training rows per (GPU, family, dtype, source);
+    ``max_rows_per_group=None`` trains on every row.
+
+    Examples
+    --------
+    >>> import pipeweave as pw                                                 # doctest: +SKIP
+    >>> model = pw.PipeweaveRegressor().fit(pw.load_profiles(families="moe_w13"))  # doctest: +SKIP
+    >>> model.predict(rows)                                                    # doctest: +SKIP
     """
 
     def __init__(self, n_estimators: int = 200, max_depth: int = 6, learning_rate: float = 0.1,
                  subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 20.0,
                  reg_lambda: float = 1.0, reg_alpha: float = 0.0, quantile: float | None = None,
                  use_sass: bool = False, drop_features: tuple[str, ...] = (), reference: str = "envelope",
-                 monotone_constraints: dict[str, int] | None = None, per_family: bool = False, n_jobs: int = 2,
-                 random_state: int = 0, progress: bool = False) -> None:
+                 monotone_constraints: dict[str, int] | None = None, per_family: bool = True, n_jobs: int = 2,
+                 random_state: int = 0, progress: bool = False,
+                 max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.learning_rate = learning_rate
@@ -52,18 +89,21 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.reference = reference
         self.monotone_constraints = monotone_constraints
         self.per_family = per_family
+        self.max_rows_per_group = max_rows_per_group
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
 
     # ------------------------------------------------------------------------------------------
-    def _reference_us(self, df: pd.DataFrame) -> np.ndarray:
+    def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """The time the target is relative to: log(latency / reference)."""
         if self.reference not in _REFERENCES:
             raise DataError(f"reference must be one of {sorted(_REFERENCES)}, got {self.reference!r}",
                             hint="use 'envelope' (default)")
         col = _REFERENCES[self.reference]
-        return np.ones(len(df)) if col is None else df[col].to_numpy(dtype=float)
+        if col is None:
+            return np.ones(len(df))
+        return np.asarray(columns[col], dtype=float) if columns is not None else df[col].to_numpy(dtype=float)
 
     def _xgb_params(self) -> dict:
         params = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=self.subsample,
@@ -79,13 +119,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             params["quantile_alpha"] = float(self.quantile)
         return params
 
-    def _prepare(self, df: pd.DataFrame) -> pd.DataFrame:
+    def _prepare(self, df: pd.DataFrame, **featurize_kwargs: object) -> pd.DataFrame:
         from ._features import ensure_features
 
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"expected a pandas DataFrame of profile rows, got {type(df).__name__}",
                             hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv")
-        df = ensure_features(df, baselines=False)  # the TileSight column is not a model input
+        df = ensure_features(df, baselines=False, **featurize_kwargs)  # the TileSight column is not a model input
         if self.use_sass and not any(c.startswith("sass_") for c in df.columns):
             from ._features import attach_sass_features
 
@@ -117,6 +157,17 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if isinstance(df, pd.DataFrame) and "family" not in df.columns:
             raise DataError("training rows lack the column 'family' (a featurize() output alone is not enough)",
                             hint="fit on the canonical profile rows themselves: PipeweaveRegressor().fit(rows)")
+        if self.max_rows_per_group and isinstance(df, pd.DataFrame):
+            # the shipped recipe: at most max_rows_per_group seeded-random rows per (gpu, family, dtype, source)
+            from ._training import cap_rows
+
+            pos = pd.DataFrame({c: df[c].to_numpy() for c in ROW_CAP_GROUP if c in df.columns})
+            keep = cap_rows(pos.assign(_row=np.arange(len(df))), int(self.max_rows_per_group), by=ROW_CAP_GROUP,
+                            seed=int(self.random_state))["_row"].to_numpy()
+            if len(keep) < len(df):
+                if sample_weight is not None and np.ndim(sample_weight) and len(sample_weight) == len(df):
+                    sample_weight = np.asarray(sample_weight, dtype=float).ravel()[keep]
+                df = df.iloc[keep]
         df = self._prepare(df)
         if "latency_us" not in df.columns:
             raise DataError("training rows lack the column 'latency_us'",
@@ -153,8 +204,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # per_family: one more booster per family on its own rows; the shared booster above stays
         # as the fallback for families without one
         self.family_boosters_ = {}
-        if self.per_family:
-            fam = str_values(df["family"])
+        fam = str_values(df["family"])
+        if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
             for name in sorted(set(fam)):
                 m = fam == name
                 dfam = xgb.DMatrix(X[m], label=target[m], weight=None if weight is None else weight[m],
@@ -172,10 +223,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self._check_fitted()
         return self._log_ratio(self._prepare(df))
 
-    def _log_ratio(self, prepared: pd.DataFrame) -> np.ndarray:
+    def _log_ratio(self, prepared: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         from ._features import design_matrix
 
-        X = design_matrix(prepared, self.feature_names_)
+        X = design_matrix(prepared, self.feature_names_, columns)
         out = np.empty(len(X))
         todo = np.ones(len(X), dtype=bool)
         family_boosters = getattr(self, "family_boosters_", None) or {}
@@ -190,10 +241,20 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             out[todo] = predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))
         return out
 
-    def predict(self, df: pd.DataFrame) -> np.ndarray:
-        """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``."""
+    def predict(self, df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None,
+                data: object = None) -> np.ndarray:
+        """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``.
+
+        Each distinct launch is featurized and predicted once (every column but
+        :data:`NON_LAUNCH_COLUMNS` is the key; repeated rows get the same value). ``gpus`` maps
+        names to :class:`~pipeweave.hardware.GPUSpec` for GPUs outside the catalog (spec files);
+        ``data`` is the data directory (SGLang tuned MoE configs).
+        """
         self._check_fitted()
-        df = self._prepare(df)  # featurize (and attach SASS) once
+        if (isinstance(df, pd.DataFrame) and "t_env_us" not in df.columns and not self.use_sass and len(df)
+                and getattr(self, "calibration_", None) is None):
+            return self._predict_launches(df, gpus, data)
+        df = self._prepare(df, gpus=gpus, data=data)  # featurize (and attach SASS) once
         pred = self._reference_us(df) * np.exp(self._log_ratio(df))
         lower = df["t_lower_us"].to_numpy(dtype=float)
         pred = np.maximum(pred, lower)
@@ -201,6 +262,17 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if calibration is not None:
             pred = np.maximum(pred * np.exp(calibration.log_correction(df)), lower)
         return pred
+
+    def _predict_launches(self, df: pd.DataFrame, gpus: Mapping[str, object] | None, data: object) -> np.ndarray:
+        """The hot path: feature arrays (no featurized DataFrame) of each distinct launch, then the boosters."""
+        from ..frontend import feature_arrays
+
+        groups = launch_groups(df)
+        rows = df if groups is None else df.iloc[groups[1]]
+        cols = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
+        pred = self._reference_us(rows, cols) * np.exp(self._log_ratio(rows, cols))
+        pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
+        return pred if groups is None else pred[groups[0]]
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "booster_"):
