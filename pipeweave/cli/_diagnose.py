@@ -4,30 +4,46 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_data_argument, add_gpu_argument, add_launch_arguments, launch_frame, print_json, resolve_gpu_arg
+from ._common import (
+    add_data_argument,
+    add_gpu_argument,
+    add_launch_arguments,
+    launch_frame,
+    print_json,
+    resolve_gpu_arg,
+)
 
 COMMAND = "diagnose"
 HELP = "how fast could this Triton kernel be on this GPU, what binds it, and which tile config to try"
 DESCRIPTION = HELP + """
 
 For the builtin tiled families (moe_w13, fused_moe, gemm): the predicted latency of the given config,
-the learned ceiling (latency of the best config), headroom = measured / ceiling, the binding pipe and
-every pipe's utilization (chip time / latency), and the top configs of the GPU's feasible config space
-(BM x BN x BK x GROUP_M x warps x stages, filtered by shared memory and registers) ranked by a model
-trained on measured tile sweeps, with predicted speedups over the given config.
+the analytical lower bound, the learned ceiling (latency of the best config), the binding pipe and every
+pipe's utilization (chip time / latency), and the best configs of the GPU's feasible config space
+(BM x BN x BK x GROUP_M x warps x stages, filtered by shared memory, registers and tensor memory)
+shortlisted by a model trained on measured tile sweeps, with predicted speedups over the given config.
 For your own @triton.jit kernel (--kernel): compiled here for the GPU's arch (needs triton); ceiling
-and binding pipe from its SASS instruction mix; --search ranks the num_warps x num_stages variants.
+and binding pipe from its SASS instruction mix and the compulsory DRAM bytes of its pointer arguments;
+--search ranks num_warps x num_stages (and block-size) variants.
 
 examples:
   pipeweave diagnose --gpu H100 --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 \\
-      --hidden-size 4096 --inter-size 1536 --config 64,64,32,8,4,3 --measured-us 123.4
+      --hidden-size 4096 --inter-size 1536 --config 64,64,32,8,4,3 --measured-us 1234.5
   pipeweave diagnose --gpu A100 --family moe_w13 --num-tokens 64 --num-experts 8 --topk 2 \\
       --hidden-size 4096 --inter-size 1536 --top 3 --json
   pipeweave diagnose --gpu L40S --kernel my_kernels.py:matmul_kernel --config 64,64,32,8,4,3 \\
-      --signature a_ptr=*bf16,b_ptr=*bf16,c_ptr=*bf16,M=4096,N=4096,K=4096 --grid 4096 --trips 128 --search
-  pipeweave diagnose --gpu A100 --kernel scale.py:scale --config 1,1024,1,1,4,1 --grid 1024 \
-      --signature x_ptr=*fp32,y_ptr=*fp32,n=1048576,BLOCK=1024 --dram-bytes 8388608 --measured-us 20
+      --signature 'a_ptr=*bf16[4096x4096],b_ptr=*bf16[4096x4096],c_ptr=*bf16[4096x4096],M=4096,N=4096,K=4096' \\
+      --grid 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' --trips 'cdiv(K, BLOCK_SIZE_K)' --search
+  pipeweave diagnose --gpu H100 --kernel add_relu.py:add_relu --config 1,1024,1,1,4,1 \\
+      --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024' \\
+      --grid 'cdiv(n, BLOCK)' --measured-us 70 --search
   pipeweave diagnose --rebuild-models          # retrain models/diagnose_*.ubj (~5 min)
+
+The ranked list is one order: the ranker's shortlist plus the given config, sorted by predicted latency;
+speedup = given / candidate. A measurement below the analytical lower bound is flagged (wrong units or
+shape?) instead of being turned into utilizations. No headroom percentage is printed: in the dse
+validation the measured/ceiling ratio was less accurate than assuming no headroom, so only whether the
+measurement lies beyond the ceiling's held-out error is reported.
 """
 
 
@@ -39,18 +55,54 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top", type=int, default=5, help="number of recommended configs (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--models", metavar="DIR", help="folder with diagnose_{ranker,ceiling,latency}.ubj (default models/)")
-    g = p.add_argument_group("your own Triton kernel (SASS front-end; needs triton)")
-    g.add_argument("--kernel", metavar="FILE.py:NAME", help="a @triton.jit kernel to compile and diagnose")
-    g.add_argument("--signature", default="",
-                   help="launch arguments NAME=VALUE,... (pointers *bf16/*fp16/*fp32, ints as values); the kernel's "
-                        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M constexprs are filled from --config when not given")
-    g.add_argument("--grid", type=int, default=1, help="number of CTAs of the launch")
-    g.add_argument("--trips", default="", help="source trip count of each top-level loop, comma list")
-    g.add_argument("--search", action="store_true", help="compile and rank the num_warps x num_stages variants")
-    g.add_argument("--dram-bytes", type=float, metavar="B",
-                   help="bytes the launch moves to/from DRAM (bounds the dram pipe; the SASS mix has no byte counts)")
+    g = add_kernel_arguments(p)
+    g.add_argument("--search", action="store_true",
+                   help="compile and rank num_warps x num_stages variants, and BLOCK* constexprs x 1/2, 2, 4 when --grid "
+                        "is an expression of them")
     p.add_argument("--rebuild-models", action="store_true",
                    help="retrain the shipped diagnose models from the measurements (python -m pipeweave.diagnose.build)")
+
+
+def add_kernel_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The ``--kernel`` options shared by ``diagnose``, ``explain`` and ``predict`` (a user's @triton.jit kernel)."""
+    g = p.add_argument_group("your own Triton kernel (SASS front-end; needs triton)")
+    g.add_argument("--kernel", metavar="FILE.py:NAME", help="a @triton.jit kernel to compile (no GPU needed)")
+    g.add_argument("--signature", default="",
+                   help="launch arguments NAME=VALUE,... (pointers *bf16/*fp16/*fp32, with the array shape for DRAM traffic: "
+                        "x_ptr=*fp32[16777216], w_ptr=*bf16[4096x4096]; ints as values); the kernel's "
+                        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M constexprs are filled from --config when not given")
+    g.add_argument("--grid", default="1",
+                   help="number of CTAs: an integer or an expression of the integer arguments, e.g. 'cdiv(n, BLOCK)'")
+    g.add_argument("--trips", default="",
+                   help="source trip count of each top-level loop, comma list (integers or expressions, e.g. 'cdiv(K, BLOCK_K)')")
+    g.add_argument("--dram-bytes", type=float, metavar="B",
+                   help="bytes the launch moves to/from DRAM (default: the sum of the pointer shapes in --signature)")
+    return g
+
+
+def run_kernel(args: argparse.Namespace, command: str) -> int:
+    """``explain``/``predict --kernel``: the analytical SASS view (pipe times, bound, ceiling) of one launch."""
+    from ..diagnose import diagnose_kernel
+
+    spec = resolve_gpu_arg(args.gpu)
+    trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
+    res = diagnose_kernel(args.kernel, spec, args.config, signature=args.signature, grid=args.grid, trips=trips,
+                          dtype=args.dtype, dram_bytes=args.dram_bytes)
+    if command == "predict":
+        out = {"gpu": res["gpu"], "kernel": res["kernel"], "config": res["config"], "predicted_us": res["predicted_us"],
+               "method": "analytical SASS bound of the compiled kernel (not learned, not validated on measurements)",
+               "bound_pipe": res["bound_pipe"], "lower_bound_us": res["lower_bound_us"], "notes": res["notes"]}
+        if getattr(args, "json", False):
+            print_json(out)
+        else:
+            print(f"{out['predicted_us']:.4g} us  ({res['kernel']} on {res['gpu']}, config {res['config']}; "
+                  f"{out['method']}; bound by {res['bound_pipe']})")
+        return 0
+    if getattr(args, "json", False):
+        print_json(res)
+    else:
+        print_diagnosis(res)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,10 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.kernel:
         from ..diagnose import diagnose_kernel
 
-        try:
-            trips = [int(t) for t in args.trips.split(",") if t.strip()] or None
-        except ValueError:
-            raise DataError(f"--trips {args.trips!r} is not a comma list of integers", hint="e.g. --trips 128") from None
+        trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
         res = diagnose_kernel(args.kernel, spec, args.config, signature=args.signature, grid=args.grid, trips=trips,
                               dtype=args.dtype, measured_us=args.measured_us, top=args.top, search=args.search,
                               dram_bytes=args.dram_bytes)
@@ -90,15 +139,37 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(res)
     else:
-        _print(res)
+        print_diagnosis(res)
     return 0
 
 
+def _split_top(text: str) -> list[str]:
+    """Split a comma list at commas outside parentheses (``cdiv(K, BK),4``)."""
+    out, depth, cur = [], 0, []
+    for ch in text or "":
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
 def _us(x: float | None) -> str:
-    return "-" if x is None else f"{x:,.2f} us"
+    if x is None:
+        return "-"
+    return f"{x:,.2f} us" if abs(x) >= 1 else f"{x:.3g} us"
 
 
-def _print(r: dict) -> None:
+def _t(x: float) -> str:
+    return f"{x:,.3f}" if abs(x) >= 1 else f"{x:.3g}"
+
+
+def print_diagnosis(r: dict) -> None:
+    """Text form of a :func:`pipeweave.diagnose.diagnose` / ``diagnose_kernel`` result."""
     what = r.get("kernel") or f"{r['family']} {r['dtype']}"
     shape = " ".join(f"{k}={v:g}" for k, v in r.get("shape", {}).items())
     print(f"{what} on {r['gpu']} ({r['generation']})" + (f"  {shape}" if shape else ""))
@@ -106,25 +177,35 @@ def _print(r: dict) -> None:
     print(f"  config       {r['config']}{origin}   [BM,BN,BK,GROUP_M,warps,stages]")
     print(f"  predicted    {_us(r['predicted_us'])}" + (f"   measured {_us(r['measured_us'])}" if r.get("measured_us") else ""))
     print(f"  ceiling      {_us(r['ceiling_us'])}   ({r['ceiling_method']})")
-    if r.get("headroom") is not None:
-        print(f"  headroom     {r['headroom']:.2f}x measured/ceiling  ({r['headroom_pct']:.1f}% of the measured time "
-              f"is above the ceiling)" + ("  -> at the ceiling" if r.get("at_ceiling") else ""))
-    elif r.get("predicted_headroom") is not None:
-        print(f"  headroom     {r['predicted_headroom']:.2f}x predicted/ceiling (no measurement given)")
+    print(f"  lower bound  {_us(r['lower_bound_us'])}   (no config can beat it)")
+    if r.get("measurement_below_bound"):
+        print("  measurement  BELOW THE PHYSICAL LOWER BOUND: wrong units (us?) or wrong shape/GPU? "
+              "no utilization or headroom derived")
+    elif r.get("measured_over_ceiling") is not None:
+        print(f"  vs ceiling   measured / ceiling = {r['measured_over_ceiling']:.2f}  ({r.get('headroom_verdict')})")
     print(f"  bound pipe   {r['bound_pipe']}")
-    util = r["pipe_utilization"]
+    util = r.get("pipe_utilization")
     times = r["pipe_times_us"]
-    print(f"  {'pipe':<9}{'time us':>12}{'utilization':>13}   (of the {r['utilization_basis']} latency)")
-    for p in sorted(util, key=lambda k: -util[k]):
-        print(f"  {p:<9}{times[p]:>12.3f}{100 * util[p]:>12.1f}%")
+    if util is None:
+        print(f"  {'pipe':<9}{'time us':>12}")
+        for p in sorted(times, key=lambda k: -times[k]):
+            print(f"  {p:<9}{_t(times[p]):>12}")
+    else:
+        over = set(r.get("pipes_over_latency") or [])
+        print(f"  {'pipe':<9}{'time us':>12}{'utilization':>13}   (of the {r['utilization_basis']} latency)")
+        for p in sorted(util, key=lambda k: -times[k]):
+            mark = "  (modeled time > latency)" if p in over else ""
+            print(f"  {p:<9}{_t(times[p]):>12}{100 * util[p]:>12.1f}%{mark}")
     recs = r.get("recommendations") or []
     if recs:
-        print(f"  top {len(recs)} configs" + (f" of {r['n_candidates']} feasible" if r.get("n_candidates") else "") + ":")
-        print(f"  {'#':>3}  {'config':<20}{'predicted':>14}{'speedup':>9}")
+        n = r.get("n_ranked", len(recs))
+        print(f"  ranked configs (by predicted latency; {n} ranked"
+              + (f", shortlisted from {r['n_candidates']} feasible" if r.get("n_candidates") else "") + "):")
+        print(f"  {'#':>3}  {'config':<24}{'predicted':>14}{'speedup':>9}")
         for c in recs:
             mark = "  (given)" if c.get("is_given") else ""
-            print(f"  {c['rank']:>3}  {c['config']:<20}{_us(c['predicted_us']):>14}{c['speedup']:>8.2f}x{mark}")
-    if r.get("given_config_rank"):
-        print(f"  the given config ranks {r['given_config_rank']} of {r['n_candidates']}")
+            print(f"  {c['rank']:>3}  {c['config']:<24}{_us(c['predicted_us']):>14}{c['speedup']:>8.2f}x{mark}")
+    if r.get("given_config_rank") and recs:
+        print(f"  the given config ranks {r['given_config_rank']} of {r.get('n_ranked', len(recs))}")
     for n in r.get("notes", []):
         print(f"  note: {n}")

@@ -14,6 +14,8 @@ example:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
   pipeweave explain --gpu B300 --family fused_moe --num-tokens 256 --hidden-size 7168 --inter-size 2048 \\
       --topk 8 --num-experts 256 --moe-ep-size 8
+  pipeweave explain --gpu H100 --kernel add_relu.py:add_relu --config 1,1024,1,1,4,1 --grid 'cdiv(n, BLOCK)' \\
+      --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024'
 """
 
 
@@ -21,14 +23,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_gpu_argument(p)
     add_launch_arguments(p)
     add_data_argument(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    from ._diagnose import add_kernel_arguments
 
+    add_kernel_arguments(p)  # --kernel FILE.py:NAME: a user's Triton kernel through the SASS front-end
+    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 from ..api import explain_launch  # noqa: E402  (the public API; kept importable from here)
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "kernel", None):
+        from ._diagnose import run_kernel
+
+        return run_kernel(args, "explain")
     spec = resolve_gpu_arg(args.gpu)
     ex = explain_launch(launch_frame(args, spec), spec, data=args.data)
     if args.json:

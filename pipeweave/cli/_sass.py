@@ -60,9 +60,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("your own kernel (--kernel)")
     g.add_argument("--signature", default="",
                    help="launch arguments NAME=VALUE,...: pointers as *bf16/*fp16/*fp32/*fp8e4nv, ints as values "
-                        "(specialised like the JIT: 1 -> constexpr, multiple of 16 -> divisible), constexprs as values")
-    g.add_argument("--trips", default="", help="source trip count of each top-level loop, comma list (default 1)")
-    g.add_argument("--grid", type=int, default=1, help="number of CTAs, for per-kernel totals")
+                        "(specialised like the JIT: 1 -> constexpr, multiple of 16 -> divisible), constexprs as values; "
+                        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M (or BLOCK_M/N/K, GROUP_M) are filled from --config when not "
+                        "given, as in `pipeweave diagnose --kernel`")
+    g.add_argument("--trips", default="",
+                   help="source trip count of each top-level loop, comma list of integers or expressions (default 1)")
+    g.add_argument("--grid", default="1",
+                   help="number of CTAs, for per-kernel totals: an integer or an expression such as 'cdiv(n, BLOCK)'")
     p.add_argument("--cached", action="store_true", help="read the shipped cache instead of compiling (no triton)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     g = p.add_argument_group("--build-cache options")
@@ -137,10 +141,11 @@ def run(args: argparse.Namespace) -> int:
         from ._diagnose import _split_top
 
         fn = load_kernel_file(args.kernel)
-        kargs = parse_signature(fn, args.signature)
-        trips = [int(t) for t in args.trips.split(",") if t.strip()] if args.trips else None
+        sig, _ = split_signature_shapes(args.signature)  # shapes only matter to `diagnose` (DRAM bytes)
+        kargs = fill_block_constants(fn, parse_signature(fn, sig), cfg)  # same as `diagnose --kernel`
+        trips = [eval_launch_expr(t, kargs, "--trips") for t in _split_top(args.trips) if t.strip()] or None
         mix = S.instruction_mix(fn, arch, cfg, _shape(args), dtype=args.dtype or "-", args=kargs, loop_trips=trips,
-                                grid=args.grid)
+                                grid=eval_launch_expr(args.grid, kargs, "--grid"))
     if args.json:
         print(json.dumps(mix.to_dict(), indent=2, default=str))
     else:

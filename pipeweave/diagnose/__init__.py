@@ -4,13 +4,14 @@
 >>> diagnose({"gpu": "H100", "family": "moe_w13", "dtype": "bfloat16", "num_tokens": 512,
 ...           "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536,
 ...           "block_m": 64, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4,
-...           "num_stages": 3}, measured_us=123.4)["recommendations"][0]        # doctest: +SKIP
+...           "num_stages": 3}, measured_us=1234.5)["recommendations"][0]       # doctest: +SKIP
 
-* :func:`config_space` - feasible (BM, BN, BK, GROUP_M, warps, stages) of a GPU (shared memory, registers);
+* :func:`config_space` - feasible (BM, BN, BK, GROUP_M, warps, stages) of a GPU (shared memory by
+  :func:`pipeweave.frontend.triton_smem_bytes`, registers, tensor memory), incl. every SGLang-tuned config;
 * :class:`ConfigRanker` - learning-to-rank model over configs of one (shape, GPU);
 * :class:`CeilingModel` - learned latency of the best config, floored at the analytical minimum;
-* :func:`diagnose` - one launch: predicted latency, ceiling, headroom, binding pipe, pipe
-  utilizations and the top-k configs with predicted speedups;
+* :func:`diagnose` - one launch: predicted latency, lower bound, ceiling, binding pipe, pipe
+  utilizations and the ranked configs with predicted speedups (invariants: :func:`check_invariants`);
 * :func:`diagnose_kernel` - the same questions for a user's own Triton kernel (SASS front-end);
 * :func:`run_dse_protocol` - leave-one-generation-out validation on the moe_dse sweeps.
 
@@ -19,11 +20,11 @@ Shipped models (``models/diagnose_{ranker,ceiling,latency}.ubj``) are rebuilt wi
 """
 
 from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, best_per_shape, fit_latency_model
-from ._diagnose import TUNABLE_FAMILIES, DiagnoseModels, diagnose
+from ._diagnose import TUNABLE_FAMILIES, DiagnoseModels, check_invariants, diagnose, headroom_verdict
 from ._dse import METHODS, DseFold, dse_folds, fold_training_frames, run_dse_protocol, split_dse_profiles
 from ._features import RANKER_FEATURES, candidate_features
 from ._gpus import gpu_distance, nearest_gpus
-from ._kernel import diagnose_kernel
+from ._kernel import diagnose_kernel, eval_launch_expr, fill_block_constants, split_signature_shapes
 from ._ranker import DEFAULT_RANKER_PATH, REBUILD_COMMAND, ConfigRanker
 from ._space import CONFIG_COLUMNS, CONFIG_VALUES, config_fits, config_space, format_config, smem_bytes
 
@@ -38,7 +39,12 @@ __all__ = [
     "CeilingModel",
     "DiagnoseModels",
     "diagnose",
+    "check_invariants",
+    "headroom_verdict",
     "diagnose_kernel",
+    "split_signature_shapes",
+    "fill_block_constants",
+    "eval_launch_expr",
     "run_dse_protocol",
     "dse_folds",
     "DseFold",

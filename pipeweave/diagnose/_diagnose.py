@@ -17,14 +17,20 @@ from ._features import SHAPE_COLUMNS, candidate_features
 from ._ranker import DEFAULT_RANKER_PATH, ConfigRanker
 from ._space import CONFIG_COLUMNS, config_fits, format_config, smem_bytes
 
-__all__ = ["DiagnoseModels", "diagnose", "TUNABLE_FAMILIES", "AT_CEILING_RATIO"]
+__all__ = [
+    "BELOW_BOUND_TOLERANCE",
+    "TUNABLE_FAMILIES",
+    "DiagnoseModels",
+    "ceiling_error_band",
+    "check_invariants",
+    "diagnose",
+    "headroom_verdict",
+]
 
 #: Families with a Triton tile-config space (the ranker and the ceiling apply).
 TUNABLE_FAMILIES: tuple[str, ...] = ("moe_w13", "fused_moe", "gemm")
 #: Families whose ranker/ceiling were trained and validated on measured sweeps.
 VALIDATED_FAMILIES: tuple[str, ...] = ("moe_w13",)
-#: measured / ceiling at or below which a launch counts as "at the ceiling".
-AT_CEILING_RATIO = 1.02
 
 
 @dataclass
@@ -42,7 +48,7 @@ class DiagnoseModels:
     paths: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, models_dir: str | os.PathLike[str] | None = None, *, general: bool = True) -> "DiagnoseModels":
+    def load(cls, models_dir: str | os.PathLike[str] | None = None, *, general: bool = True) -> DiagnoseModels:
         """Load ``diagnose_ranker.ubj``, ``diagnose_ceiling.ubj``, ``diagnose_latency.ubj`` (and the
         main model ``pipeweave_default.ubj`` when present) from ``models_dir`` (default ``models/``)."""
         from ..model import DEFAULT_MODEL_PATH, load_model
@@ -89,6 +95,51 @@ def _predict_latency(models: DiagnoseModels, df: pd.DataFrame,
     return x["t_env_us"].to_numpy(dtype=float), "analytical_envelope"
 
 
+def ceiling_error_band(path: str | os.PathLike[str] | None = None) -> float | None:
+    """Held-out MAPE of the ceiling (fraction) from the dse report (``experiments/dse/results.json``), or None."""
+    import json
+
+    from .._paths import EXPERIMENTS_DIR
+
+    p = Path(path) if path is not None else EXPERIMENTS_DIR / "dse" / "results.json"
+    try:
+        v = json.loads(p.read_text())["results"]["all"]["pipeweave"]["ceiling_mape"]
+    except Exception:  # no report: no band, the verdict says so
+        return None
+    return None if v is None else float(v) / 100.0
+
+
+#: Relative tolerance under the analytical lower bound before a measurement counts as physically impossible
+#: (timer resolution, clock boost above the spec clock).
+BELOW_BOUND_TOLERANCE = 0.02
+
+
+def headroom_verdict(measured_us: float | None, ceiling_us: float, lower_us: float,
+                     band: float | None) -> tuple[str | None, str | None]:
+    """(verdict, sentence) for a measurement against the ceiling; verdicts: ``below_physical_bound``,
+    ``at_or_below_ceiling``, ``within_error_band``, ``likely_headroom``, ``no_error_band`` (None without one)."""
+    if measured_us is None:
+        return None, None
+    m = float(measured_us)
+    if m < (1.0 - BELOW_BOUND_TOLERANCE) * lower_us:
+        return "below_physical_bound", (
+            f"the measured {m:.4g} us is below the analytical lower bound {lower_us:.4g} us (useful FLOPs at peak "
+            "tensor rate, compulsory bytes at full DRAM bandwidth), which no launch can beat: check the units "
+            "(microseconds, not milliseconds or seconds), the shape and the GPU; no headroom or utilization is derived "
+            "from it")
+    r = m / ceiling_us
+    if r <= 1.0:
+        return "at_or_below_ceiling", f"measured {m:.4g} us is at or below the ceiling estimate ({r:.2f}x)"
+    if band is None:
+        return "no_error_band", (f"measured / ceiling = {r:.2f}; the ceiling has no validated error band here "
+                                 "(experiments/dse/results.json missing), so no headroom is claimed")
+    if r <= 1.0 + band:
+        return "within_error_band", (f"measured / ceiling = {r:.2f} is within the ceiling's held-out error "
+                                     f"({100 * band:.0f}% MAPE): no reliable headroom can be claimed")
+    return "likely_headroom", (f"measured / ceiling = {r:.2f} is beyond the ceiling's held-out error "
+                               f"({100 * band:.0f}% MAPE): a faster config likely exists")
+
+
 def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: float | None = None, top: int = 5, *,
              gpus: Mapping[str, object] | None = None, models: DiagnoseModels | None = None,
              data: object = None) -> dict[str, Any]:
@@ -96,10 +147,16 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
 
     ``row``: canonical launch columns (``gpu``, ``family``, ``dtype``, the family's shape columns,
     optionally the tile config ``block_m`` ... ``num_stages``; without one the kernel's own config
-    is used). ``measured_us``: its measured latency, if known. Returns a JSON-ready dict with
-    ``predicted_us``, ``ceiling_us``, ``headroom`` (measured / ceiling; null without a measurement),
-    ``bound_pipe``, ``pipe_utilization`` (chip time of each pipe / latency) and ``recommendations``
-    (top ``top`` configs with ``config``, ``predicted_us``, ``speedup`` over the given config).
+    is used). ``measured_us``: its measured latency, if known.
+
+    How configs are ranked (one order, used everywhere in the output): the config ranker shortlists
+    the ``top`` best-scored feasible configs; the shortlist plus the given config are ordered by
+    predicted latency (us). Invariants (tested): ranks follow predicted latency; ``speedup`` =
+    given predicted / candidate predicted; the given config's ``given_config_rank`` is its place in
+    that order; ``lower_bound_us <= ceiling_us <=`` every ranked prediction; utilizations are in
+    [0, 1] (pipes whose modeled time exceeds the latency are listed in ``pipes_over_latency``) and
+    are null when the measurement is below the physical lower bound (``headroom_verdict``
+    ``below_physical_bound``). Returns a JSON-ready dict.
     """
     from ..frontend import PIPES, featurize
     from ..hardware import get_gpu
@@ -136,10 +193,11 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
         need = smem_bytes(pd.DataFrame([given]), dtype, spec)[0] / 1024
         notes.append(f"the given config needs {need:.0f} KiB shared memory or more registers than {spec.name} "
                      "offers; Triton would refuse to launch it")
+    lower = float(f["t_lower_us"].iloc[0])
     pred, pred_model = _predict_latency(models, df, f)
-    predicted = float(pred[0])
+    predicted = max(float(pred[0]), lower)
 
-    # candidates ------------------------------------------------------------------------------------
+    # candidates: ranker shortlist ------------------------------------------------------------------
     shape_cols = [c for c in SHAPE_COLUMNS[fam] if c in df.columns]
     keep = ["gpu", "generation", "family", "dtype", "source", *shape_cols, "distribution"]
     shape_row = df[[c for c in keep if c in df.columns]]
@@ -147,71 +205,119 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
     scores = models.ranker.decision_function(cfeat)
     allowed = models.ranker.restrict(cand) if hasattr(models.ranker, "restrict") else np.ones(len(cand), dtype=bool)
     order = np.argsort(-np.where(allowed, scores, -np.inf), kind="stable")
-    k = min(int(top), len(order))
-    top_idx = order[:k]
-    cand_top = cand.iloc[top_idx].reset_index(drop=True)
-    feat_top = cfeat.iloc[top_idx].reset_index(drop=True)
-    top_pred, _ = _predict_latency(models, cand_top, feat_top)
+    gvals = np.array([given[c] for c in CONFIG_COLUMNS])
+    is_given = (cand[list(CONFIG_COLUMNS)].to_numpy() == gvals).all(axis=1)
+    short = [i for i in order[:min(int(top), len(order))] if not is_given[i]]
+    cand_s = cand.iloc[short].reset_index(drop=True)
+    feat_s = cfeat.iloc[short].reset_index(drop=True)
+    s_pred = np.maximum(_predict_latency(models, cand_s, feat_s)[0], lower) if len(short) else np.zeros(0)
 
-    # ceiling -----------------------------------------------------------------------------------------
-    lower = float(f["t_lower_us"].iloc[0])
+    # one order: shortlist + the given config, by predicted latency -----------------------------------
+    ranked = [{"config": {c: float(cand_s[c].iloc[i]) for c in CONFIG_COLUMNS}, "predicted_us": float(s_pred[i]),
+               "score": float(scores[short[i]]), "is_given": False} for i in range(len(short))]
+    gscore = float(scores[np.flatnonzero(is_given)[0]]) if is_given.any() else None
+    ranked.append({"config": given, "predicted_us": predicted, "score": gscore, "is_given": True})
+    ranked.sort(key=lambda r: (r["predicted_us"], not r["is_given"]))
+    given_rank = next(i for i, r in enumerate(ranked) if r["is_given"]) + 1
+    ranker_position = None
+    if is_given.any():
+        ranker_position = int(np.flatnonzero(order == np.flatnonzero(is_given)[0])[0]) + 1
+
+    # ceiling ------------------------------------------------------------------------------------------
+    fastest = min(r["predicted_us"] for r in ranked)
+    best_cfg = ranked[0]["config"]
     if fam in VALIDATED_FAMILIES and models.ceiling is not None:
-        first = cand_top.iloc[[0]].drop(columns=[c for c in feat_top.columns if c in cand_top.columns])
-        ceiling = float(models.ceiling.predict(pd.concat([first, feat_top.iloc[[0]]], axis=1))[0])
-        ceiling_method = "learned best-config model at the top recommendation"
+        key = (cand[list(CONFIG_COLUMNS)].to_numpy() == np.array([best_cfg[c] for c in CONFIG_COLUMNS])).all(axis=1)
+        if key.any():
+            i = int(np.flatnonzero(key)[0])
+            first = cand.iloc[[i]].drop(columns=[c for c in cfeat.columns if c in cand.columns]).reset_index(drop=True)
+            learned = float(models.ceiling.predict(pd.concat([first, cfeat.iloc[[i]].reset_index(drop=True)], axis=1))[0])
+        else:  # the given config is the fastest and lies outside the feasible space
+            learned = fastest
+        ceiling = min(learned, fastest)
+        ceiling_method = ("learned best-config model at the fastest ranked config, capped at the fastest ranked "
+                          "prediction")
     else:
-        ceiling = float(np.min(top_pred))
-        ceiling_method = f"fastest predicted latency among the top {k} recommendations ({pred_model})"
+        ceiling = fastest
+        ceiling_method = f"fastest predicted latency among the ranked configs ({pred_model})"
         notes.append(f"the ranker and ceiling were validated on moe_w13 sweeps only; for {fam} they are applied "
                      "through the family-agnostic front-end features (not validated on measurements)")
     ceiling = max(ceiling, lower)
 
+    # measurement, utilization ---------------------------------------------------------------------------
+    band = ceiling_error_band()
+    verdict, sentence = headroom_verdict(measured_us, ceiling, lower, band)
+    below = verdict == "below_physical_bound"
+    if sentence:
+        notes.append(sentence)
     latency = float(measured_us) if measured_us is not None else predicted
-    if measured_us is not None and float(measured_us) < 0.98 * lower:
-        notes.append(f"the measured {float(measured_us):.4g} us is below the analytical lower bound {lower:.4g} us "
-                     "(useful FLOPs at peak, compulsory bytes at full bandwidth): check the units (microseconds), "
-                     "the shape and the GPU")
     pipes = {p: float(f[f"t_chip_{p}_us"].iloc[0]) for p in PIPES}
-    util = {p: t / latency for p, t in pipes.items()}
+    over = [p for p, t in pipes.items() if t > latency]
+    util: dict[str, float] | None = None if below else {p: min(t / latency, 1.0) for p, t in pipes.items()}
     basis = "measured" if measured_us is not None else "predicted"
-    over = [p for p, u in util.items() if u > 1.0]
-    if over:
-        notes.append(f"analytical time of {', '.join(over)} exceeds the {basis} latency (utilization > 100%): the "
-                     "front-end overestimates that pipe's traffic for this kernel or the spec understates its "
-                     "bandwidth; read it as an upper estimate")
+    if over and not below:
+        notes.append(f"the modeled time of {', '.join(over)} exceeds the {basis} latency: the front-end "
+                     "overestimates that pipe's traffic for this kernel or the spec understates its bandwidth; its "
+                     "utilization is shown as 100% (an upper estimate)")
+    if given_rank == 1 and len(ranked) > 1:
+        notes.append("no shortlisted config is predicted faster than the given one")
+
     recs = []
-    for i in range(k):
-        cfg = {c: float(cand_top[c].iloc[i]) for c in CONFIG_COLUMNS}
-        smem_kib = float(smem_bytes(pd.DataFrame([cfg]), dtype, spec)[0] / 1024.0)
+    for i, r in enumerate(ranked):  # the shortlist and the given config, in one order
+        cfg = r["config"]
         recs.append({
             "rank": i + 1, "config": format_config(cfg), **{c: int(v) for c, v in cfg.items()},
-            "predicted_us": float(top_pred[i]), "speedup": predicted / float(top_pred[i]),
-            **({"speedup_vs_measured": float(measured_us) / float(top_pred[i])} if measured_us is not None else {}),
-            "score": float(scores[top_idx[i]]), "smem_kib": smem_kib,
-            "is_given": all(cfg[c] == given[c] for c in CONFIG_COLUMNS),
+            "predicted_us": r["predicted_us"], "speedup": predicted / r["predicted_us"],
+            **({"speedup_vs_measured": float(measured_us) / r["predicted_us"]}
+               if measured_us is not None and not below else {}),
+            "score": r["score"], "smem_kib": float(smem_bytes(pd.DataFrame([cfg]), dtype, spec)[0] / 1024.0),
+            "is_given": r["is_given"],
         })
-    given_rank = None
-    gvals = np.array([given[c] for c in CONFIG_COLUMNS])
-    match = np.flatnonzero((cand[list(CONFIG_COLUMNS)].to_numpy() == gvals).all(axis=1))
-    if len(match):
-        given_rank = int(np.flatnonzero(order == match[0])[0]) + 1
     out: dict[str, Any] = {
         "gpu": spec.name, "generation": spec.generation, "family": fam, "dtype": dtype,
         "shape": {c: float(df[c].iloc[0]) for c in shape_cols},
         "config": format_config(given), "config_origin": origin, "config_fits": fits,
         "predicted_us": predicted, "measured_us": None if measured_us is None else float(measured_us),
         "ceiling_us": ceiling, "lower_bound_us": lower,
-        "headroom": None if measured_us is None else float(measured_us) / ceiling,
-        "headroom_pct": None if measured_us is None else 100.0 * (1.0 - ceiling / float(measured_us)),
-        "predicted_headroom": predicted / ceiling,
-        "at_ceiling": None if measured_us is None else bool(float(measured_us) / ceiling <= AT_CEILING_RATIO),
+        "measured_over_ceiling": None if measured_us is None or below else float(measured_us) / ceiling,
+        "headroom_verdict": verdict, "ceiling_error_band": band,
+        "measurement_below_bound": bool(below),
         "bound_pipe": str(f["bound_pipe"].iloc[0]),
-        "pipe_utilization": util, "pipe_times_us": pipes, "utilization_basis": basis,
+        "pipe_utilization": util, "pipes_over_latency": over, "pipe_times_us": pipes, "utilization_basis": basis,
         "latency_bound_us": float(f["t_latency_us"].iloc[0]), "envelope_us": float(f["t_env_us"].iloc[0]),
         "occupancy": float(f["occupancy"].iloc[0]), "waves": float(f["waves"].iloc[0]),
-        "recommendations": recs, "given_config_rank": given_rank, "n_candidates": int(len(cand)),
+        "recommendations": recs, "given_config_rank": given_rank, "n_ranked": len(ranked),
+        "given_ranker_position": ranker_position, "n_candidates": len(cand),
         "n_recommendable": int(allowed.sum()),
         "ceiling_method": ceiling_method, "latency_model": pred_model, "models": dict(models.paths),
         "notes": notes,
     }
+    check_invariants(out)
     return out
+
+
+def check_invariants(res: Mapping[str, Any], rtol: float = 1e-9) -> None:
+    """Raise AssertionError when a diagnosis contradicts itself (the rules in :func:`diagnose`'s docstring)."""
+    recs = res["recommendations"]
+    preds = [r["predicted_us"] for r in recs]
+    lo, ceil, given = res["lower_bound_us"], res["ceiling_us"], res["predicted_us"]
+    tol = 1.0 + rtol
+    assert lo <= ceil * tol, f"ceiling {ceil} below the lower bound {lo}"
+    assert all(ceil <= p * tol for p in preds), f"ceiling {ceil} above a ranked prediction {min(preds)}"
+    assert ceil <= given * tol, f"ceiling {ceil} above the given config's prediction {given}"
+    assert preds == sorted(preds), f"ranks not sorted by predicted latency: {preds}"
+    ranks = [r["rank"] for r in recs]
+    assert not ranks or (ranks[0] == 1 and all(a < b for a, b in zip(ranks, ranks[1:]))), f"ranks {ranks}"
+    for r in recs:
+        assert abs(r["speedup"] - given / r["predicted_us"]) <= 1e-9 * r["speedup"], "speedup != given / candidate"
+        if r["rank"] < res["given_config_rank"]:
+            assert r["predicted_us"] <= given * tol, "a config ranked above the given one is predicted slower"
+        if r["rank"] > res["given_config_rank"]:
+            assert r["predicted_us"] >= given / tol, "a config ranked below the given one is predicted faster"
+    given_rows = [r for r in recs if r["is_given"]]
+    assert len(given_rows) <= 1 and all(r["rank"] == res["given_config_rank"] for r in given_rows)
+    util = res["pipe_utilization"]
+    if res.get("measurement_below_bound"):
+        assert util is None and res.get("measured_over_ceiling") is None
+    else:
+        assert all(0.0 <= u <= 1.0 for u in util.values()), f"utilization outside [0, 1]: {util}"

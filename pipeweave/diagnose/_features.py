@@ -20,7 +20,7 @@ import pandas as pd
 from ._space import CONFIG_COLUMNS, acc_regs_per_thread, config_key, smem_bytes
 
 __all__ = ["candidate_features", "SHAPE_COLUMNS", "RANKER_FEATURES", "shape_hash", "cross_candidates",
-           "analytic_features", "add_query_features", "sweep_grades"]
+           "analytic_features", "add_query_features", "sweep_grades", "QUERY_BEST_DELTAS"]
 
 #: Columns that identify one kernel shape per family (the query of the ranker).
 SHAPE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -32,12 +32,21 @@ SHAPE_COLUMNS: dict[str, tuple[str, ...]] = {
 _KEEP = ("t_env_us", "t_lower_us", "t_steady_us", "t_latency_us", "gpu_smem_per_sm_kib", "gpu_sm_count",
          "gpu_sm_clock_mhz", "gpu_dram_bw_gbps", "gpu_sm_arch", "peak_tensor_flops_per_us")
 
+#: Query-relative tile descriptors: the candidate's knobs relative to the query's analytical best config
+#: (smallest t_env), as log2 ratios (stages: difference).
+QUERY_BEST_DELTAS: tuple[str, ...] = ("q_best_dlog2_bm", "q_best_dlog2_bn", "q_best_dlog2_bk", "q_best_dlog2_warps",
+                                      "q_best_d_stages", "q_best_dlog2_gm")
+_DELTA_OF = {"q_best_dlog2_bm": "block_m", "q_best_dlog2_bn": "block_n", "q_best_dlog2_bk": "block_k",
+             "q_best_dlog2_warps": "num_warps", "q_best_d_stages": "num_stages", "q_best_dlog2_gm": "group_m"}
+
+
 def _base_features() -> tuple[str, ...]:
     from ..frontend import FEATURES
 
     extra = ("log2_gpu_sm_count", "gpu_smem_per_sm_kib", "log2_dram_bw_per_sm", "log2_tensor_per_sm_clk",
              "smem_share", "log2_regs_per_thread", "log2_bm_over_rows",
-             "q_log_env_rel", "q_env_pct", "q_steady_pct", "q_latency_pct", "q_log_steady_rel")
+             "q_log_env_rel", "q_env_pct", "q_steady_pct", "q_latency_pct", "q_log_steady_rel",
+             *QUERY_BEST_DELTAS)
     return tuple(FEATURES) + tuple(e for e in extra if e not in FEATURES)
 
 
@@ -109,7 +118,7 @@ def analytic_features(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = N
     out["log2_tensor_per_sm_clk"] = np.log2(per_clk).astype(np.float32)
     need = smem_bytes(df, dtype, out["gpu_sm_arch"].to_numpy(dtype=float))
     out["smem_share"] = (need / (out["gpu_smem_per_sm_kib"].to_numpy(dtype=float) * 1024.0)).astype(np.float32)
-    regs = acc_regs_per_thread(df)
+    regs = acc_regs_per_thread(df, out["gpu_sm_arch"].to_numpy(dtype=float))
     out["log2_regs_per_thread"] = np.log2(regs).astype(np.float32)
     rows = np.full(len(df), np.nan)
     if {"num_tokens", "topk", "num_experts"} <= set(df.columns):  # MoE: tokens routed to one expert
@@ -132,6 +141,13 @@ def add_query_features(feat: pd.DataFrame, query: np.ndarray) -> pd.DataFrame:
     feat["q_env_pct"] = env.groupby(q).rank(pct=True).astype(np.float32)
     feat["q_steady_pct"] = steady.groupby(q).rank(pct=True).astype(np.float32)
     feat["q_latency_pct"] = lat.groupby(q).rank(pct=True).astype(np.float32)
+    best = env.groupby(q).idxmin()  # index label of each query's analytical best config
+    at = best.reindex(q.to_numpy()).to_numpy()
+    for name, col in _DELTA_OF.items():
+        v = feat[col].to_numpy(dtype=float)
+        ref = feat[col].reindex(at).to_numpy(dtype=float)
+        d = v - ref if name == "q_best_d_stages" else np.log2(np.maximum(v, 1.0) / np.maximum(ref, 1.0))
+        feat[name] = d.astype(np.float32)
     return feat
 
 

@@ -10,35 +10,140 @@ times with the GPU's per-SM rates, the same schedule rules as the analytical fro
   FLOPs per CTA over the dtype's tensor rate;
 * latency: ``c* x main-loop trips x DRAM latency / (max(stages-1, 1) x min(occupancy, c*))``, with
   the occupancy from the compiled kernel's registers and shared memory;
+* dram: compulsory bytes over the spec bandwidth. The bytes come from the launch itself: every pointer
+  argument given with a shape in the signature (``x_ptr=*fp32[16777216]``, ``w_ptr=*bf16[4096x4096]``)
+  is read or written at least once, so its size counts once (a pointer the SASS never loads from or
+  stores to - no LDG/STG/TMA in the mix - counts nothing); ``dram_bytes`` overrides that sum;
 * bound = the largest; ``ceiling_us`` = launch overhead + bound: the analytical minimum of the
-  compiled code on that GPU. Memory traffic is not in the SASS mix: give ``dram_bytes`` (bytes the
-  launch moves to/from DRAM) to bound the ``dram`` pipe at the spec bandwidth; L2 is not bounded.
-  Nothing here is learned or validated on measurements.
+  compiled code on that GPU. L2 is not bounded. Nothing here is learned or validated on measurements.
 
-With ``search=True`` the num_warps x num_stages variants of the config are compiled and ranked by
-that bound (block sizes stay as given: they are the kernel's own constexprs).
+With ``search=True`` the config's num_warps x num_stages variants and, when ``grid`` is an expression
+of the launch arguments (``cdiv(n, BLOCK)``), the kernel's ``BLOCK*`` constexprs x 1/2, 2, 4 are
+compiled and ranked by that bound (exact ties: the given config first, then by instruction issue time). The ceiling is then the
+fastest variant, and the given config is ranked in the same order.
 """
 
 from __future__ import annotations
 
+import ast
+import itertools
 import math
+import operator
+import re
 from typing import Any
 
 import numpy as np
 
 from .._errors import CompileError, DataError
 
-__all__ = ["diagnose_kernel", "sass_pipe_times", "SEARCH_WARPS", "SEARCH_STAGES"]
+__all__ = [
+    "SEARCH_BLOCK_FACTORS",
+    "SEARCH_STAGES",
+    "SEARCH_WARPS",
+    "diagnose_kernel",
+    "eval_launch_expr",
+    "fill_block_constants",
+    "sass_pipe_times",
+    "split_signature_shapes",
+]
 
-SEARCH_WARPS = (4, 8)
-SEARCH_STAGES = (2, 3, 4, 5)
+SEARCH_WARPS = (2, 4, 8)
+SEARCH_STAGES = (2, 3, 4)
+#: Multipliers applied to each BLOCK* constexpr by --search (power-of-two results only).
+SEARCH_BLOCK_FACTORS = (0.5, 1.0, 2.0, 4.0)
 _BLOCK_NAMES = {"block_m": ("BLOCK_SIZE_M", "BLOCK_M"), "block_n": ("BLOCK_SIZE_N", "BLOCK_N"),
                 "block_k": ("BLOCK_SIZE_K", "BLOCK_K"), "group_m": ("GROUP_SIZE_M", "GROUP_M")}
+_ELEM_BYTES = {"fp8e4nv": 1, "fp8e5": 1, "fp8e4b15": 1, "i8": 1, "u8": 1, "i1": 1, "fp16": 2, "bf16": 2, "i16": 2,
+               "fp32": 4, "i32": 4, "u32": 4, "fp64": 8, "i64": 8, "u64": 8}
+_SHAPED_PTR = re.compile(r"^\*(?P<dtype>[A-Za-z0-9_]+)\[(?P<dims>[0-9x*, ]+)\]$")
+
+
+def _split_items(text: str) -> list[str]:
+    """Split ``a=1,b=*fp32[4,8],c=2`` at commas outside brackets."""
+    items, depth, cur = [], 0, []
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]
+
+
+def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, int]]]:
+    """``--signature`` text -> (text without pointer shapes, ``{name: (dtype, elements, bytes)}``).
+
+    ``x_ptr=*fp32[16777216]`` or ``w_ptr=*bf16[4096x4096]`` (``x``, ``*`` or ``,`` between dims) give the
+    array behind a pointer; other entries pass through unchanged.
+    """
+    out_items, shapes = [], {}
+    for item in _split_items(text or ""):
+        name, sep, val = item.partition("=")
+        m = _SHAPED_PTR.match(val.strip()) if sep else None
+        if m is None:
+            out_items.append(item)
+            continue
+        dtype = m.group("dtype")
+        dims = [d for d in re.split(r"[x*, ]+", m.group("dims")) if d]
+        if dtype not in _ELEM_BYTES:
+            raise DataError(f"--signature entry {item!r}: unknown element type {dtype!r}",
+                            hint=f"use one of {sorted(_ELEM_BYTES)}")
+        n = math.prod(int(d) for d in dims)
+        if n < 1:
+            raise DataError(f"--signature entry {item!r}: the array must have >= 1 element")
+        shapes[name.strip()] = (dtype, n, n * _ELEM_BYTES[dtype])
+        out_items.append(f"{name.strip()}=*{dtype}")
+    return ",".join(out_items), shapes
+
+
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+        ast.Div: operator.truediv, ast.Mod: operator.mod}
+_FUNCS = {"cdiv": lambda a, b: -(-int(a) // int(b)), "min": min, "max": max}
+
+
+def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "--grid") -> int:
+    """An integer, or an arithmetic expression of launch arguments (``cdiv(n, BLOCK)``, ``M // 64 * 4``)."""
+    if isinstance(expr, (int, np.integer)):
+        return int(expr)
+    text = str(expr).strip()
+    try:
+        return int(text)
+    except ValueError:
+        pass
+
+    def ev(node: ast.AST) -> Any:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in names or not isinstance(names[node.id], (int, float, np.integer)):
+                raise DataError(f"{what} {text!r}: {node.id!r} is not an integer launch argument",
+                                hint=f"use names given as NAME=VALUE in --signature: {sorted(names)}")
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
+            return _FUNCS[node.func.id](*(ev(a) for a in node.args))
+        raise DataError(f"{what} {text!r} is not an integer expression",
+                        hint="e.g. --grid 1024 or --grid 'cdiv(n, BLOCK)' (+ - * // / %, cdiv, min, max)")
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        raise DataError(f"{what} {text!r} is not an integer expression", hint="e.g. --grid 'cdiv(n, BLOCK)'") from None
+    v = ev(tree)
+    if v != int(v):
+        raise DataError(f"{what} {text!r} = {v} is not an integer", hint="use // or cdiv()")
+    return int(v)
 
 
 def sass_pipe_times(mix: Any, spec: Any, dtype: str = "bfloat16", dram_bytes: float | None = None) -> dict[str, float]:
     """Busiest-SM time (us) of each pipe, of instruction issue and of memory latency for one compiled launch."""
-    from ..frontend._constants import DRAM_LATENCY_CYCLES, DTYPE_TENSOR_KEY
+    from ..frontend import DRAM_LATENCY_CYCLES, DTYPE_TENSOR_KEY
 
     S, f = float(spec.sm_count), float(spec.sm_clock_mhz)
     grid = max(int(mix.grid), 1)
@@ -62,14 +167,14 @@ def sass_pipe_times(mix: Any, spec: Any, dtype: str = "bfloat16", dram_bytes: fl
 
 
 def _bound(times: dict[str, float]) -> tuple[str, float]:
-    from ..frontend._constants import LAUNCH_US
+    from ..frontend import LAUNCH_US
 
     name = max(times, key=lambda k: times[k])
     return name, LAUNCH_US + times[name]
 
 
-def _fill_blocks(fn: Any, kargs: dict[str, Any], cfg: Any) -> dict[str, Any]:
-    """Set the kernel's standard tile constexprs (BLOCK_SIZE_M ...) from the config unless given."""
+def fill_block_constants(fn: Any, kargs: dict[str, Any], cfg: Any) -> dict[str, Any]:
+    """Set the kernel's standard tile constexprs (BLOCK_SIZE_M/BLOCK_M ... GROUP_SIZE_M) from ``cfg`` unless given."""
     names = {p.name for p in fn.params if p.is_constexpr}
     out = dict(kargs)
     for field_, candidates in _BLOCK_NAMES.items():
@@ -79,19 +184,41 @@ def _fill_blocks(fn: Any, kargs: dict[str, Any], cfg: Any) -> dict[str, Any]:
     return out
 
 
-def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", grid: int = 1,
-                    trips: list[int] | None = None, dtype: str = "bfloat16", measured_us: float | None = None,
+def _block_params(fn: Any, kargs: dict[str, Any]) -> list[str]:
+    """constexpr parameters named BLOCK* with an integer value in the launch."""
+    return [p.name for p in fn.params if p.is_constexpr and p.name.upper().startswith("BLOCK")
+            and isinstance(kargs.get(p.name), int) and not isinstance(kargs.get(p.name), bool)]
+
+
+def _fmt_cfg(cfg: Any, blocks: dict[str, int]) -> str:
+    base = ",".join(map(str, cfg.as_tuple()))
+    return base + ("" if not blocks else " " + " ".join(f"{k}={v}" for k, v in blocks.items()))
+
+
+def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", grid: int | str = 1,
+                    trips: list[int | str] | None = None, dtype: str = "bfloat16", measured_us: float | None = None,
                     top: int = 5, search: bool = False, dram_bytes: float | None = None) -> dict[str, Any]:
     """Diagnose ``kernel`` (``file.py:name``, a ``@triton.jit`` function) on ``gpu`` at ``config``.
 
-    ``signature``: the launch arguments (``--signature`` syntax of ``pipeweave sass``); ``grid``: CTAs;
-    ``trips``: source trip count of each top-level loop; ``dram_bytes``: DRAM traffic of the launch
-    (optional, bounds the dram pipe). Raises :class:`CompileError` when triton is
-    missing or the kernel does not compile.
+    ``signature``: the launch arguments (``--signature`` syntax of ``pipeweave sass``, pointers optionally with
+    the array shape: ``x_ptr=*fp32[16777216]``); ``grid``: CTAs, an int or an expression of the integer
+    arguments (``cdiv(n, BLOCK)``); ``trips``: source trip count of each top-level loop (ints or
+    expressions); ``dram_bytes``: DRAM traffic of the launch (overrides the sum of the pointer shapes).
+    Returns the same invariants as :func:`diagnose` (ranks by predicted time, ceiling <= every ranked
+    prediction, speedup = given / candidate, utilizations in [0, 1] or null below the physical bound).
+    Raises :class:`CompileError` when triton is missing or the kernel does not compile.
     """
-    from ..frontend.sass import SassConfig, arch_for_gpu, instruction_mix
-    from ..frontend.sass import Ptr, import_triton, load_kernel_file, parse_signature
+    from ..frontend.sass import (
+        Ptr,
+        SassConfig,
+        arch_for_gpu,
+        import_triton,
+        instruction_mix,
+        load_kernel_file,
+        parse_signature,
+    )
     from ..hardware import GPUSpec, get_gpu
+    from ._diagnose import BELOW_BOUND_TOLERANCE
 
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
     if not config:
@@ -102,54 +229,156 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
         raise DataError(f"--measured-us must be a positive number of microseconds, got {measured_us!r}")
     if dram_bytes is not None and not (np.isfinite(dram_bytes) and dram_bytes >= 0):
         raise DataError(f"--dram-bytes must be a non-negative number of bytes, got {dram_bytes!r}")
-    if int(grid) < 1:
-        raise DataError(f"--grid must be >= 1 CTA, got {grid!r}")
+    sig_text, shapes = split_signature_shapes(signature)
     import_triton()
     arch = arch_for_gpu(spec.name)
     fn = load_kernel_file(kernel)
-    kargs = _fill_blocks(fn, parse_signature(fn, signature), cfg)
-    mix = instruction_mix(fn, arch, cfg, args=kargs, loop_trips=trips, grid=int(grid), dtype=dtype)
-    times = sass_pipe_times(mix, spec, dtype, dram_bytes)
-    bound, ceiling = _bound(times)
-    latency = float(measured_us) if measured_us is not None else ceiling
-    recs: list[dict[str, Any]] = []
-    notes = ["user kernel: ceiling = analytical minimum of the compiled SASS (pipe, issue and latency bounds"
-             + (", DRAM from --dram-bytes); L2 traffic is not bounded" if dram_bytes is not None else
-                "); memory traffic is not in the SASS mix and is not bounded (give --dram-bytes)")
-             + "; not validated on measurements"]
-    if search:
-        variants = []
-        for w in SEARCH_WARPS:
-            for st in SEARCH_STAGES:
-                c = SassConfig(cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, w, st)
-                try:
-                    m = instruction_mix(fn, arch, c, args=kargs, loop_trips=trips, grid=int(grid), dtype=dtype)
-                except CompileError as exc:
-                    first = str(exc).splitlines()[0]
-                    notes.append(f"config {','.join(map(str, c.as_tuple()))} does not compile: {first}")
-                    continue
-                if m.occupancy_ctas_per_sm < 1:
-                    notes.append(f"config {','.join(map(str, c.as_tuple()))} does not fit on {arch}")
-                    continue
-                b, t = _bound(sass_pipe_times(m, spec, dtype, dram_bytes))
-                variants.append((t, c, b, m))
-        variants.sort(key=lambda v: v[0])
-        for i, (t, c, b, m) in enumerate(variants[:max(int(top), 1)]):
-            recs.append({"rank": i + 1, "config": ",".join(map(str, c.as_tuple())), "predicted_us": t,
-                         "speedup": ceiling / t, "bound_pipe": b, "registers": m.registers,
-                         "shared_bytes": m.shared_bytes, "occupancy": m.occupancy_ctas_per_sm})
+    base_args = fill_block_constants(fn, parse_signature(fn, sig_text), cfg)
+    pointer_names = [p.name for p in fn.params if not p.is_constexpr and isinstance(base_args.get(p.name), Ptr)]
+    unknown = [n for n in shapes if n not in pointer_names]
+    if unknown:
+        raise DataError(f"--signature gives a shape for {unknown}, which are not pointer arguments of {fn.__name__!r}",
+                        hint=f"pointer arguments: {pointer_names}")
+
+    def launch(c: Any, kargs: dict[str, Any]) -> tuple[Any, dict[str, float], int]:
+        g = eval_launch_expr(grid, kargs, "--grid")
+        if g < 1:
+            raise DataError(f"--grid must be >= 1 CTA, got {grid!r} = {g}")
+        t = None if trips is None else [eval_launch_expr(x, kargs, "--trips") for x in trips]
+        m = instruction_mix(fn, arch, c, args=kargs, loop_trips=t, grid=g, dtype=dtype)
+        return m, sass_pipe_times(m, spec, dtype, dram), g
+
+    # compulsory DRAM bytes from the launch ---------------------------------------------------------------------
+    notes: list[str] = []
+    dram: float | None
+    if dram_bytes is not None:
+        dram, dram_source = float(dram_bytes), "--dram-bytes"
+    elif shapes:
+        dram, dram_source = float(sum(b for _, _, b in shapes.values())), "pointer shapes in --signature"
     else:
-        notes.append("no config search: pass --search to compile and rank the num_warps x num_stages variants")
-    return {
+        dram, dram_source = None, None
+    mix, times, g0 = launch(cfg, base_args)
+    gmem = float(mix.mem.get("gmem_ld", 0.0)) + float(mix.mem.get("gmem_st", 0.0))
+    if dram is not None and dram_source != "--dram-bytes" and gmem == 0:
+        dram, dram_source = 0.0, "the SASS has no global loads or stores"
+        times = sass_pipe_times(mix, spec, dtype, dram)
+    missing = [n for n in pointer_names if n not in shapes]
+    if dram_bytes is None and missing and gmem > 0:
+        notes.append(f"no array shape for {', '.join(missing)}: their DRAM traffic is not counted (give e.g. "
+                     f"{missing[0]}=*fp32[N] in --signature, or --dram-bytes)")
+    if dram is None:
+        notes.append("memory traffic is not bounded: give the pointer shapes in --signature (x_ptr=*fp32[N]) or "
+                     "--dram-bytes")
+    bound, given_t = _bound(times)
+    issue0 = times.get("issue", 0.0)
+
+    # variants ------------------------------------------------------------------------------------------------
+    variants: list[dict[str, Any]] = [{"cfg": cfg, "blocks": {}, "t": given_t, "bound": bound, "issue": issue0,
+                                       "mix": mix, "grid": g0, "is_given": True}]
+    if search:
+        blocks = _block_params(fn, base_args)
+        grid_is_expr = not isinstance(grid, int) and not str(grid).strip().isdigit()
+        if blocks and not grid_is_expr:
+            notes.append(f"--search keeps {', '.join(blocks)} fixed: give --grid as an expression of them "
+                         f"(e.g. 'cdiv(n, {blocks[0]})') to search block sizes too")
+            blocks = []
+        block_sets = [{}]
+        if blocks:
+            opts = []
+            for b in blocks[:2]:
+                v0 = int(base_args[b])
+                opts.append([int(v0 * fct) for fct in SEARCH_BLOCK_FACTORS if v0 * fct >= 1 and
+                             float(v0 * fct).is_integer() and (int(v0 * fct) & (int(v0 * fct) - 1)) == 0])
+            block_sets = [dict(zip(blocks[:2], combo)) for combo in itertools.product(*opts)]
+        has_loop = int(mix.main_loop_trips or 0) > 0
+        stage_opts = SEARCH_STAGES if has_loop else (cfg.num_stages,)
+        seen = {(cfg.num_warps, cfg.num_stages, tuple(sorted({b: base_args[b] for b in blocks[:2]}.items())))}
+        for bs in block_sets:
+            for w in SEARCH_WARPS:
+                for st in stage_opts:
+                    key = (w, st, tuple(sorted(bs.items())))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    c = SassConfig(cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, w, st)
+                    kargs = {**base_args, **bs}
+                    label = _fmt_cfg(c, bs)
+                    try:
+                        m, t_, gg = launch(c, kargs)
+                    except CompileError as exc:
+                        notes.append(f"config {label} does not compile: {str(exc).splitlines()[0]}")
+                        continue
+                    if m.occupancy_ctas_per_sm < 1:
+                        notes.append(f"config {label} does not fit on {arch}")
+                        continue
+                    b_, tt = _bound(t_)
+                    variants.append({"cfg": c, "blocks": bs, "t": tt, "bound": b_, "issue": t_.get("issue", 0.0),
+                                     "mix": m, "grid": gg, "is_given": False})
+        if not has_loop:
+            notes.append("the kernel has no loop, so num_stages does not change the code: only warps"
+                         + (" and block sizes" if blocks else "") + " are searched")
+    else:
+        notes.append("no config search: pass --search to compile and rank num_warps x num_stages variants (and "
+                     "BLOCK* constexprs when --grid is an expression of them)")
+    variants.sort(key=lambda v: (v["t"], not v["is_given"], v["issue"]))  # exact ties: the given config first
+    given_rank = next(i for i, v in enumerate(variants) if v["is_given"]) + 1
+    shown = variants[:max(int(top), 1)]
+    if given_rank > len(shown):
+        shown = [*shown, variants[given_rank - 1]]
+    recs = [{"rank": variants.index(v) + 1, "config": _fmt_cfg(v["cfg"], v["blocks"]), "blocks": v["blocks"],
+             "predicted_us": v["t"], "speedup": given_t / v["t"], "bound_pipe": v["bound"], "grid": v["grid"],
+             "registers": v["mix"].registers, "shared_bytes": v["mix"].shared_bytes,
+             "occupancy": v["mix"].occupancy_ctas_per_sm, "is_given": v["is_given"]} for v in shown]
+    if search and len(variants) > 1:
+        tied = [v for v in variants if abs(v["t"] - variants[0]["t"]) <= 1e-9 * variants[0]["t"]]
+        if len(tied) > 1:
+            notes.append(f"{len(tied)} variants tie at the {variants[0]['bound']} bound "
+                         f"({variants[0]['t']:.4g} us): for this launch the config does not change the bound; "
+                         "the given config is listed first among them, the rest by instruction issue time")
+    ceiling = variants[0]["t"]
+
+    # measurement ---------------------------------------------------------------------------------------------
+    from ..frontend import LAUNCH_US
+
+    lower = LAUNCH_US + times.get("dram", 0.0)  # compulsory bytes: the same for every variant
+    below = measured_us is not None and float(measured_us) < (1.0 - BELOW_BOUND_TOLERANCE) * lower
+    if below:
+        notes.append(f"the measured {float(measured_us):.4g} us is below the physical lower bound {lower:.4g} us "
+                     f"(compulsory DRAM bytes from {dram_source} at full bandwidth): check the units "
+                     "(microseconds), the array shapes and the GPU; no headroom or utilization is derived from it")
+    latency = float(measured_us) if measured_us is not None else given_t
+    over = [k for k, v in times.items() if v > latency]
+    util = None if below else {k: min(v / latency, 1.0) for k, v in times.items()}
+    if over and not below:
+        notes.append(f"the modeled time of {', '.join(over)} exceeds the latency; its utilization is shown as 100%")
+    out = {
         "gpu": spec.name, "generation": spec.generation, "arch": arch, "kernel": kernel, "dtype": dtype,
-        "config": ",".join(map(str, cfg.as_tuple())), "grid": int(grid),
-        "predicted_us": ceiling, "measured_us": None if measured_us is None else float(measured_us),
-        "ceiling_us": ceiling, "headroom": None if measured_us is None else float(measured_us) / ceiling,
-        "headroom_pct": None if measured_us is None else 100.0 * (1.0 - ceiling / float(measured_us)),
-        "bound_pipe": bound, "pipe_times_us": times,
-        "pipe_utilization": {k: v / latency for k, v in times.items()},
+        "config": ",".join(map(str, cfg.as_tuple())), "grid": g0,
+        "predicted_us": given_t, "measured_us": None if measured_us is None else float(measured_us),
+        "ceiling_us": ceiling, "lower_bound_us": lower,
+        "measured_over_ceiling": None if measured_us is None or below else float(measured_us) / ceiling,
+        "measurement_below_bound": bool(below), "headroom_verdict": (
+            None if measured_us is None else "below_physical_bound" if below else
+            "at_or_below_ceiling" if float(measured_us) <= ceiling else "above_analytical_ceiling"),
+        "bound_pipe": bound, "pipe_times_us": times, "dram_bytes": dram, "dram_bytes_source": dram_source,
+        "sass_global_mem_instructions_per_cta": {"loads": float(mix.mem.get("gmem_ld", 0.0)),
+                                                 "stores": float(mix.mem.get("gmem_st", 0.0))},
+        "pipe_utilization": util, "pipes_over_latency": over,
         "utilization_basis": "measured" if measured_us is not None else "predicted",
+        "latency_bound_us": times["latency"],
         "registers": mix.registers, "spills": mix.spills, "shared_bytes": mix.shared_bytes,
         "occupancy": mix.occupancy_ctas_per_sm, "main_loop_trips": mix.main_loop_trips,
-        "recommendations": recs, "ceiling_method": "SASS pipe bound (analytical)", "notes": notes + list(mix.notes),
+        "recommendations": recs if search else [], "given_config_rank": given_rank, "n_ranked": len(variants),
+        "ceiling_method": "SASS pipe bound (analytical)" + (", fastest searched variant" if search else ""),
+        "notes": ["user kernel: ceiling = analytical minimum of the compiled SASS (pipe, issue, latency and DRAM "
+                  "bounds); L2 traffic is not bounded; not validated on measurements", *notes, *mix.notes],
     }
+    _check_kernel_invariants(out)
+    return out
+
+
+def _check_kernel_invariants(res: dict[str, Any]) -> None:
+    from ._diagnose import check_invariants
+
+    if res["recommendations"]:
+        check_invariants(res)

@@ -115,6 +115,7 @@ class ConfigRanker(BaseEstimator):
         return self
 
     def decision_function(self, X: pd.DataFrame) -> np.ndarray:
+        """One score per row of ``X`` (higher = more likely near-best; comparable within one query)."""
         self._check_fitted()
         return predict_in_place(self.booster_, self._matrix(X, self.feature_names_), int(self.n_jobs))
 
@@ -174,15 +175,17 @@ class ConfigRanker(BaseEstimator):
         stamp = json.loads(raw)
         params = {k: v for k, v in stamp.get("params", {}).items() if k in cls().get_params()}
         model = cls(**params)
-        expected = model.feature_names()
-        if stamp.get("schema_version") != RANKER_SCHEMA or stamp.get("features") != expected:
+        available = model.feature_names()
+        stored = list(stamp.get("features", []))
+        missing = [f for f in stored if f not in available]
+        if stamp.get("schema_version") != RANKER_SCHEMA or not stored or missing:
             raise SchemaMismatchError(f"ranker file {str(path)!r} does not match this pipeweave "
-                                      f"(schema {stamp.get('schema_version')!r}, "
-                                      f"{len(stamp.get('features', []))} features; "
-                                      f"expected {RANKER_SCHEMA!r}, {len(expected)} features)",
+                                      f"(schema {stamp.get('schema_version')!r}, {len(stored)} features"
+                                      + (f", {len(missing)} no longer computed: {missing[:4]}" if missing else "")
+                                      + f"; expected schema {RANKER_SCHEMA!r})",
                                       hint=f"rebuild with `{REBUILD_COMMAND}`")
         model.booster_ = booster
-        model.feature_names_ = expected
+        model.feature_names_ = stored  # features the booster was trained on (all still computed)
         model.vocabulary_ = np.asarray(stamp.get("vocabulary", []), dtype=np.int64).reshape(-1, 6)
         model.n_queries_ = int(stamp.get("n_queries", 0))
         model.n_train_rows_ = int(stamp.get("n_train_rows", 0))

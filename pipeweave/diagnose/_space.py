@@ -20,6 +20,7 @@ Feasibility on a GPU (both checks are per CTA):
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 
@@ -27,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-
 from ..vocab import TILE_COLUMNS
+
 __all__ = ["config_vocabulary", "CONFIG_VALUES", "CONFIG_COLUMNS", "MAX_REGS_PER_THREAD", "REG_OVERHEAD_PER_THREAD",
-           "config_space",
-           "smem_bytes", "acc_regs_per_thread", "config_fits", "config_key", "format_config", "enumerate_configs"]
+           "config_space", "tuned_configs",
+           "smem_bytes", "acc_regs_per_thread", "acc_in_tmem", "TMEM_FP32_PER_CTA", "config_fits", "config_key", "format_config", "enumerate_configs"]
 
 #: Tile-plan columns, in the order of ``--config BM,BN,BK,GM,WARPS,STAGES`` (the shared vocabulary).
 CONFIG_COLUMNS: tuple[str, ...] = TILE_COLUMNS
@@ -52,6 +53,8 @@ MAX_REGS_PER_THREAD = 255
 #: Registers per thread beyond the accumulator (addresses, indices, loop state); same constant as
 #: the analytical front-end (pipeweave.frontend._constants.REG_OVERHEAD_PER_THREAD).
 REG_OVERHEAD_PER_THREAD = 40.0
+#: fp32 accumulator elements one CTA can hold in tensor memory (sm_100: 128 lanes x 512 columns x 32 bit).
+TMEM_FP32_PER_CTA = 128 * 512
 
 _DTYPE_BYTES = {"bfloat16": 2.0, "float16": 2.0, "fp8": 1.0, "fp8_block": 1.0, "float32": 4.0}
 
@@ -79,42 +82,86 @@ def _arch_of(spec: object) -> float | np.ndarray | None:
 
 
 def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16", spec: object = None) -> np.ndarray:
-    """Shared memory one CTA needs: operand buffers x (BM*BK + BK*BN) elements x bytes.
+    """Shared memory (bytes) one CTA needs: :func:`pipeweave.frontend.triton_smem_bytes` of the config.
 
     ``spec``: the GPU (a GPUSpec, or its ``sm_arch`` as a number or per-row array) - it decides the buffer count
-    (``num_stages`` on the sm_90/sm_100 wgmma path with BLOCK_M >= 64, else ``num_stages - 1``);
+    (``num_stages`` on the sm_90/sm_100 wgmma/tcgen05 path with BLOCK_M >= 64, else ``num_stages - 1``);
     without it ``num_stages - 1`` is assumed.
     """
+    from ..frontend import triton_smem_bytes
+
     b = _bytes_of(dtype)
     bm, bn, bk, st = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "block_k", "num_stages"))
+    return triton_smem_bytes(bm, bn, bk, st, b, b, _arch_of(spec))
+
+
+def acc_in_tmem(cfg: pd.DataFrame | Mapping[str, object], spec: object = None) -> np.ndarray:
+    """True where the fp32 accumulator lives in tensor memory (tcgen05: sm_100/103 with BLOCK_M >= 64), not registers."""
+    from ..vocab import async_mma
+
+    bm = np.asarray(cfg["block_m"], dtype=float)
     arch = _arch_of(spec)
-    full = np.zeros(bm.shape, dtype=bool) if arch is None else (arch >= 90) & (arch < 120) & (bm >= 64)
-    buffers = np.where(full, st, np.maximum(st - 1.0, 1.0))
-    return buffers * (bm * bk + bk * bn) * b
+    if arch is None:
+        return np.zeros(bm.shape, dtype=bool)
+    a = np.broadcast_to(np.asarray(arch, dtype=float), bm.shape)
+    return np.asarray(async_mma(a), dtype=bool) & (a >= 100) & (bm >= 64)
 
 
-def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object]) -> np.ndarray:
-    """Estimated registers per thread: fp32 accumulator share + fixed overhead."""
+def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object], spec: object = None) -> np.ndarray:
+    """Estimated registers per thread: fp32 accumulator share (0 when it lives in tensor memory) + fixed overhead."""
     bm, bn, w = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "num_warps"))
-    return bm * bn / (32.0 * w) + REG_OVERHEAD_PER_THREAD
+    acc = np.where(acc_in_tmem(cfg, spec), 0.0, bm * bn / (32.0 * w))
+    return acc + REG_OVERHEAD_PER_THREAD
 
 
 def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: object, dtype: str = "bfloat16") -> np.ndarray:
-    """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec) by shared memory and registers."""
+    """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec) by shared memory, registers and tensor memory."""
     smem_ok = smem_bytes(cfg, dtype, spec) <= float(spec.smem_per_cta_kib) * 1024.0
-    regs = acc_regs_per_thread(cfg)
+    regs = acc_regs_per_thread(cfg, spec)
     threads = 32.0 * np.asarray(cfg["num_warps"], dtype=float)
     regs_ok = (regs <= MAX_REGS_PER_THREAD) & (regs * threads <= float(spec.regs_per_sm))
-    return np.asarray(smem_ok & regs_ok, dtype=bool)
+    bm, bn = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n"))
+    tmem_ok = ~acc_in_tmem(cfg, spec) | (bm * bn <= TMEM_FP32_PER_CTA)
+    return np.asarray(smem_ok & regs_ok & tmem_ok, dtype=bool)
+
+
+def tuned_configs(data: object = None) -> pd.DataFrame:
+    """Distinct configs SGLang 0.5.10 ships tuned for any GPU/dtype (tile columns, float64; empty without the table).
+
+    Real tuners pick a few values outside :data:`CONFIG_VALUES` (2 or 16 warps, 1 or 7-8 stages, GROUP_M 2
+    or 128); :func:`config_space` adds these configs to the grid so that no config a real tuner launched is
+    missing from the candidates.
+    """
+    from .._paths import resolve_data_dir
+
+    try:
+        key = str(resolve_data_dir(data))
+    except Exception:  # no data directory: the grid alone
+        return pd.DataFrame(columns=list(CONFIG_COLUMNS), dtype=float)
+    return _tuned_configs(key).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _tuned_configs(data_dir: str) -> pd.DataFrame:
+    try:
+        from ..sources import sglang_moe_config_table
+
+        t = sglang_moe_config_table(data_dir)
+    except Exception:  # the table is optional for the config space
+        return pd.DataFrame(columns=list(CONFIG_COLUMNS), dtype=float)
+    out = t[list(CONFIG_COLUMNS)].dropna().drop_duplicates().astype(float)
+    return out.sort_values(list(CONFIG_COLUMNS)).reset_index(drop=True)
 
 
 def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
-                 values: Mapping[str, Sequence[int]] | None = None) -> pd.DataFrame:
+                 values: Mapping[str, Sequence[int]] | None = None, *, tuned: bool = True,
+                 data: object = None) -> pd.DataFrame:
     """Feasible tile configs of a Triton matmul family on ``gpu`` (name, alias, spec file or GPUSpec).
 
-    Returns the configs (columns :data:`CONFIG_COLUMNS`, float64) plus ``smem_kib`` and
-    ``regs_per_thread``, sorted, on a fresh RangeIndex. ``family`` must be a tiled-matmul family
-    (``moe_w13``, ``fused_moe``, ``gemm``).
+    The grid :data:`CONFIG_VALUES` (or ``values``) plus, with ``tuned``, every config SGLang ships tuned for
+    any GPU (:func:`tuned_configs`), filtered by :func:`config_fits`. Returns the configs (columns
+    :data:`CONFIG_COLUMNS`, float64) plus ``smem_kib`` and ``regs_per_thread``, sorted, on a fresh
+    RangeIndex. ``family`` must be a tiled-matmul family (``moe_w13``, ``fused_moe``, ``gemm``).
     """
     from ..hardware import GPUSpec, get_gpu
 
@@ -123,10 +170,15 @@ def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
                         hint="config search supports moe_w13, fused_moe and gemm")
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
     cfg = enumerate_configs(values)
+    if tuned and values is None:
+        extra = tuned_configs(data)
+        if len(extra):
+            cfg = pd.concat([cfg, extra[~np.isin(config_key(extra), config_key(cfg))]], ignore_index=True)
+            cfg = cfg.sort_values(list(CONFIG_COLUMNS), kind="stable").reset_index(drop=True)
     ok = config_fits(cfg, spec, dtype)
     out = cfg[ok].reset_index(drop=True)
     out["smem_kib"] = smem_bytes(out, dtype, spec) / 1024.0
-    out["regs_per_thread"] = acc_regs_per_thread(out)
+    out["regs_per_thread"] = acc_regs_per_thread(out, spec)
     if out.empty:
         raise DataError(f"no tile config fits {spec.name} ({spec.smem_per_cta_kib} KiB shared memory per CTA)",
                         hint="check the GPU spec's smem_per_cta_kib and regs_per_sm")

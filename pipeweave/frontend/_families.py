@@ -214,7 +214,7 @@ def _moe_grouped(name: str, tokens, topk, local_e, alpha, n_out, k_in, tiles: pd
                       stages=tiles["num_stages"].to_numpy(), a_bytes=ab, b_bytes=ab, out_bytes=2.0,
                       tensor_rate=rate, spec=spec, loaded_rows=routed,
                       a_comp_rows=np.minimum(tokens, routed), b_groups=rs["active_experts"].to_numpy(),
-                      useful_rows=routed, extra_fma_per_row=extra_fma)
+                      useful_rows=routed, extra_fma_per_row=extra_fma, triton_sm_arch=spec.get("sm_arch"))
     return kd, rs
 
 

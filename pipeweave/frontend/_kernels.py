@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _constants as C
 from ._demand import KernelDemand, occupancy
+from ._smem import triton_smem_bytes
 
 __all__ = ["tiled_matmul", "elementwise", "flash_attention"]
 
@@ -48,7 +49,8 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
                  spec: dict[str, np.ndarray], split_k: np.ndarray | float = 1.0,
                  loaded_rows: np.ndarray | None = None, a_comp_rows: np.ndarray | None = None,
                  b_groups: np.ndarray | float = 1.0, useful_rows: np.ndarray | None = None,
-                 extra_fma_per_row: np.ndarray | float = 0.0, multicast: np.ndarray | float = 1.0) -> KernelDemand:
+                 extra_fma_per_row: np.ndarray | float = 0.0, multicast: np.ndarray | float = 1.0,
+                 triton_sm_arch: np.ndarray | None = None) -> KernelDemand:
     """Demand of C[rows, n] = A[rows, k] B[k, n] computed with BM x BN x BK tiles.
 
     ``rows`` is the (padded) row count the grid covers; for the grouped MoE GEMM, ``loaded_rows``
@@ -57,6 +59,8 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
     ``useful_rows`` gives the FLOPs of the math itself (2*useful_rows*n*k). ``multicast``: CTAs
     of a thread-block cluster that receive one B tile from L2 together (TMA multicast on sm_90,
     CTA-pair MMA on sm_100; 1 = none): the L2->SM bytes of B per CTA divide by it.
+    ``triton_sm_arch``: set for a Triton kernel (the GPU's sm_arch per row): its shared memory per CTA
+    follows :func:`pipeweave.frontend.triton_smem_bytes`; otherwise (cuBLAS/CUTLASS) ``stages`` buffers.
     """
     rows = np.asarray(rows, dtype=float)
     split = np.broadcast_to(np.asarray(split_k, dtype=float), rows.shape)
@@ -71,7 +75,8 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
 
     load_it = (bm * a_bytes + bn * b_bytes) * bk
     l2_load_it = (bm * a_bytes + bn * b_bytes / multicast) * bk
-    smem_cta = stages * load_it
+    smem_cta = stages * load_it if triton_sm_arch is None else \
+        triton_smem_bytes(bm, bn, bk, stages, a_bytes, b_bytes, triton_sm_arch)
     regs = bm * bn / threads + C.REG_OVERHEAD_PER_THREAD  # fp32 accumulators + addressing
     p = occupancy(threads, smem_cta, regs, spec)
     W = np.minimum(G, spec["sm_count"] * p)

@@ -13,24 +13,45 @@ LAUNCH = ["--gpu", "H100", "--family", "moe_w13", "--num-tokens", "512", "--num-
 
 
 def test_cli_json_fields(capsys, shipped_models):
-    rc = main(["diagnose", *LAUNCH, "--config", "64,64,32,8,4,3", "--measured-us", "123.4", "--top", "3", "--json"])
+    rc = main(["diagnose", *LAUNCH, "--config", "64,64,32,8,4,3", "--measured-us", "1234.5", "--top", "3", "--json"])
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
-    assert {"predicted_us", "ceiling_us", "headroom", "bound_pipe", "recommendations", "pipe_utilization"} <= set(obj)
+    assert {"predicted_us", "ceiling_us", "measured_over_ceiling", "headroom_verdict", "bound_pipe",
+            "recommendations", "pipe_utilization"} <= set(obj)
     assert obj["predicted_us"] > 0 and obj["ceiling_us"] > 0
-    assert obj["headroom"] == pytest.approx(123.4 / obj["ceiling_us"])
+    assert obj["measured_over_ceiling"] == pytest.approx(1234.5 / obj["ceiling_us"])
     assert obj["ceiling_us"] >= obj["lower_bound_us"]
-    assert len(obj["recommendations"]) == 3
+    assert 3 <= len(obj["recommendations"]) <= 4
     for r in obj["recommendations"]:
         assert {"config", "predicted_us", "speedup"} <= set(r)
         assert r["speedup"] == pytest.approx(obj["predicted_us"] / r["predicted_us"])
+        assert obj["ceiling_us"] <= r["predicted_us"]
+
+
+def test_help_examples_are_physically_possible(capsys, shipped_models):
+    """Every builtin-family example of `diagnose --help` runs, and its measurement is above the lower bound."""
+    import shlex
+
+    from pipeweave.cli._diagnose import DESCRIPTION
+    from pipeweave.diagnose import check_invariants
+
+    text = DESCRIPTION.replace("\\\n", " ")
+    cmds = [shlex.split(line.strip())[1:] for line in text.splitlines()
+            if line.strip().startswith("pipeweave diagnose --gpu") and "--kernel" not in line]
+    assert len(cmds) >= 2
+    for argv in cmds:
+        assert main([*argv, "--json"]) == 0
+        obj = json.loads(capsys.readouterr().out)
+        check_invariants(obj)
+        if obj["measured_us"] is not None:
+            assert not obj["measurement_below_bound"], argv
 
 
 def test_cli_text_output(capsys, shipped_models):
     rc = main(["diagnose", *LAUNCH, "--top", "2"])
     assert rc == 0
     out = capsys.readouterr().out
-    assert "ceiling" in out and "bound pipe" in out and "top 2 configs" in out
+    assert "ceiling" in out and "bound pipe" in out and "ranked configs" in out and "(given)" in out
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -94,6 +115,6 @@ def test_kernel_diagnosis(capsys, tmp_path):
                "--measured-us", "20", "--json"])
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
-    assert obj["ceiling_us"] > 0 and obj["headroom"] == pytest.approx(20 / obj["ceiling_us"])
+    assert obj["ceiling_us"] > 0 and obj["measured_over_ceiling"] == pytest.approx(20 / obj["ceiling_us"])
     assert obj["bound_pipe"] in obj["pipe_times_us"]
     assert obj["recommendations"] == []

@@ -40,32 +40,53 @@ def _models(ceiling=40.0):
 def test_headroom_speedup_utilization():
     import pandas as pd
 
-    res = diagnose(ROW, measured_us=123.4, top=3, models=_models())
+    res = diagnose(ROW, measured_us=1234.5, top=3, models=_models())
     f = featurize(pd.DataFrame([{**ROW, "gpu": "H100-SXM"}])).iloc[0]
-    assert res["predicted_us"] == pytest.approx(2.0 * f["t_env_us"])
-    ceiling = max(40.0, f["t_lower_us"])
+    assert res["predicted_us"] == pytest.approx(max(2.0 * f["t_env_us"], f["t_lower_us"]))
+    fastest = min(r["predicted_us"] for r in res["recommendations"])
+    ceiling = max(min(40.0, fastest), f["t_lower_us"])  # the learned ceiling, capped at the fastest ranked config
     assert res["ceiling_us"] == pytest.approx(ceiling)
-    assert res["headroom"] == pytest.approx(123.4 / ceiling)
-    assert res["headroom_pct"] == pytest.approx(100.0 * (1.0 - ceiling / 123.4))
+    assert res["measured_over_ceiling"] == pytest.approx(1234.5 / ceiling)
+    assert "headroom_pct" not in res  # no headroom percentage (see the dse report)
     assert res["bound_pipe"] == f["bound_pipe"]
     for p, u in res["pipe_utilization"].items():
-        assert u == pytest.approx(f[f"t_chip_{p}_us"] / 123.4)
+        assert u == pytest.approx(min(f[f"t_chip_{p}_us"] / 1234.5, 1.0))
     recs = res["recommendations"]
-    assert [r["rank"] for r in recs] == [1, 2, 3]
+    assert len(recs) in (3, 4) and [r["rank"] for r in recs] == list(range(1, len(recs) + 1))
+    assert sum(r["is_given"] for r in recs) == 1
     for r in recs:
         assert r["speedup"] == pytest.approx(res["predicted_us"] / r["predicted_us"])
-        assert r["speedup_vs_measured"] == pytest.approx(123.4 / r["predicted_us"])
+        assert r["speedup_vs_measured"] == pytest.approx(1234.5 / r["predicted_us"])
         assert len(r["config"].split(",")) == 6
     assert res["config"] == "64,64,32,8,4,3" and res["config_origin"] == "recorded"
     assert res["gpu"] == "H100-SXM"
 
 
+def test_measurement_below_the_physical_bound_is_flagged():
+    res = diagnose(ROW, measured_us=123.4, top=3, models=_models())  # the old README value: 4x below the bound
+    assert res["lower_bound_us"] > 123.4
+    assert res["measurement_below_bound"] and res["headroom_verdict"] == "below_physical_bound"
+    assert res["pipe_utilization"] is None and res["measured_over_ceiling"] is None
+    assert any("check the units" in n for n in res["notes"])
+    assert all("speedup_vs_measured" not in r for r in res["recommendations"])
+
+
 def test_without_measurement_and_floor():
     res = diagnose(ROW, top=1, models=_models(ceiling=1e-6))
-    assert res["headroom"] is None and res["measured_us"] is None
+    assert res["measured_over_ceiling"] is None and res["measured_us"] is None
     assert res["utilization_basis"] == "predicted"
     assert res["ceiling_us"] == pytest.approx(res["lower_bound_us"])  # floored at the analytical minimum
-    assert res["predicted_headroom"] == pytest.approx(res["predicted_us"] / res["ceiling_us"])
+
+
+def test_headroom_verdicts():
+    from pipeweave.diagnose import headroom_verdict
+
+    assert headroom_verdict(None, 10.0, 5.0, 0.1) == (None, None)
+    assert headroom_verdict(4.0, 10.0, 5.0, 0.1)[0] == "below_physical_bound"
+    assert headroom_verdict(9.0, 10.0, 5.0, 0.1)[0] == "at_or_below_ceiling"
+    assert headroom_verdict(10.5, 10.0, 5.0, 0.1)[0] == "within_error_band"
+    assert headroom_verdict(12.0, 10.0, 5.0, 0.1)[0] == "likely_headroom"
+    assert headroom_verdict(12.0, 10.0, 5.0, None)[0] == "no_error_band"
 
 
 def test_default_config_when_none_given():

@@ -54,3 +54,24 @@ def test_ceiling_model_fit_predict_save(small, tmp_path):
     assert pred.shape == (len(best),) and (pred > 0).all()
     m2 = CeilingModel.load(m.save(tmp_path / "ceiling.ubj"))
     np.testing.assert_allclose(m2.predict(best), pred, rtol=1e-6)
+
+
+def test_ranker_stamp_features_must_still_be_computed(small, tmp_path):
+    """A ranker loads as long as every feature it was trained on is still computed (new front-end features
+    do not break it); a feature that disappeared does."""
+    import json
+
+    import xgboost as xgb
+
+    s, cand, feat, lab = small
+    r = ConfigRanker(n_estimators=4, max_depth=2).fit(feat, lab, cand["query"].to_numpy())
+    path = r.save(tmp_path / "ranker.ubj")
+    assert ConfigRanker.load(path).feature_names_ == r.feature_names_
+    bst = xgb.Booster()
+    bst.load_model(str(path))
+    stamp = json.loads(bst.attr("pipeweave_stamp"))
+    stamp["features"] = [*stamp["features"][:-1], "a_feature_that_is_gone"]
+    bst.set_attr(pipeweave_stamp=json.dumps(stamp))
+    bst.save_model(str(tmp_path / "gone.ubj"))
+    with pytest.raises(SchemaMismatchError, match="no longer computed"):
+        ConfigRanker.load(tmp_path / "gone.ubj")
