@@ -95,12 +95,20 @@ def _cublas_multicast(m, bm, async_mma_arch) -> np.ndarray:
     return np.where(np.asarray(async_mma_arch, dtype=bool) & (np.ceil(m / bm) >= 2), 2.0, 1.0)
 
 
-def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec, multicast=1.0) -> KernelDemand:
+def _cublas_pair_mma(m, bm, sm_arch) -> np.ndarray:
+    """cuBLAS on datacenter Blackwell (sm_100/103) issues each MMA from a CTA pair (tcgen05
+    ``cta_group::2``): each CTA keeps half of the B tile in its shared memory. 1 elsewhere."""
+    arch = np.asarray(sm_arch, dtype=float)
+    return np.where((arch >= 100) & (arch < 120) & (np.ceil(m / bm) >= 2), 2.0, 1.0)
+
+
+def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec, multicast=1.0,
+                 pair_mma=1.0) -> KernelDemand:
     return tiled_matmul("gemm", rows=m, n=n, k=k, bm=tiles["block_m"].to_numpy(), bn=tiles["block_n"].to_numpy(),
                         bk=tiles["block_k"].to_numpy(), group_m=tiles["group_m"].to_numpy(),
                         warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
                         a_bytes=ab, b_bytes=ab, out_bytes=ob, tensor_rate=rate, spec=spec, split_k=split,
-                        multicast=multicast)
+                        multicast=multicast, pair_mma=pair_mma)
 
 
 def _slice_spec(spec: Spec, idx: np.ndarray, keys: tuple[str, ...] | None = None) -> Spec:
@@ -155,7 +163,8 @@ def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[p
         kd = tiled_matmul("gemm", rows=m[rr], n=n[rr], k=k[rr], bm=c[:, 0], bn=c[:, 1], bk=c[:, 2],
                           group_m=c[:, 3], warps=c[:, 4], stages=c[:, 5], a_bytes=ab[rr], b_bytes=ab[rr],
                           out_bytes=2.0, tensor_rate=rate[rr], spec=sub_spec, split_k=c[:, 6],
-                          multicast=_cublas_multicast(m[rr], c[:, 0], hc[rr]))
+                          multicast=_cublas_multicast(m[rr], c[:, 0], hc[rr]),
+                          pair_mma=_cublas_pair_mma(m[rr], c[:, 0], spec["sm_arch"][rr]))
         return envelope_us(kd, sub_spec)
 
     for code in np.unique(cls):
@@ -196,7 +205,8 @@ def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDem
         split[idx] = h_split
     # fp8_block adds per-128x128 scale loads: negligible bytes, modeled by the learner via dtype
     multicast = np.where(has, 1.0, _cublas_multicast(m, tiles["block_m"].to_numpy(), _async_mma(spec)))
-    kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec, multicast=multicast)
+    pair = np.where(has, 1.0, _cublas_pair_mma(m, tiles["block_m"].to_numpy(), spec["sm_arch"]))
+    kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec, multicast=multicast, pair_mma=pair)
     tiles["tile_origin"] = origin
     return [kd], tiles
 

@@ -50,7 +50,7 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
                  loaded_rows: np.ndarray | None = None, a_comp_rows: np.ndarray | None = None,
                  b_groups: np.ndarray | float = 1.0, useful_rows: np.ndarray | None = None,
                  extra_fma_per_row: np.ndarray | float = 0.0, multicast: np.ndarray | float = 1.0,
-                 triton_sm_arch: np.ndarray | None = None) -> KernelDemand:
+                 triton_sm_arch: np.ndarray | None = None, pair_mma: np.ndarray | float = 1.0) -> KernelDemand:
     """Demand of C[rows, n] = A[rows, k] B[k, n] computed with BM x BN x BK tiles.
 
     ``rows`` is the (padded) row count the grid covers; for the grouped MoE GEMM, ``loaded_rows``
@@ -58,7 +58,10 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
     ``b_groups`` the number of distinct B matrices touched (active experts; 1 for a GEMM).
     ``useful_rows`` gives the FLOPs of the math itself (2*useful_rows*n*k). ``multicast``: CTAs
     of a thread-block cluster that receive one B tile from L2 together (TMA multicast on sm_90,
-    CTA-pair MMA on sm_100; 1 = none): the L2->SM bytes of B per CTA divide by it.
+    CTA-pair MMA on sm_100; 1 = none): the L2->SM bytes of B per CTA divide by it. ``pair_mma``:
+    CTAs that issue one MMA together (tcgen05 ``cta_group::2`` on sm_100: each CTA of the pair holds
+    only its half of the B tile in shared memory; 1 = none): the shared-memory bytes (buffer and
+    traffic) of B per CTA divide by it. TMA multicast on sm_90 writes the full B tile into each CTA.
     ``triton_sm_arch``: set for a Triton kernel (the GPU's sm_arch per row): its shared memory per CTA
     follows :func:`pipeweave.frontend.triton_smem_bytes`; otherwise (cuBLAS/CUTLASS) ``stages`` buffers.
     """
@@ -73,7 +76,7 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
     useful_rows = loaded_rows if useful_rows is None else useful_rows
     b_groups = np.broadcast_to(np.asarray(b_groups, dtype=float), rows.shape)
 
-    load_it = (bm * a_bytes + bn * b_bytes) * bk
+    load_it = (bm * a_bytes + bn * b_bytes / pair_mma) * bk  # bytes landing in this CTA's smem
     l2_load_it = (bm * a_bytes + bn * b_bytes / multicast) * bk
     smem_cta = stages * load_it if triton_sm_arch is None else \
         triton_smem_bytes(bm, bn, bk, stages, a_bytes, b_bytes, triton_sm_arch)
