@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from .._frame import str_values
+from . import _constants as C
 from ._demand import KernelDemand
 
-__all__ = ["row_kernel", "NORM_FAMILIES", "ELEMENTWISE_OPS"]
+__all__ = ["row_kernel", "l2_miss_fraction", "NORM_FAMILIES", "ELEMENTWISE_OPS"]
 
 Spec = dict[str, np.ndarray]
 
@@ -55,11 +56,20 @@ def _warps_ceil(threads: np.ndarray) -> np.ndarray:
     return np.maximum(np.ceil(threads / 32.0), 1.0) * 32.0
 
 
+def l2_miss_fraction(working_set_bytes: np.ndarray, spec: Spec) -> np.ndarray:
+    """Share of a streaming kernel's compulsory bytes that come from DRAM when it is timed back to
+    back on the same buffers (every source here repeats the launch): 0 while the working set fits
+    the usable L2 (``L2_USABLE_FRACTION`` of it), 1 from twice that on (LRU streaming thrashes),
+    linear in between."""
+    l2 = spec["l2_mib"] * 2.0**20 * C.L2_USABLE_FRACTION
+    return np.clip(np.asarray(working_set_bytes, dtype=float) / l2 - 1.0, 0.0, 1.0)
+
+
 def row_kernel(name: str, *, rows: np.ndarray, width: np.ndarray, threads: np.ndarray, vec: np.ndarray | float,
                in_bytes: np.ndarray | float, out_bytes: np.ndarray | float, fma_per_elem: np.ndarray | float,
                alu_per_elem: np.ndarray | float, xu_per_elem: np.ndarray | float, passes: float = 1.0,
                xu_per_thread: float = 0.0, reduction: bool = False, const_bytes: np.ndarray | float = 0.0,
-               rows_per_cta: np.ndarray | float = 1.0) -> KernelDemand:
+               rows_per_cta: np.ndarray | float = 1.0, spec: Spec | None = None) -> KernelDemand:
     """Demand of a kernel with ``rows_per_cta`` rows of ``width`` elements per CTA (grid = rows / that).
 
     Each main-loop iteration moves ``threads * vec`` elements of every row the CTA owns;
@@ -67,7 +77,8 @@ def row_kernel(name: str, *, rows: np.ndarray, width: np.ndarray, threads: np.nd
     the row from L1/L2); ``in_bytes`` / ``out_bytes`` per element; ``const_bytes`` = bytes per row
     of a vector shared by all rows (the norm weight: L2-resident, read from DRAM once);
     ``reduction`` adds a CTA-wide shuffle + shared-memory reduction per row; ``xu_per_thread``
-    MUFU ops each thread runs once per row (rsqrt). Counts are thread-level ops.
+    MUFU ops each thread runs once per row (rsqrt). Counts are thread-level ops. With ``spec``, the
+    DRAM bytes are the compulsory bytes times :func:`l2_miss_fraction` (warm L2 between launches).
     """
     rows = np.asarray(rows, dtype=float)
     width = np.asarray(width, dtype=float)
@@ -78,7 +89,8 @@ def row_kernel(name: str, *, rows: np.ndarray, width: np.ndarray, threads: np.nd
     iters = np.maximum(np.ceil(width / per_it), 1.0) * passes
     elems_it = width * rpc / iters * passes  # elements touched per iteration, all rows of the CTA
     out_row = width * out_bytes
-    dram = rows * width * (in_bytes + out_bytes) + width * const_bytes
+    compulsory = rows * width * (in_bytes + out_bytes) + width * const_bytes
+    dram = compulsory * (l2_miss_fraction(compulsory, spec) if spec is not None else 1.0)
     red_alu = np.where(reduction, threads * REDUCTION_ALU_PER_THREAD * rpc, 0.0)
     return KernelDemand(
         name=name, grid_ctas=grid, iters=iters, tensor_rate=1.0, threads=threads, stages=2.0,
@@ -87,7 +99,7 @@ def row_kernel(name: str, *, rows: np.ndarray, width: np.ndarray, threads: np.nd
         xu_it=elems_it * xu_per_elem / passes, load_bytes_it=elems_it * (in_bytes + const_bytes / passes),
         smem_bytes_it=0.0, fma_cta=0.0, xu_cta=threads * xu_per_thread,
         load_bytes_cta=np.where(reduction, 2.0 * 32.0 * 4.0, 0.0) * rpc, store_bytes_cta=out_row * rpc,
-        dram_bytes=dram, dram_compulsory_bytes=dram, useful_flop=0.0,
+        dram_bytes=dram, dram_compulsory_bytes=compulsory, useful_flop=0.0,
         extra={"reduction_alu": red_alu},
     )
 
@@ -114,7 +126,8 @@ def _build_rmsnorm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kernel
     threads = _warps_ceil(np.minimum(1024.0, np.ceil(H / 8.0)))
     kd = row_kernel("rmsnorm", rows=T, width=H, threads=threads, vec=8.0, in_bytes=2.0, out_bytes=2.0,
                     fma_per_elem=RMSNORM_FMA_PER_ELEM, alu_per_elem=RMSNORM_ALU_PER_ELEM, xu_per_elem=0.0,
-                    passes=2.0, xu_per_thread=RMSNORM_XU_PER_THREAD, reduction=True, const_bytes=2.0)
+                    passes=2.0, xu_per_thread=RMSNORM_XU_PER_THREAD, reduction=True, const_bytes=2.0,
+                    spec=spec)
     tiles = _tile_frame(len(df), threads, "cuda_rmsnorm")
     tiles["block_n"] = 8.0 * threads
     return [_with_alu(kd)], tiles
@@ -126,7 +139,8 @@ def _build_silu_mul(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kerne
     T, I = _col(df, "num_tokens"), _col(df, "inter_size")
     threads = _warps_ceil(np.minimum(1024.0, I))
     kd = row_kernel("silu_mul", rows=T, width=I, threads=threads, vec=1.0, in_bytes=4.0, out_bytes=2.0,
-                    fma_per_elem=SILU_FMA_PER_ELEM, alu_per_elem=SILU_ALU_PER_ELEM, xu_per_elem=SILU_XU_PER_ELEM)
+                    fma_per_elem=SILU_FMA_PER_ELEM, alu_per_elem=SILU_ALU_PER_ELEM, xu_per_elem=SILU_XU_PER_ELEM,
+                    spec=spec)
     tiles = _tile_frame(len(df), threads, "cuda_act_and_mul")
     tiles["block_n"] = threads
     return [kd], tiles
@@ -149,8 +163,8 @@ def _build_elementwise_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[li
     kd = row_kernel("elementwise_fp32", rows=np.ceil(n / 512.0), width=np.full(len(df), 512.0),
                     threads=np.full(len(df), 128.0), vec=4.0, in_bytes=cols[:, 0], out_bytes=4.0,
                     fma_per_elem=cols[:, 1], alu_per_elem=cols[:, 2], xu_per_elem=cols[:, 3])
-    kd.dram_bytes = n * (cols[:, 0] + 4.0)
-    kd.dram_compulsory_bytes = kd.dram_bytes
+    kd.dram_compulsory_bytes = n * (cols[:, 0] + 4.0)
+    kd.dram_bytes = kd.dram_compulsory_bytes * l2_miss_fraction(kd.dram_compulsory_bytes, spec)
     tiles = _tile_frame(len(df), np.full(len(df), 128.0), "pytorch_vectorized_elementwise")
     tiles["block_n"] = 512.0
     return [kd], tiles
@@ -172,7 +186,7 @@ def _build_softmax_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[K
     kd = row_kernel("softmax_fp32", rows=B, width=H, threads=threads, vec=np.where(warp, 1.0, 4.0), in_bytes=4.0,
                     out_bytes=4.0, fma_per_elem=np.where(warp, 4.0, 6.0), alu_per_elem=4.0,
                     xu_per_elem=np.where(warp, 1.0, 2.0), passes=1.0, xu_per_thread=1.0, reduction=True,
-                    rows_per_cta=np.where(warp, 4.0, 1.0))
+                    rows_per_cta=np.where(warp, 4.0, 1.0), spec=spec)
     # the block kernel reads the row three times (from L1/L2 after the first)
     kd.load_bytes_it = kd.load_bytes_it * np.where(warp, 1.0, 3.0)
     tiles = _tile_frame(len(df), threads, "pytorch_softmax")
@@ -188,7 +202,7 @@ def _build_layernorm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list
     threads = np.full(len(df), 128.0)
     kd = row_kernel("layernorm_fp32", rows=B, width=H, threads=threads, vec=4.0, in_bytes=4.0, out_bytes=4.0,
                     fma_per_elem=10.0, alu_per_elem=4.0, xu_per_elem=0.5, passes=2.0, xu_per_thread=2.0,
-                    reduction=True, const_bytes=8.0)
+                    reduction=True, const_bytes=8.0, spec=spec)
     tiles = _tile_frame(len(df), threads, "pytorch_layer_norm")
     return [_with_alu(kd)], tiles
 

@@ -90,11 +90,20 @@ def _fork_attention(raw: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _vidur_mlp(raw: pd.DataFrame) -> pd.DataFrame:
+    out = raw.copy()
+    tp = pd.to_numeric(raw["num_tensor_parallel_workers"], errors="coerce")
+    # the activation kernel of one tensor-parallel rank: I / tp outputs per token
+    out["_inter_size"] = pd.to_numeric(raw["n_expanded_embd"], errors="coerce") / tp
+    return out
+
+
 TRANSFORMS: dict[str, Transform] = {
     t.name: t for t in (
         Transform("neusight_gemm", ("Kernel Name", "Block x", "Block y", "Block z"),
                   ("_block_m", "_block_n", "_block_k", "_num_stages", "_num_warps"), _neusight_gemm),
         Transform("fork_silu_mul", ("dim",), ("_inter_size",), _fork_silu),
         Transform("fork_attention", ("q_lengths", "kv_lengths"), ("_q_lengths", "_kv_lengths"), _fork_attention),
+        Transform("vidur_mlp", ("n_expanded_embd", "num_tensor_parallel_workers"), ("_inter_size",), _vidur_mlp),
     )
 }

@@ -88,3 +88,13 @@ def test_registry_has_the_issue13_families() -> None:
                  "softmax_fp32", "layernorm_fp32"):
         assert name in FAMILIES
     assert not FAMILIES["rmsnorm"].uses_tensor_cores and FAMILIES["attention_flashinfer"].uses_tensor_cores
+
+
+def test_warm_l2_holds_small_working_sets() -> None:
+    """Back-to-back launches on the same buffers: a working set inside the usable L2 costs no DRAM bytes."""
+    df = _rows(family="silu_mul", gpu=["L40", "L40", "A40"], dtype="bfloat16", num_tokens=[1024, 65536, 1024],
+               inter_size=4096)
+    f = featurize(df)
+    assert f["work_dram"].iloc[0] == 0.0  # 25 MB in a 96 MB L2
+    assert f["work_dram"].iloc[1] == pytest.approx(f["dram_compulsory_bytes"].iloc[1])  # 1.6 GB streams
+    assert f["work_dram"].iloc[2] == pytest.approx(f["dram_compulsory_bytes"].iloc[2])  # 25 MB > 6 MB L2 / 2

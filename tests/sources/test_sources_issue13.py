@@ -74,3 +74,18 @@ def test_gemm_fp32_tiles_mostly_recorded(new_rows) -> None:  # noqa: ANN001
     g = df[df["family"] == "gemm_fp32"]
     has = np.isfinite(g["block_m"].to_numpy(dtype=float))
     assert has.mean() > 0.9  # gemv / split-K kernels encode no tile
+
+
+def test_vidur_rmsnorm_and_activation(real_data_dir, session_cache) -> None:  # noqa: ANN001
+    """Vidur's Kineto medians (ms -> us); silu_mul inter_size is the per-rank width n_expanded_embd / TP."""
+    df = load_profiles(real_data_dir, sources=["vidur"], cache=False)
+    assert set(df["family"].astype(str)) == {"rmsnorm", "silu_mul"}
+    assert set(df["gpu"].astype(str)) == {"A100-SXM", "A40", "H100-SXM"}
+    assert (df["timing"] == "kineto").all() and set(df["dtype"].astype(str)) == {"float16"}
+    raw = pd.read_csv(real_data_dir / "vidur/data/profiling/compute/a40/meta-llama/Llama-2-7b-hf/mlp.csv.gz")
+    r = raw[raw["num_tensor_parallel_workers"] == 2].iloc[0]
+    row = df[(df["family"] == "silu_mul") & (df["gpu"] == "A40") & (df["num_tokens"] == r["num_tokens"])
+             & (df["inter_size"] == r["n_expanded_embd"] / 2)]
+    assert len(row) == 1
+    # other models with the same per-rank shape are median-aggregated with this one
+    assert row["latency_us"].iloc[0] > 0 and row["n_raw_rows"].iloc[0] >= 1
