@@ -42,7 +42,8 @@ def test_schema_columns_and_dtypes(real_profiles):
     for c in BOOL_COLUMNS:
         assert df[c].dtype == bool, c
     assert np.isfinite(df["latency_us"]).all() and (df["latency_us"] > 0).all()
-    assert set(df["source"].cat.categories) == {"aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight"}
+    assert set(df["source"].cat.categories) == {"aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight",
+                                                  "vidur"}
     assert df["timing"].notna().all()
     for fam, keys in FAMILY_KEY_COLUMNS.items():
         sub = df[df["family"] == fam]
