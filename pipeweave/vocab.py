@@ -132,7 +132,7 @@ def attention_backend(label: object) -> str:
 # ------------------------------------------------------------------------------------- sources
 #: Sources of measured latencies the model knows (the ``source`` column; each is also a timing
 #: convention: aiconfigurator = CUDA-graph replay, pipeweave = CUDA events around one launch).
-SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight")
+SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight", "vidur")
 
 #: The source a launch is predicted for when none is given: the family's main training source.
 DEFAULT_SOURCE: dict[str, str] = {
