@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ANATOMY_FAMILIES", "ANATOMY_KEEP", "FEATURE_GROUPS", "regime_labels", "regime_table", "oracle_table",
            "ep_semantics_evidence",
            "ablation_table", "fold_table", "anatomy_tables", "anatomy_findings", "render_anatomy_markdown",
-           "plot_regimes", "plot_oracle", "run_anatomy"]
+           "plot_regimes", "plot_oracle", "run_anatomy", "write_anatomy_report"]
 
 #: families the anatomy runs on by default (the issue's headline families)
 ANATOMY_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16", "attention_context", "attention_generation")
@@ -373,11 +373,10 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
 
 def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "experiments/error_anatomy",
                 data: object = None, max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
-                progress: bool = True) -> dict[str, Any]:
+                progress: bool = True, predictions_path: str | Path | None = None) -> dict[str, Any]:
     """Fit and predict every anatomy method under LOGO, then write the report under ``out``."""
     from sklearn.base import clone
 
-    from .._io import atomic_write, atomic_write_json, atomic_write_text
     from ._protocols import run_protocol
     from ._suite import (ABLATION_FAMILIES, L2_SCHED_FEATURES, SASS_ABLATION_FAMILIES, load_eval_frame, make_methods,
                          semantics_flags)
@@ -407,8 +406,24 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
         preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, "logo",
                                   family_col="eval_family", progress=progress, keep=keep))
     pred = pd.concat(preds, ignore_index=True)
+    meta = {"command": "pipeweave evaluate --protocol anatomy --out " + str(out), "data_fingerprint": fp,
+            "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators,
+            "families": labels, "feature_groups": FEATURE_GROUPS,
+            "spec_ratio_features": list(_spec_ratio_features()), "small_us": SMALL_US}
+    if predictions_path:  # scratch copy (e.g. to re-render without refitting); never under experiments/
+        pred.to_pickle(predictions_path)
+    results = write_anatomy_report(pred, ep_semantics_evidence(frame), out, meta)
+    print(f"error anatomy in {(time.perf_counter() - t0) / 60:.1f} min; wrote {out}/results.md", flush=True)
+    return results
+
+
+def write_anatomy_report(pred: pd.DataFrame, ep_evidence: pd.DataFrame, out: str | Path,
+                         meta: dict[str, Any]) -> dict[str, Any]:
+    """Tables, CSVs, figures, ``results.json`` and ``results.md`` from anatomy predictions (no fitting)."""
+    from .._io import atomic_write, atomic_write_json, atomic_write_text
+
     tables = anatomy_tables(pred)
-    tables["ep_evidence"] = ep_semantics_evidence(frame)
+    tables["ep_evidence"] = ep_evidence
     outp = Path(out)
     (outp / "figures").mkdir(parents=True, exist_ok=True)
     figures: dict[str, dict[str, str]] = {}
@@ -422,7 +437,6 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
         for kind, draw, d in (("regimes", plot_regimes, reg), ("oracle", plot_oracle, orc)):
             ax = draw(d)
             ax.set_title(f"{fam}: {'MAPE per GPU and regime' if kind == 'regimes' else 'oracle scalars (pipeweave)'}")
-            ax.figure.tight_layout()
             path = outp / "figures" / f"{fam}.{kind}.png"
             atomic_write(path, lambda p, fig=ax.figure: fig.savefig(p, format="png", dpi=100,
                                                                    metadata={"Software": None}))
@@ -430,13 +444,8 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     for name, t in tables.items():
         atomic_write(outp / f"{name}.csv", lambda p, t=t: t.to_csv(p, index=False, float_format="%.4g",
                                                                    lineterminator="\n"))
-    meta = {"command": "pipeweave evaluate --protocol anatomy --out " + str(out), "data_fingerprint": fp,
-            "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators,
-            "families": labels, "feature_groups": FEATURE_GROUPS,
-            "spec_ratio_features": list(_spec_ratio_features()), "small_us": SMALL_US}
     results = {"meta": meta, "findings": anatomy_findings(tables),
                **{k: v.to_dict(orient="records") for k, v in tables.items()}}
     atomic_write_json(outp / "results.json", results)
     atomic_write_text(outp / "results.md", render_anatomy_markdown(tables, meta, figures))
-    print(f"error anatomy in {(time.perf_counter() - t0) / 60:.1f} min; wrote {outp}/results.md", flush=True)
     return results

@@ -127,3 +127,17 @@ def test_ep_semantics_evidence_separates_flat_from_per_rank() -> None:
     assert ev.loc["F", "share_flat"] == 100.0 and ev.loc["F", "share_per_rank"] == 0.0
     assert ev.loc["R", "share_per_rank"] == 100.0 and ev.loc["R", "median_ep4"] == pytest.approx(0.25)
     assert ev.loc["R", "flag"] == "rank_local_tokens" and ev.loc["F", "n"] == 6
+
+
+def test_write_anatomy_report_files(tmp_path, pred: pd.DataFrame) -> None:
+    import json
+
+    from pipeweave.evaluation._anatomy import write_anatomy_report
+
+    res = write_anatomy_report(pred, pd.DataFrame(), tmp_path, {"command": "t", "data_fingerprint": "x",
+                                                                 "max_train_rows_per_gpu": 1, "n_estimators": 1})
+    assert json.loads((tmp_path / "results.json").read_text())["findings"] == res["findings"]
+    for name in ("results.md", "folds.csv", "regimes.csv", "oracle.csv", "ablations.csv",
+                 "figures/gemm_bf16.regimes.png", "figures/gemm_bf16.oracle.png"):
+        assert (tmp_path / name).is_file(), name
+    assert not list(tmp_path.rglob(".*"))
