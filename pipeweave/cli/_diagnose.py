@@ -28,7 +28,7 @@ and binding pipe from its SASS instruction mix and the compulsory DRAM bytes of 
 
 examples:
   pipeweave diagnose --gpu H100 --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 \\
-      --hidden-size 4096 --inter-size 1536 --config 64,64,32,8,4,3 --measured-us 1234.5
+      --hidden-size 3584 --inter-size 2560 --measured-us 805.6     # measured: pipeweave/moe_w13/H100.csv
   pipeweave diagnose --gpu A100 --family moe_w13 --num-tokens 64 --num-experts 8 --topk 2 \\
       --hidden-size 4096 --inter-size 1536 --top 3 --json
   pipeweave diagnose --gpu L40S --kernel my_kernels.py:matmul_kernel --config 64,64,32,8,4,3 \\

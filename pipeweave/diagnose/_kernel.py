@@ -284,6 +284,7 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
             blocks = []
         block_sets = [{}]
         if blocks:
+            variants[0]["blocks"] = {b: int(base_args[b]) for b in blocks[:2]}
             opts = []
             for b in blocks[:2]:
                 v0 = int(base_args[b])
