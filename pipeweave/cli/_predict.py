@@ -44,6 +44,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chunk-rows", type=int, default=None, metavar="N",
                    help="--input is read, predicted and written N rows at a time (default 200,000: memory stays "
                         "bounded for any file size; the output does not depend on N)")
+    p.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="predict --input (CSV or parquet) partition by partition on a Dask cluster and write "
+                        "--output as a new folder of parquet partitions: local[:N] starts N local worker "
+                        "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])")
     add_launch_arguments(p)
     add_data_argument(p)
     from ._diagnose import add_kernel_arguments
@@ -100,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     from .._estimator import sklearn_blocked
     from .._io import check_writable
 
+    if getattr(args, "dask", None):
+        return _predict_on_dask(args)
     with sklearn_blocked():  # start-up: scikit-learn (and the SciPy it imports) is not needed to predict
         import xgboost  # noqa: F401  (imported here so that it skips its scikit-learn wrappers)
 
@@ -147,6 +153,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
+    return EXIT_OK
+
+
+def _predict_on_dask(args: argparse.Namespace) -> int:
+    """`--dask`: --input predicted on the cluster, --output written as a folder of parquet partitions."""
+    from .._errors import DataError
+    from ..distributed import connect, predict_files
+
+    if not args.input or not args.output:
+        raise DataError("--dask predicts files: give --input FILE and --output FOLDER",
+                        hint="e.g. pipeweave predict --dask local:2 --gpu B300 --input rows.csv --output preds/")
+    spec = resolve_gpu_arg(args.gpu) if args.gpu else None
+    client = connect(args.dask)
+    try:
+        n = predict_files([args.input], args.output, client=client, gpu=spec, model=args.model, data=args.data)
+    finally:
+        client.close()
+    print(f"wrote {n:,} rows to {args.output}/ (parquet partitions; latency_us_pred is empty on rows outside "
+          "the model's domain)", file=sys.stderr)
     return EXIT_OK
 
 

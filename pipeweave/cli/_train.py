@@ -6,6 +6,7 @@ import argparse
 import time
 
 from ..vocab import GENERATIONS
+from ._checks import nonnegative_int, positive_int
 from ._common import add_data_argument
 
 COMMAND = "train"
@@ -18,10 +19,8 @@ example:
 """
 
 
-#: seeded cap on training rows per (GPU, family, dtype, source) of the default model
-DEFAULT_MAX_ROWS_PER_GROUP = 10_000
-#: regressor settings of the default model beyond PipeweaveRegressor's own defaults (--shared unsets)
-DEFAULT_MODEL_PARAMS: dict[str, object] = {"per_family": True}
+# the shipped model's recipe lives in pipeweave.model (re-exported here for old importers)
+from ..model import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS  # noqa: E402
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,8 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exclude-gpu", nargs="+", default=[], metavar="NAME", help="leave these GPUs out")
     p.add_argument("--exclude-generation", nargs="+", default=[], metavar="GEN",
                    choices=list(GENERATIONS), help="leave these generations out")
-    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default 200; see experiments/model_size)")
-    p.add_argument("--max-rows-per-group", type=int, default=DEFAULT_MAX_ROWS_PER_GROUP, metavar="N",
+    p.add_argument("--n-estimators", type=positive_int, default=None, help="boosting rounds (default 200; see experiments/model_size)")
+    p.add_argument("--max-rows-per-group", type=nonnegative_int, default=DEFAULT_MAX_ROWS_PER_GROUP, metavar="N",
                    help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
                         "(default 10000; 0 = all rows)")
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")
@@ -50,17 +49,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-spec", nargs="+", default=[], metavar="SPEC",
                    help="spec files (.toml/.json) of GPUs outside the catalog that --profiles rows name")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="featurize and train on a Dask cluster (xgboost.dask): local[:N] starts N local worker "
+                        "processes, or a scheduler address tcp://HOST:8786; same model file and stamp "
+                        "(needs pipeweave[dask]; not with --profiles)")
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from .._errors import DataError
     from ..hardware import resolve_gpu_name
     from ..model import PipeweaveRegressor, save_model
-    from ..model._training import cap_rows, prepare_training_frame
+    from ..model import cap_rows, prepare_training_frame
     from ..sources import data_fingerprint, load_profiles
 
+    from ..model import check_model_path
+    from ._checks import parse_params
+
+    # fail fast: a bad --out or --params is an error in a second, not after training
+    check_model_path(args.out)
+    checked_params = parse_params(args.params)
     t0 = time.perf_counter()
     import pandas as pd
 
@@ -93,23 +100,43 @@ def run(args: argparse.Namespace) -> int:
         if df.empty:
             raise DataError("no training rows left after the filters", hint="relax --families/--exclude-*")
     print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)
-    frame, drops = prepare_training_frame(df, gpus=gpus)
+    if getattr(args, "dask", None):  # the rows are featurized on the workers: no local featurization
+        if user is not None:
+            raise DataError("--dask trains on the shared data only", hint="drop --profiles, or drop --dask")
+        frame, drops = df, df.iloc[:0]
+    else:
+        frame, drops = prepare_training_frame(df, gpus=gpus)
     weight = None
     if user is not None:
         weight = frame.pop("_user_row").astype(bool).to_numpy() * (args.profiles_weight - 1.0) + 1.0
     if len(drops):
         print(f"dropped {int(drops['rows'].sum()):,} physically impossible rows:")
         print(drops.to_string(index=False))
-    params = json.loads(args.params) if args.params else {}
-    if args.n_estimators:
+    params = dict(checked_params)
+    if args.n_estimators is not None:
         params["n_estimators"] = args.n_estimators
-    defaults = {**DEFAULT_MODEL_PARAMS, **({"per_family": False} if args.shared else {})}
+    defaults = {**DEFAULT_MODEL_PARAMS, **({"per_family": False} if args.shared else {}),
+                # the shared rows were capped above (--max-rows-per-group); --profiles rows are never capped
+                "max_rows_per_group": None}
     for key, value in defaults.items():  # --params wins over both
         params.setdefault(key, value)
     model = PipeweaveRegressor(progress=not args.no_progress, **params)
     t1 = time.perf_counter()
-    model.fit(frame, sample_weight=weight)
-    print(f"trained on {len(frame):,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
+    if getattr(args, "dask", None):
+        from ..distributed import connect, train_dask
+
+        client = connect(args.dask)
+        try:
+            import dask.dataframe as dd
+
+            parts = max(2, 2 * len(client.scheduler_info().get("workers", {})))
+            model = train_dask(client, dd.from_pandas(frame.reset_index(drop=True), npartitions=parts),
+                               {**model.get_params(), "progress": False}, data=args.data)
+        finally:
+            client.close()
+    else:
+        model.fit(frame, sample_weight=weight)
+    print(f"trained on {model.n_train_rows_:,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
           f"in {time.perf_counter() - t1:.1f}s")
     model.progress = False
     extra: dict[str, object] = {"command": "pipeweave train " + " ".join(_argv(args))}

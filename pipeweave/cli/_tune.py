@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._checks import check_storage_url, nonnegative_int, positive_int
 from ._common import add_data_argument
 
 COMMAND = "tune"
@@ -23,12 +24,18 @@ example:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument("--families", nargs="+", metavar="FAMILY", help="families to tune on (default: all)")
-    p.add_argument("--storage", default=None, help="optuna storage URL (default: in memory)")
+    p.add_argument("--storage", default=None,
+                   help="optuna storage URL (default: in memory); several processes may share one study")
     p.add_argument("--study-name", default="pipeweave")
-    p.add_argument("--n-trials", type=int, default=20)
-    p.add_argument("--max-rows-per-gpu", type=int, default=5000, help="seeded random cap per (GPU, family, dtype, source) group (speed)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-trials", type=positive_int, default=20)
+    p.add_argument("--max-rows-per-gpu", type=positive_int, default=5000, help="seeded random cap per (GPU, family, dtype, source) group (speed)")
+    p.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="sampler seed of the process that creates the study (a process joining an existing "
+                        "study derives its own from this and its process id, so processes explore differently)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="run the trials on the workers of a Dask cluster, all sharing --storage (required): "
+                        "local[:N] or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,10 +43,21 @@ def run(args: argparse.Namespace) -> int:
     from ..model import cap_rows, prepare_training_frame
     from ..sources import load_profiles
 
+    check_storage_url(args.storage)  # before loading any data
     df = cap_rows(load_profiles(args.data, families=args.families), args.max_rows_per_gpu, seed=args.seed)
     frame, _ = prepare_training_frame(df)
-    study = tune(frame, n_trials=args.n_trials, storage=args.storage, study_name=args.study_name,
-                 seed=args.seed, progress=not args.no_progress)
+    if getattr(args, "dask", None):
+        from ..distributed import connect, tune_dask
+
+        client = connect(args.dask)
+        try:
+            study = tune_dask(client, frame, n_trials=args.n_trials, storage=args.storage,
+                              study_name=args.study_name, seed=args.seed)
+        finally:
+            client.close()
+    else:
+        study = tune(frame, n_trials=args.n_trials, storage=args.storage, study_name=args.study_name,
+                     seed=args.seed, progress=not args.no_progress)
     print(f"best LOGO MAPE {study.best_value:.2f}% after {len(study.trials)} trials")
     print(json.dumps(study.best_params))
     return 0

@@ -105,6 +105,15 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return np.ones(len(df))
         return np.asarray(columns[col], dtype=float) if columns is not None else df[col].to_numpy(dtype=float)
 
+    def booster_params(self) -> dict:
+        """The XGBoost training parameters of these hyperparameters (what ``fit`` passes to ``xgboost.train``)."""
+        return self._xgb_params()
+
+    def training_target(self, prepared: pd.DataFrame) -> np.ndarray:
+        """The regression target of featurized rows with ``latency_us``: log(latency / reference)."""
+        lat = pd.to_numeric(prepared["latency_us"], errors="coerce").to_numpy(dtype=float)
+        return np.log(lat / self._reference_us(prepared))
+
     def _xgb_params(self) -> dict:
         params = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=self.subsample,
                              colsample_bytree=self.colsample_bytree, min_child_weight=self.min_child_weight,

@@ -1,0 +1,290 @@
+"""Dask implementations behind :mod:`pipeweave.distributed` (dask imported inside the functions)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from ..model import PipeweaveRegressor
+
+__all__ = ["connect", "is_dask_collection", "predict_dask", "predict_files", "train_dask", "tune_dask",
+           "model_bytes"]
+
+_LOCAL = re.compile(r"^local(?::(\d+))?$")
+
+
+def _require_dask() -> None:
+    try:
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError:
+        raise DataError("the Dask integration needs dask and distributed",
+                        hint="pip install 'pipeweave[dask]'") from None
+
+
+def connect(address: str) -> Any:
+    """A ``distributed.Client`` for ``address``: ``local`` / ``local:N`` (a local cluster of N worker
+    processes, one thread each; default 2) or a scheduler address such as ``tcp://host:8786``.
+
+    Close it with ``client.close()`` (a local cluster closes with its client).
+    """
+    _require_dask()
+    from distributed import Client
+
+    m = _LOCAL.match(str(address).strip())
+    if m:
+        n = int(m.group(1) or 2)
+        if n < 1:
+            raise DataError(f"--dask {address!r}: a local cluster needs at least one worker", hint="e.g. local:2")
+        # worker processes start by spawn (distributed's default): safe after XGBoost ran in this process
+        return Client(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
+    if not re.match(r"^[a-z]+://", str(address)):
+        raise DataError(f"--dask {address!r} is neither local[:N] nor a scheduler address",
+                        hint="e.g. --dask local:2 or --dask tcp://scheduler:8786")
+    try:
+        return Client(address, timeout="20s")
+    except OSError as exc:
+        raise DataError(f"cannot reach the Dask scheduler at {address!r}: {exc}",
+                        hint="start one with `dask scheduler` (and `dask worker ADDRESS`), or use --dask local:2") from None
+
+
+def is_dask_collection(obj: Any) -> bool:
+    """Whether ``obj`` is a Dask collection (without importing dask when it is not)."""
+    mod = type(obj).__module__ or ""
+    if not mod.startswith("dask"):
+        return False
+    from dask import is_dask_collection as _is
+
+    return bool(_is(obj))
+
+
+# ------------------------------------------------------------------------------------ the model
+def model_bytes(model: Any = None) -> bytes:
+    """The model file's bytes (what workers load): ``model`` is None (the shipped model), a path or a fitted model."""
+    from ..model import DEFAULT_MODEL_PATH, save_model
+
+    if model is None or isinstance(model, (str, os.PathLike)):
+        path = Path(model) if model is not None else DEFAULT_MODEL_PATH
+        if not path.is_file():
+            raise DataError(f"model file not found: {str(path)!r}", hint="pass --model PATH")
+        return path.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:  # a fitted model: its model file, written as save_model writes it
+        return save_model(model, Path(tmp) / "model.ubj").read_bytes()
+
+
+_WORKER_MODELS: dict[str, Any] = {}
+
+
+def _worker_model(blob: bytes) -> PipeweaveRegressor:
+    """The model of ``blob`` on this worker process (loaded once per process, checked like any model file)."""
+    from ..model import load_model
+
+    key = hashlib.sha256(blob).hexdigest()
+    if key not in _WORKER_MODELS:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "model.ubj"
+            path.write_bytes(blob)
+            _WORKER_MODELS[key] = load_model(path)
+    return _WORKER_MODELS[key]
+
+
+# ------------------------------------------------------------------------------------- predict
+def _predict_partition(df: pd.DataFrame, blob: bytes, gpus: Mapping[str, Any] | None, data: Any) -> pd.DataFrame:
+    from ..api import predict_frame
+
+    if df.empty:
+        return df.assign(latency_us_pred=[]).astype({"latency_us_pred": float})
+    pred, _ = predict_frame(df, _worker_model(blob), dict(gpus) if gpus else None, data=data)
+    return df.assign(latency_us_pred=pred.to_numpy(dtype=float))
+
+
+def predict_dask(launches: Any, gpu: Any = None, *, model: Any = None, data: Any = None) -> Any:
+    """Dask DataFrame ``launches`` plus ``latency_us_pred`` (us), predicted partition by partition.
+
+    Each partition goes through :func:`pipeweave.api.predict_frame` on a worker (the same row
+    checks and values as ``pipeweave.predict(..., bad_rows="nan")``: rows outside the model's
+    domain get NaN). ``gpu`` (catalog name, spec file or GPUSpec) sets every row's GPU; the model
+    (``None`` = shipped, a path or a fitted model) travels to the workers as its model file.
+    Lazy: call ``.compute()`` or ``.to_parquet(...)``.
+    """
+    _require_dask()
+    import numpy as np
+
+    gpus = None
+    if gpu is not None:
+        from ..hardware import GPUSpec, get_gpu
+
+        spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
+        launches = launches.assign(gpu=spec.name)
+        gpus = {spec.name: spec}
+    elif "gpu" not in launches.columns:
+        raise DataError("the launches have no `gpu` column and no gpu was given",
+                        hint="pass gpu='H100' (or --gpu) or add a gpu column")
+    meta = launches._meta.assign(latency_us_pred=np.array([], dtype=float))
+    return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, meta=meta)
+
+
+def predict_files(inputs: Sequence[str], output: str | os.PathLike[str], *, client: Any, gpu: Any = None,
+                  model: Any = None, data: Any = None, blocksize: str = "64MB") -> int:
+    """Predict CSV or parquet launch files on the cluster of ``client``; write partitioned parquet to ``output``.
+
+    ``output`` is a new folder (``part.NNNNN.parquet`` files in row order, the input columns plus
+    ``latency_us_pred``), written next to it first and moved into place when complete. Returns
+    the number of rows.
+    """
+    _require_dask()
+    import shutil
+
+    import dask.dataframe as dd
+
+    out = Path(output)
+    if out.exists():
+        raise DataError(f"--output {str(out)!r} exists; the Dask path writes a new parquet folder",
+                        hint="remove it or choose another folder")
+    files = [str(p) for p in inputs]
+    missing = [p for p in files if not Path(p).exists()]
+    if missing:
+        raise DataError(f"--input file not found: {missing[0]!r}", hint="give CSV or parquet files of launch rows")
+    if all(p.endswith((".parquet", ".pq")) or Path(p).is_dir() for p in files):
+        ddf = dd.read_parquet(files)
+    else:
+        ddf = dd.read_csv(files, blocksize=blocksize, assume_missing=True, skipinitialspace=True,
+                          dtype={"family": "object", "dtype": "object", "gpu": "object", "source": "object",
+                                 "distribution": "object", "backend": "object", "kv_cache_dtype": "object"})
+    pred = predict_dask(ddf, gpu, model=model, data=data)
+    tmp = out.parent / f".{out.name}.pipeweave-tmp-{os.getpid()}"
+    try:
+        # zero-padded part numbers: the folder lists (and pandas reads it) in row order
+        pred.to_parquet(str(tmp), write_index=False, compute=True, name_function=lambda i: f"part.{i:05d}.parquet")
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return int(dd.read_parquet(str(out), columns=["latency_us_pred"]).shape[0].compute())
+
+
+# --------------------------------------------------------------------------------------- train
+_TARGET, _FAMILY, _SOURCE, _GPU = "_pw_target", "_pw_family", "_pw_source", "_pw_gpu"
+
+
+def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str], data: Any) -> pd.DataFrame:
+    """Featurized design matrix + target of one partition of profile rows (impossible rows dropped)."""
+    import numpy as np
+    import pandas as pd
+
+    from .._frame import str_values
+    from ..model import PipeweaveRegressor, design_matrix, prepare_training_frame
+
+    cols = [*names, _TARGET, _FAMILY, _SOURCE, _GPU]
+    if df.empty:
+        return _train_meta(names)
+    frame, _ = prepare_training_frame(df, data=data)
+    if frame.empty:
+        return _train_meta(names)
+    est = PipeweaveRegressor(**params)
+    out = pd.DataFrame(design_matrix(frame, names), columns=names)
+    out[_TARGET] = est.training_target(frame)
+    out[_FAMILY] = str_values(frame["family"])
+    out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
+    out[_GPU] = str_values(frame["gpu"])
+    return out[cols].astype({_FAMILY: object, _SOURCE: object, _GPU: object}).set_axis(
+        np.arange(len(out)), axis=0)
+
+
+def _train_meta(names: list[str]) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in names})
+    meta[_TARGET] = np.array([], dtype=float)
+    for c in (_FAMILY, _SOURCE, _GPU):
+        meta[c] = np.array([], dtype=object)
+    return meta
+
+
+def train_dask(client: Any, profiles: Any, params: Mapping[str, Any] | None = None, *,
+               data: Any = None) -> PipeweaveRegressor:
+    """Fit a :class:`~pipeweave.model.PipeweaveRegressor` on a Dask DataFrame of measured profiles.
+
+    Partitions are featurized on the workers (physically impossible rows dropped, as
+    :func:`pipeweave.model.prepare_training_frame` does); the boosters (shared and, with
+    ``per_family``, one per family) are trained with ``xgboost.dask`` over the workers. The result
+    predicts and saves like a locally fitted model (same file format and stamp). Distributed
+    histogram training sketches quantiles per worker, so the trees differ slightly from a
+    single-process fit (tests: predictions agree within a few percent).
+    """
+    _require_dask()
+    import xgboost as xgb
+    from xgboost import dask as dxgb
+
+    from ..model import PipeweaveRegressor, model_feature_names
+
+    est = PipeweaveRegressor(**dict(params or {}))
+    if est.use_sass or est.monotone_constraints:
+        raise DataError("use_sass and monotone_constraints are not supported by the Dask trainer",
+                        hint="train those on one machine (pipeweave train without --dask)")
+    names = model_feature_names([], tuple(est.drop_features))
+    if "latency_us" not in profiles.columns:
+        raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
+    feats = profiles.map_partitions(_train_partition, est.get_params(), names, data, meta=_train_meta(names))
+    feats = client.persist(feats)
+    xgb_params = est.booster_params()
+    xgb_params.pop("nthread", None)  # each worker uses its own threads
+
+    def fit(part: Any) -> xgb.Booster:
+        dm = dxgb.DaskDMatrix(client, part[names], part[_TARGET], feature_names=names)
+        return dxgb.train(client, xgb_params, dm, num_boost_round=int(est.n_estimators))["booster"]
+
+    n_rows = int(feats.shape[0].compute())
+    if n_rows == 0:
+        raise DataError("no training rows left after featurization", hint="check the profiles' latency_us")
+    est.booster_ = fit(feats)
+    families = sorted(feats[_FAMILY].unique().compute().astype(str))
+    est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if est.per_family else {}
+    est.feature_names_ = names
+    est.families_ = families
+    est.sources_ = sorted(str(s) for s in feats[_SOURCE].unique().compute() if str(s))
+    est.gpus_ = sorted(feats[_GPU].unique().compute().astype(str))
+    est.n_train_rows_ = n_rows
+    return est
+
+
+# ---------------------------------------------------------------------------------------- tune
+def _tune_task(frame: pd.DataFrame, n_trials: int, storage: str, study_name: str, seed: int) -> int:
+    from ..model import tune
+
+    study = tune(frame, n_trials=n_trials, storage=storage, study_name=study_name, seed=seed, n_jobs=1,
+                 progress=False)
+    return len(study.trials)
+
+
+def tune_dask(client: Any, frame: pd.DataFrame, *, n_trials: int, storage: str, study_name: str = "pipeweave",
+              seed: int = 0) -> Any:
+    """Run an optuna study from every worker of ``client`` at once, sharing the RDB ``storage``.
+
+    ``n_trials`` is split over the workers; each joins the study (:func:`pipeweave.model.tune`)
+    with its own sampler seed. Returns the study loaded from ``storage``.
+    """
+    _require_dask()
+    import optuna
+
+    if not storage or storage.startswith("sqlite:///:memory:"):
+        raise DataError("tuning on Dask workers needs a shared optuna storage",
+                        hint="pass --storage sqlite:///tune.db (same machine) or postgresql://... (a cluster)")
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    share = [n_trials // workers + (1 if i < n_trials % workers else 0) for i in range(workers)]
+    frame_f = client.scatter(frame, broadcast=True)
+    futures = [client.submit(_tune_task, frame_f, k, storage, study_name, seed, pure=False)
+               for k in share if k > 0]
+    client.gather(futures)
+    return optuna.load_study(study_name=study_name, storage=storage)

@@ -1,0 +1,136 @@
+"""The Dask paths on a real LocalCluster (2 worker processes, 1 thread each) against the single-process paths.
+
+Rows are real measurements of the shared data (a few hundred, for speed); models are tiny.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+LAUNCH = ["family", "dtype", "m", "n", "k", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
+          "moe_tp_size", "moe_ep_size", "distribution", "source", "gpu"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    from pipeweave.distributed import connect
+
+    c = connect("local:2")
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def profiles(data_dir):
+    from pipeweave.sources import load_profiles
+
+    df = load_profiles(data_dir, families=["gemm", "moe_w13"], dtypes=["bfloat16"])
+    df = df[df["gpu"].isin(["A100-SXM", "H100-SXM", "L40S", "H20"])]
+    return df.groupby(["gpu", "family"], observed=True).sample(n=150, random_state=0).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(profiles):
+    from pipeweave.model import PipeweaveRegressor
+
+    return PipeweaveRegressor(n_estimators=20, per_family=True, n_jobs=1).fit(profiles)
+
+
+def test_dask_predict_equals_single_process(client, profiles, tiny_model):
+    import pipeweave.api as api
+    from pipeweave.distributed import predict_dask
+
+    rows = profiles[LAUNCH].astype({c: object for c in ("family", "dtype", "distribution", "source", "gpu")})
+    rows = pd.concat([rows, rows.iloc[:7].assign(m=-1.0)], ignore_index=True)  # hand-made invalid rows -> NaN
+    want = api.predict(rows, model=tiny_model, bad_rows="nan").to_numpy()
+    got = predict_dask(dd.from_pandas(rows, npartitions=5), model=tiny_model).compute()
+    assert np.array_equal(got["latency_us_pred"].to_numpy(), want, equal_nan=True)
+    assert np.isnan(want[-7:]).all() and np.isfinite(want[:-7]).all()
+
+
+def test_pw_predict_accepts_a_dask_frame(client, profiles, tiny_model):
+    import pipeweave.api as api
+
+    rows = profiles[LAUNCH].iloc[:50].astype({c: object for c in ("family", "dtype", "distribution", "source", "gpu")})
+    got = api.predict(dd.from_pandas(rows, npartitions=3), model=tiny_model)
+    assert hasattr(got, "compute")
+    assert np.array_equal(got.compute()["latency_us_pred"].to_numpy(),
+                          api.predict(rows, model=tiny_model).to_numpy())
+
+
+def test_predict_files_write_partitioned_parquet(client, profiles, tiny_model, tmp_path):
+    from pipeweave.distributed import predict_files
+    from pipeweave.model import save_model
+
+    path = save_model(tiny_model, tmp_path / "m.ubj")
+    rows = profiles[LAUNCH].iloc[:300]
+    rows.to_csv(tmp_path / "in.csv", index=False)
+    n = predict_files([str(tmp_path / "in.csv")], tmp_path / "out", client=client, model=str(path), blocksize="2KB")
+    assert n == 300
+    parts = sorted((tmp_path / "out").glob("*.parquet"))
+    assert len(parts) > 1  # partitioned
+    got = pd.read_parquet(tmp_path / "out")
+    import pipeweave.api as api
+
+    want = api.predict(pd.read_csv(tmp_path / "in.csv"), model=str(path), bad_rows="nan").to_numpy()
+    assert np.array_equal(got["latency_us_pred"].to_numpy(), want, equal_nan=True)
+    with pytest.raises(Exception, match="exists"):
+        predict_files([str(tmp_path / "in.csv")], tmp_path / "out", client=client, model=str(path))
+
+
+def test_dask_training_is_close_to_single_process(client, profiles, tmp_path):
+    """Tolerance: distributed histogram sketches differ, so the median relative difference of the
+    predictions must stay below 5% and the saved file must load with the same stamp fields."""
+    from pipeweave.distributed import train_dask
+    from pipeweave.model import PipeweaveRegressor, load_model, save_model
+
+    params = {"n_estimators": 30, "per_family": True, "subsample": 1.0, "colsample_bytree": 1.0}
+    local = PipeweaveRegressor(n_jobs=1, **params).fit(profiles)
+    dist = train_dask(client, dd.from_pandas(profiles, npartitions=4), params)
+    assert dist.families_ == local.families_ and dist.gpus_ == local.gpus_
+    assert dist.n_train_rows_ == local.n_train_rows_
+    assert set(dist.family_boosters_) == set(local.family_boosters_)
+    path = save_model(dist, tmp_path / "dask.ubj")
+    loaded = load_model(path)
+    a, b = local.predict(profiles), loaded.predict(profiles)
+    rel = np.abs(b / a - 1.0)
+    assert np.median(rel) < 0.05, np.median(rel)
+    assert np.array_equal(loaded.predict(profiles), dist.predict(profiles))
+
+
+@pytest.mark.slow
+def test_tune_runs_on_dask_workers_with_shared_storage(client, profiles, tmp_path):
+    from pipeweave.distributed import tune_dask
+    from pipeweave.model import prepare_training_frame
+
+    frame, _ = prepare_training_frame(profiles)
+    study = tune_dask(client, frame, n_trials=2, storage=f"sqlite:///{tmp_path / 'tune.db'}", study_name="t")
+    assert len(study.trials) == 2 and all(t.state.name == "COMPLETE" for t in study.trials)
+    with pytest.raises(Exception, match="shared optuna storage"):
+        tune_dask(client, frame, n_trials=1, storage=None)
+
+
+@pytest.mark.slow
+def test_cli_predict_and_train_on_a_local_cluster(profiles, tiny_model, tmp_path, capsys):
+    from pipeweave.cli.main import main
+    from pipeweave.model import load_model, read_stamp, save_model
+
+    path = save_model(tiny_model, tmp_path / "m.ubj")
+    profiles[LAUNCH].iloc[:60].to_csv(tmp_path / "in.csv", index=False)
+    rc = main(["predict", "--dask", "local:2", "--model", str(path), "--input", str(tmp_path / "in.csv"),
+               "--output", str(tmp_path / "preds")])
+    assert rc == 0
+    got = pd.read_parquet(tmp_path / "preds")
+    assert len(got) == 60 and np.isfinite(got["latency_us_pred"]).all()
+    rc = main(["train", "--dask", "local:2", "--families", "gemm", "--max-rows-per-group", "50",
+               "--n-estimators", "5", "--no-progress", "--out", str(tmp_path / "d.ubj")])
+    assert rc == 0
+    stamp = read_stamp(tmp_path / "d.ubj")
+    assert stamp["families"] == ["gemm"] and "pipeweave train" in stamp.get("command", "")
+    assert load_model(tmp_path / "d.ubj").family_boosters_
+    capsys.readouterr()
