@@ -11,7 +11,8 @@ from ._featurize import FEATURES, bound_pipe, feature_arrays, featurize, spec_ar
 from ._routing import routing_stats
 from ._smem import triton_smem_buffers, triton_smem_bytes
 from ._tileplan import TILE_COLUMNS
-from ._validate import COLUMN_DOMAINS, DERIVED_COLUMNS, LAUNCH_DEFAULTS, fill_launch_defaults, row_problems
+from ._validate import (COLUMN_DOMAINS, DERIVED_COLUMNS, LAUNCH_DEFAULTS, MAX_LATENCY_US, fill_launch_defaults,
+                        row_problems)
 
 # modelling constants other subpackages use (units and sources in ._constants)
 from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
@@ -39,6 +40,7 @@ __all__ = [
     "COLUMN_DOMAINS",
     "LAUNCH_DEFAULTS",
     "DERIVED_COLUMNS",
+    "MAX_LATENCY_US",
     "triton_smem_bytes",
     "triton_smem_buffers",
 ]

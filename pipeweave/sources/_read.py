@@ -293,6 +293,10 @@ def _clean(df: pd.DataFrame, spec: DatasetSpec, log: DropLog) -> pd.DataFrame:
     df = _drop(df, lat == 0, spec, log, "latency is zero")
     lat = df["latency_us"].to_numpy()
     df = _drop(df, lat < 0, spec, log, "latency is negative")
+    from ..frontend import MAX_LATENCY_US  # the one plausibility bound (a larger value is a unit slip)
+
+    lat = df["latency_us"].to_numpy()
+    df = _drop(df, lat > MAX_LATENCY_US, spec, log, f"latency above {MAX_LATENCY_US:g} us (unit slip?)")
 
     df = df.reset_index(drop=True)
     df["n_raw_rows"] = 1.0

@@ -129,10 +129,13 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
         if require_latency and np.isnan(arr).any():
             raise DataError(f"latency_us is missing in {_rows(work.index[np.isnan(arr)])}",
                             hint="every measured row needs its latency in microseconds")
-        bad = ~np.isnan(arr) & ~(np.isfinite(arr) & (arr > 0))
+        from ..frontend import MAX_LATENCY_US
+
+        bad = ~np.isnan(arr) & ~(np.isfinite(arr) & (arr > 0) & (arr <= MAX_LATENCY_US))
         if bad.any():
             idx = work.index[bad]
-            raise DataError(f"latency_us must be a finite number > 0 (microseconds); got {_rows(idx, raw)}")
+            raise DataError(f"latency_us must be a finite number > 0 and <= {MAX_LATENCY_US:g} (microseconds); "
+                            f"got {_rows(idx, raw)}", hint="check the unit: latency_us is in microseconds")
     for col in [c for c in NUMERIC_COLUMNS if c in work.columns and c != "latency_us"]:
         raw = work[col]
         nonnum = raw.notna().to_numpy() & pd.to_numeric(raw, errors="coerce").isna().to_numpy()

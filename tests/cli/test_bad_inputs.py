@@ -522,3 +522,17 @@ def test_two_tune_processes_share_a_fresh_sqlite_study(tmp_path, small_frame):
     params = [tuple(sorted(t.params.items())) for t in study.trials]
     assert len(params) == 6 and all(t.state.name == "COMPLETE" for t in study.trials)
     assert len(set(params)) == 6  # a joining process samples with its own seed
+
+
+# ------------------------------------------------------------------------- training latencies
+def test_absurd_training_latency_is_refused():
+    import pandas as pd
+
+    from pipeweave import DataError
+    from pipeweave.sources import validate_profiles
+
+    row = dict(family="gemm", gpu="H100", dtype="bfloat16", m=64, n=64, k=64)  # hand-made
+    validate_profiles(pd.DataFrame([{**row, "latency_us": 12.5}]))
+    with pytest.raises(DataError, match=r"latency_us must be a finite number > 0 and <= 1e\+09") as info:
+        validate_profiles(pd.DataFrame([{**row, "latency_us": 1e30}]))
+    assert "1e+30" in str(info.value) and "microseconds" in str(info.value)
