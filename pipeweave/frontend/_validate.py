@@ -1,147 +1,544 @@
-"""``validate_profiles``: check a (user or loaded) table against the canonical schema."""
+"""The valid domain of every launch column, in one declarative table, checked per row (vectorized).
+
+:func:`row_problems` returns one reason per row (``''`` = fine), so ``pipeweave predict`` and the
+library's predict path report bad rows by number and still predict the others; the CLI flags of a
+single launch are turned into a one-row frame and go through the same check.
+
+The domain (also printed in the README):
+
+* :data:`COLUMN_DOMAINS` - each shape / tile column: whole number or real, range, power of two,
+  multiple of; the reason names the column, the bad value and the valid range.
+* :data:`FAMILY_RULES` - cross-column rules per family: ``topk <= num_experts``, ``moe_ep_size``
+  divides ``num_experts``, ``moe_tp_size`` divides ``inter_size``, ``num_key_value_heads`` divides
+  ``num_heads``.
+* tile plans (``block_m`` ... of the Triton-tiled families gemm, moe_w13, fused_moe): block_m, block_n
+  and block_k come together (a lone ``block_m`` is an error, not ignored); the plan must launch on the
+  row's GPU: shared memory (:func:`pipeweave.frontend.triton_smem_bytes`, the one rule) within
+  ``smem_per_cta_kib`` and the fp32 accumulator within 255 registers per thread and
+  ``regs_per_sm`` per CTA. Attention families choose their own tiles: tile cells there are refused.
+* memory: the operands, outputs (and KV cache) of one launch fit in the GPU's ``dram_gib``.
+* labels: family, dtype (with the family's dtypes), ``kv_cache_dtype``, ``backend`` (attention),
+  ``source``, ``distribution`` (``balanced`` or ``power_law_<alpha>``, alpha >= 0), GPU name.
+
+:data:`LAUNCH_DEFAULTS` holds the values an absent or blank optional column takes (the CLI flags
+default to the same values): ``moe_tp_size = moe_ep_size = 1``, ``distribution = balanced``,
+``step = 0`` for attention_context, ``isl = 1`` for attention_generation (unused by a decode step),
+``backend = flash_attention`` for attention families.
+"""
 
 from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError, UnknownFamilyError, UnknownGPUError
-from ._schema import (
-    DTYPES,
-    FAMILIES,
-    FAMILY_DEFAULTS,
-    FAMILY_REQUIRED_COLUMNS,
-    NUMERIC_COLUMNS,
-    STRING_COLUMNS,
-    ZERO_OK_COLUMNS,
-    conform,
-)
+from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
+from ._families import FAMILIES
 
-__all__ = ["validate_profiles"]
+__all__ = [
+    "COLUMN_DOMAINS",
+    "DERIVED_COLUMNS",
+    "FAMILY_RULES",
+    "LAUNCH_DEFAULTS",
+    "MAX_LATENCY_US",
+    "TILED_FAMILIES",
+    "Domain",
+    "domain_table",
+    "fill_launch_defaults",
+    "row_problems",
+    "suggest_dtype",
+]
 
-_SHOW = 8  # offending rows shown in a message
-
-
-def _rows(index: pd.Index, values: pd.Series | None = None) -> str:
-    labels = list(index[:_SHOW])
-    if values is None:
-        shown = ", ".join(str(i) for i in labels)
-    else:
-        shown = ", ".join(f"{i} ({_plain(values.loc[i])!r})" for i in labels)
-    more = f" and {len(index) - _SHOW} more" if len(index) > _SHOW else ""
-    return f"row(s) {shown}{more}"
+_MAX_DIM = 2**24  # 16,777,216: tokens / rows; beyond it no launch fits a GPU's memory anyway
 
 
-def _plain(v: object) -> object:
-    return v.item() if isinstance(v, np.generic) else v
+@dataclass(frozen=True)
+class Domain:
+    """Valid values of one numeric column: ``low <= v <= high``, whole if ``integer``, and optionally a
+    power of two or a multiple of ``multiple_of``."""
+
+    low: float
+    high: float
+    integer: bool = True
+    power_of_two: bool = False
+    multiple_of: int | None = None
+    meaning: str = ""
+
+    def describe(self) -> str:
+        """Text form, e.g. 'a whole number in [1, 16777216]' or 'a power of two in [16, 256]'."""
+        what = "a power of two" if self.power_of_two else ("a whole number" if self.integer else "a number")
+        extra = f", a multiple of {self.multiple_of}" if self.multiple_of else ""
+        return f"{what} in [{_num(self.low)}, {_num(self.high)}]{extra}"
 
 
-def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.DataFrame:
-    """Check ``df`` and return it in canonical form (a new frame; extra columns kept at the end).
+def _num(v: float) -> str:
+    f = float(v)
+    return str(int(f)) if f.is_integer() and abs(f) < 1e15 else repr(f)
 
-    Checks: ``family``, ``gpu`` and ``dtype`` present; every family known and its required shape
-    columns present (FAMILY_REQUIRED_COLUMNS), numeric, finite and > 0 (``step``/``window_size``
-    >= 0); dtypes canonical; GPU names resolvable (aliases are replaced by catalog names and
-    ``generation`` is filled in); ``latency_us``, when present, finite and > 0 where given
-    (required on every row when ``require_latency``). Missing optional columns get the family
-    defaults (FAMILY_DEFAULTS, e.g. moe_tp_size = 1). Raises :class:`DataError` naming the
-    offending rows (index labels) and values.
-    """
-    if not isinstance(df, pd.DataFrame):
-        raise DataError(f"expected a pandas DataFrame of kernel launches, got {type(df).__name__}")
-    if df.empty:
-        raise DataError("the profile table has no rows", hint="give at least one kernel launch")
-    if df.columns.has_duplicates:
-        raise DataError(f"duplicate column names {sorted(set(df.columns[df.columns.duplicated()]))}")
-    need = ["family", "gpu", "dtype"] + (["latency_us"] if require_latency else [])
-    missing = [c for c in need if c not in df.columns]
-    if missing:
-        raise DataError(f"the profile table lacks column(s) {missing}; columns found: {list(df.columns)}",
-                        hint="see pipeweave.sources.PROFILE_COLUMNS for the canonical names")
-    work = df.copy()
-    for col in ("family", "gpu", "dtype"):
-        bad = work[col].isna()
-        if bad.any():
-            raise DataError(f"column {col!r} is empty in {_rows(work.index[bad])}")
-    fam = work["family"].astype(str)
-    unknown = ~fam.isin(FAMILIES)
-    if unknown.any():
-        raise UnknownFamilyError(f"unknown kernel family in {_rows(work.index[unknown], fam)}; "
-                                 f"valid families: {list(FAMILIES)}")
-    dt = work["dtype"].astype(str)
-    bad = ~dt.isin(DTYPES)
-    if bad.any():
-        raise DataError(f"unknown dtype in {_rows(work.index[bad], dt)}; valid dtypes: {list(DTYPES)}")
 
-    from ..hardware import generation_of, resolve_gpu_name
+#: Valid domain of each launch column (shape and tile-plan columns; any family that uses the column).
+COLUMN_DOMAINS: dict[str, Domain] = {
+    "m": Domain(1, _MAX_DIM, meaning="GEMM rows of A/C"),
+    "n": Domain(1, _MAX_DIM, meaning="GEMM columns of B/C"),
+    "k": Domain(1, _MAX_DIM, meaning="GEMM reduction depth"),
+    "num_tokens": Domain(1, _MAX_DIM, meaning="tokens"),
+    "hidden_size": Domain(1, 2**20, meaning="hidden size"),
+    "inter_size": Domain(1, 2**20, meaning="MoE per-expert intermediate size"),
+    "topk": Domain(1, 4096, meaning="experts per token (<= num_experts)"),
+    "num_experts": Domain(1, 4096, meaning="experts"),
+    "moe_tp_size": Domain(1, 1024, meaning="MoE tensor-parallel size (divides inter_size)"),
+    "moe_ep_size": Domain(1, 4096, meaning="MoE expert-parallel size (divides num_experts)"),
+    "batch_size": Domain(1, 2**20, meaning="attention batch"),
+    "isl": Domain(1, 2**21, meaning="input sequence length"),
+    "step": Domain(0, 2**21, meaning="KV-cache length before the step (0 for a fresh prefill)"),
+    "num_heads": Domain(1, 1024, meaning="query heads"),
+    "num_key_value_heads": Domain(1, 1024, meaning="KV heads (divides num_heads)"),
+    "head_dim": Domain(16, 256, multiple_of=8, meaning="head dimension (FlashAttention/TRT-LLM: multiple of 8, <= 256)"),
+    "window_size": Domain(0, 2**21, meaning="sliding window (0 = none)"),
+    "block_m": Domain(16, 256, power_of_two=True, meaning="Triton BLOCK_M"),
+    "block_n": Domain(16, 256, power_of_two=True, meaning="Triton BLOCK_N"),
+    "block_k": Domain(16, 256, power_of_two=True, meaning="Triton BLOCK_K (tl.dot needs K >= 16)"),
+    "group_m": Domain(1, 256, meaning="Triton GROUP_M"),
+    "num_warps": Domain(1, 32, power_of_two=True, meaning="warps per CTA (<= 1024 threads)"),
+    "num_stages": Domain(1, 8, meaning="software-pipeline stages"),
+}
 
-    gpu_raw = work["gpu"].astype(str)
-    canon: dict[str, str] = {}
-    for name in pd.unique(gpu_raw):
-        try:
-            canon[name] = resolve_gpu_name(name)
-        except UnknownGPUError as exc:
-            rows = work.index[(gpu_raw == name).to_numpy()]
-            raise DataError(f"GPU {name!r} in {_rows(rows)} is not in the GPU catalog: {exc}",
-                            hint="use a catalog name or alias (`pipeweave gpus`)") from exc
-    work["gpu"] = gpu_raw.map(canon)
-    work["generation"] = work["gpu"].map({c: generation_of(c) for c in set(canon.values())})
+#: Families whose recorded tile plan (``block_m`` ...) is a Triton tiled-matmul plan the front-end uses.
+TILED_FAMILIES: tuple[str, ...] = ("gemm", "moe_w13", "fused_moe")
+_ATTENTION_FAMILIES = ("attention_context", "attention_generation")
+_TILES = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
 
-    for family in [f for f in FAMILIES if (fam == f).any()]:
-        sel = (fam == f"{family}").to_numpy()
-        req = FAMILY_REQUIRED_COLUMNS[family]
-        missing = [c for c in req if c not in work.columns]
-        if missing:
-            raise DataError(f"{int(sel.sum())} {family} row(s) need column(s) {missing}; "
-                            f"columns found: {list(df.columns)}",
-                            hint=f"a {family} launch is described by {list(req)}")
-        for col, default in FAMILY_DEFAULTS[family].items():
-            if col not in work.columns:
-                work[col] = np.nan if col in NUMERIC_COLUMNS else None
-            if col in STRING_COLUMNS:
-                work[col] = work[col].astype(object)
-            fill = sel & work[col].isna().to_numpy()
-            if fill.any():
-                work.loc[fill, col] = default
-        for col in tuple(c for c in req if c not in STRING_COLUMNS) + tuple(
-                c for c in FAMILY_DEFAULTS[family] if c in NUMERIC_COLUMNS):
-            vals = pd.to_numeric(work.loc[sel, col], errors="coerce")
-            bad = ~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan))
-            if bad.any():
-                idx = vals.index[bad]
-                raise DataError(f"{family} column {col!r} is missing or not a finite number in "
-                                f"{_rows(idx, work.loc[idx, col])}")
-            low = (vals < 0) if col in ZERO_OK_COLUMNS else (vals <= 0)
-            if low.any():
-                idx = vals.index[low.to_numpy()]
-                raise DataError(f"{family} column {col!r} must be {'>= 0' if col in ZERO_OK_COLUMNS else '> 0'}; "
-                                f"got {_rows(idx, work.loc[idx, col])}")
+#: Values an absent or blank optional column takes, per family (the CLI flags default to these too).
+LAUNCH_DEFAULTS: dict[str, dict[str, object]] = {
+    "fused_moe": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
+    "moe_w13": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
+    "attention_context": {"step": 0, "backend": "flash_attention"},
+    "attention_generation": {"backend": "flash_attention", "isl": 1},  # isl does not enter a decode step
+}
 
-    if "latency_us" in work.columns:
-        lat = pd.to_numeric(work["latency_us"], errors="coerce")
-        raw = work["latency_us"]
-        given = raw.notna().to_numpy()
-        nonnum = given & lat.isna().to_numpy()
-        if nonnum.any():
-            idx = work.index[nonnum]
-            raise DataError(f"latency_us is not a number in {_rows(idx, raw)}")
-        arr = lat.to_numpy(dtype="float64", na_value=np.nan)
-        if require_latency and np.isnan(arr).any():
-            raise DataError(f"latency_us is missing in {_rows(work.index[np.isnan(arr)])}",
-                            hint="every measured row needs its latency in microseconds")
-        from ..frontend import MAX_LATENCY_US
+#: Largest plausible measured latency of one kernel launch, microseconds (1000 s). The shared data's
+#: longest is 1.2e7 us (12 s, NeuSight); a larger value is a unit slip (ns or ps read as us) or a
+#: sentinel, never a latency to learn from.
+MAX_LATENCY_US: float = 1e9
 
-        bad = ~np.isnan(arr) & ~(np.isfinite(arr) & (arr > 0) & (arr <= MAX_LATENCY_US))
-        if bad.any():
-            idx = work.index[bad]
-            raise DataError(f"latency_us must be a finite number > 0 and <= {MAX_LATENCY_US:g} (microseconds); "
-                            f"got {_rows(idx, raw)}", hint="check the unit: latency_us is in microseconds")
-    for col in [c for c in NUMERIC_COLUMNS if c in work.columns and c != "latency_us"]:
-        raw = work[col]
-        nonnum = raw.notna().to_numpy() & pd.to_numeric(raw, errors="coerce").isna().to_numpy()
-        if nonnum.any():
-            idx = work.index[nonnum]
-            raise DataError(f"column {col!r} is not a number in {_rows(idx, raw)}")
-    out = conform(work, keep_extra=True)
-    out.index = df.index
+#: Columns pipeweave computes (features, predictions): an input column of that name is ignored for
+#: featurization (kept in the output as given).
+DERIVED_COLUMNS: tuple[str, ...] = ("t_env_us", "t_lower_us", "t_roofline_us", "t_tilesight_us", "latency_us_pred",
+                                    "tile_origin")
+
+_KV_DTYPES = ("bfloat16", "float16", "fp8")
+_DTYPE_SUGGEST = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32",
+                  "float8": "fp8", "e4m3": "fp8", "fp8_e4m3": "fp8", "float8_e4m3fn": "fp8", "fp8_blockwise": "fp8_block",
+                  "torch.bfloat16": "bfloat16", "torch.float16": "float16"}
+_DIST_RE = re.compile(r"^(balanced|uniform|random|power_law(_\d+(\.\d*)?)?)$")
+
+
+def suggest_dtype(value: str, valid: tuple[str, ...] | list[str]) -> str:
+    """' (did you mean 'bfloat16'?)' for a near miss of a canonical dtype name, else ''."""
+    v = str(value).strip().lower()
+    guess = _DTYPE_SUGGEST.get(v)
+    if guess is None or guess not in valid:
+        close = difflib.get_close_matches(v, list(valid), n=1, cutoff=0.6)
+        guess = close[0] if close else None
+    return f" (did you mean {guess!r}?)" if guess else ""
+
+
+def _uniq(s: pd.Series) -> tuple[np.ndarray, list[object]]:
+    codes, uniques = pd.factorize(s, use_na_sentinel=False)
+    return codes, list(uniques)
+
+
+def _is_missing(u: object) -> bool:
+    return u is None or u is pd.NA or (isinstance(u, float) and math.isnan(u)) or (
+        isinstance(u, str) and u.strip() == "")
+
+
+def _blank(s: pd.Series) -> np.ndarray:
+    """Missing cells: NaN/None, or text that is empty/whitespace (pandas 3 keeps NaN through astype(str))."""
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        return s.isna().to_numpy()
+    codes, uniques = _uniq(s)
+    return np.array([_is_missing(u) for u in uniques], dtype=bool)[codes] if len(codes) else np.zeros(0, bool)
+
+
+def _text(s: pd.Series) -> np.ndarray:
+    """Cells as stripped text ('' for missing), an object array."""
+    codes, uniques = _uniq(s)
+    names = np.array(["" if _is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip()
+                      for u in uniques], dtype=object)
+    return names[codes] if len(codes) else np.array([], dtype=object)
+
+
+def _shown_at(raw: pd.Series, i: int) -> str:
+    """Cell ``i`` as the user wrote it, for messages."""
+    u = raw.iloc[i]
+    v = "" if _is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip()
+    return v if len(v) <= 40 else v[:37] + "..."
+
+
+def _per_row(mask: np.ndarray, fmt: Callable[[int], str]) -> np.ndarray:
+    """Object array with ``fmt(i)`` at the rows of ``mask`` (messages built only where needed)."""
+    out = np.full(len(mask), "", dtype=object)
+    for i in np.flatnonzero(mask):
+        out[i] = fmt(int(i))
     return out
+
+
+def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with :data:`LAUNCH_DEFAULTS` filled into absent or blank cells of each family's rows (new frame)."""
+    if "family" not in df.columns:
+        return df
+    fam = _text(df["family"])
+    out = df
+    for name, defaults in LAUNCH_DEFAULTS.items():
+        m = fam == name
+        if not m.any():
+            continue
+        for col, value in defaults.items():
+            if col not in out.columns:
+                out = out.copy() if out is df else out
+                out[col] = pd.Series([value if x else None for x in m], index=out.index, dtype=object) \
+                    if isinstance(value, str) else np.where(m, float(value), np.nan)
+                continue
+            fill = m & _blank(out[col])
+            if fill.any():
+                out = out.copy() if out is df else out
+                if isinstance(value, str) or not pd.api.types.is_numeric_dtype(out[col].dtype):
+                    out[col] = out[col].astype(object)  # a text column (pandas 3 str) refuses numbers
+                out.loc[fill, col] = value
+    return out
+
+
+def _rule_divides(a: str, b: str) -> Callable[[dict[str, np.ndarray]], tuple[np.ndarray, str]]:
+    def rule(v: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.mod(v[b], v[a]) != 0, f"{a} must divide {b}"
+    return rule
+
+
+def _rule_le(a: str, b: str) -> Callable[[dict[str, np.ndarray]], tuple[np.ndarray, str]]:
+    def rule(v: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
+        return v[a] > v[b], f"{a} must be <= {b}"
+    return rule
+
+
+#: Cross-column rules per family: (columns it reads, rule -> (bad mask, text)).
+FAMILY_RULES: dict[str, list[tuple[tuple[str, ...], Callable]]] = {
+    "moe_w13": [(("topk", "num_experts"), _rule_le("topk", "num_experts")),
+                (("moe_ep_size", "num_experts"), _rule_divides("moe_ep_size", "num_experts")),
+                (("moe_tp_size", "inter_size"), _rule_divides("moe_tp_size", "inter_size"))],
+    "fused_moe": [(("topk", "num_experts"), _rule_le("topk", "num_experts")),
+                  (("moe_ep_size", "num_experts"), _rule_divides("moe_ep_size", "num_experts")),
+                  (("moe_tp_size", "inter_size"), _rule_divides("moe_tp_size", "inter_size"))],
+    "attention_context": [(("num_key_value_heads", "num_heads"), _rule_divides("num_key_value_heads", "num_heads"))],
+    "attention_generation": [(("num_key_value_heads", "num_heads"),
+                              _rule_divides("num_key_value_heads", "num_heads"))],
+}
+
+#: Optional numeric columns per family, checked where given (blank = the default).
+_OPTIONAL_NUMERIC: dict[str, tuple[str, ...]] = {
+    "attention_context": ("window_size",), "attention_generation": ("window_size", "isl"),
+    "moe_w13": ("moe_tp_size", "moe_ep_size"),
+}
+
+_GENERATION_STEP = Domain(1, 2**21, meaning="KV-cache length (>= 1 for a decode step)")
+
+
+def domain_table() -> pd.DataFrame:
+    """The column domains as a table (column, valid values, meaning), e.g. for the docs."""
+    rows = [{"column": c, "valid": d.describe(), "meaning": d.meaning} for c, d in COLUMN_DOMAINS.items()]
+    return pd.DataFrame(rows)
+
+
+class _Reasons:
+    """First reason per row wins; later checks skip rows that already have one."""
+
+    def __init__(self, index: pd.Index) -> None:
+        self.text = np.full(len(index), "", dtype=object)
+        self.ok = np.ones(len(index), dtype=bool)
+
+    def add(self, mask: np.ndarray, text: str | np.ndarray | pd.Series) -> None:
+        m = np.asarray(mask, dtype=bool) & self.ok
+        if not m.any():
+            return
+        self.ok &= ~m
+        if isinstance(text, str):
+            self.text[m] = text
+        else:
+            self.text[m] = np.asarray(text, dtype=object)[m]
+
+
+def _check_numeric(r: _Reasons, raw: pd.Series, rows: np.ndarray, col: str, dom: Domain, fam: str) -> np.ndarray:
+    """Apply ``dom`` to ``raw`` on ``rows``; returns the values (NaN where bad or outside ``rows``)."""
+    v = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    blank = _blank(raw)
+
+    def msg(mask: np.ndarray, problem: str) -> np.ndarray:
+        return _per_row(mask & r.ok, lambda i: f"{col}={_shown_at(raw, i)} {problem}")
+
+    r.add(rows & blank, f"{col} is blank; family {fam!r} needs it ({dom.describe()})")
+    notnum = rows & ~blank & ~np.isfinite(v)
+    if notnum.any():
+        r.add(notnum, msg(notnum, f"is not a finite number; {col} must be {dom.describe()}"))
+    with np.errstate(invalid="ignore"):
+        bad = rows & np.isfinite(v) & ((v < dom.low) | (v > dom.high))
+        if dom.integer:
+            bad |= rows & np.isfinite(v) & (v != np.round(v))
+        if dom.power_of_two:
+            bad |= rows & np.isfinite(v) & (v > 0) & (np.exp2(np.round(np.log2(np.where(v > 0, v, 1.0)))) != v)
+        if dom.multiple_of:
+            bad |= rows & np.isfinite(v) & (np.mod(v, dom.multiple_of) != 0)
+    if bad.any():
+        r.add(bad, msg(bad, f"is outside its domain: {col} must be {dom.describe()}"))
+    return np.where(rows & ~blank & np.isfinite(v), v, np.nan)
+
+
+def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None) -> pd.Series:
+    """One reason string per row (``''`` when the row is inside the valid domain and can be predicted).
+
+    ``spec_lookup`` maps GPU names to GPUSpec (rows whose gpu is not in it are resolved through the
+    catalog; unknown names get a reason). Absent optional columns are read with
+    :data:`LAUNCH_DEFAULTS`. Vectorized: a handful of numpy passes per family present.
+    """
+    from .._errors import PipeweaveError
+    from ..hardware import get_gpu
+
+    r = _Reasons(df.index)
+    n = len(df)
+    if df.columns.has_duplicates:
+        dup = sorted(set(map(str, df.columns[df.columns.duplicated()])))
+        r.add(np.ones(n, dtype=bool), f"duplicate column(s) {dup}: each column may appear once")
+        return pd.Series(r.text, index=df.index, dtype=object)
+    for col in ("family", "gpu", "dtype"):
+        if col not in df.columns:
+            r.add(np.ones(n, dtype=bool), f"missing column {col!r} (every row needs family, gpu, dtype)")
+            return pd.Series(r.text, index=df.index, dtype=object)
+    df = fill_launch_defaults(df)
+    famv = _text(df["family"])
+    r.add(famv == "", f"family is blank; valid families: {sorted(FAMILIES)}")
+    unknown = ~np.isin(famv, list(FAMILIES))
+    for f in pd.unique(famv[unknown & r.ok]):
+        close = difflib.get_close_matches(str(f), list(FAMILIES), n=1)
+        r.add(famv == f, f"unknown family {f!r}; valid families: {sorted(FAMILIES)}"
+              + (f" (did you mean {close[0]!r}?)" if close else ""))
+    dtv = _text(df["dtype"])
+    r.add(dtv == "", f"dtype is blank; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}")
+    bad_dt = ~np.isin(dtv, list(DTYPE_TENSOR_KEY)) & r.ok
+    for d in pd.unique(dtv[bad_dt]):
+        r.add(dtv == d, f"unknown dtype {d!r}; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}"
+              + suggest_dtype(d, tuple(DTYPE_TENSOR_KEY)))
+    gpuv = _text(df["gpu"])
+    r.add(gpuv == "", "gpu is blank; give a catalog name (see `pipeweave gpus`) or pass --gpu")
+    if "source" in df.columns:
+        from ..vocab import SOURCES
+
+        src = _text(df["source"])
+        bad = (src != "") & ~np.isin(src, list(SOURCES))
+        for s in pd.unique(src[bad & r.ok]):
+            r.add(src == s, f"unknown source {s!r}; valid sources: {list(SOURCES)} (blank = the family's default)")
+    if "kv_cache_dtype" in df.columns:
+        kv = _text(df["kv_cache_dtype"])
+        att = np.isin(famv, _ATTENTION_FAMILIES)
+        bad = att & (kv != "") & ~np.isin(kv, _KV_DTYPES)
+        for s in pd.unique(kv[bad & r.ok]):
+            r.add(att & (kv == s), f"unknown kv_cache_dtype {s!r}; valid: {list(_KV_DTYPES)} (blank = dtype)"
+                  + suggest_dtype(s, _KV_DTYPES))
+    if "backend" in df.columns:
+        from ..vocab import ATTENTION_BACKENDS
+
+        bk = _text(df["backend"])
+        att = np.isin(famv, _ATTENTION_FAMILIES)
+        bad = att & (bk != "") & ~np.isin(bk, list(ATTENTION_BACKENDS))
+        for s in pd.unique(bk[bad & r.ok]):
+            r.add(att & (bk == s), f"unknown attention backend {s!r}; valid: {list(ATTENTION_BACKENDS)} "
+                                   f"(blank = flash_attention)")
+
+    # GPU specs (resolved once per distinct name)
+    specs: dict[str, object] = {}
+    for g in pd.unique(gpuv[r.ok]):
+        try:
+            specs[g] = (spec_lookup or {}).get(g) or get_gpu(g)
+        except PipeweaveError as exc:
+            r.add(gpuv == g, str(exc).splitlines()[0])
+
+    for name, family in FAMILIES.items():
+        m = (famv == name) & r.ok
+        if not m.any():
+            continue
+        bad_dt = m & ~np.isin(dtv, list(family.dtypes))
+        for d in pd.unique(dtv[bad_dt]):
+            r.add(bad_dt & (dtv == d), f"family {name!r} supports dtypes {list(family.dtypes)}, not {d!r}")
+        vals: dict[str, np.ndarray] = {}
+        for col in family.shape_columns:
+            if col == "distribution":
+                if col not in df.columns:
+                    continue
+                dist = _text(df[col])
+                bad = m & ~np.isin(dist, [u for u in pd.unique(dist[m]) if u == "" or _DIST_RE.match(u.lower())])
+                r.add(bad, _per_row(bad & r.ok, lambda i, raw=df[col]: f"distribution={_shown_at(raw, i)} is not "
+                      "a routing distribution; use 'balanced' or 'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)"))
+                continue
+            if col not in df.columns:
+                r.add(m, f"missing column {col!r} for family {name!r} (it needs {list(family.shape_columns)})")
+                continue
+            if col in family.text_columns:  # e.g. ';'-joined request lengths, parsed by the family
+                continue
+            dom = COLUMN_DOMAINS.get(col, Domain(0, math.inf, integer=False))
+            if name == "attention_generation" and col == "step":
+                dom = _GENERATION_STEP
+            if col not in COLUMN_DOMAINS:  # families without a declared domain: a positive number
+                v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+                bad = m & ~(np.isfinite(v) & (v > 0))
+                r.add(bad, _per_row(bad & r.ok, lambda i, c=col, raw=df[col], f=name:
+                                    f"{c}={_shown_at(raw, i)} must be a positive number for family {f!r}"))
+                vals[col] = v
+                continue
+            vals[col] = _check_numeric(r, df[col], m, col, dom, name)
+        for col in _OPTIONAL_NUMERIC.get(name, ()):
+            if col in df.columns:
+                vals[col] = _check_numeric(r, df[col], m & ~_blank(df[col]), col, COLUMN_DOMAINS[col], name)
+        for needs, rule in FAMILY_RULES.get(name, []):
+            if all(c in vals for c in needs):
+                bad, text = rule(vals)
+                mm = m & bad & np.all([np.isfinite(vals[c]) for c in needs], axis=0)
+                if mm.any():
+                    shown = np.array([", ".join(f"{c}={_num(vals[c][i])}" for c in needs) for i in np.flatnonzero(mm)],
+                                     dtype=object)
+                    txt = np.full(n, "", dtype=object)
+                    txt[mm] = [f"{s}: {text}" for s in shown]
+                    r.add(mm, txt)
+        _check_tiles(r, df, m & r.ok, name, dtv, gpuv, specs)
+        _check_memory(r, df, m & r.ok, name, vals, dtv, gpuv, specs)
+
+    # tensor path of the GPU for the dtype
+    tensor_fams = np.isin(str_fam := df["family"].astype(str).to_numpy(),
+                          [f for f, fam_ in FAMILIES.items() if fam_.uses_tensor_cores])
+    del str_fam
+    for g, spec in specs.items():
+        mg = (gpuv == g) & r.ok & tensor_fams
+        for dt in pd.unique(dtv[mg]):
+            key = DTYPE_TENSOR_KEY.get(dt)
+            if key and key not in spec.tensor_flop_per_clk_per_sm:
+                r.add(mg & (dtv == dt), f"GPU {g!r} has no {dt} tensor-core path; it supports "
+                                        f"{list(spec.tensor_flop_per_clk_per_sm)}")
+    return pd.Series(r.text, index=df.index, dtype=object)
+
+
+def _spec_col(gpuv: np.ndarray, specs: dict[str, object], attr: str, default: float) -> np.ndarray:
+    """Per-row spec field (looked up once per distinct GPU name)."""
+    codes, uniques = pd.factorize(gpuv)
+    vals = np.array([float(getattr(specs.get(g), attr, default)) for g in uniques], dtype=float)
+    return vals[codes] if len(codes) else np.zeros(0)
+
+
+def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: np.ndarray, gpuv: np.ndarray,
+                 specs: dict[str, object]) -> None:
+    present = [c for c in _TILES if c in df.columns]
+    if not present or not m.any():
+        return
+    given = {c: m & ~_blank(df[c]) for c in present}
+    any_given = np.any([given[c] for c in present], axis=0)
+    if name in _ATTENTION_FAMILIES:
+        r.add(any_given, f"tile columns {present} are not used by {name} (its tiles follow the attention kernel's "
+                         f"own heuristic); leave them blank")
+        return
+    if name not in TILED_FAMILIES:
+        return
+    core = ("block_m", "block_n", "block_k")
+    all_core = np.all([given.get(c, np.zeros(len(m), dtype=bool)) for c in core], axis=0)
+    partial = any_given & ~all_core
+    if partial.any():
+        def why(i: int) -> str:
+            got = [f"{c}={_shown_at(df[c], i)}" for c in present if given[c][i]]
+            lack = [c for c in core if not (c in given and given[c][i])]
+            return (f"tile plan incomplete: {', '.join(got)} given but {', '.join(lack)} blank or absent; give "
+                    f"block_m, block_n and block_k together, or leave every tile column blank for the kernel's own choice")
+        r.add(partial, _per_row(partial & r.ok, why))
+    rows = m & all_core & r.ok
+    if not rows.any():
+        return
+    v = {}
+    for c in _TILES:
+        if c in df.columns:
+            v[c] = _check_numeric(r, df[c], rows & given[c], c, COLUMN_DOMAINS[c], name)
+    rows &= r.ok
+    if not rows.any():
+        return
+    defaults = {"group_m": 1.0, "num_warps": 4.0, "num_stages": 3.0}
+    t = {c: np.where(np.isfinite(v[c]), v[c], defaults.get(c, np.nan)) if c in v else np.full(len(m), defaults[c])
+         for c in _TILES}
+    # the one feasibility rule (shared memory, registers, tensor memory) lives with the config space
+    from ..diagnose import config_fits, smem_bytes
+
+    cfg = pd.DataFrame(t)
+    fits = np.ones(len(m), dtype=bool)
+    smem = np.zeros(len(m))
+    idx = np.flatnonzero(rows)
+    gc, gu = pd.factorize(gpuv[idx])
+    dc, du = pd.factorize(dtv[idx])
+    pair = gc * len(du) + dc
+    for j in np.unique(pair):
+        sel = idx[pair == j]
+        spec, dt = specs[gu[j // len(du)]], du[j % len(du)]
+        fits[sel] = config_fits(cfg.iloc[sel], spec, dt)
+        smem[sel] = smem_bytes(cfg.iloc[sel], dt, spec)
+    bad = rows & ~fits
+    if not bad.any():
+        return
+    smem_cap = _spec_col(gpuv, specs, "smem_per_cta_kib", np.inf) * 1024.0
+
+    def why(i: int) -> str:
+        plan = ",".join(_num(t[c][i]) for c in _TILES)
+        if smem[i] > smem_cap[i]:
+            what = f"needs {smem[i] / 1024:.0f} KiB of shared memory per CTA but {gpuv[i]} allows {smem_cap[i] / 1024:.0f} KiB"
+        else:
+            what = (f"keeps a {_num(t['block_m'][i])}x{_num(t['block_n'][i])} fp32 accumulator that does not fit "
+                    f"{gpuv[i]}'s registers (255 per thread) with {_num(t['num_warps'][i])} warps")
+        return (f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
+                f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` lists feasible plans)")
+
+    r.add(bad, _per_row(bad & r.ok, why))
+
+
+def _check_memory(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, vals: dict[str, np.ndarray],
+                  dtv: np.ndarray, gpuv: np.ndarray, specs: dict[str, object]) -> None:
+    """Operands + outputs (+ KV cache) of one launch must fit the GPU's memory."""
+    if not m.any():
+        return
+    ab = pd.Series(dtv).map(DTYPE_BYTES).to_numpy(dtype=float, na_value=2.0)
+    g = vals.get
+    one = np.ones(len(m))
+    with np.errstate(all="ignore"):
+        if name == "gemm":
+            need = (g("m") * g("k") + g("k") * g("n")) * ab + g("m") * g("n") * 2.0
+        elif name in ("moe_w13", "fused_moe"):
+            tp = np.nan_to_num(g("moe_tp_size", one), nan=1.0)
+            ep = np.nan_to_num(g("moe_ep_size", one), nan=1.0)
+            per_expert = g("hidden_size") * g("inter_size") / tp * (3.0 if name == "fused_moe" else 2.0)
+            need = g("num_experts") / ep * per_expert * ab + g("num_tokens") * g("hidden_size") * (ab + 2.0) \
+                + g("num_tokens") * g("topk") * 2.0 * g("inter_size") / tp * 2.0
+        elif name in _ATTENTION_FAMILIES:
+            kvb = ab
+            if "kv_cache_dtype" in df.columns:
+                kvb = np.where(_blank(df["kv_cache_dtype"]), ab,
+                               pd.Series(_text(df["kv_cache_dtype"])).map(DTYPE_BYTES)
+                               .to_numpy(dtype=float, na_value=2.0))
+            q = g("isl") if name == "attention_context" else one
+            step = np.nan_to_num(g("step", np.zeros(len(m))), nan=0.0)
+            need = g("batch_size") * ((q + step) * 2.0 * g("num_key_value_heads") * g("head_dim") * kvb
+                                      + q * g("num_heads") * g("head_dim") * ab * 2.0)
+        else:
+            return
+    cap = _spec_col(gpuv, specs, "dram_gib", np.inf) * 2**30
+    bad = m & np.isfinite(need) & (need > cap)
+    if bad.any():
+        txt = np.full(len(m), "", dtype=object)
+        for i in np.flatnonzero(bad):
+            txt[i] = (f"{name} launch needs {need[i] / 2**30:,.1f} GiB of operands/outputs but {gpuv[i]} has "
+                      f"{cap[i] / 2**30:,.0f} GiB; check the shape's units and magnitude")
+        r.add(bad, txt)
