@@ -45,6 +45,12 @@ examples:
       --hidden-size 3584 --inter-size 2560 --config 64,64,64,16,4,3 --measured-us 2321.0
 
 data: --data DIR or $PIPEWEAVE_DATA (default ../shared/datasets next to the repository).
+
+exit status:
+  0    success
+  1    partial success: `predict --input` reported some rows (row N: reason) and wrote the others
+  2    usage or input error, or no row predicted (one line on stderr naming the bad value and the fix)
+  130  interrupted
 """
 
 
