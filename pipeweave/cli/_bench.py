@@ -69,9 +69,8 @@ def run(args: argparse.Namespace) -> int:
         res["lower_bound_violations_pct"] = {f"{s}/{f}": round(float(v) * 100, 3) for (s, f), v in viol.items()}
         print(f"featurize: {len(df):,} rows in {dt:.1f}s", flush=True)
     if "train" in args.what:
-        from ..model import cap_rows, prepare_training_frame
-        from ..model import PipeweaveRegressor
-        from ._train import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS
+        from ..model import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS, PipeweaveRegressor, cap_rows
+        from ..model import prepare_training_frame
 
         t = time.perf_counter()
         # the rows `pipeweave train` uses by default (seeded cap per GPU, family, dtype, source)

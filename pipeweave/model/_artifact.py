@@ -37,7 +37,7 @@ from .._io import atomic_write
 from ._features import model_feature_names
 from ._regressor import PipeweaveRegressor
 
-__all__ = ["save_model", "load_model", "read_stamp", "verify_model_file", "check_model_path", "SCHEMA_VERSION", "DEFAULT_MODEL_PATH",
+__all__ = ["save_model", "load_model", "read_stamp", "library_versions", "verify_model_file", "check_model_path", "SCHEMA_VERSION", "DEFAULT_MODEL_PATH",
            "RETRAIN_COMMAND"]
 
 _FAMILY_ATTR = "pipeweave_family_"
@@ -48,7 +48,8 @@ DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "pipeweave
 RETRAIN_COMMAND = "pipeweave train --out models/pipeweave_default.ubj"
 
 
-def _versions() -> dict[str, str]:
+def library_versions() -> dict[str, str]:
+    """Versions of pipeweave, XGBoost, numpy, pandas, scikit-learn and Python (for model stamps)."""
     import numpy
     import pandas
     import sklearn
@@ -100,7 +101,7 @@ def save_model(model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_
         "n_train_rows": model.n_train_rows_,
         "data_fingerprint": data_fingerprint,
         "params": model.get_params(),
-        "versions": _versions(),
+        "versions": library_versions(),
         "family_boosters": sorted(blobs),
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
         **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},

@@ -14,7 +14,7 @@ from pipeweave.model import PipeweaveRegressor, load_model, read_stamp, save_mod
 
 @pytest.fixture(scope="module")
 def fitted(small_frame):
-    return PipeweaveRegressor(n_estimators=30, n_jobs=1).fit(small_frame)
+    return PipeweaveRegressor(n_estimators=30, n_jobs=1, per_family=False).fit(small_frame)  # one booster
 
 
 def test_sklearn_contract(fitted):

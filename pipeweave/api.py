@@ -1,0 +1,560 @@
+"""The public Python API: the functions ``import pipeweave as pw`` offers (the CLI is a thin layer over them).
+
+Latencies are in microseconds. A *launch* is one row of the canonical profile table (columns
+``family``, ``dtype`` and the family's shape columns, optional tile plan, see
+:data:`pipeweave.sources.PROFILE_COLUMNS`); a *GPU* is a catalog name or alias (``"H100"``,
+``"B300"``), a spec file (``.toml``/``.json``) or a :class:`pipeweave.hardware.GPUSpec`.
+
+Examples
+--------
+>>> import pipeweave as pw                                                     # doctest: +SKIP
+>>> pw.predict({"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096},
+...            gpu="B300")                                                     # doctest: +SKIP
+0    85.9...
+Name: latency_us_pred, dtype: float64
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._errors import DataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .hardware import GPUSpec
+    from .model import PipeweaveRegressor
+    from .sources import LoadReport
+
+__all__ = [
+    "predict",
+    "predict_frame",
+    "load_model",
+    "featurize",
+    "explain",
+    "explain_launch",
+    "load_profiles",
+    "load_profiles_report",
+    "evaluate",
+    "get_gpu",
+    "list_gpus",
+    "diagnose",
+    "as_launch_frame",
+]
+
+_MODEL_CACHE: dict[str, Any] = {}
+
+
+# ----------------------------------------------------------------------------------- helpers
+def as_launch_frame(launches: Any) -> pd.DataFrame:
+    """A new DataFrame of launch rows from a DataFrame, one mapping or a sequence of mappings.
+
+    The caller's object is never modified (a DataFrame is copied shallowly).
+
+    Raises
+    ------
+    DataError
+        ``launches`` is none of the accepted types, or empty.
+    """
+    import pandas as pd
+
+    if isinstance(launches, pd.DataFrame):
+        df = launches.copy(deep=False)
+    elif isinstance(launches, Mapping):
+        df = pd.DataFrame([dict(launches)])
+    elif isinstance(launches, Sequence) and not isinstance(launches, (str, bytes)) and \
+            all(isinstance(r, Mapping) for r in launches):
+        df = pd.DataFrame([dict(r) for r in launches])
+    else:
+        raise DataError(f"launches must be a DataFrame, a mapping or a list of mappings, got {type(launches).__name__}",
+                        hint="e.g. {'family': 'gemm', 'dtype': 'bfloat16', 'm': 4096, 'n': 4096, 'k': 4096}")
+    if df.empty:
+        raise DataError("no launch rows were given", hint="pass at least one row")
+    return df
+
+
+def _resolve_gpu(gpu: Any) -> GPUSpec:
+    from .hardware import GPUSpec, get_gpu
+
+    return gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
+
+
+def _with_gpu(df: pd.DataFrame, gpu: Any) -> tuple[pd.DataFrame, dict[str, GPUSpec] | None]:
+    """``df`` with its ``gpu`` column set from ``gpu`` (if given) and the spec lookup to featurize with."""
+    if gpu is None:
+        if "gpu" not in df.columns:
+            raise DataError("the launches have no `gpu` column and no gpu was given",
+                            hint="pass gpu='H100' (a catalog name, a spec file or a GPUSpec) or add a gpu column")
+        return df, None
+    spec = _resolve_gpu(gpu)
+    return df.assign(gpu=spec.name), {spec.name: spec}
+
+
+def _model(model: Any) -> PipeweaveRegressor:
+    if model is None or isinstance(model, (str, os.PathLike)):
+        return load_model(model)
+    return model
+
+
+# ------------------------------------------------------------------------------------ predict
+def predict_frame(df: pd.DataFrame, model: PipeweaveRegressor, gpus: Mapping[str, GPUSpec] | None = None,
+                  data: str | os.PathLike[str] | None = None, problems: pd.Series | None = None
+                  ) -> tuple[pd.Series, pd.Series]:
+    """Predict every valid row of ``df``; report the others instead of failing the batch.
+
+    Every row is checked against the valid domain (:func:`pipeweave.frontend.row_problems`); rows
+    with a reason (or a reason already in ``problems``) are not predicted. Absent/blank optional
+    columns take :data:`pipeweave.frontend.LAUNCH_DEFAULTS`, a blank ``source`` the family's default
+    (:data:`pipeweave.vocab.DEFAULT_SOURCE`); columns pipeweave computes itself (``t_env_us`` ...)
+    are ignored for featurization.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Launch rows with a ``gpu`` column (catalog names, or names of ``gpus``). Not modified.
+    model : PipeweaveRegressor
+        A fitted model (e.g. :func:`load_model`).
+    gpus : mapping of str to GPUSpec, optional
+        Specs of GPUs that are not in the catalog (e.g. read from a spec file).
+    data : path, optional
+        Measurement directory, only needed for SGLang's tuned fused-MoE configs.
+    problems : pandas.Series, optional
+        Reasons already found by the caller (``''`` = none), aligned to ``df``.
+
+    Returns
+    -------
+    (pandas.Series, pandas.Series)
+        ``latency_us_pred`` (NaN on rows that were not predicted) and the reason each row was not
+        predicted (``''`` for predicted rows), both aligned to ``df.index``.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .frontend import DERIVED_COLUMNS, fill_launch_defaults, row_problems
+    from .vocab import default_source
+
+    work = df.drop(columns=[c for c in DERIVED_COLUMNS if c in df.columns])
+    work = fill_launch_defaults(work)
+    found = row_problems(work, dict(gpus) if gpus else None)
+    if problems is not None:
+        found = problems.where(problems != "", found)
+    ok = (found == "").to_numpy()
+    pred = pd.Series(np.nan, index=df.index, name="latency_us_pred")
+    if ok.any():
+        from .model import ensure_features
+
+        sub = work.iloc[np.flatnonzero(ok)]
+        fam = sub["family"].astype(str)
+        src = sub["source"] if "source" in sub.columns else pd.Series(np.nan, index=sub.index, dtype=object)
+        blank = src.isna().to_numpy() | (src.astype("string").str.strip().fillna("") == "").to_numpy(dtype=bool)
+        if blank.any():
+            src = src.astype(object).where(~blank, fam.map(default_source))
+            sub = sub.assign(source=src)
+        feats = ensure_features(sub, gpus=gpus, data=data, baselines=False)
+        vals = np.asarray(model.predict(feats), dtype=float)
+        bad = ~(np.isfinite(vals) & (vals > 0))
+        if bad.any():  # never return a non-finite or non-positive latency
+            found = found.copy()
+            found.iloc[np.flatnonzero(ok)[bad]] = "the model gave no finite positive latency for this row"
+            vals = np.where(bad, np.nan, vals)
+        pred.iloc[np.flatnonzero(ok)] = vals
+    return pred, found
+
+
+def predict(launches: Any, gpu: Any = None, *, model: Any = None, data: str | os.PathLike[str] | None = None,
+            bad_rows: str = "raise") -> pd.Series:
+    """Predicted latency (us) of kernel launches on a GPU, measured or not.
+
+    Parameters
+    ----------
+    launches : DataFrame, mapping or list of mappings
+        Launch rows: ``family``, ``dtype`` and the family's shape columns (e.g. ``m, n, k`` for
+        ``gemm``); optional tile plan (``block_m`` ... ``num_stages``), ``backend`` for attention and
+        ``source`` (the timing convention; default: the family's main training source,
+        :data:`pipeweave.vocab.DEFAULT_SOURCE`). Not modified. A Dask DataFrame is predicted
+        partition by partition on its cluster (:func:`pipeweave.distributed.predict_dask`): the
+        result is then a lazy Dask DataFrame, the launches plus ``latency_us_pred``, with NaN for
+        rows outside the domain.
+    gpu : str, path or GPUSpec, optional
+        Catalog name or alias, spec file, or GPUSpec for every row; default: the rows' ``gpu`` column.
+    model : PipeweaveRegressor or path, optional
+        Default: the shipped model (``models/pipeweave_default.ubj``), loaded once per process.
+    data : path, optional
+        Measurement directory (for SGLang's tuned fused-MoE configs; default ``$PIPEWEAVE_DATA``).
+    bad_rows : {"raise", "nan"}
+        ``"raise"``: a :class:`DataError` lists every row that cannot be predicted (1-based row
+        number and reason). ``"nan"``: those rows get NaN and the others are predicted.
+
+    Returns
+    -------
+    pandas.Series
+        ``latency_us_pred`` in microseconds, aligned to the rows of ``launches``.
+
+    Raises
+    ------
+    DataError
+        Rows outside the model's domain (with ``bad_rows="raise"``), no GPU given, bad arguments.
+    UnknownGPUError
+        ``gpu`` is not a catalog name, alias or readable spec file.
+    SchemaMismatchError
+        The model file was written for another feature list.
+
+    Examples
+    --------
+    >>> import pipeweave as pw                                                 # doctest: +SKIP
+    >>> pw.predict({"family": "gemm", "dtype": "bfloat16", "m": 8192, "n": 8192, "k": 8192}, gpu="B300")
+    """
+    if bad_rows not in ("raise", "nan"):
+        raise DataError(f"bad_rows must be 'raise' or 'nan', got {bad_rows!r}", hint="use bad_rows='nan' to keep going")
+    from .distributed import is_dask_collection
+
+    if is_dask_collection(launches):  # partition-wise on the Dask cluster; lazy, rows outside the domain get NaN
+        from .distributed import predict_dask
+
+        return predict_dask(launches, gpu, model=model, data=data)
+    df, gpus = _with_gpu(as_launch_frame(launches), gpu)
+    pred, problems = predict_frame(df, _model(model), gpus, data=data)
+    bad = (problems != "").to_numpy()
+    if bad.any() and bad_rows == "raise":
+        import numpy as np
+
+        pos = np.flatnonzero(bad)
+        lines = [f"row {i + 1}: {problems.iloc[i]}" for i in pos[:10]]
+        more = f"\n  ... and {len(pos) - 10} more rows" if len(pos) > 10 else ""
+        raise DataError(f"{len(pos)} of {len(df)} launch rows cannot be predicted:\n  " + "\n  ".join(lines) + more,
+                        hint="fix those rows, or pass bad_rows='nan' to predict the others")
+    return pred
+
+
+def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
+    """Load a model file written by :func:`pipeweave.model.save_model` (default: the shipped model).
+
+    Parameters
+    ----------
+    path : path, optional
+        ``.ubj``/``.json`` model file; default ``models/pipeweave_default.ubj`` (repository
+        checkout, else the copy shipped in the installed package). The default model is loaded
+        once per process and reused.
+
+    Returns
+    -------
+    PipeweaveRegressor
+        The fitted model.
+
+    Raises
+    ------
+    DataError
+        The file does not exist or is not a model file.
+    SchemaMismatchError
+        The file was written for another schema or feature list (retrain it).
+
+    Examples
+    --------
+    >>> model = pw.load_model()                                                # doctest: +SKIP
+    >>> model.families_                                                        # doctest: +SKIP
+    """
+    from .model import load_model as _load
+
+    if path is not None:
+        return _load(path)
+    if "default" not in _MODEL_CACHE:
+        _MODEL_CACHE["default"] = _load(None)
+    return _MODEL_CACHE["default"]
+
+
+# ---------------------------------------------------------------------------- featurize / explain
+def featurize(launches: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None = None,
+              baselines: bool = True) -> pd.DataFrame:
+    """Analytical features of launches: per-pipe work and time, tile plan, waves, envelope, bounds.
+
+    Parameters
+    ----------
+    launches : DataFrame, mapping or list of mappings
+        Launch rows (see :func:`predict`); not modified.
+    gpu : str, path or GPUSpec, optional
+        GPU for every row; default: the rows' ``gpu`` column.
+    data : path, optional
+        Measurement directory (SGLang tuned configs for ``fused_moe``).
+    baselines : bool
+        Also compute the TileSight-style baseline column ``t_tilesight_us``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per launch, same index: :data:`pipeweave.frontend.FEATURES` plus the time columns
+        (``t_env_us`` envelope, ``t_lower_us`` lower bound, ``t_roofline_us``; all microseconds).
+
+    Raises
+    ------
+    DataError
+        A row the front-end cannot describe (unknown family, missing shape column, dtype the GPU lacks).
+
+    Examples
+    --------
+    >>> f = pw.featurize({"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096}, gpu="H100")
+    ...                                                                        # doctest: +SKIP
+    >>> f[["t_env_us", "bound_pipe"]]                                          # doctest: +SKIP
+    """
+    from .frontend import featurize as _featurize
+
+    df, gpus = _with_gpu(as_launch_frame(launches), gpu)
+    return _featurize(df, gpus=gpus, data=data, baselines=baselines)
+
+
+def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Explanation dict of the first row of ``df`` on ``spec`` (see :func:`explain`)."""
+    from .frontend import PIPES, featurize as _featurize
+    from .vocab import TILE_COLUMNS
+
+    f = _featurize(df.iloc[:1].assign(gpu=spec.name), gpus={spec.name: spec}, data=data).iloc[0]
+    pipes = {p: {"work": float(f[f"work_{p}"]), "time_us": float(f[f"t_chip_{p}_us"]),
+                 "busiest_sm_time_us": float(f[f"t_sm_{p}_us"])} for p in PIPES}
+    return {
+        "gpu": spec.name, "family": df["family"].iloc[0], "dtype": df["dtype"].iloc[0],
+        "tile_plan": {**{c: float(f[c]) for c in TILE_COLUMNS}, "split_k": float(f["split_k"]),
+                      "origin": str(f["tile_origin"])},
+        "grid_ctas": float(f["grid_ctas"]), "ctas_per_sm": float(f["ctas_per_sm"]), "waves": float(f["waves"]),
+        "wave_efficiency": float(f["wave_efficiency"]), "occupancy": float(f["occupancy"]),
+        "pipes": pipes, "latency_bound_us": float(f["t_latency_us"]), "bound_pipe": str(f["bound_pipe"]),
+        "envelope_us": float(f["t_env_us"]), "lower_bound_us": float(f["t_lower_us"]),
+        "roofline_us": float(f["t_roofline_us"]), "tilesight_us": float(f["t_tilesight_us"]),
+    }
+
+
+def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The analytical view of one launch: tile plan, per-pipe work and time, binding pipe, bounds.
+
+    Parameters
+    ----------
+    launch : mapping or one-row DataFrame
+        One launch (see :func:`predict`); with several rows, the first is explained.
+    gpu : str, path or GPUSpec, optional
+        The GPU; default: the launch's ``gpu`` value.
+    data : path, optional
+        Measurement directory (SGLang tuned configs for ``fused_moe``).
+
+    Returns
+    -------
+    dict
+        ``tile_plan`` (the six tile columns, ``split_k``, ``origin``), ``grid_ctas``, ``ctas_per_sm``,
+        ``waves``, ``pipes`` (per pipe: ``work``, ``time_us``, ``busiest_sm_time_us``),
+        ``bound_pipe``, ``envelope_us``, ``lower_bound_us``, ``roofline_us``, ``tilesight_us``.
+
+    Raises
+    ------
+    DataError
+        The launch cannot be described (see :func:`featurize`).
+
+    Examples
+    --------
+    >>> pw.explain({"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096},
+    ...            gpu="H100")["bound_pipe"]                                   # doctest: +SKIP
+    'tensor'
+    """
+    df = as_launch_frame(launch)
+    if gpu is None:
+        if "gpu" not in df.columns:
+            raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
+        gpu = str(df["gpu"].iloc[0])
+    return explain_launch(df, _resolve_gpu(gpu), data=data)
+
+
+# ------------------------------------------------------------------------------------- profiles
+def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
+                  families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
+                  gpus: str | Iterable[str] | None = None, cache: bool = True) -> pd.DataFrame:
+    """The real measurements of the data directory as one canonical profile table.
+
+    Parameters
+    ----------
+    data : path, optional
+        Measurement directory (default ``$PIPEWEAVE_DATA``, else ``../shared/datasets``).
+    sources, families, dtypes, gpus : str or list of str, optional
+        Keep only these (GPU aliases accepted).
+    cache : bool
+        Reuse/write the parsed table under ``$PIPEWEAVE_CACHE`` (keyed by the files' fingerprint).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per measured launch (:data:`pipeweave.sources.PROFILE_COLUMNS`; ``latency_us`` in
+        microseconds, ``source`` and ``timing`` kept).
+
+    Raises
+    ------
+    DataError
+        Missing data directory, malformed source file or unknown filter value.
+
+    See Also
+    --------
+    load_profiles_report : the same table plus the count of every dropped row.
+
+    Examples
+    --------
+    >>> df = pw.load_profiles(families="gemm", dtypes="bfloat16")               # doctest: +SKIP
+    """
+    from .sources import load_profiles as _load
+
+    return _load(data, sources=sources, families=families, dtypes=dtypes, gpus=gpus, cache=cache)
+
+
+def load_profiles_report(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
+                         families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
+                         gpus: str | Iterable[str] | None = None, cache: bool = True
+                         ) -> tuple[pd.DataFrame, LoadReport]:
+    """:func:`load_profiles` plus its :class:`pipeweave.sources.LoadReport` (rows per source, drops by reason).
+
+    Parameters and Raises: as :func:`load_profiles`.
+
+    Returns
+    -------
+    (pandas.DataFrame, LoadReport)
+
+    Examples
+    --------
+    >>> df, rep = pw.load_profiles_report(families="gemm")                      # doctest: +SKIP
+    >>> print(rep.to_text())                                                   # doctest: +SKIP
+    """
+    from .sources import load_profiles_report as _load
+
+    return _load(data, sources=sources, families=families, dtypes=dtypes, gpus=gpus, cache=cache)
+
+
+# ----------------------------------------------------------------------------------- evaluate
+def evaluate(protocol: str = "logo", *, out: str | os.PathLike[str], families: Sequence[str] | None = None,
+             methods: Sequence[str] | None = None, data: str | os.PathLike[str] | None = None,
+             max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
+             progress: bool = True, force: bool = False) -> dict[str, Any]:
+    """Run an evaluation protocol over the shared measurements and write its report to ``out``.
+
+    Parameters
+    ----------
+    protocol : {"logo", "unseen-shape", "dse"}
+        ``logo``: train on the other GPU generations, predict the held-out one from spec sheets;
+        ``unseen-shape``: hold out 20% of shapes on all GPUs; ``dse``: the Triton config recommender.
+    out : path
+        Report folder (``results.json``, ``results.md``, figures). Required: committed reports are
+        not a default target.
+    families, methods : list of str, optional
+        Evaluation families (:data:`pipeweave.evaluation.EVAL_FAMILIES`) and methods
+        (:data:`pipeweave.evaluation.METHODS`); default all.
+    data : path, optional
+        Measurement directory.
+    max_train_rows_per_gpu : int or None
+        Seeded cap on training rows per GPU per fold (None = all).
+    n_estimators : int or None
+        Boosting rounds of the learned methods.
+    progress : bool
+        Progress bar on a terminal, one line per fold otherwise.
+    force : bool
+        Overwrite ``out`` even when it holds a report committed to the repository.
+
+    Returns
+    -------
+    dict
+        The results (the content of ``results.json``).
+
+    Raises
+    ------
+    DataError
+        Unknown protocol, family or method; ``out`` holds committed results and ``force`` is False.
+
+    Examples
+    --------
+    >>> res = pw.evaluate("logo", families=["moe_w13"], methods=["pipeweave", "roofline"],
+    ...                   out="/tmp/pw_logo")                                  # doctest: +SKIP
+    """
+    from ._outputs import refuse_committed_output
+
+    refuse_committed_output(out, force=force)
+    if protocol == "dse":
+        from .diagnose import run_dse_protocol
+
+        return run_dse_protocol(data=data, out_dir=out, progress=progress)
+    if protocol not in ("logo", "unseen-shape"):
+        raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-shape' or 'dse'")
+    from .evaluation import run_evaluation
+
+    return run_evaluation(protocol, families=families, methods=methods, out=out, data=data,
+                          max_train_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators,
+                          progress=progress)
+
+
+# ------------------------------------------------------------------------------ GPUs / diagnose
+def get_gpu(name_or_path: str | os.PathLike[str]) -> GPUSpec:
+    """The :class:`GPUSpec` of a catalog name/alias (``"H100"``) or a spec file (``.toml``/``.json``).
+
+    Raises
+    ------
+    UnknownGPUError
+        Not a catalog name or alias (the message lists close names).
+    DataError
+        A spec file that is missing fields or has implausible values.
+
+    Examples
+    --------
+    >>> pw.get_gpu("NVIDIA H100 80GB HBM3").name
+    'H100-SXM'
+    """
+    from .hardware import get_gpu as _get
+
+    return _get(name_or_path)
+
+
+def list_gpus() -> list[GPUSpec]:
+    """Every GPU of the catalog (``datasets/gpus.toml``), oldest generation first.
+
+    Examples
+    --------
+    >>> "B300" in [g.name for g in pw.list_gpus()]                              # doctest: +SKIP
+    True
+    """
+    from .hardware import list_gpus as _list
+
+    return list(_list())
+
+
+def diagnose(launch: Any, gpu: Any = None, **kwargs: Any) -> dict[str, Any]:
+    """Ceiling, binding pipe, pipe utilizations and ranked tile configs of one Triton kernel launch.
+
+    Parameters
+    ----------
+    launch : mapping or one-row DataFrame
+        One launch of a tiled-matmul family (``moe_w13``, ``fused_moe``, ``gemm``); may hold a tile
+        plan (``block_m`` ... ``num_stages``), else the kernel's own config is diagnosed.
+    gpu : str, path or GPUSpec, optional
+        The GPU; default: the launch's ``gpu`` value.
+    **kwargs
+        Passed to :func:`pipeweave.diagnose.diagnose` (e.g. ``measured_us=...``, ``top_k=...``).
+
+    Returns
+    -------
+    dict
+        ``predicted_us``, ``ceiling_us``, ``headroom``, ``bound_pipe``, ``pipe_utilization``,
+        ``recommendations`` (``[{"config", "predicted_us", "speedup", ...}]``) ...
+
+    Raises
+    ------
+    DataError
+        A launch the diagnosis does not cover.
+
+    Examples
+    --------
+    >>> pw.diagnose({"family": "moe_w13", "dtype": "bfloat16", "num_tokens": 4096, "num_experts": 64,
+    ...              "topk": 8, "hidden_size": 3584, "inter_size": 2560}, gpu="H100",
+    ...             measured_us=2321.0)["headroom"]                            # doctest: +SKIP
+    """
+    from .diagnose import diagnose as _diagnose
+
+    df = as_launch_frame(launch)
+    row = dict(df.iloc[0].to_dict())
+    if gpu is not None:
+        spec = _resolve_gpu(gpu)
+        row["gpu"] = spec.name
+        kwargs.setdefault("gpus", {spec.name: spec})
+    elif "gpu" not in row:
+        raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
+    return _diagnose(row, **kwargs)

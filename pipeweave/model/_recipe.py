@@ -1,0 +1,18 @@
+"""The shipped model's recipe, defined once: what ``pipeweave train`` and ``PipeweaveRegressor()`` use.
+
+``PipeweaveRegressor()``'s own defaults are this recipe (one booster per family plus the shared
+fallback, 200 trees, at most :data:`DEFAULT_MAX_ROWS_PER_GROUP` seeded-random training rows per
+(GPU, family, dtype, source)); :data:`DEFAULT_MODEL_PARAMS` lists the settings that differ from
+XGBoost's or the historical defaults, for callers that build the model by name.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DEFAULT_MAX_ROWS_PER_GROUP", "DEFAULT_MODEL_PARAMS", "ROW_CAP_GROUP"]
+
+#: seeded random cap on training rows per (GPU, family, dtype, source), so no group dominates
+DEFAULT_MAX_ROWS_PER_GROUP: int = 10_000
+#: the columns of a row-cap group
+ROW_CAP_GROUP: tuple[str, ...] = ("gpu", "family", "dtype", "source")
+#: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
+DEFAULT_MODEL_PARAMS: dict[str, object] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

@@ -1,0 +1,169 @@
+"""The public Python API (``import pipeweave as pw``) on real rows, and the README's "Use from Python" example."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pipeweave as pw
+from pipeweave import DataError, UnknownGPUError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the "Use from Python" example of the README (kept here verbatim; test_use_from_python_example runs it)
+USE_FROM_PYTHON = '''
+import pipeweave as pw
+
+# one launch on a GPU that was never measured (a catalog name, a spec file or a GPUSpec)
+gemm = {"family": "gemm", "dtype": "bfloat16", "m": 8192, "n": 8192, "k": 8192}
+print(pw.predict(gemm, gpu="B300"))                     # latency_us_pred, microseconds
+
+# many launches at once; rows outside the model's domain are reported by row number
+rows = pd.DataFrame([gemm, {**gemm, "m": 1024}, {**gemm, "m": -1}])
+pred = pw.predict(rows, gpu="H100", bad_rows="nan")     # the third row -> NaN
+print(pred)
+
+# why: tile plan, per-pipe times, the binding pipe and the analytical bounds
+ex = pw.explain(gemm, gpu="H100")
+print(ex["bound_pipe"], ex["envelope_us"], ex["lower_bound_us"])
+
+# the analytical features the model reads
+feats = pw.featurize(rows.iloc[:2], gpu="L40S")
+print(feats[["t_env_us", "t_lower_us", "bound_pipe"]])
+
+# GPUs and specs
+print([g.name for g in pw.list_gpus()][:5], pw.get_gpu("H100").sm_count)
+
+# train the shipped recipe on your own rows (here: the shared measurements of one family)
+moe = pw.load_profiles(families="moe_w13", gpus=["A100", "H100", "L40"])
+model = pw.PipeweaveRegressor(n_estimators=50).fit(moe)
+print(pw.predict(moe.head(3), model=model))
+'''
+
+
+@pytest.fixture(scope="module")
+def tiny_model(small_frame):
+    """A small model fitted on real rows (the shipped model is tested by the example below)."""
+    return pw.PipeweaveRegressor(n_estimators=20, n_jobs=1).fit(small_frame)
+
+
+GEMM = {"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096}
+
+
+def test_predict_one_launch_and_a_frame(tiny_model):
+    one = pw.predict(GEMM, gpu="H100", model=tiny_model)
+    assert isinstance(one, pd.Series) and one.name == "latency_us_pred" and len(one) == 1
+    assert np.isfinite(one.iloc[0]) and one.iloc[0] > 0
+    rows = pd.DataFrame([GEMM, {**GEMM, "m": 8192}], index=[10, 20])
+    before = rows.copy()
+    pred = pw.predict(rows, gpu="B300", model=tiny_model)
+    assert list(pred.index) == [10, 20] and (pred > 0).all()
+    pd.testing.assert_frame_equal(rows, before)  # the caller's frame is not modified
+    assert pred.iloc[1] > pred.iloc[0]  # twice the work
+
+
+def test_predict_reports_bad_rows_by_number(tiny_model):
+    rows = pd.DataFrame([GEMM, {**GEMM, "m": -5}, {**GEMM, "family": "gemmm"}])
+    with pytest.raises(DataError) as e:
+        pw.predict(rows, gpu="H100", model=tiny_model)
+    msg = str(e.value)
+    assert "2 of 3" in msg and "row 2:" in msg and "row 3:" in msg and "row 1:" not in msg
+    assert not re.search(r"--\w", msg.split("fix:")[0])  # the library names no CLI flag
+    pred = pw.predict(rows, gpu="H100", model=tiny_model, bad_rows="nan")
+    assert np.isfinite(pred.iloc[0]) and pred.iloc[1:].isna().all()
+
+
+def test_predict_default_source_per_family():
+    class Recorder:  # stands in for a model: records the rows it is asked to predict
+        def predict(self, df):
+            self.sources = df["source"].astype(str).tolist()
+            return np.full(len(df), 1.0)
+
+    w13 = {"family": "moe_w13", "dtype": "bfloat16", "num_tokens": 512, "num_experts": 64, "topk": 8,
+           "hidden_size": 4096, "inter_size": 1536}
+    rec = Recorder()
+    rows = pd.DataFrame([w13, GEMM, {**GEMM, "source": "pipeweave"}, {**w13, "source": ""}])
+    pw.predict(rows, gpu="H100", model=rec)
+    assert rec.sources == ["pipeweave", "aiconfigurator", "pipeweave", "pipeweave"]
+    assert rec.sources[:2] == [pw.vocab.default_source("moe_w13"), pw.vocab.default_source("gemm")]
+
+
+def test_predict_needs_a_gpu_and_a_valid_one(tiny_model):
+    with pytest.raises(DataError, match="no `gpu` column"):
+        pw.predict(GEMM, model=tiny_model)
+    with pytest.raises(UnknownGPUError):
+        pw.predict(GEMM, gpu="H9000", model=tiny_model)
+    with pytest.raises(DataError, match="bad_rows"):
+        pw.predict(GEMM, gpu="H100", model=tiny_model, bad_rows="skip")
+    with pytest.raises(DataError, match="DataFrame, a mapping"):
+        pw.predict("gemm", gpu="H100", model=tiny_model)
+    # a gpu column works without the argument, and a GPUSpec works as the argument
+    assert pw.predict({**GEMM, "gpu": "H100"}, model=tiny_model).iloc[0] == \
+        pw.predict(GEMM, gpu=pw.get_gpu("H100"), model=tiny_model).iloc[0]
+
+
+def test_featurize_and_explain_agree():
+    f = pw.featurize(GEMM, gpu="H100")
+    ex = pw.explain(GEMM, gpu="H100")
+    assert ex["gpu"] == "H100-SXM" and ex["bound_pipe"] == f["bound_pipe"].iloc[0]
+    assert ex["envelope_us"] == pytest.approx(float(f["t_env_us"].iloc[0]))
+    assert ex["lower_bound_us"] <= ex["envelope_us"]
+    assert set(ex["tile_plan"]) >= set(pw.vocab.TILE_COLUMNS)
+
+
+def test_ensure_features_after_featurize_without_baselines(small_frame):
+    # used to raise KeyError 't_tilesight_us': a frame featurized with baselines=False was taken as complete
+    from pipeweave.baselines import TileSight
+    from pipeweave.model import ensure_features
+
+    raw = small_frame[[c for c in small_frame.columns if c in pw.sources.PROFILE_COLUMNS]].head(50)
+    q = ensure_features(raw, baselines=False)
+    assert "t_tilesight_us" not in q.columns
+    pred = TileSight().predict(ensure_features(q))
+    assert np.isfinite(pred).all() and (pred > 0).all()
+
+
+def test_regressor_defaults_are_the_shipped_recipe():
+    from pipeweave.model import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS
+
+    params = pw.PipeweaveRegressor().get_params()
+    for key, value in DEFAULT_MODEL_PARAMS.items():
+        assert params[key] == value
+    assert params["max_rows_per_group"] == DEFAULT_MAX_ROWS_PER_GROUP == 10_000
+    # and the stamp of the shipped model records the same per-family choice
+    from pipeweave.model import DEFAULT_MODEL_PATH, read_stamp
+
+    assert read_stamp(DEFAULT_MODEL_PATH)["params"]["per_family"] is True
+
+
+def test_row_cap_is_seeded_per_group(small_frame):
+    rows = small_frame.head(400)
+    a = pw.PipeweaveRegressor(n_estimators=5, n_jobs=1, max_rows_per_group=50).fit(rows)
+    b = pw.PipeweaveRegressor(n_estimators=5, n_jobs=1, max_rows_per_group=50).fit(rows)
+    groups = rows.groupby(["gpu", "family", "dtype", "source"], observed=True).ngroups
+    assert a.n_train_rows_ == b.n_train_rows_ <= 50 * groups
+    np.testing.assert_array_equal(a.predict(rows), b.predict(rows))
+
+
+def test_load_profiles_returns_one_type(data_dir):
+    df = pw.load_profiles(data_dir, families="moe_w13", gpus="H100")
+    assert isinstance(df, pd.DataFrame) and set(df["gpu"].astype(str)) == {"H100-SXM"}
+    df2, rep = pw.load_profiles_report(data_dir, families="moe_w13", gpus="H100")
+    pd.testing.assert_frame_equal(df, df2)
+    assert "pipeweave" in rep.to_text()
+
+
+def test_evaluate_refuses_committed_results():
+    with pytest.raises(DataError, match="committed"):
+        pw.evaluate("logo", out=ROOT / "experiments" / "logo")
+
+
+def test_use_from_python_example(capsys):
+    """The README's "Use from Python" example runs as written (shipped model, real data)."""
+    exec(compile(USE_FROM_PYTHON, "<README: Use from Python>", "exec"), {"pd": pd})
+    out = capsys.readouterr().out
+    assert "latency_us_pred" in out and "H100-SXM" not in out.split("\n")[0]
