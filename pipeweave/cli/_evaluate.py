@@ -52,7 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = args.out or f"experiments/{args.protocol.replace('-', '_')}"
+    default_dir = "error_anatomy" if args.protocol == "anatomy" else args.protocol.replace("-", "_")
+    out = args.out or f"experiments/{default_dir}"
     if args.protocol == "dse":
         from ..diagnose import run_dse_protocol
 
