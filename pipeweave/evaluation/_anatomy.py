@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ANATOMY_FAMILIES", "ANATOMY_KEEP", "FEATURE_GROUPS", "regime_labels", "regime_table", "oracle_table",
            "ep_semantics_evidence",
-           "ablation_table", "fold_table", "anatomy_tables", "anatomy_findings", "render_anatomy_markdown",
+           "ablation_table", "fold_table", "DEFAULT_ABLATIONS", "anatomy_tables", "anatomy_findings", "render_anatomy_markdown",
            "plot_regimes", "plot_oracle", "run_anatomy", "write_anatomy_report"]
 
 #: families the anatomy runs on by default (the issue's headline families)
@@ -81,6 +81,10 @@ FEATURE_GROUPS: dict[str, str] = {
                                 "power/memory-technology/clock field of the catalog)",
     "pipeweave_no_tile": "the resolved tile plan (block sizes, group_m, warps, stages, split-K)",
 }
+
+
+#: the ablations a default run refits (pipeweave_no_tile is available but left out to save CPU)
+DEFAULT_ABLATIONS: tuple[str, ...] = ("pipeweave_no_l2_sched", "pipeweave_no_spec_ratios", "pipeweave_no_sass")
 
 
 # --------------------------------------------------------------------------- pure tables
@@ -330,7 +334,8 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
            "FLOPs / tensor peak vs compulsory bytes / DRAM bandwidth). Layouts: the expert-parallel layout for "
            "fused MoE (`ep>1 local-tokens` = GPUs whose manifest flag says the rank timed T x topk / EP rows), "
            "the backend for attention. Ablations: "
-           + "; ".join(f"`{k}` drops {v}" for k, v in FEATURE_GROUPS.items()) + ".",
+           + "; ".join(f"`{k}` drops {v}" for k, v in FEATURE_GROUPS.items()
+                       if k in meta.get("ablations", FEATURE_GROUPS)) + ".",
            "", "Errors in percent (APE = |pred / measured - 1| x 100).", ""]
     ev = tables.get("ep_evidence")
     if ev is not None and len(ev):
@@ -373,8 +378,11 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
 
 def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "experiments/error_anatomy",
                 data: object = None, max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
-                progress: bool = True, predictions_path: str | Path | None = None) -> dict[str, Any]:
-    """Fit and predict every anatomy method under LOGO, then write the report under ``out``."""
+                progress: bool = True, predictions_path: str | Path | None = None,
+                ablations: Sequence[str] = DEFAULT_ABLATIONS) -> dict[str, Any]:
+    """Fit and predict every anatomy method under LOGO, then write the report under ``out``.
+
+    ``ablations``: names of :data:`FEATURE_GROUPS` to refit (headline families only)."""
     from sklearn.base import clone
 
     from ._protocols import run_protocol
@@ -393,6 +401,7 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
         base = ms["pipeweave"]
         drops = {"pipeweave_no_l2_sched": L2_SCHED_FEATURES, "pipeweave_no_spec_ratios": _spec_ratio_features(),
                  "pipeweave_no_tile": _tile_features()}
+        drops = {k: v for k, v in drops.items() if k in ablations}
         if label not in ABLATION_FAMILIES:  # feature-group ablations on the headline families only (CPU)
             drops = {}
         for name, feats in drops.items():
@@ -400,7 +409,8 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
             prior = tuple(est.estimator.get_params().get("drop_features", ()) or ())
             est.set_params(estimator__drop_features=tuple(dict.fromkeys((*prior, *feats))))
             ms[name] = est
-        if drops and has_sass and label in SASS_ABLATION_FAMILIES:
+        if label in ABLATION_FAMILIES and "pipeweave_no_sass" in ablations and has_sass \
+                and label in SASS_ABLATION_FAMILIES:
             ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
         keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
         preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, "logo",
@@ -408,7 +418,7 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     pred = pd.concat(preds, ignore_index=True)
     meta = {"command": "pipeweave evaluate --protocol anatomy --out " + str(out), "data_fingerprint": fp,
             "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators,
-            "families": labels, "feature_groups": FEATURE_GROUPS,
+            "families": labels, "feature_groups": FEATURE_GROUPS, "ablations": list(ablations),
             "spec_ratio_features": list(_spec_ratio_features()), "small_us": SMALL_US}
     if predictions_path:  # scratch copy (e.g. to re-render without refitting); never under experiments/
         pred.to_pickle(predictions_path)
