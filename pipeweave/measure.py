@@ -31,7 +31,7 @@ import pandas as pd
 
 from ._errors import DataError, PipeweaveError
 
-__all__ = ["read_plan", "measurement_method", "measure_plan", "main", "MEASURABLE_FAMILIES"]
+__all__ = ["MEASURABLE_FAMILIES", "main", "measure_plan", "measurement_method", "read_plan"]
 
 #: family -> the ``timing`` label of its measurement method
 MEASURABLE_FAMILIES: dict[str, str] = {"gemm": "do_bench_torch_matmul", "fused_moe": "do_bench_sglang_fused_moe",
@@ -56,7 +56,7 @@ def measurement_method(plan: pd.DataFrame) -> pd.Series:
     return out.where(~bad_dt, "skip: dtype " + dtype + " is not measured here (bfloat16, float16)")
 
 
-def _gemm_call(row: pd.Series, device: str):  # noqa: ANN202
+def _gemm_call(row: pd.Series, device: str):
     import torch
 
     dt = getattr(torch, _TORCH_DTYPE[str(row["dtype"])])
@@ -66,11 +66,11 @@ def _gemm_call(row: pd.Series, device: str):  # noqa: ANN202
     return lambda: torch.matmul(a, b)
 
 
-def _moe_call(row: pd.Series, device: str):  # noqa: ANN202
+def _moe_call(row: pd.Series, device: str):
     import torch
 
     try:
-        from sglang.srt.layers.moe.fused_moe_triton import fused_moe
+        from sglang.srt.layers.moe.fused_moe_triton import fused_moe  # type: ignore[import-not-found]
     except ImportError as exc:
         raise DataError("fused-MoE rows need sglang installed (its Triton fused_moe kernel)",
                         hint="pip install sglang, or measure gemm rows only") from exc
@@ -90,8 +90,8 @@ def _moe_call(row: pd.Series, device: str):  # noqa: ANN202
 def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 25, rep_ms: int = 100
                  ) -> pd.DataFrame:
     """``plan`` with ``latency_us`` (median of do_bench, us) and ``timing``; skipped rows have NaN."""
-    import torch
-    from triton.testing import do_bench
+    import torch  # type: ignore[import-not-found]
+    from triton.testing import do_bench  # type: ignore[import-untyped]
 
     if not torch.cuda.is_available():
         raise DataError("no CUDA device: measuring needs the GPU the plan is for", hint="run it on that GPU, or use --dry-run")

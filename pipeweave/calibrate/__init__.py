@@ -8,21 +8,27 @@ the few-shot protocol (``pipeweave evaluate --protocol few-shot``), which choose
 its settings inside the training generations.
 """
 
-from ._correction import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS, GPUCalibration, ResidualCorrection
+from ._correction import (
+    DEFAULT_LENGTH_SCALE,
+    DEFAULT_NOISE,
+    METHODS,
+    GPUCalibration,
+    ResidualCorrection,
+)
 from ._fit import calibrate_model, plan_launches, residuals
 from ._plan import plan_positions
 from ._regime import REGIME_FEATURES, regime_matrix
 
 __all__ = [
-    "plan_launches",
-    "plan_positions",
-    "calibrate_model",
-    "residuals",
-    "ResidualCorrection",
-    "GPUCalibration",
-    "METHODS",
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
+    "METHODS",
     "REGIME_FEATURES",
+    "GPUCalibration",
+    "ResidualCorrection",
+    "calibrate_model",
+    "plan_launches",
+    "plan_positions",
     "regime_matrix",
+    "residuals",
 ]

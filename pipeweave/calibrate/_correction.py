@@ -30,7 +30,7 @@ import pandas as pd
 from .._errors import DataError
 from ._regime import REGIME_FEATURES, regime_matrix
 
-__all__ = ["ResidualCorrection", "GPUCalibration", "METHODS", "DEFAULT_LENGTH_SCALE", "DEFAULT_NOISE"]
+__all__ = ["DEFAULT_LENGTH_SCALE", "DEFAULT_NOISE", "METHODS", "GPUCalibration", "ResidualCorrection"]
 
 METHODS: tuple[str, ...] = ("gp", "scalar", "none")
 #: defaults of `pipeweave calibrate fit` (chosen inside training generations, experiments/few_shot)
@@ -53,7 +53,7 @@ class ResidualCorrection:
     Z_: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     alpha_: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
-    def fit(self, frame: pd.DataFrame, residual: np.ndarray) -> "ResidualCorrection":
+    def fit(self, frame: pd.DataFrame, residual: np.ndarray) -> ResidualCorrection:
         """Fit on featurized measured rows and their residuals log(measured / predicted)."""
         if self.method not in METHODS:
             raise DataError(f"calibration method must be one of {list(METHODS)}, got {self.method!r}",
@@ -103,7 +103,7 @@ class ResidualCorrection:
                 "Z": self.Z_.tolist(), "alpha": self.alpha_.tolist()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ResidualCorrection":
+    def from_dict(cls, d: dict) -> ResidualCorrection:
         """Inverse of :meth:`to_dict`."""
         c = cls(method=d["method"], length_scale=float(d["length_scale"]), noise=float(d["noise"]),
                 linear=float(d.get("linear", 0.0)),
@@ -147,7 +147,7 @@ class GPUCalibration:
                 "corrections": {k: v.to_dict() for k, v in self.corrections.items()}}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "GPUCalibration":
+    def from_dict(cls, d: dict) -> GPUCalibration:
         """Inverse of :meth:`to_dict`."""
         return cls(gpu=str(d["gpu"]), n_shots={k: int(v) for k, v in d.get("n_shots", {}).items()},
                    profiles=list(d.get("profiles", [])),

@@ -9,10 +9,15 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-from ._correction import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, GPUCalibration, ResidualCorrection
+from ._correction import (
+    DEFAULT_LENGTH_SCALE,
+    DEFAULT_NOISE,
+    GPUCalibration,
+    ResidualCorrection,
+)
 from ._plan import plan_positions
 
-__all__ = ["plan_launches", "calibrate_model", "residuals"]
+__all__ = ["calibrate_model", "plan_launches", "residuals"]
 
 
 def plan_launches(candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, object] | None = None,

@@ -41,8 +41,17 @@ from ._plots import order_generations
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["DEFAULT_SHOTS", "OPTIONS", "run_few_shot", "few_shot_fold", "plot_data_few_shot", "plot_few_shot",
-           "render_few_shot_markdown"]
+__all__ = [
+    "DEFAULT_SHOTS",
+    "OPTIONS",
+    "few_shot_fold",
+    "merge_few_shot_reports",
+    "plot_data_few_shot",
+    "plot_few_shot",
+    "render_few_shot_markdown",
+    "run_few_shot",
+    "write_few_shot_report",
+]
 
 DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
 #: calibration options tried inside the training generations (keyword arguments of ResidualCorrection)
@@ -50,13 +59,13 @@ OPTIONS: tuple[dict[str, Any], ...] = (
     {"method": "none"},
     {"method": "scalar"},
     *({"method": "gp", "length_scale": ls, "noise": nz, "linear": lin}
-      for ls in (0.5, 1.0, 2.0, 4.0) for nz in (0.1, 0.3, 1.0) for lin in (0.0, 0.02)),
+      for ls in (1.0, 2.0, 4.0, 8.0) for nz in (0.1, 0.3, 1.0) for lin in (0.0, 0.02)),
 )
 
 
 def _stats(errors: np.ndarray) -> dict[str, float | int]:
     return {"mape": round(float(np.mean(errors)), 4), "median_ape": round(float(np.median(errors)), 4),
-            "p90_ape": round(float(np.percentile(errors, 90)), 4), "n": int(len(errors))}
+            "p90_ape": round(float(np.percentile(errors, 90)), 4), "n": len(errors)}
 
 
 class _GPUCase:
@@ -105,7 +114,7 @@ class _BaseModels:
         self._models: dict[frozenset[str], object] = {}
         self._preds: dict[tuple[frozenset[str], str], np.ndarray] = {}
 
-    def predict(self, without: frozenset[str], case: "_GPUCase", gpu: str) -> np.ndarray:
+    def predict(self, without: frozenset[str], case: _GPUCase, gpu: str) -> np.ndarray:
         """Latency (us) of ``case``'s rows by the model fitted without the generations ``without``."""
         from sklearn.base import clone
 
@@ -182,7 +191,6 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
     """
     from tqdm.auto import tqdm
 
-    from .._io import atomic_write_json, atomic_write_text
     from ._suite import EVAL_FAMILIES, load_eval_frame, make_methods
 
     shots = sorted({int(s) for s in shots})
@@ -253,18 +261,47 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
                   "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators, "seed": seed,
                   "sass_features": has_sass, "elapsed_s": round(elapsed, 1)},
     }
+    write_few_shot_report(report, out, plots=plots)
+    print(f"few-shot protocol in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
+    return report
+
+
+def write_few_shot_report(report: dict, out: str | Path, *, plots: bool = True) -> None:
+    """Write ``results.json``, ``results.md`` and the MAPE-vs-shots figures (PNG + CSV) under ``out``."""
+    from .._io import atomic_write_json, atomic_write_text
+
     outp = Path(out)
     atomic_write_json(outp / "results.json", report)
     atomic_write_text(outp / "results.md", render_few_shot_markdown(report))
     if plots:
         from ._report import _save_csv, _save_png  # the report's atomic figure writers
 
-        for label in results:
+        for label in report["results"]:
             data = plot_data_few_shot(report, label)
             _save_csv(data, outp / "figures" / f"{label}.mape_vs_shots.csv")
             _save_png(plot_few_shot(data, title=label), outp / "figures" / f"{label}.mape_vs_shots.png", 110)
-    print(f"few-shot protocol in {elapsed / 60:.1f} min; wrote {outp}/results.json", flush=True)
-    return report
+
+
+def merge_few_shot_reports(reports: Sequence[dict]) -> dict:
+    """One report from runs of the same protocol settings on different families (e.g. run in parallel)."""
+    if not reports:
+        raise DataError("no few-shot reports to merge", hint="pass results.json files of few-shot runs")
+    first = reports[0]
+    for r in reports[1:]:
+        for key in ("shots", "options"):
+            if r.get(key) != first.get(key):
+                raise DataError(f"few-shot reports differ in {key!r}", hint="merge runs made with the same settings")
+    out = {k: v for k, v in first.items() if k not in ("results", "by_gpu", "chosen", "inner", "extra")}
+    for key in ("results", "by_gpu", "chosen", "inner"):
+        out[key] = {fam: v for r in reports for fam, v in r[key].items()}
+    fams = list(out["results"])
+    out["data_fingerprint"] = {fam: r["data_fingerprint"] for r in reports for fam in r["results"]}
+    out["extra"] = {**first["extra"],
+                    "command": "pipeweave evaluate --protocol few-shot --shots " + " ".join(map(str, first["shots"]))
+                    + " --families " + " ".join(fams),
+                    "runs": [r["extra"] for r in reports],
+                    "elapsed_s": round(sum(float(r["extra"].get("elapsed_s", 0)) for r in reports), 1)}
+    return out
 
 
 def plot_data_few_shot(report: dict, family: str) -> pd.DataFrame:
@@ -282,7 +319,7 @@ def plot_data_few_shot(report: dict, family: str) -> pd.DataFrame:
                           ignore_index=True)
 
 
-def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: "Axes | None" = None) -> "Axes":
+def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: Axes | None = None) -> Axes:
     """Draw :func:`plot_data_few_shot` output: one line per generation, MAPE (%) vs shots (symlog x)."""
     from ._plots import _GEN_COLORS, new_axes
 
@@ -295,7 +332,7 @@ def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: "Axes | None" = No
     ticks = sorted(pd.unique(data["shots"])) if len(data) else []
     ax.set_xticks(ticks)
     ax.set_xticklabels([str(t) for t in ticks])
-    ax.axhline(8.0, color="grey", lw=0.8, ls="--")
+    ax.axhline(8.0, color="grey", lw=0.8, ls="--", label="8% goal")
     ax.set_xlabel("launches measured on the held-out GPU (shots)")
     ax.set_ylabel("MAPE % (held-out generation)")
     ax.set_title(title)
@@ -306,9 +343,9 @@ def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: "Axes | None" = No
 def render_few_shot_markdown(report: dict) -> str:
     """results.md: per family, MAPE (%) per shot count and held-out generation, and the chosen options."""
     lines = ["# Few-shot calibration (leave-one-generation-out)", "",
-             f"Command: `{report['extra']['command']}`. MAPE in % on the held-out generation's rows that no "
-             "shot count measured (same rows for every shot count); shots are per GPU. Calibration option per "
-             "shot count chosen inside the training generations (see `chosen`, `inner` in results.json).", ""]
+             (f"Command: `{report['extra']['command']}`. MAPE in % on the held-out generation's rows that no "
+              "shot count measured (same rows for every shot count); shots are per GPU. Calibration option per "
+              "shot count chosen inside the training generations (see `chosen`, `inner` in results.json)."), ""]
     for fam, per_shot in report["results"].items():
         gens = order_generations({g for v in per_shot.values() for g in v})
         lines += [f"## {fam}", "", "| shots | " + " | ".join(gens) + " |", "|---:|" + "---:|" * len(gens)]

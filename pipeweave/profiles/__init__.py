@@ -11,27 +11,35 @@ A regressor trains on them through the public path::
     model = PipeweaveRegressor().fit(read_profiles("my_profiles.csv"))
 """
 
-from ._canonical import PROFILE_SUFFIXES, REQUIRED_COLUMNS, USER_SOURCE, check_profiles, file_record, read_profiles, write_profiles
+from ._canonical import (
+    PROFILE_SUFFIXES,
+    REQUIRED_COLUMNS,
+    USER_SOURCE,
+    check_profiles,
+    file_record,
+    read_profiles,
+    write_profiles,
+)
 from ._import import IMPORT_KINDS, import_profiles
 from ._kineto import TORCH_DTYPES, import_kineto
 from ._ncu import TIME_UNITS_US, import_ncu, read_ncu_csv
 from ._triton import TILE_NAMES, import_triton_autotune
 
 __all__ = [
-    "read_profiles",
-    "check_profiles",
-    "write_profiles",
-    "file_record",
-    "import_profiles",
-    "import_kineto",
-    "import_triton_autotune",
-    "import_ncu",
-    "read_ncu_csv",
     "IMPORT_KINDS",
     "PROFILE_SUFFIXES",
     "REQUIRED_COLUMNS",
-    "USER_SOURCE",
-    "TORCH_DTYPES",
     "TILE_NAMES",
     "TIME_UNITS_US",
+    "TORCH_DTYPES",
+    "USER_SOURCE",
+    "check_profiles",
+    "file_record",
+    "import_kineto",
+    "import_ncu",
+    "import_profiles",
+    "import_triton_autotune",
+    "read_ncu_csv",
+    "read_profiles",
+    "write_profiles",
 ]

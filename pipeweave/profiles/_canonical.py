@@ -29,8 +29,15 @@ import pandas as pd
 
 from .._errors import DataError
 
-__all__ = ["read_profiles", "check_profiles", "write_profiles", "file_record", "PROFILE_SUFFIXES",
-           "REQUIRED_COLUMNS", "USER_SOURCE"]
+__all__ = [
+    "PROFILE_SUFFIXES",
+    "REQUIRED_COLUMNS",
+    "USER_SOURCE",
+    "check_profiles",
+    "file_record",
+    "read_profiles",
+    "write_profiles",
+]
 
 PROFILE_SUFFIXES: tuple[str, ...] = (".csv", ".parquet")
 REQUIRED_COLUMNS: tuple[str, ...] = ("gpu", "family", "dtype", "latency_us")
@@ -95,14 +102,14 @@ def check_profiles(df: pd.DataFrame, *, what: str = "profile rows", gpus: Mappin
         reasons = reasons.where((reasons != "") | ~bad_lat, "latency_us must be a finite number > 0 (microseconds)")
     bad = reasons[reasons != ""]
     if len(bad):
-        listed = "; ".join(f"row {i + 1}: {r}" for i, r in bad.head(5).items())
+        listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in bad.head(5).items())  # type: ignore[call-overload]
         more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
         raise DataError(f"{what}: {len(bad)} bad rows: {listed}{more}",
                         hint="fix or drop those rows (row numbers count data rows from 1)")
     if "generation" not in df.columns or df["generation"].isna().any():
         from ..hardware import get_gpu
 
-        gen = {g: (known[g].generation if g in known else get_gpu(g).generation) for g in pd.unique(df["gpu"])}
+        gen = {g: getattr(known[g] if g in known else get_gpu(g), "generation") for g in pd.unique(df["gpu"])}
         df["generation"] = df["gpu"].map(gen)
     return df
 

@@ -10,7 +10,7 @@ import pandas as pd
 from .._errors import DataError
 from ._canonical import USER_SOURCE, check_profiles, read_profiles
 
-__all__ = ["import_profiles", "IMPORT_KINDS"]
+__all__ = ["IMPORT_KINDS", "import_profiles"]
 
 IMPORT_KINDS: tuple[str, ...] = ("canonical", "kineto", "triton-autotune", "ncu")
 
@@ -51,7 +51,7 @@ def import_profiles(kind: str, files: Sequence[str | os.PathLike[str]], *, gpu: 
         if len(df):
             for col, val in (fixed or {}).items():
                 if col not in df.columns:
-                    df[col] = val
+                    df[col] = val  # type: ignore[call-overload]
             if gpu and kind == "canonical":
                 df["gpu"] = gpu
             if family and "family" not in df.columns:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._errors import DataError
 
-__all__ = ["import_kineto", "TORCH_DTYPES"]
+__all__ = ["TORCH_DTYPES", "import_kineto"]
 
 #: PyTorch "Input type" strings -> canonical dtype
 TORCH_DTYPES: dict[str, str] = {
@@ -71,6 +71,8 @@ def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, str] | 
             a_type = types[0]
         else:  # aten::bmm
             (b, m, k), (b2, k2, n) = dims[0], dims[1]
+            if b != b2:
+                return f"inconsistent batch sizes {dims} for {op}"
             if b != 1:
                 return f"batched GEMM (batch {b}): no family models batched GEMMs yet"
             a_type = types[0]

@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._errors import DataError
 
-__all__ = ["import_ncu", "read_ncu_csv", "TIME_UNITS_US"]
+__all__ = ["TIME_UNITS_US", "import_ncu", "read_ncu_csv"]
 
 #: time unit in the unit row -> microseconds per unit
 TIME_UNITS_US: dict[str, float] = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3,
@@ -51,7 +51,7 @@ def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     except FileNotFoundError:
         raise DataError(f"ncu CSV not found: {str(path)!r}", hint="check the path") from None
     lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"') or ln.startswith("ID,")), None)
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(('"ID"', "ID,"))), None)
     if start is None:  # ncu may print ==PROF== lines first
         raise DataError(f"{str(path)!r} has no header row starting with \"ID\": not `ncu --csv --page raw` output",
                         hint="export with: ncu --import report.ncu-rep --csv --page raw > file.csv")

@@ -30,7 +30,7 @@ import pandas as pd
 from .._errors import DataError
 from ._kineto import TORCH_DTYPES
 
-__all__ = ["import_triton_autotune", "TILE_NAMES"]
+__all__ = ["TILE_NAMES", "import_triton_autotune"]
 
 #: Triton config names -> tile-plan column
 TILE_NAMES: dict[str, str] = {
