@@ -65,8 +65,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from . import api, vocab  # noqa: F401
-    from . import diagnose  # noqa: F401
+    from . import (  # noqa: F401
+        api,
+        diagnose,  # noqa: F401
+        vocab,
+    )
     from .api import (  # noqa: F401
         evaluate,
         explain,

@@ -41,4 +41,4 @@ def refuse_committed_output(folder: str | os.PathLike[str], *, force: bool = Fal
         raise DataError(f"{str(folder)!r} holds {len(files)} committed {what} file(s) (e.g. {files[0]!r}); "
                         "writing there would replace committed results",
                         hint="write to a scratch folder (e.g. /tmp/pipeweave_out) or pass force=True "
-                             "(--force on the command line) to refresh the committed results on purpose")
+                             "to refresh the committed results on purpose")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._errors import DataError
@@ -160,7 +161,7 @@ def predict_frame(df: pd.DataFrame, model: PipeweaveRegressor, gpus: Mapping[str
             found = found.copy()
             found.iloc[np.flatnonzero(ok)[bad]] = "the model gave no finite positive latency for this row"
             vals = np.where(bad, np.nan, vals)
-        pred.iloc[np.flatnonzero(ok)] = vals
+        pred.iloc[np.flatnonzero(ok)] = vals  # type: ignore[call-overload]  # pandas-stubs: float arrays are fine
     return pred, found
 
 
@@ -306,7 +307,8 @@ def featurize(launches: Any, gpu: Any = None, *, data: str | os.PathLike[str] | 
 
 def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Explanation dict of the first row of ``df`` on ``spec`` (see :func:`explain`)."""
-    from .frontend import PIPES, featurize as _featurize
+    from .frontend import PIPES
+    from .frontend import featurize as _featurize
     from .vocab import TILE_COLUMNS
 
     f = _featurize(df.iloc[:1].assign(gpu=spec.name), gpus={spec.name: spec}, data=data).iloc[0]
@@ -478,7 +480,7 @@ def evaluate(protocol: str = "logo", *, out: str | os.PathLike[str], families: S
         raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-shape' or 'dse'")
     from .evaluation import run_evaluation
 
-    return run_evaluation(protocol, families=families, methods=methods, out=out, data=data,
+    return run_evaluation(protocol, families=families, methods=methods, out=Path(out), data=data,
                           max_train_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators,
                           progress=progress)
 
@@ -550,7 +552,7 @@ def diagnose(launch: Any, gpu: Any = None, **kwargs: Any) -> dict[str, Any]:
     from .diagnose import diagnose as _diagnose
 
     df = as_launch_frame(launch)
-    row = dict(df.iloc[0].to_dict())
+    row = {str(k): v for k, v in df.iloc[0].to_dict().items()}
     if gpu is not None:
         spec = _resolve_gpu(gpu)
         row["gpu"] = spec.name

@@ -5,8 +5,10 @@ The rule, checked with ``ast`` over every module of the package and every test:
 * a module of package ``P`` may import ``pipeweave.X._y`` (or a ``_name`` from ``pipeweave.X``) only
   when ``pipeweave.X`` is ``P`` or one of its parents (a package's own private modules, and the
   top-level helpers ``pipeweave._errors``, ``_paths``, ``_io``, ``_frame`` ... shared by all);
-* a test under ``tests/<sub>/`` counts as a module of ``pipeweave.<sub>`` (white-box tests of a
-  subpackage may read its own private modules); a test at ``tests/`` top level, as ``pipeweave``.
+* a test under ``tests/<sub>/`` is a white-box test of ``pipeweave.<sub>``: it may read the private
+  modules of that subpackage and of its own subpackages (``tests/frontend`` -> ``pipeweave.frontend.sass._parse``),
+  never another subpackage's; a test at ``tests/`` top level belongs to ``pipeweave`` itself (top-level
+  helpers only). :data:`KNOWN_EXCEPTIONS` lists the imports that have no public seam yet, with the reason.
 
 ``import pipeweave`` itself must stay light (lazy exports, PEP 562).
 """
@@ -57,6 +59,15 @@ def _imported(path: Path) -> list[tuple[int, list[str]]]:
     return [(ln, m) for ln, m in out if m and m[0] == "pipeweave"]
 
 
+#: ``file: private module`` imports allowed for now, each with its reason (keep this list short)
+KNOWN_EXCEPTIONS: dict[str, str] = {
+    "tests/diagnose/test_diagnose_cli.py: pipeweave.frontend.sass._compile":
+        "monkeypatches the Triton import inside the compile module (no public seam to fake a missing triton)",
+    "tests/triton_autotune/test_autotune.py: pipeweave.frontend.sass._kernels":
+        "needs a real @triton.jit kernel; the kernels module imports triton, so the package cannot re-export it",
+}
+
+
 def cross_private_imports(files: list[Path]) -> list[str]:
     """``file:line imports name`` for every import of another subpackage's private module or name."""
     bad: dict[tuple[str, int], str] = {}
@@ -66,7 +77,13 @@ def cross_private_imports(files: list[Path]) -> list[str]:
             for i, part in enumerate(name):
                 if part.startswith("_") and not part.startswith("__"):
                     owner = name[:i]  # the package the private module/name belongs to
-                    if owner_pkg[: len(owner)] != owner:
+                    in_tree = owner_pkg[: len(owner)] == owner  # its own package or a parent's
+                    if path.is_relative_to(TESTS) and len(owner_pkg) > 1:  # a test: also its subpackage's subtree
+                        in_tree = in_tree or owner[: len(owner_pkg)] == owner_pkg
+                    rel = str(path.relative_to(ROOT))
+                    if f"{rel}: {'.'.join(name[: i + 1])}" in KNOWN_EXCEPTIONS:
+                        in_tree = True
+                    if not in_tree:
                         key = (str(path.relative_to(ROOT)), line)
                         dotted = ".".join(name[: i + 1])  # up to the first private part
                         bad[key] = min(bad.get(key, dotted), dotted, key=len)

@@ -24,11 +24,11 @@ def test_vocab_imports_no_heavy_libraries():
 
 
 def test_tile_columns_are_one_object_everywhere():
+    import pipeweave.frontend.sass as sass
     from pipeweave.diagnose import CONFIG_COLUMNS
     from pipeweave.frontend import TILE_COLUMNS as frontend_tiles
     from pipeweave.frontend.sass import load_sass_features  # noqa: F401  (module import)
     from pipeweave.sources import TILE_COLUMNS as source_tiles
-    import pipeweave.frontend.sass as sass
 
     assert source_tiles is vocab.TILE_COLUMNS
     assert frontend_tiles is vocab.TILE_COLUMNS

@@ -14,11 +14,14 @@ logo: train on three GPU generations, predict the fourth from its spec sheets on
 method on exactly the same rows. unseen-shape: hold out 20% of shapes on all GPUs. dse: the
 Triton config-recommendation and ceiling protocol on the PipeWeave tile sweeps (see
 `pipeweave diagnose`). Writes results.json, results.md and figures (PNG + CSV) under --out.
+A folder holding reports committed to the repository (experiments/logo ...) is only rewritten
+with --force (refreshing the committed results on purpose); examples write to /tmp.
 
 examples:
-  pipeweave evaluate --protocol logo --out experiments/logo
-  pipeweave evaluate --protocol unseen-shape --families gemm_bf16 --out experiments/unseen_shape
-  pipeweave evaluate --protocol dse --out experiments/dse
+  pipeweave evaluate --protocol logo --out /tmp/pw_logo
+  pipeweave evaluate --protocol unseen-shape --families gemm_bf16 --out /tmp/pw_unseen_shape
+  pipeweave evaluate --protocol dse --out /tmp/pw_dse
+  pipeweave evaluate --protocol logo --out experiments/logo --force   # refresh the committed report
   pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
 
 anatomy: the leave-one-generation-out error split by regime, layout, oracle per-GPU scalars and
@@ -32,7 +35,7 @@ few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..evaluation._suite import EVAL_FAMILIES, METHODS
+    from ..evaluation import EVAL_FAMILIES, METHODS
 
     p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse", "anatomy", "few-shot"])
     p.add_argument("--families", nargs="+", choices=list(EVAL_FAMILIES), metavar="FAMILY",
@@ -48,12 +51,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", metavar="DIR", default=None,
                    help="few-shot: keep the zero-shot models' predictions here; a re-run refits nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--force", action="store_true",
+                   help="write into a folder that holds committed results (default: refuse)")
     add_data_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
     default_dir = "error_anatomy" if args.protocol == "anatomy" else args.protocol.replace("-", "_")
     out = args.out or f"experiments/{default_dir}"
+    from .._errors import DataError
+    from .._outputs import refuse_committed_output
+
+    try:
+        refuse_committed_output(out, force=args.force)
+    except DataError as exc:
+        raise DataError(str(exc).splitlines()[0], hint="pass --out /tmp/<folder>, or --force to refresh the "
+                                                       "committed results on purpose") from None
     if args.protocol == "dse":
         from ..diagnose import run_dse_protocol
 
@@ -61,20 +74,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {out}/results.json")
         return 0
     if args.protocol == "few-shot":
-        from ..evaluation._few_shot import DEFAULT_SHOTS, run_few_shot
+        from ..evaluation import DEFAULT_SHOTS, run_few_shot
 
         run_few_shot(families=args.families, shots=args.shots or DEFAULT_SHOTS, out=out, data=args.data,
                      max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
                      progress=not args.no_progress, cache_dir=args.cache_dir)
         return 0
     if args.protocol == "anatomy":
-        from ..evaluation._anatomy import run_anatomy
+        from ..evaluation import run_anatomy
 
         run_anatomy(families=args.families, out=out, data=args.data,
                     max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
                     progress=not args.no_progress)
         return 0
-    from ..evaluation._suite import run_evaluation
+    from ..evaluation import run_evaluation
 
     run_evaluation(args.protocol, families=args.families, methods=args.methods, out=out, data=args.data,
                    max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,

@@ -40,6 +40,8 @@ from ._protocols import (
     run_protocol,
     shape_groups,
 )
+from ._anatomy import ANATOMY_FAMILIES, run_anatomy
+from ._few_shot import DEFAULT_SHOTS, run_few_shot
 from ._suite import EVAL_FAMILIES, METHODS, CappedTraining, load_eval_frame, make_methods, run_evaluation
 from ._report import STAT_KEYS, build_results, family_keys, render_markdown, write_report
 
@@ -51,6 +53,10 @@ __all__ = [
     "make_methods",
     "load_eval_frame",
     "run_evaluation",
+    "run_anatomy",
+    "ANATOMY_FAMILIES",
+    "run_few_shot",
+    "DEFAULT_SHOTS",
     # protocols
     "Method",
     "PROTOCOLS",

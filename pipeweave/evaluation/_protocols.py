@@ -256,9 +256,10 @@ def run_protocol(
         for f in folds:
             yield f, df.iloc[f.train_pos], df.iloc[f.test_pos].drop(columns=[target_col])
 
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    bar = tqdm(total=len(tasks), desc="evaluate", unit="fit", disable=None if progress else True)
+    # a tqdm bar on a terminal, one line per fit in a log (pipeweave._progress)
+    bar = progress_bar(len(tasks), "evaluate", unit="fit", enabled=bool(progress))
 
     def tick(f: _Fold, name: str) -> None:
         bar.set_description(f"{f.family}[{f.source}] held-out={f.fold}", refresh=False)

@@ -413,6 +413,10 @@ def _save_csv(data: pd.DataFrame, path: Path) -> None:
     atomic_write(path, lambda p: data.to_csv(p, index=False, float_format="%.6g", lineterminator="\n"))
 
 
+#: figures whose data is not saved next to them (one point per test row; the command regenerates it)
+_NO_CSV: frozenset[str] = frozenset({"scatter"})
+
+
 def write_report(
     results: Mapping[str, Any],
     pred_df: pd.DataFrame,
@@ -424,9 +428,11 @@ def write_report(
     seed: int = 0,
     dpi: int = 110,
 ) -> dict[str, Path]:
-    """Write ``results.json``, ``results.md`` and, per family key, three PNG figures each with a
-    CSV of exactly the plotted data under ``figures/`` (``<key>.scatter``, ``.mape_by_generation``,
-    ``.error_cdf``); with ``predictions=True`` also ``predictions.csv.gz``. Every file is written
+    """Write ``results.json``, ``results.md`` and, per family key, three PNG figures under
+    ``figures/`` (``<key>.scatter``, ``.mape_by_generation``, ``.error_cdf``), the last two with a
+    CSV of exactly the plotted data. The scatter's points (one per test row: tens of thousands of
+    measured latencies) are not written: the command that wrote the report regenerates them, and
+    ``predictions=True`` writes every prediction to ``predictions.csv.gz``. Every file is written
     atomically. Returns ``{name: path}`` of the files written (name = path relative to out_dir)."""
     _check_pred_df(pred_df)
     out = Path(out_dir)
@@ -458,7 +464,9 @@ def write_report(
             axes = draw[kind](data[kind])
             first = np.asarray(axes, dtype=object).ravel()[0]
             first.figure.suptitle(f"{key}: {_title} ({results['protocol']})")
-            _save_csv(data[kind], out / f"{stem}.csv")
+            if kind not in _NO_CSV:
+                _save_csv(data[kind], out / f"{stem}.csv")
+                written[f"{stem}.csv"] = out / f"{stem}.csv"
             _save_png(axes, out / f"{stem}.png", dpi)
             written[f"{stem}.csv"] = out / f"{stem}.csv"
             written[f"{stem}.png"] = out / f"{stem}.png"

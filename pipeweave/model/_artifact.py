@@ -242,9 +242,9 @@ def verify_model_file(path: str | os.PathLike[str]) -> bytes:
     path = Path(path)
     if not path.exists():
         raise DataError(f"model file not found: {str(path)!r}",
-                        hint=f"train one with `{RETRAIN_COMMAND}` or pass --model PATH")
+                        hint=f"train one with `{RETRAIN_COMMAND}` or give the path of an existing model file")
     if not path.is_file():
-        raise DataError(f"model path {str(path)!r} is not a file", hint="pass --model PATH.ubj")
+        raise DataError(f"model path {str(path)!r} is not a file", hint="give the path of a .ubj/.json model file")
     size = path.stat().st_size
     if size > _MAX_MODEL_BYTES:
         raise DataError(f"{str(path)!r} ({size:,} bytes) is too large to be a pipeweave model",

@@ -293,12 +293,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
 def _tqdm_callback(total: int):  # noqa: ANN202
     """XGBoost training callback that drives a tqdm bar (one tick per boosting round)."""
     import xgboost as xgb
-    from tqdm.auto import tqdm
+
+    from .._progress import progress_bar
 
     class _Bar(xgb.callback.TrainingCallback):
         def __init__(self) -> None:
             super().__init__()
-            self.bar = tqdm(total=total, desc="boosting", unit="tree")
+            self.bar = progress_bar(total, "boosting", unit="tree")  # tqdm on a terminal, lines in a log
 
         def after_iteration(self, model, epoch, evals_log) -> bool:  # noqa: ANN001
             self.bar.update(1)

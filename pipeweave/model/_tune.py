@@ -73,7 +73,19 @@ def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None,
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study, _ = open_study(storage, study_name, seed)
-    study.optimize(objective, n_trials=n_trials, show_progress_bar=progress)
+    from .._progress import progress_bar, stderr_is_tty
+
+    if progress and not stderr_is_tty():  # a log: one line per trial (pipeweave._progress), no bar
+        bar = progress_bar(n_trials, "tune", unit="trial")
+
+        def one_line(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
+            bar.set_postfix_str(f"trial {trial.number}: MAPE {trial.value} (best {study.best_value:.2f})"
+                                if trial.value is not None else f"trial {trial.number}: {trial.state.name}")
+            bar.update()
+
+        study.optimize(objective, n_trials=n_trials, callbacks=[one_line])
+    else:
+        study.optimize(objective, n_trials=n_trials, show_progress_bar=progress)
     return study
 
 

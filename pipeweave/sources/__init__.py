@@ -52,6 +52,7 @@ from ._schema import (
     TILE_COLUMNS,
     empty_profiles,
 )
+from ._sglang import _device_names as sglang_device_names  # catalog name -> SGLang file device name
 from ._sglang import (
     CONFIG_COLUMNS,
     pipeweave_moe_default_config,
@@ -77,6 +78,7 @@ __all__ = [
     "sglang_moe_config_table",
     "resolve_sglang_moe_configs",
     "pipeweave_moe_default_config",
+    "sglang_device_names",
     "CONFIG_COLUMNS",
     "profile_sources",
     "load_manifests",

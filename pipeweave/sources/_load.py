@@ -72,7 +72,7 @@ def _build(data_dir: Path, manifests: dict[str, SourceManifest]) -> tuple[pd.Dat
     if not frames:
         globs = [g for m in manifests.values() for s in m.datasets for g in s.files]
         raise DataError(f"no measurements found under {str(data_dir)!r}: no file matches any of {globs}",
-                        hint="point --data / $PIPEWEAVE_DATA at the folder holding aiconfigurator/, pipeweave/ ... "
+                        hint="give the data directory (the `data` argument) or set $PIPEWEAVE_DATA to the folder holding aiconfigurator/, pipeweave/ ... "
                              "(see README.md, section 'Data')")
     return conform(concat_frames(frames)), log
 

@@ -17,7 +17,7 @@ from pipeweave.baselines import (
     select_by_inner_logo,
     wave_factor,
 )
-from pipeweave.frontend._constants import LAUNCH_US
+from pipeweave.frontend import LAUNCH_US
 
 
 @pytest.mark.parametrize("cls", [Roofline, TileSight])

@@ -51,8 +51,8 @@ def test_sglang_b200_winner_is_a_candidate():
 
 
 def test_every_sglang_tuned_config_is_feasible(data_dir):
+    from pipeweave.sources import sglang_device_names as _device_names
     from pipeweave.sources import sglang_moe_config_table
-    from pipeweave.sources._sglang import _device_names
 
     table = sglang_moe_config_table(data_dir)
     names = {v: k for k, v in _device_names().items()}

@@ -117,7 +117,7 @@ def arch_for_gpu(name: str) -> str:
     for pat, arch in _GPU_ARCH:
         if re.search(pat, s):
             return arch
-    raise CompileError(f"no arch known for GPU {name!r}", hint="pass the arch explicitly (e.g. --arch sm_90)")
+    raise CompileError(f"no arch known for GPU {name!r}", hint="give the arch explicitly (e.g. sm_90)")
 
 
 def occupancy(arch: str, *, num_warps: int, registers: int, shared_bytes: int, tmem_columns: int = 0) -> int:

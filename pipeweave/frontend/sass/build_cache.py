@@ -190,9 +190,9 @@ def build(jobs: list[Job], *, time_budget_s: float | None = None, flush_every: i
     t_start = time.perf_counter()
     bar = None
     if progress:
-        from tqdm import tqdm
+        from ..._progress import progress_bar
 
-        bar = tqdm(total=len(todo), desc="sass cache", unit="kernel", file=sys.stderr)
+        bar = progress_bar(len(todo), "sass cache", unit="kernel")  # tqdm on a terminal, lines in a log
     done = 0
     stopped = False
     for j in todo:
