@@ -158,10 +158,10 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
     are null when the measurement is below the physical lower bound (``headroom_verdict``
     ``below_physical_bound``). Returns a JSON-ready dict.
     """
-    from ..frontend import PIPES, featurize
+    from ..frontend import PIPES, featurize, fill_launch_defaults
     from ..hardware import get_gpu
 
-    df = _as_row(row)
+    df = fill_launch_defaults(_as_row(row))  # the same defaults as `pipeweave predict` (e.g. balanced routing)
     for col in ("gpu", "family", "dtype"):
         if col not in df.columns:
             raise DataError(f"launch row lacks {col!r}", hint="give gpu, family, dtype and the shape columns")
