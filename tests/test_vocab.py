@@ -144,3 +144,35 @@ def test_models_dir_is_one_place():
 
     for p in (DEFAULT_MODEL_PATH, DEFAULT_RANKER_PATH, DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH):
         assert p.parent == _paths.MODELS_DIR
+
+
+def test_residency_limits_agree_between_the_catalog_and_the_sass_front_end():
+    # per-SM residency limits live in datasets/gpus.toml (per GPU) and in the SASS front-end's
+    # per-arch table (the compile-time occupancy); they must say the same for every catalog GPU
+    from pipeweave import CompileError
+    from pipeweave.frontend.sass import arch_for_gpu, occupancy
+    from pipeweave.hardware import list_gpus
+
+    checked = 0
+    for g in list_gpus():
+        try:
+            arch = arch_for_gpu(g.name)
+        except CompileError:  # pre-Ampere parts: no SASS front-end target
+            continue
+        for warps in (1, 4, 8, 16):
+            assert occupancy(arch, num_warps=warps, registers=0, shared_bytes=0) == \
+                min(g.max_ctas_per_sm, g.max_warps_per_sm // warps), (g.name, arch, warps)
+        # the catalog's opt-in shared memory per CTA fits one CTA in the arch table (1 KiB reserved)
+        assert occupancy(arch, num_warps=4, registers=0, shared_bytes=int(g.smem_per_cta_kib * 1024) - 1024) >= 1
+        checked += 1
+    assert checked >= 15
+
+
+def test_front_end_and_sass_pipes_share_the_compute_pipe_names():
+    # frontend.PIPES (7) = where demand is spent, memory levels included; frontend.sass.PIPES (11) =
+    # SASS issue classes. They are different vocabularies that agree on the four compute pipes.
+    from pipeweave import frontend
+    from pipeweave.frontend import sass
+
+    assert frontend.PIPES == ("tensor", "fma", "alu", "xu", "smem", "l2", "dram")
+    assert set(frontend.PIPES) & set(sass.PIPES) == {"tensor", "fma", "alu", "xu"}

@@ -35,7 +35,9 @@ SCHEDULE_SPEC_KEYS: tuple[str, ...] = (
     "smem_bw_bytes_per_clk_per_sm", "smem_per_sm_kib", "regs_per_sm", "max_warps_per_sm", "max_ctas_per_sm",
     "l2_mib", "l2_bw_gbps", "dram_bw_gbps")
 
-#: Pipe names shared with the SASS front-end and the model.
+#: Where a kernel's demand is spent: four compute pipes and three memory levels (model features
+#: ``t_sm_<pipe>_us`` ...). The SASS front-end's ``PIPES`` (11 issue classes) is a different list that
+#: shares only the compute names tensor/fma/alu/xu (tests/test_vocab.py).
 PIPES: tuple[str, ...] = ("tensor", "fma", "alu", "xu", "smem", "l2", "dram")
 
 

@@ -18,12 +18,12 @@ from .._errors import DataError, PipeweaveError, UnknownFamilyError
 from .._frame import str_codes, str_map, str_values
 from ..vocab import async_mma, attention_backend
 from . import _constants as C
-from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, combine_schedules, envelope_us, schedule
+from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
 from ._kernels import elementwise, flash_attention, tiled_matmul
 from ._routing import distribution_alpha, routing_stats
 from ._tileplan import TILE_COLUMNS, attention_tiles, fused_moe_default, gemm_candidates, moe_w13_default
 
-__all__ = ["Family", "FAMILIES", "get_family", "compute_family", "build_kernels"]
+__all__ = ["Family", "FAMILIES", "get_family", "build_kernels"]
 
 Spec = dict[str, np.ndarray]
 
@@ -430,9 +430,3 @@ def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[l
         raise DataError(f"family {name!r} does not support dtype {sorted(set(dts[bad_dt]))}",
                         hint=f"family {name!r} supports {list(fam.dtypes)}")
     return fam.build(df, spec, ctx)
-
-
-def compute_family(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[dict[str, np.ndarray], pd.DataFrame]:
-    """Schedule every kernel of ``name`` for the rows of ``df``; returns (combined times, tile plan)."""
-    parts, tiles = build_kernels(name, df, spec, ctx)
-    return combine_schedules([schedule(kd, spec) for kd in parts]), tiles

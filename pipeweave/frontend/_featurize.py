@@ -145,8 +145,9 @@ def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, 
                  moe_configs: str = "auto"):
     """Yield ``(positions, rows, spec, kernels, tile_plan)`` per family present in ``df``.
 
-    ``kernels`` is the list of :class:`KernelDemand` the family launches; used by
-    :func:`featurize` and by analytical baselines that schedule the same demand differently.
+    ``kernels`` is the list of :class:`KernelDemand` the family launches. Its one caller is
+    :func:`feature_arrays` (which :func:`featurize` wraps); the analytical baselines read the
+    featurized columns instead.
     """
     for col in ("family", "gpu", "dtype"):
         if col not in df.columns:
