@@ -43,8 +43,13 @@ FEATURES: tuple[str, ...] = (
     "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "split_k",
     "l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "is_fp8",
     "mma_generation", "log2_moe_tp", "log2_moe_ep", "log2_rows_per_expert", "routing_alpha", "log2_ep_all_rows_over_env",
-    "moe_ep_all_tokens",
+    *(f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")),
 )
+#: MoE shape columns whose log2 is a feature (NaN on other families): GPU-independent descriptors
+#: of the problem, so per-shape effects (the tuned-config choice, routing) carry from the training
+#: GPUs to a new one. Kept by nested leave-one-generation-out on fused MoE; the same for GEMM's
+#: m, n, k and the attention shapes measured no better than the seed noise (experiments/accuracy_log/)
+MOE_SHAPE_FEATURE_COLUMNS: tuple[str, ...] = ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")
 
 _SPEC_COLUMNS = ("sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
                  "dram_bw_gbps", "l2_mib", "l2_bw_gbps", "smem_per_sm_kib", "smem_bw_bytes_per_clk_per_sm",
@@ -234,14 +239,9 @@ def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
             alpha[moe] = distribution_alpha(df["distribution"][moe])
     out["routing_alpha"] = alpha
     out["log2_ep_all_rows_over_env"] = np.nan_to_num(out.get("log2_ep_all_rows_over_env", np.zeros(n)), nan=0.0)
-    # what an expert-parallel row timed, from the data manifest's per-GPU flag: 1 = all T*topk routed
-    # rows entered the rank's grid (remote experts' rows masked), 0 = the rank's own rows (the
-    # meaning of an EP launch, and the value when the column is absent, e.g. a user's launch rows)
-    if "moe_ep_semantics" in df:
-        sem = str_values(df["moe_ep_semantics"].astype(object).fillna(""))
-        out["moe_ep_all_tokens"] = ((sem == "rank_all_tokens") & (ep > 1)).astype(float)
-    else:
-        out["moe_ep_all_tokens"] = np.zeros(n)
+    for c in MOE_SHAPE_FEATURE_COLUMNS:
+        v = col(c)
+        out[f"log2_{c}"] = np.where(np.isfinite(v) & (v > 0), np.log2(np.where(v > 0, v, 1.0)), np.nan)
     # bounds ----------------------------------------------------------------------------------
     mem_bw = np.where(comp <= l2_bytes, l2_bpus, dram_bpus)
     out["t_lower_us"] = np.maximum(useful / peak, comp / mem_bw)

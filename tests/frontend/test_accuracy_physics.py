@@ -40,11 +40,10 @@ def test_large_blackwell_gemm_is_tensor_bound_like_hopper():
     assert f["bound_pipe"].astype(str).tolist() == ["tensor", "tensor"]
 
 
-def test_moe_ep_all_tokens_flag():
-    rows = pd.DataFrame({"family": "fused_moe", "gpu": "H100-SXM", "dtype": "bfloat16", "num_tokens": [4096] * 3,
+def test_moe_shape_features():
+    rows = pd.DataFrame({"family": "fused_moe", "gpu": "H100-SXM", "dtype": "bfloat16", "num_tokens": [4096, 1],
                          "hidden_size": 4096, "inter_size": 1536, "topk": 8, "num_experts": 128, "moe_tp_size": 1,
-                         "moe_ep_size": [4, 1, 4], "distribution": "balanced",
-                         "moe_ep_semantics": ["rank_all_tokens", "rank_all_tokens", "rank_local_tokens"]})
+                         "moe_ep_size": [4, 1], "distribution": "balanced"})
     f = featurize(rows, moe_configs="default")
-    assert f["moe_ep_all_tokens"].tolist() == [1.0, 0.0, 0.0]  # EP 1: both readings coincide
-    assert featurize(rows.drop(columns="moe_ep_semantics"), moe_configs="default")["moe_ep_all_tokens"].eq(0).all()
+    assert f["log2_num_tokens"].tolist() == [12.0, 0.0] and np.allclose(f["log2_topk"], 3.0)
+    assert featurize(_gemm("A100-SXM"))["log2_num_tokens"].isna().all()  # other families: NaN
