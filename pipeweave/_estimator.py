@@ -56,7 +56,7 @@ class RegressorMixin:
 
         y = np.asarray(y, dtype=float)
         w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-        resid = np.sum(w * (y - np.asarray(self.predict(X), dtype=float)) ** 2)  # type: ignore[attr-defined]
+        resid = np.sum(w * (y - np.asarray(self.predict(X), dtype=float)) ** 2)  # type: ignore[attr-defined,type-var]
         total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
         return float(1.0 - resid / total) if total > 0 else 0.0
 

@@ -157,7 +157,10 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
-    return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+    def write(p: Path) -> None:
+        p.write_text(text, encoding="utf-8")
+
+    return atomic_write(path, write)
 
 
 def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int = 2) -> Path:

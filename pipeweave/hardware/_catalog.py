@@ -245,7 +245,7 @@ def gpu_frame(names: Iterable[str | GPUSpec] | None = None) -> pd.DataFrame:
         return _frame(tuple(gpu_names())).copy()
     items = [names] if isinstance(names, (str, GPUSpec)) else list(names)
     if all(isinstance(x, str) for x in items):
-        canon = tuple(dict.fromkeys(resolve_gpu_name(x) for x in items))
+        canon = tuple(dict.fromkeys(resolve_gpu_name(str(x)) for x in items))
         return _frame(canon).copy()
     specs = [get_gpu(x) for x in items]
     uniq = list({s.name: s for s in specs}.values())
