@@ -154,8 +154,12 @@ def predict_frame(df: pd.DataFrame, model: PipeweaveRegressor, gpus: Mapping[str
         if blank.any():
             src = src.astype(object).where(~blank, fam.map(default_source))
             sub = sub.assign(source=src)
-        feats = ensure_features(sub, gpus=gpus, data=data, baselines=False)
-        vals = np.asarray(model.predict(feats), dtype=float)
+        from .model import PipeweaveRegressor
+
+        if isinstance(model, PipeweaveRegressor):  # the hot path: each distinct launch featurized once, no frame
+            vals = np.asarray(model.predict(sub, gpus=gpus, data=data), dtype=float)
+        else:
+            vals = np.asarray(model.predict(ensure_features(sub, gpus=gpus, data=data, baselines=False)), dtype=float)
         bad = ~(np.isfinite(vals) & (vals > 0))
         if bad.any():  # never return a non-finite or non-positive latency
             found = found.copy()
