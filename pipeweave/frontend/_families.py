@@ -60,7 +60,7 @@ def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.n
         pairs = sorted(set(zip(df["gpu"].astype(str)[bad], df[dtype_col].astype(str)[bad])))[:6]
         raise DataError(f"no tensor-core rate for (gpu, dtype) {pairs}",
                         hint="that GPU's spec sheet lists no such dtype; use a dtype it supports "
-                             "(see `pipeweave gpus --json`) or add it to the spec file")
+                             "(its tensor_flop_per_clk_per_sm keys, pipeweave.get_gpu(name)) or add it to the spec file")
     return rate
 
 

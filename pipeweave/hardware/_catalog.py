@@ -123,7 +123,7 @@ def _refuse_shadowing(spec: GPUSpec, path: Path) -> None:
             raise DataError(f"GPU spec file {str(path)!r} names {n!r}, which is the catalog GPU {cat!r}, with other "
                             f"numbers; a spec file may not silently replace a catalog GPU",
                             hint=f"rename it (e.g. name = \"{spec.name}-custom\", no catalog aliases) to predict "
-                                 f"with your numbers, or pass --gpu {cat} for the catalog's")
+                                 f"with your numbers, or use the catalog GPU {cat!r} itself")
 
 
 # --------------------------------------------------------------------------- catalog

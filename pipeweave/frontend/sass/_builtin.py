@@ -180,7 +180,7 @@ def _rmsnorm(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) -> B
     m, n = int(shape["num_tokens"]), int(shape["hidden_size"])
     a_t, c_t = _check_dtype(dtype, arch, "rmsnorm")
     if a_t.startswith("fp8"):
-        raise DataError("rmsnorm is built for 16-bit activations", hint="use --dtype bfloat16")
+        raise DataError("rmsnorm is built for 16-bit activations", hint="use dtype bfloat16")
     args = {"x_ptr": Ptr(a_t), "w_ptr": Ptr(a_t), "y_ptr": Ptr(c_t), "N": n, "stride_x": n, "stride_y": n,
             "eps": 1e-6, "BLOCK_N": cfg.block_n}
     t = _cdiv(n, cfg.block_n)
@@ -192,7 +192,7 @@ def _silu_mul(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) -> 
     m, n = int(shape["num_tokens"]), int(shape["inter_size"])
     a_t, c_t = _check_dtype(dtype, arch, "silu_mul")
     if a_t.startswith("fp8"):
-        raise DataError("silu_mul is built for 16-bit activations", hint="use --dtype bfloat16")
+        raise DataError("silu_mul is built for 16-bit activations", hint="use dtype bfloat16")
     args = {"x_ptr": Ptr(a_t), "y_ptr": Ptr(c_t), "N": n, "stride_x": 2 * n, "stride_y": n, "BLOCK_N": cfg.block_n}
     return BuiltinLaunch("silu_mul_kernel", args, [], m * _cdiv(n, cfg.block_n), 0.0,
                          {"num_tokens": m, "inter_size": n})
@@ -203,7 +203,7 @@ def _attention(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) ->
     b, h, s, d = (int(shape[x]) for x in ("batch_size", "num_heads", "seq_len", "head_dim"))
     a_t, c_t = _check_dtype(dtype, arch, "attention")
     if a_t.startswith("fp8"):
-        raise DataError("the attention builtin is built for 16-bit Q/K/V", hint="use --dtype bfloat16")
+        raise DataError("the attention builtin is built for 16-bit Q/K/V", hint="use dtype bfloat16")
     if d & (d - 1):
         raise DataError(f"head_dim={d} must be a power of two for tl.arange")
     args = {"q_ptr": Ptr(a_t), "k_ptr": Ptr(a_t), "v_ptr": Ptr(a_t), "o_ptr": Ptr(c_t), "sm_scale": 1.0 / math.sqrt(d),
