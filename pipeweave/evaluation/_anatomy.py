@@ -4,9 +4,11 @@ One command regenerates the whole report::
 
     pipeweave evaluate --protocol anatomy --out experiments/error_anatomy
 
-It runs LOGO for pipeweave, its feature-group ablations, the crude reference (``xgboost_crude``)
-and the analytical roofline on the headline families, then splits every fold's error with pure
-functions over the per-row predictions:
+(the committed report: ``--families gemm_bf16 fused_moe_bf16 --max-train-rows-per-gpu 1000
+--n-estimators 100``, what the shared 2-core machine allowed; the defaults run all four headline
+families with the LOGO report's 4000 rows and 200 trees). It runs LOGO for pipeweave, its
+feature-group ablations and the crude reference (``xgboost_crude``), then splits every fold's
+error with pure functions over the per-row predictions:
 
 * **regime** per row (:func:`regime_labels`): ``small`` (measured < 10 us: launch, fill and tail
   bound), else ``compute`` or ``memory`` by the roofline terms (useful FLOPs / tensor peak against
@@ -379,10 +381,12 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
 def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "experiments/error_anatomy",
                 data: object = None, max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
                 progress: bool = True, predictions_path: str | Path | None = None,
-                ablations: Sequence[str] = DEFAULT_ABLATIONS) -> dict[str, Any]:
+                ablations: Sequence[str] = DEFAULT_ABLATIONS,
+                methods: Sequence[str] = ("pipeweave", "xgboost_crude")) -> dict[str, Any]:
     """Fit and predict every anatomy method under LOGO, then write the report under ``out``.
 
-    ``ablations``: names of :data:`FEATURE_GROUPS` to refit (headline families only)."""
+    ``ablations``: names of :data:`FEATURE_GROUPS` to refit (headline families only); ``methods``:
+    harness methods fitted besides the ablations (must include ``pipeweave``)."""
     from sklearn.base import clone
 
     from ._protocols import run_protocol
@@ -396,7 +400,7 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     preds = []
     for label in pd.unique(frame["eval_family"]):
         sub = frame[frame["eval_family"] == label]
-        ms = make_methods(["pipeweave", "xgboost_crude", "roofline"], label=label, has_sass=has_sass,
+        ms = make_methods(list(methods), label=label, has_sass=has_sass,
                           max_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators)
         base = ms["pipeweave"]
         drops = {"pipeweave_no_l2_sched": L2_SCHED_FEATURES, "pipeweave_no_spec_ratios": _spec_ratio_features(),
@@ -419,6 +423,7 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     meta = {"command": "pipeweave evaluate --protocol anatomy --out " + str(out), "data_fingerprint": fp,
             "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators,
             "families": labels, "feature_groups": FEATURE_GROUPS, "ablations": list(ablations),
+            "methods": list(methods),
             "spec_ratio_features": list(_spec_ratio_features()), "small_us": SMALL_US}
     if predictions_path:  # scratch copy (e.g. to re-render without refitting); never under experiments/
         pred.to_pickle(predictions_path)
