@@ -295,6 +295,7 @@ DECISIONS: dict = {
     "ep_gate": "dropped: best inner mean, but per-fold nested selection over {base, ep_semantics, ep_gate} "
                "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
     "attn_shape": "dropped (inner worse)",
+    "no_moe_shape": "moe_w13 without the MoE shape features: inner 11.28 vs 10.94 with them: kept them",
 }
 NOTES: list[str] = [
     "- **Noise level.** The same recipe with another seed (`seed1`) moves the mean inner GEMM score by",
