@@ -9,7 +9,8 @@ times with the GPU's per-SM rates, the same schedule rules as the analytical fro
   xu ``sfu_ops/32``, lsu 1, issue 4 (all instructions, 4 schedulers); tensor from the SASS MMA
   FLOPs per CTA over the dtype's tensor rate;
 * latency: ``c* x main-loop trips x DRAM latency / (max(stages-1, 1) x min(occupancy, c*))``, with
-  the occupancy from the compiled kernel's registers and shared memory;
+  the occupancy from the compiled kernel's registers and shared memory; a kernel without a loop that
+  loads from global memory counts one unpipelined round trip per CTA (trips = stages-1 = 1);
 * dram: compulsory bytes over the spec bandwidth. The bytes come from the launch itself: every pointer
   argument given with a shape in the signature (``x_ptr=*fp32[16777216]``, ``w_ptr=*bf16[4096x4096]``)
   is read or written at least once, so its size counts once (a pointer the SASS never loads from or
@@ -160,6 +161,8 @@ def sass_pipe_times(mix: Any, spec: Any, dtype: str = "bfloat16", dram_bytes: fl
     occ = max(int(mix.occupancy_ctas_per_sm), 1)
     trips = max(int(mix.main_loop_trips or 0), 0)
     stages = max(int(mix.config.num_stages) - 1, 1)
+    if trips == 0 and float(mix.mem.get("gmem_ld", 0.0)) > 0:  # no loop: one DRAM round trip per CTA, unpipelined
+        trips, stages = 1, 1
     out["latency"] = cstar * trips * DRAM_LATENCY_CYCLES / (stages * min(occ, cstar)) / f
     if dram_bytes is not None:
         out["dram"] = float(dram_bytes) / (float(spec.dram_bw_gbps) * 1e3)
