@@ -33,9 +33,10 @@ from ._regime import REGIME_FEATURES, regime_matrix
 __all__ = ["DEFAULT_LENGTH_SCALE", "DEFAULT_NOISE", "METHODS", "GPUCalibration", "ResidualCorrection"]
 
 METHODS: tuple[str, ...] = ("gp", "scalar", "none")
-#: defaults of `pipeweave calibrate fit` (chosen inside training generations, experiments/few_shot)
-DEFAULT_LENGTH_SCALE: float = 1.0
-DEFAULT_NOISE: float = 0.1
+#: defaults of `pipeweave calibrate fit`: the option the few-shot protocol chose most often at 32
+#: shots, inside the training generations (experiments/few_shot/results.json, "chosen")
+DEFAULT_LENGTH_SCALE: float = 4.0
+DEFAULT_NOISE: float = 0.3
 
 
 @dataclass

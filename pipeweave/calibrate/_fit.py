@@ -60,7 +60,7 @@ def residuals(model: object, measured: pd.DataFrame, *, gpus: Mapping[str, objec
 
 def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
                     gpus: Mapping[str, object] | None = None, method: str = "gp",
-                    length_scale: float = DEFAULT_LENGTH_SCALE, noise: float = DEFAULT_NOISE,
+                    length_scale: float = DEFAULT_LENGTH_SCALE, noise: float = DEFAULT_NOISE, linear: float = 0.0,
                     profiles: Sequence[dict] = ()) -> object:
     """A copy of fitted ``model`` whose predictions on ``gpu`` are corrected by ``measured`` rows.
 
@@ -81,7 +81,7 @@ def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
     corrections, shots = {}, {}
     for name in sorted(set(fam)):
         m = fam == name
-        corrections[name] = ResidualCorrection(method=method, length_scale=length_scale, noise=noise
+        corrections[name] = ResidualCorrection(method=method, length_scale=length_scale, noise=noise, linear=linear
                                                ).fit(feats.loc[m], r[m])
         shots[name] = int(m.sum())
     out = copy.copy(model)

@@ -57,11 +57,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     help=f"GP length scale in regime units (default {DEFAULT_LENGTH_SCALE})")
     ft.add_argument("--noise", type=float, default=DEFAULT_NOISE,
                     help=f"GP noise-to-signal ratio (default {DEFAULT_NOISE})")
+    ft.add_argument("--linear", type=float, default=0.0,
+                    help="prior weight of a linear trend over the regime coordinates (default 0 = none)")
     ft.add_argument("--out", required=True, metavar="PATH.ubj", help="calibrated model file to write")
     add_data_argument(ft)
 
 
-def _candidates_from_data(data: object, families: list[str], dtype: str, gpu_name: str) -> "object":
+def _candidates_from_data(data: object, families: list[str], dtype: str, gpu_name: str) -> object:
     """Every distinct launch (shape + tile plan) of ``families`` in the shared data, moved to ``gpu_name``."""
     from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
 
@@ -122,11 +124,12 @@ def run(args: argparse.Namespace) -> int:
         if measured.empty:
             raise DataError(f"no rows of {args.profiles} are on {spec.name}", hint="pass the GPU they were measured on")
     base = load_model(args.model)
-    files = [file_record(p, int(len(read_profiles(p, gpus=gpus)))) for p in args.profiles]
+    files = [file_record(p, len(read_profiles(p, gpus=gpus))) for p in args.profiles]
     model = calibrate_model(base, measured, gpu=spec.name, gpus=gpus, method=args.method,
-                            length_scale=args.length_scale, noise=args.noise, profiles=files)
+                            length_scale=args.length_scale, noise=args.noise, linear=args.linear, profiles=files)
     cmd = ("pipeweave calibrate fit --gpu " + args.gpu + " --profiles " + " ".join(args.profiles)
-           + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --out {args.out}"
+           + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --linear {args.linear}"
+           + f" --out {args.out}"
            + (f" --model {args.model}" if args.model else ""))
     base_stamp = getattr(base, "stamp_", {})
     path = save_model(model, args.out, data_fingerprint=base_stamp.get("data_fingerprint", ""),

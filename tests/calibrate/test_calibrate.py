@@ -88,7 +88,7 @@ def test_calibrated_model_round_trip(tmp_path, base_model):
 
     measured = _gemm([384, 1536, 6144], gpu="B200")
     measured["latency_us"] = [8.0, 60.0, 900.0]
-    cal = calibrate_model(base_model, measured, gpu="B200")
+    cal = calibrate_model(base_model, measured, gpu="B200", length_scale=1.0, noise=0.01)
     assert isinstance(cal.calibration_, GPUCalibration) and cal.calibration_.n_shots == {"gemm": 3}
     assert getattr(base_model, "calibration_", None) is None  # the base model is not changed
     query = pd.concat([_gemm([512, 3072], gpu="B200"), _gemm([512, 3072], gpu="H100")], ignore_index=True)
@@ -98,7 +98,7 @@ def test_calibrated_model_round_trip(tmp_path, base_model):
     path = save_model(cal, tmp_path / "b200.ubj")
     loaded = load_model(path)
     np.testing.assert_allclose(loaded.predict(query), after)
-    # the measured launches themselves are predicted close to their measurement (GP, small noise)
+    # the measured launches themselves are predicted close to their measurement (GP with small noise)
     np.testing.assert_allclose(loaded.predict(measured), measured["latency_us"], rtol=0.15)
     with pytest.raises(DataError, match="already calibrated"):
         calibrate_model(cal, measured, gpu="B200")
