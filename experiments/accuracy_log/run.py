@@ -306,7 +306,7 @@ NOTES: list[str] = [
     "  constants (`no_gpu_id`) or the tile ids (`no_tile_ids`), i.e. everything a tree could use to",
     "  memorize a GPU, changes nothing; neither do extra per-shape views (`plans`: envelopes of every",
     "  candidate tile; `shape`: the raw shape). The largest errors are GPU-level physics that no input",
-    "  carries (`anatomy.md`, written by `run.py --anatomy`): L40S runs its",
+    "  carries (`anatomy_gemm_bf16.md`, written by `run.py --anatomy blackwell ada`): L40S runs its",
     "  5-30 us GEMMs 1.2-1.3x faster and its > 1 ms GEMMs 1.5x slower than every other GPU relative to",
     "  the envelope (sustained clock under load); B200/GB200 GEMMs under 5 us run 1.25-1.3x faster",
     "  than the other generations' launch floor suggests (measured floor 1.8 us vs 2.4-2.5 us on",
