@@ -31,7 +31,7 @@ class BaseEstimator:
         """Hyperparameters by name (``deep`` is accepted for the scikit-learn signature)."""
         return {name: getattr(self, name) for name in self._get_param_names()}
 
-    def set_params(self, **params: Any) -> "BaseEstimator":
+    def set_params(self, **params: Any) -> BaseEstimator:
         """Set hyperparameters by name; unknown names raise ``ValueError`` like scikit-learn."""
         valid = set(self._get_param_names())
         for name, value in params.items():

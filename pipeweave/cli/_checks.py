@@ -91,8 +91,9 @@ def parse_params(text: str | None) -> dict[str, Any]:
             text = fh.read()
     try:
         params = json.loads(text)
-    except ValueError as exc:
-        raise DataError(f"--params {text[:60]!r} is not JSON ({exc.msg} at character {exc.pos})",
+    except ValueError as exc:  # JSONDecodeError, or e.g. an integer literal past the digit limit
+        why = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise DataError(f"--params {text[:60]!r} is not JSON ({why})",
                         hint='give a JSON object, e.g. --params \'{"max_depth": 8, "learning_rate": 0.05}\'') from None
     if not isinstance(params, dict):
         raise DataError(f"--params must be a JSON object of hyperparameters, got a JSON {type(params).__name__} "
@@ -138,7 +139,8 @@ def check_storage_url(url: str | None) -> None:
     except NoSuchModuleError:
         raise DataError(f"--storage {url!r}: unknown database kind {u.drivername!r}", hint=fix) from None
     try:
-        (getattr(dialect, "import_dbapi", None) or dialect.dbapi)()
+        import_dbapi: Any = getattr(dialect, "import_dbapi", None) or dialect.dbapi
+        import_dbapi()
     except ImportError as exc:
         pkg = _PIP_NAMES.get(exc.name or "", exc.name or "the driver")
         raise DataError(f"--storage {url!r}: the {u.drivername!r} driver is not installed (no module {exc.name!r})",

@@ -39,8 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..model import tune
-    from ..model import cap_rows, prepare_training_frame
+    from ..model import cap_rows, prepare_training_frame, tune
     from ..sources import load_profiles
 
     check_storage_url(args.storage)  # before loading any data

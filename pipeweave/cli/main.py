@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from .. import __version__
 from .._errors import PipeweaveError
@@ -54,13 +55,13 @@ exit status:
 """
 
 
-def _load_commands(command: str | None = None) -> list[object]:
+def _load_commands(command: str | None = None) -> list[ModuleType]:
     """The subcommand modules; only ``command``'s when it names one (start-up: the others are not imported)."""
     if command is not None and f"_{command}" in COMMAND_MODULES:
         mod = importlib.import_module(f"{__package__}._{command}")
         if getattr(mod, "COMMAND", None) == command:
             return [mod]
-    mods = []
+    mods: list[ModuleType] = []
     for name in COMMAND_MODULES:
         try:
             mods.append(importlib.import_module(f"{__package__}.{name}"))

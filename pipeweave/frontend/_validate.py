@@ -31,14 +31,18 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
 
 from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
 from ._families import FAMILIES
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
 
 __all__ = [
     "COLUMN_DOMAINS",
@@ -114,7 +118,7 @@ _ATTENTION_FAMILIES = ("attention_context", "attention_generation")
 _TILES = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
 
 #: Values an absent or blank optional column takes, per family (the CLI flags default to these too).
-LAUNCH_DEFAULTS: dict[str, dict[str, object]] = {
+LAUNCH_DEFAULTS: dict[str, dict[str, float | str]] = {
     "fused_moe": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
     "moe_w13": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
     "attention_context": {"step": 0, "backend": "flash_attention"},
@@ -298,7 +302,7 @@ def _check_numeric(r: _Reasons, raw: pd.Series, rows: np.ndarray, col: str, dom:
     return np.where(rows & ~blank & np.isfinite(v), v, np.nan)
 
 
-def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None) -> pd.Series:
+def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = None) -> pd.Series:
     """One reason string per row (``''`` when the row is inside the valid domain and can be predicted).
 
     ``spec_lookup`` maps GPU names to GPUSpec (rows whose gpu is not in it are resolved through the
@@ -359,7 +363,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None)
                                    f"(blank = flash_attention)")
 
     # GPU specs (resolved once per distinct name)
-    specs: dict[str, object] = {}
+    specs: dict[str, GPUSpec] = {}
     for g in pd.unique(gpuv[r.ok]):
         try:
             specs[g] = (spec_lookup or {}).get(g) or get_gpu(g)
@@ -380,8 +384,12 @@ def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None)
                     continue
                 dist = _text(df[col])
                 bad = m & ~np.isin(dist, [u for u in pd.unique(dist[m]) if u == "" or _DIST_RE.match(u.lower())])
-                r.add(bad, _per_row(bad & r.ok, lambda i, raw=df[col]: f"distribution={_shown_at(raw, i)} is not "
-                      "a routing distribution; use 'balanced' or 'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)"))
+
+                def dist_msg(i: int, raw: pd.Series = df[col]) -> str:
+                    return (f"distribution={_shown_at(raw, i)} is not a routing distribution; use 'balanced' or "
+                            "'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)")
+
+                r.add(bad, _per_row(bad & r.ok, dist_msg))
                 continue
             if col not in df.columns:
                 r.add(m, f"missing column {col!r} for family {name!r} (it needs {list(family.shape_columns)})")
@@ -394,8 +402,11 @@ def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None)
             if col not in COLUMN_DOMAINS:  # families without a declared domain: a positive number
                 v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
                 bad = m & ~(np.isfinite(v) & (v > 0))
-                r.add(bad, _per_row(bad & r.ok, lambda i, c=col, raw=df[col], f=name:
-                                    f"{c}={_shown_at(raw, i)} must be a positive number for family {f!r}"))
+
+                def pos_msg(i: int, c: str = col, raw: pd.Series = df[col], f: str = name) -> str:
+                    return f"{c}={_shown_at(raw, i)} must be a positive number for family {f!r}"
+
+                r.add(bad, _per_row(bad & r.ok, pos_msg))
                 vals[col] = v
                 continue
             vals[col] = _check_numeric(r, df[col], m, col, dom, name)
@@ -429,7 +440,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: dict[str, object] | None = None)
     return pd.Series(r.text, index=df.index, dtype=object)
 
 
-def _spec_col(gpuv: np.ndarray, specs: dict[str, object], attr: str, default: float) -> np.ndarray:
+def _spec_col(gpuv: np.ndarray, specs: dict[str, GPUSpec], attr: str, default: float) -> np.ndarray:
     """Per-row spec field (looked up once per distinct GPU name)."""
     codes, uniques = pd.factorize(gpuv)
     vals = np.array([float(getattr(specs.get(g), attr, default)) for g in uniques], dtype=float)
@@ -437,7 +448,7 @@ def _spec_col(gpuv: np.ndarray, specs: dict[str, object], attr: str, default: fl
 
 
 def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: np.ndarray, gpuv: np.ndarray,
-                 specs: dict[str, object]) -> None:
+                 specs: dict[str, GPUSpec]) -> None:
     present = [c for c in _TILES if c in df.columns]
     if not present or not m.any():
         return
@@ -492,7 +503,7 @@ def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: n
         return
     smem_cap = _spec_col(gpuv, specs, "smem_per_cta_kib", np.inf) * 1024.0
 
-    def why(i: int) -> str:
+    def why_fit(i: int) -> str:
         plan = ",".join(_num(t[c][i]) for c in _TILES)
         if smem[i] > smem_cap[i]:
             what = f"needs {smem[i] / 1024:.0f} KiB of shared memory per CTA but {gpuv[i]} allows {smem_cap[i] / 1024:.0f} KiB"
@@ -502,16 +513,16 @@ def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: n
         return (f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
                 f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` lists feasible plans)")
 
-    r.add(bad, _per_row(bad & r.ok, why))
+    r.add(bad, _per_row(bad & r.ok, why_fit))
 
 
 def _check_memory(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, vals: dict[str, np.ndarray],
-                  dtv: np.ndarray, gpuv: np.ndarray, specs: dict[str, object]) -> None:
+                  dtv: np.ndarray, gpuv: np.ndarray, specs: dict[str, GPUSpec]) -> None:
     """Operands + outputs (+ KV cache) of one launch must fit the GPU's memory."""
     if not m.any():
         return
     ab = pd.Series(dtv).map(DTYPE_BYTES).to_numpy(dtype=float, na_value=2.0)
-    g = vals.get
+    g = cast(Callable[..., np.ndarray], vals.get)  # the family's columns are all in vals here
     one = np.ones(len(m))
     with np.errstate(all="ignore"):
         if name == "gemm":

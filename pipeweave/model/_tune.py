@@ -8,11 +8,16 @@ URL lets several processes or machines share one study).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 import pandas as pd
 
 from .._errors import DataError
 from ._regressor import PipeweaveRegressor
+
+if TYPE_CHECKING:
+    import optuna
 
 __all__ = ["SEARCH_SPACE", "logo_cv_mape", "open_study", "process_seed", "tune"]
 
@@ -45,7 +50,7 @@ def logo_cv_mape(frame: pd.DataFrame, params: dict, *, n_jobs: int = 2) -> float
 
 
 def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None, study_name: str = "pipeweave",
-         seed: int = 0, n_jobs: int = 2, progress: bool = True) -> object:
+         seed: int = 0, n_jobs: int = 2, progress: bool = True) -> optuna.Study:
     """Run (or resume, or join) an optuna study; returns the study (``study.best_params``).
 
     Several processes may share one ``storage`` (e.g. ``sqlite:///tune.db``) and ``study_name``: the
@@ -63,7 +68,7 @@ def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None,
                         hint="load more GPUs (the objective is leave-one-generation-out)")
 
     def objective(trial: optuna.Trial) -> float:
-        params = {}
+        params: dict[str, float] = {}
         for name, (lo, hi, log) in SEARCH_SPACE.items():
             if isinstance(lo, int) and isinstance(hi, int):
                 params[name] = trial.suggest_int(name, lo, hi, log=log)
@@ -96,7 +101,7 @@ def process_seed(seed: int) -> int:
     return int(np.random.SeedSequence([int(seed), os.getpid()]).generate_state(1)[0])
 
 
-def open_study(storage: str | None, study_name: str, seed: int, *, attempts: int = 8) -> tuple[object, bool]:
+def open_study(storage: str | None, study_name: str, seed: int, *, attempts: int = 8) -> tuple[optuna.Study, bool]:
     """(study, joined): create ``study_name`` in ``storage``, or load it when it exists (joined=True).
 
     Concurrent first use of a fresh SQLite file races on creating the schema and the study; the
@@ -115,7 +120,7 @@ def open_study(storage: str | None, study_name: str, seed: int, *, attempts: int
                                             sampler=optuna.samplers.TPESampler(seed=seed))
                 return study, False
             except optuna.exceptions.DuplicatedStudyError:
-                return optuna.load_study(study_name=study_name, storage=storage,
+                return optuna.load_study(study_name=study_name, storage=cast(str, storage),  # set: a duplicate
                                          sampler=optuna.samplers.TPESampler(seed=process_seed(seed))), True
         except (IntegrityError, OperationalError, KeyError) as exc:  # creation race; retry
             last = exc

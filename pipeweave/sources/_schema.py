@@ -123,7 +123,7 @@ FAMILY_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 #: Values filled in where a family's optional column is missing (NaN) in a user table.
-FAMILY_DEFAULTS: dict[str, dict[str, object]] = {
+FAMILY_DEFAULTS: dict[str, dict[str, float | str]] = {
     "gemm": {},
     "fused_moe": {"moe_tp_size": 1.0, "moe_ep_size": 1.0, "distribution": "balanced"},
     "moe_w13": {"moe_tp_size": 1.0, "moe_ep_size": 1.0, "distribution": "balanced"},
