@@ -12,14 +12,20 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 
-from pipeweave.evaluation._few_shot import _BaseModels, _GPUCase, few_shot_fold, plot_data_few_shot, plot_few_shot
+from pipeweave.evaluation._few_shot import (
+    _BaseModels,
+    _GPUCase,
+    few_shot_fold,
+    plot_data_few_shot,
+    plot_few_shot,
+)
 from pipeweave.model import ensure_features
 
 
 class EnvelopeTimes(BaseEstimator):
     """Predicts t_env_us x the mean training ratio (a deliberately crude zero-shot model)."""
 
-    def fit(self, df: pd.DataFrame) -> "EnvelopeTimes":
+    def fit(self, df: pd.DataFrame) -> EnvelopeTimes:
         self.ratio_ = float(np.exp(np.mean(np.log(df["latency_us"] / df["t_env_us"]))))
         return self
 

@@ -10,7 +10,6 @@ import hashlib
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from pipeweave.cli.main import main
 
