@@ -112,6 +112,9 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
             runtime_ext[int(args["correlation"])] = int(args["External id"])
         elif cat == "kernel":
             kernels.append(ev)
+    if not kernels:
+        raise DataError(f"{str(path)!r} has no GPU kernel events (cat 'kernel'): a CPU-only trace",
+                        hint="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] on the GPU")
     rows, skipped = [], []
     per_op: dict[int, dict] = {}
     for ev in kernels:

@@ -61,6 +61,15 @@ def test_kineto_without_device_needs_gpu(tmp_path):
     assert set(rows["gpu"]) == {"H200"}
 
 
+def test_kineto_cpu_only_trace(tmp_path):
+    trace = json.loads((DATA / "kineto_h100_gemm.json").read_text())
+    trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") != "kernel"]
+    p = tmp_path / "cpu.json"
+    p.write_text(json.dumps(trace))
+    with pytest.raises(DataError, match="no GPU kernel events"):
+        import_kineto(p)
+
+
 def test_kineto_not_a_trace(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('{"foo": 1}')
