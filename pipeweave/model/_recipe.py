@@ -8,6 +8,8 @@ XGBoost's or the historical defaults, for callers that build the model by name.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["DEFAULT_MAX_ROWS_PER_GROUP", "DEFAULT_MODEL_PARAMS", "ROW_CAP_GROUP"]
 
 #: seeded random cap on training rows per (GPU, family, dtype, source), so no group dominates
@@ -15,4 +17,4 @@ DEFAULT_MAX_ROWS_PER_GROUP: int = 10_000
 #: the columns of a row-cap group
 ROW_CAP_GROUP: tuple[str, ...] = ("gpu", "family", "dtype", "source")
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
-DEFAULT_MODEL_PARAMS: dict[str, object] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}
+DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}
