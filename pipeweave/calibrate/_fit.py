@@ -30,7 +30,7 @@ def plan_launches(candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, object
     from ..model import ensure_features
 
     if candidates.empty:
-        raise DataError("no candidate launches to plan from", hint="give a non-empty --candidates file")
+        raise DataError("no candidate launches to plan from", hint="pass a non-empty candidates table (launch rows)")
     feats = ensure_features(candidates.reset_index(drop=True), gpus=gpus, baselines=False)
     keep: list[np.ndarray] = []
     fam = feats["family"].astype(str).to_numpy()
@@ -72,7 +72,7 @@ def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
     other = sorted(set(g) - {gpu})
     if other:
         raise DataError(f"measured rows are on GPUs {other}, not on the calibrated GPU {gpu!r}",
-                        hint="calibrate one GPU at a time (filter the file or pass the matching --gpu)")
+                        hint="calibrate one GPU at a time (keep only that GPU's rows, or pass the matching gpu=)")
     measured = measured.assign(gpu=gpu)
     if getattr(model, "calibration_", None) is not None:
         raise DataError("the model is already calibrated", hint="calibrate the uncalibrated base model")

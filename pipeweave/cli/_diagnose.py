@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from ._common import (
     add_data_argument,
@@ -117,6 +118,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.gpu:
         raise DataError("pipeweave diagnose needs --gpu", hint="e.g. --gpu H100 (see `pipeweave gpus`)")
+    if args.measured_us is not None and not (math.isfinite(args.measured_us) and args.measured_us > 0):
+        raise DataError(f"--measured-us must be a positive number of microseconds, got {args.measured_us!r}")
+    if args.top < 1:
+        raise DataError(f"--top must be >= 1, got {args.top!r}")
     spec = resolve_gpu_arg(args.gpu)
     if args.kernel:
         from ..diagnose import diagnose_kernel

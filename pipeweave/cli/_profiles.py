@@ -73,6 +73,27 @@ def _fixed(items: list[str]) -> dict[str, object]:
     return out
 
 
+def _require_import_flags(args: argparse.Namespace, have_gpu: bool, key: list[str]) -> None:
+    """Name the missing command-line flags before the library's (flag-free) checks run."""
+    from pathlib import Path
+
+    from .._errors import DataError
+    from ..profiles import PROFILE_SUFFIXES
+
+    if args.kind == "triton-autotune":
+        if not have_gpu or not args.family:
+            raise DataError("a Triton autotune cache names neither the GPU nor the kernel family",
+                            hint="pass --gpu NAME_OR_SPEC and --family FAMILY")
+        if not key:
+            raise DataError("--key is required for triton-autotune files",
+                            hint="name the shape column of each key entry, e.g. --key m,n,k")
+    if args.kind == "ncu" and not args.shapes:
+        raise DataError("ncu files need --shapes CSV: ncu does not know each kernel's family and shape",
+                        hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns")
+    if Path(args.out).suffix not in PROFILE_SUFFIXES:
+        raise DataError(f"--out must end in .csv or .parquet, got {str(args.out)!r}", hint="e.g. --out my_profiles.csv")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..profiles import import_profiles, read_profiles, write_profiles
     from ._common import resolve_gpu_arg
@@ -87,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         print(summary.to_string())
         return 0
     key = [k.strip() for k in args.key.split(",")] if args.key else []
+    _require_import_flags(args, spec is not None, key)
     rows, skipped = import_profiles(args.kind, args.files, gpu=spec.name if spec else None, family=args.family,
                                     dtype=args.dtype, key=key, shapes=args.shapes, fixed=_fixed(args.set),
                                     source=args.source, gpus=gpus)

@@ -170,9 +170,9 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
         raise DataError(f"family {fam!r} has no Triton tile-config space to diagnose",
                         hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; use `pipeweave explain` for the others")
     if measured_us is not None and not (np.isfinite(measured_us) and measured_us > 0):
-        raise DataError(f"--measured-us must be a positive number of microseconds, got {measured_us!r}")
+        raise DataError(f"measured_us must be a positive number of microseconds, got {measured_us!r}")
     if int(top) < 1:
-        raise DataError(f"--top must be >= 1, got {top!r}")
+        raise DataError(f"top must be >= 1, got {top!r}")
     gname = str(df["gpu"].iloc[0])
     spec = gpus[gname] if gpus is not None and gname in gpus else get_gpu(gname)
     gmap = {spec.name: spec, **(dict(gpus) if gpus else {})}

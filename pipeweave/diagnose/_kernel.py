@@ -90,11 +90,11 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
         dtype = m.group("dtype")
         dims = [d for d in re.split(r"[x*, ]+", m.group("dims")) if d]
         if dtype not in _ELEM_BYTES:
-            raise DataError(f"--signature entry {item!r}: unknown element type {dtype!r}",
+            raise DataError(f"signature entry {item!r}: unknown element type {dtype!r}",
                             hint=f"use one of {sorted(_ELEM_BYTES)}")
         n = math.prod(int(d) for d in dims)
         if n < 1:
-            raise DataError(f"--signature entry {item!r}: the array must have >= 1 element")
+            raise DataError(f"signature entry {item!r}: the array must have >= 1 element")
         shapes[name.strip()] = (dtype, n, n * _ELEM_BYTES[dtype])
         out_items.append(f"{name.strip()}=*{dtype}")
     return ",".join(out_items), shapes
@@ -105,7 +105,7 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, as
 _FUNCS = {"cdiv": lambda a, b: -(-int(a) // int(b)), "min": min, "max": max}
 
 
-def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "--grid") -> int:
+def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "grid") -> int:
     """An integer, or an arithmetic expression of launch arguments (``cdiv(n, BLOCK)``, ``M // 64 * 4``)."""
     if isinstance(expr, (int, np.integer)):
         return int(expr)
@@ -123,19 +123,19 @@ def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "--grid
         if isinstance(node, ast.Name):
             if node.id not in names or not isinstance(names[node.id], (int, float, np.integer)):
                 raise DataError(f"{what} {text!r}: {node.id!r} is not an integer launch argument",
-                                hint=f"use names given as NAME=VALUE in --signature: {sorted(names)}")
+                                hint=f"use names given as NAME=VALUE in the signature: {sorted(names)}")
             return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
             return _FUNCS[node.func.id](*(ev(a) for a in node.args))
         raise DataError(f"{what} {text!r} is not an integer expression",
-                        hint="e.g. --grid 1024 or --grid 'cdiv(n, BLOCK)' (+ - * // / %, cdiv, min, max)")
+                        hint="e.g. 1024 or 'cdiv(n, BLOCK)' (+ - * // / %, cdiv, min, max)")
 
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
-        raise DataError(f"{what} {text!r} is not an integer expression", hint="e.g. --grid 'cdiv(n, BLOCK)'") from None
+        raise DataError(f"{what} {text!r} is not an integer expression", hint="e.g. 1024 or 'cdiv(n, BLOCK)'") from None
     v = ev(tree)
     if v != int(v):
         raise DataError(f"{what} {text!r} = {v} is not an integer", hint="use // or cdiv()")
@@ -225,13 +225,13 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
 
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
     if not config:
-        raise DataError("--kernel needs --config BM,BN,BK,GM,WARPS,STAGES (num_warps and num_stages are used "
+        raise DataError("diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES' (num_warps and num_stages are used "
                         "by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)")
     cfg = SassConfig.parse(config)
     if measured_us is not None and not (np.isfinite(measured_us) and measured_us > 0):
-        raise DataError(f"--measured-us must be a positive number of microseconds, got {measured_us!r}")
+        raise DataError(f"measured_us must be a positive number of microseconds, got {measured_us!r}")
     if dram_bytes is not None and not (np.isfinite(dram_bytes) and dram_bytes >= 0):
-        raise DataError(f"--dram-bytes must be a non-negative number of bytes, got {dram_bytes!r}")
+        raise DataError(f"dram_bytes must be a non-negative number of bytes, got {dram_bytes!r}")
     sig_text, shapes = split_signature_shapes(signature)
     import_triton()
     arch = arch_for_gpu(spec.name)
@@ -240,14 +240,14 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
     pointer_names = [p.name for p in fn.params if not p.is_constexpr and isinstance(base_args.get(p.name), Ptr)]
     unknown = [n for n in shapes if n not in pointer_names]
     if unknown:
-        raise DataError(f"--signature gives a shape for {unknown}, which are not pointer arguments of {fn.__name__!r}",
+        raise DataError(f"the signature gives a shape for {unknown}, which are not pointer arguments of {fn.__name__!r}",
                         hint=f"pointer arguments: {pointer_names}")
 
     def launch(c: Any, kargs: dict[str, Any]) -> tuple[Any, dict[str, float], int]:
-        g = eval_launch_expr(grid, kargs, "--grid")
+        g = eval_launch_expr(grid, kargs, "grid")
         if g < 1:
-            raise DataError(f"--grid must be >= 1 CTA, got {grid!r} = {g}")
-        t = None if trips is None else [eval_launch_expr(x, kargs, "--trips") for x in trips]
+            raise DataError(f"grid must be >= 1 CTA, got {grid!r} = {g}")
+        t = None if trips is None else [eval_launch_expr(x, kargs, "trips") for x in trips]
         m = instruction_mix(fn, arch, c, args=kargs, loop_trips=t, grid=g, dtype=dtype)
         return m, sass_pipe_times(m, spec, dtype, dram), g
 

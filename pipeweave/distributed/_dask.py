@@ -45,17 +45,17 @@ def connect(address: str) -> Any:
     if m:
         n = int(m.group(1) or 2)
         if n < 1:
-            raise DataError(f"--dask {address!r}: a local cluster needs at least one worker", hint="e.g. local:2")
+            raise DataError(f"Dask address {address!r}: a local cluster needs at least one worker", hint="e.g. local:2")
         # worker processes start by spawn (distributed's default): safe after XGBoost ran in this process
         return Client(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
     if not re.match(r"^[a-z]+://", str(address)):
-        raise DataError(f"--dask {address!r} is neither local[:N] nor a scheduler address",
-                        hint="e.g. --dask local:2 or --dask tcp://scheduler:8786")
+        raise DataError(f"Dask address {address!r} is neither local[:N] nor a scheduler address",
+                        hint="e.g. local:2 or tcp://scheduler:8786")
     try:
         return Client(address, timeout="20s")
     except OSError as exc:
         raise DataError(f"cannot reach the Dask scheduler at {address!r}: {exc}",
-                        hint="start one with `dask scheduler` (and `dask worker ADDRESS`), or use --dask local:2") from None
+                        hint="start one with `dask scheduler` (and `dask worker ADDRESS`), or use the address local:2") from None
 
 
 def is_dask_collection(obj: Any) -> bool:
@@ -76,7 +76,7 @@ def model_bytes(model: Any = None) -> bytes:
     if model is None or isinstance(model, (str, os.PathLike)):
         path = Path(model) if model is not None else DEFAULT_MODEL_PATH
         if not path.is_file():
-            raise DataError(f"model file not found: {str(path)!r}", hint="pass --model PATH")
+            raise DataError(f"model file not found: {str(path)!r}", hint="pass model= (a saved model path or a fitted PipeweaveRegressor)")
         return path.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:  # a fitted model: its model file, written as save_model writes it
         return save_model(model, Path(tmp) / "model.ubj").read_bytes()
@@ -129,7 +129,7 @@ def predict_dask(launches: Any, gpu: Any = None, *, model: Any = None, data: Any
         gpus = {spec.name: spec}
     elif "gpu" not in launches.columns:
         raise DataError("the launches have no `gpu` column and no gpu was given",
-                        hint="pass gpu='H100' (or --gpu) or add a gpu column")
+                        hint="pass gpu='H100' (a catalog name or a spec .toml path) or add a gpu column")
     meta = launches._meta.assign(latency_us_pred=np.array([], dtype=float))
     return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, meta=meta)
 
@@ -149,12 +149,12 @@ def predict_files(inputs: Sequence[str], output: str | os.PathLike[str], *, clie
 
     out = Path(output)
     if out.exists():
-        raise DataError(f"--output {str(out)!r} exists; the Dask path writes a new parquet folder",
+        raise DataError(f"output {str(out)!r} exists; the Dask path writes a new parquet folder",
                         hint="remove it or choose another folder")
     files = [str(p) for p in inputs]
     missing = [p for p in files if not Path(p).exists()]
     if missing:
-        raise DataError(f"--input file not found: {missing[0]!r}", hint="give CSV or parquet files of launch rows")
+        raise DataError(f"input file not found: {missing[0]!r}", hint="give CSV or parquet files of launch rows")
     if all(p.endswith((".parquet", ".pq")) or Path(p).is_dir() for p in files):
         ddf = dd.read_parquet(files)
     else:
@@ -232,7 +232,7 @@ def train_dask(client: Any, profiles: Any, params: Mapping[str, Any] | None = No
     est = PipeweaveRegressor(**dict(params or {}))
     if est.use_sass or est.monotone_constraints:
         raise DataError("use_sass and monotone_constraints are not supported by the Dask trainer",
-                        hint="train those on one machine (pipeweave train without --dask)")
+                        hint="train those on one machine (PipeweaveRegressor.fit, no Dask)")
     names = model_feature_names([], tuple(est.drop_features))
     if "latency_us" not in profiles.columns:
         raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
@@ -280,7 +280,7 @@ def tune_dask(client: Any, frame: pd.DataFrame, *, n_trials: int, storage: str, 
 
     if not storage or storage.startswith("sqlite:///:memory:"):
         raise DataError("tuning on Dask workers needs a shared optuna storage",
-                        hint="pass --storage sqlite:///tune.db (same machine) or postgresql://... (a cluster)")
+                        hint="pass storage='sqlite:///tune.db' (same machine) or postgresql://... (a cluster)")
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     share = [n_trials // workers + (1 if i < n_trials % workers else 0) for i in range(workers)]
     frame_f = client.scatter(frame, broadcast=True)

@@ -195,7 +195,7 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
 
     shots = sorted({int(s) for s in shots})
     if not shots or shots[0] < 0:
-        raise DataError(f"--shots must be integers >= 0, got {list(shots)}", hint="e.g. --shots 0 8 32 128")
+        raise DataError(f"shots must be integers >= 0, got {list(shots)}", hint="e.g. shots=(0, 8, 32, 128)")
     labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
     bad = [f for f in labels if f not in EVAL_FAMILIES]
     if bad:

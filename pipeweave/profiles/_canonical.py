@@ -48,7 +48,7 @@ USER_SOURCE = "user"
 def _read_table(path: Path) -> pd.DataFrame:
     if path.suffix not in PROFILE_SUFFIXES:
         raise DataError(f"profile file {str(path)!r} must end in .csv or .parquet",
-                        hint="convert it with `pipeweave profiles import --from ...`")
+                        hint="convert it to canonical rows first (pipeweave.profiles.import_profiles)")
     if not path.is_file():
         raise DataError(f"profile file not found: {str(path)!r}", hint="check the path")
     try:
@@ -123,7 +123,7 @@ def read_profiles(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str
     """
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not items:
-        raise DataError("no profile files given", hint="pass --profiles FILE ...")
+        raise DataError("no profile files given", hint="pass one or more .csv or .parquet profile paths")
     frames = []
     for p in items:
         df = check_profiles(_read_table(Path(p)), what=str(p), gpus=gpus, need_latency=need_latency)
@@ -138,7 +138,7 @@ def write_profiles(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
 
     path = Path(path)
     if path.suffix not in PROFILE_SUFFIXES:
-        raise DataError(f"--out must end in .csv or .parquet, got {str(path)!r}", hint="e.g. --out my_profiles.csv")
+        raise DataError(f"a profile file must end in .csv or .parquet, got {str(path)!r}", hint="e.g. my_profiles.csv")
     cols = [c for c in PROFILE_COLUMNS if c in df.columns and df[c].notna().any()]
     cols += [c for c in df.columns if c not in cols and c not in PROFILE_COLUMNS and df[c].notna().any()]
     out = df[cols]

@@ -66,6 +66,6 @@ def import_profiles(kind: str, files: Sequence[str | os.PathLike[str]], *, gpu: 
     if not frames:
         reasons = "; ".join(skipped["reason"].astype(str).unique()[:3]) if len(skipped) else "empty input"
         raise DataError(f"no usable launch rows in {[str(f) for f in files]} ({reasons})",
-                        hint="check --from and the file contents")
+                        hint=f"check that the files are {kind!r} files (the kind) and their contents")
     rows = check_profiles(pd.concat(frames, ignore_index=True), what="imported rows", gpus=gpus)
     return rows, skipped

@@ -146,7 +146,7 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
         gname = gpu or devices.get(int(rec["device"]) if rec["device"] is not None else 0)
         if not gname:
             raise DataError(f"{str(path)!r} has no deviceProperties naming the GPU",
-                            hint="pass --gpu NAME_OR_SPEC")
+                            hint="pass gpu= (a catalog name or a spec .toml path)")
         m, n, k, dtype = got
         rows.append({"gpu": gname, "family": "gemm", "dtype": dtype, "m": m, "n": n, "k": k,
                      "latency_us": rec["dur"], "kernel_name": rec["names"][0], "n_kernels": rec["n"]})

@@ -59,7 +59,7 @@ def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     header = rows[0]
     if _TIME not in header:
         raise DataError(f"{str(path)!r} lacks the metric {_TIME!r}",
-                        hint=f"profile with --metrics {_TIME},launch__grid_size,launch__block_size (or --set full)")
+                        hint=f"profile with ncu --metrics {_TIME},launch__grid_size,launch__block_size (or ncu --set full)")
     body = [r for r in rows[1:] if len(r) == len(header)]
     if not body:
         raise DataError(f"{str(path)!r} has no launch rows", hint="profile at least one kernel")
@@ -74,15 +74,15 @@ def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] |
     """(rows, skipped) from one ncu raw CSV joined with the ``shapes`` table (see module docstring)."""
     path = Path(path)
     if shapes is None:
-        raise DataError("ncu files need --shapes CSV: ncu does not know each kernel's family and shape",
+        raise DataError("ncu files need a shapes CSV (shapes=): ncu does not know each kernel's family and shape",
                         hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns")
     launches, units = read_ncu_csv(path)
     try:
         table = pd.read_csv(shapes)
     except FileNotFoundError:
-        raise DataError(f"--shapes file not found: {str(shapes)!r}", hint="check the path") from None
+        raise DataError(f"shapes file not found: {str(shapes)!r}", hint="check the path") from None
     if "id" not in table.columns and "kernel" not in table.columns:
-        raise DataError(f"--shapes {str(shapes)!r} needs a column 'kernel' (regex on the kernel name) or 'id'",
+        raise DataError(f"shapes file {str(shapes)!r} needs a column 'kernel' (regex on the kernel name) or 'id'",
                         hint="e.g. kernel,family,dtype,m,n,k")
     unit = units.get(_TIME, "").strip() or "nsecond"
     if unit not in TIME_UNITS_US:
@@ -101,7 +101,7 @@ def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] |
                 try:
                     hit = name.str.contains(pat, regex=True).to_numpy()
                 except re.error as exc:
-                    raise DataError(f"--shapes row {i + 1}: bad kernel pattern {pat!r} ({exc})",
+                    raise DataError(f"shapes file row {i + 1}: bad kernel pattern {pat!r} ({exc})",
                                     hint="use a Python regular expression, e.g. gemm|xmma") from None
                 match = np.where((match < 0) & hit, i, match)
     skipped = [(n, "no row of the shapes table matches this kernel") for n in name[match < 0]]
@@ -119,7 +119,7 @@ def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] |
     elif "gpu" not in rows.columns:
         if "device__attribute_display_name" not in launches:
             raise DataError(f"{path.name} does not name the GPU (no device__attribute_display_name)",
-                            hint="pass --gpu NAME_OR_SPEC")
+                            hint="pass gpu= (a catalog name or a spec .toml path)")
         rows["gpu"] = launches["device__attribute_display_name"].to_numpy()[ok]
     for metric, col, conv in (("launch__grid_size", "grid_size", None), ("launch__block_size", "block_size", None),
                               ("launch__registers_per_thread", "registers_per_thread", None),

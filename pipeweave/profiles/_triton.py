@@ -48,10 +48,10 @@ def import_triton_autotune(path: str | os.PathLike[str], *, gpu: str | None, fam
     path = Path(path)
     if not gpu or not family:
         raise DataError(f"{str(path)!r}: a Triton autotune cache names neither the GPU nor the kernel family",
-                        hint="pass --gpu NAME_OR_SPEC and --family FAMILY")
+                        hint="pass gpu= (a catalog name or a spec .toml path) and family=")
     if not key:
-        raise DataError("--key is required for triton-autotune files",
-                        hint="name the shape column of each key entry, e.g. --key m,n,k")
+        raise DataError("key (the shape column names) is required for triton-autotune files",
+                        hint="name the shape column of each key entry, e.g. key=('m', 'n', 'k')")
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -65,7 +65,7 @@ def import_triton_autotune(path: str | os.PathLike[str], *, gpu: str | None, fam
                         hint="pass the <kernel>.autotune.json written by cache_results=True")
     kvals = list(data["key"]) if isinstance(data["key"], (list, tuple)) else [data["key"]]
     if len(key) > len(kvals):
-        raise DataError(f"--key names {len(key)} entries but {path.name} has a key of {len(kvals)}: {kvals}",
+        raise DataError(f"key names {len(key)} entries but {path.name} has a key of {len(kvals)}: {kvals}",
                         hint="give one name (or _) per leading key entry")
     shape: dict[str, object] = {}
     for name, val in zip(key, kvals):
@@ -74,7 +74,7 @@ def import_triton_autotune(path: str | os.PathLike[str], *, gpu: str | None, fam
     if dtype is None:
         dtype = next((TORCH_DTYPES[str(v)] for v in kvals[len(key):] if str(v) in TORCH_DTYPES), None)
         if dtype is None:
-            raise DataError(f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass --dtype")
+            raise DataError(f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass dtype= (e.g. 'bfloat16')")
     rows, skipped = [], []
     for i, item in enumerate(data["configs_timings"]):
         try:

@@ -205,7 +205,7 @@ def load_kernel_file(spec: str) -> Any:
     import_triton()
     path_s, sep, name = spec.rpartition(":")
     if not sep or not path_s or not name:
-        raise CompileError(f"--kernel {spec!r} is not PATH.py:KERNEL_NAME", hint="e.g. --kernel my_kernels.py:matmul")
+        raise CompileError(f"kernel {spec!r} is not PATH.py:KERNEL_NAME", hint="e.g. 'my_kernels.py:matmul'")
     path = Path(path_s)
     if not path.is_file():
         raise CompileError(f"kernel file {str(path)!r} does not exist")
@@ -242,7 +242,7 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
         name, sep, val = item.partition("=")
         name, val = name.strip(), val.strip()
         if not sep or name not in params:
-            raise CompileError(f"--signature entry {item!r} is not NAME=VALUE for a parameter of {fn.__name__!r}",
+            raise CompileError(f"signature entry {item!r} is not NAME=VALUE for a parameter of {fn.__name__!r}",
                                hint=f"parameters: {', '.join(params)}")
         if val.startswith("*"):
             out[name] = Ptr(val[1:])
@@ -257,5 +257,5 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
                 try:
                     out[name] = float(val)
                 except ValueError:
-                    raise CompileError(f"cannot read the value of --signature entry {item!r}") from None
+                    raise CompileError(f"cannot read the value of signature entry {item!r}") from None
     return out

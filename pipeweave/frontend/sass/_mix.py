@@ -279,7 +279,7 @@ def instruction_mix(builtin_or_kernel: Any, arch: str, config: SassConfig | str 
     fn = load_kernel_file(builtin_or_kernel) if isinstance(builtin_or_kernel, str) else builtin_or_kernel
     if args is None:
         raise CompileError(f"kernel {getattr(fn, '__name__', fn)!r} needs its launch arguments",
-                           hint="pass --signature NAME=VALUE,... (pointers as *bf16, ints as values)")
+                           hint="pass args= (a dict, or parse_signature(fn, 'NAME=VALUE,...'): pointers as *bf16, ints as values)")
     comp = compile_kernel(fn, args, arch, num_warps=config.num_warps, num_stages=config.num_stages)
     import hashlib
 
