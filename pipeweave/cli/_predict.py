@@ -210,7 +210,10 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
             # rows are numbered as the user sees them: data row 1 = the first line after the header
             positions = np.flatnonzero((problems != "").to_numpy())
             for pos in positions[:max(0, _SHOW_ROWS - tally["bad"])]:
-                print(f"row {df.index[pos] + 1}: not predicted: {problems.iloc[pos]}", file=sys.stderr)
+                reason = str(problems.iloc[pos])
+                if reason.startswith("gpu is blank"):  # the library names no flags; the CLI adds its own
+                    reason += " (on the command line, --gpu NAME_OR_SPEC gives every row one GPU)"
+                print(f"row {df.index[pos] + 1}: not predicted: {reason}", file=sys.stderr)
             tally["rows"] += len(df)
             tally["bad"] += len(positions)
             out.assign(latency_us_pred=pred.to_numpy()).to_csv(fh, index=False, header=first)

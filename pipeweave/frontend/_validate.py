@@ -337,7 +337,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         r.add(dtv == d, f"unknown dtype {d!r}; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}"
               + suggest_dtype(d, tuple(DTYPE_TENSOR_KEY)))
     gpuv = _text(df["gpu"])
-    r.add(gpuv == "", "gpu is blank; give a catalog name (see `pipeweave gpus`) or pass --gpu")
+    r.add(gpuv == "", "gpu is blank; give a catalog name or a spec .toml path, or one GPU for all rows (gpu=)")
     if "source" in df.columns:
         from ..vocab import SOURCES
 
