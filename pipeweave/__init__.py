@@ -49,8 +49,18 @@ _LAZY: dict[str, str] = {
     "GPUSpec": "pipeweave.hardware",
 }
 #: subpackages and modules reachable as attributes (``pw.vocab.TILE_COLUMNS``)
-_SUBMODULES: tuple[str, ...] = ("api", "vocab", "hardware", "sources", "frontend", "model", "baselines",
-                                "evaluation", "diagnose", "cli")
+_SUBMODULES: tuple[str, ...] = (
+    "api",
+    "vocab",
+    "hardware",
+    "sources",
+    "frontend",
+    "model",
+    "baselines",
+    "evaluation",
+    "diagnose",
+    "cli",
+)
 
 __all__ = [
     "__version__",

@@ -36,8 +36,9 @@ class BaseEstimator:
         valid = set(self._get_param_names())
         for name, value in params.items():
             if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for estimator {type(self).__name__}; "
-                                 f"valid parameters: {sorted(valid)}")
+                raise ValueError(
+                    f"invalid parameter {name!r} for estimator {type(self).__name__}; valid parameters: {sorted(valid)}"
+                )
             setattr(self, name, value)
         return self
 

@@ -95,21 +95,29 @@ def check_writable(path: str | os.PathLike[str], what: str = "output") -> Path:
     parent = t.parent
     while not parent.exists():
         if parent.is_symlink():  # dangling link in the way
-            raise DataError(f"{what} path {str(path)!r}: {str(parent)!r} is a broken symbolic link",
-                            hint="fix the link or choose another folder")
+            raise DataError(
+                f"{what} path {str(path)!r}: {str(parent)!r} is a broken symbolic link",
+                hint="fix the link or choose another folder",
+            )
         parent = parent.parent
     if not parent.is_dir():
-        raise DataError(f"{what} path {str(path)!r} lies under {str(parent)!r}, which is a file, not a folder",
-                        hint="choose a path inside a folder")
+        raise DataError(
+            f"{what} path {str(path)!r} lies under {str(parent)!r}, which is a file, not a folder",
+            hint="choose a path inside a folder",
+        )
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise DataError(f"{what} path {str(path)!r}: folder {str(parent)!r} is not writable",
-                        hint="choose a folder you can write to")
+        raise DataError(
+            f"{what} path {str(path)!r}: folder {str(parent)!r} is not writable",
+            hint="choose a folder you can write to",
+        )
     try:  # a real probe: permissions say yes for root even on read-only or virtual file systems
         with tempfile.TemporaryFile(dir=parent, prefix=f".pwprobe{TEMP_MARK}"):
             pass
     except OSError as exc:
-        raise DataError(f"{what} path {str(path)!r}: cannot create files in {str(parent)!r} ({exc.strerror})",
-                        hint="choose a folder you can write to") from None
+        raise DataError(
+            f"{what} path {str(path)!r}: cannot create files in {str(parent)!r} ({exc.strerror})",
+            hint="choose a folder you can write to",
+        ) from None
     return t
 
 
@@ -128,8 +136,10 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise DataError(f"cannot create folder {str(target.parent)!r} for {str(path)!r}: {exc.strerror}",
-                        hint="choose another output path") from None
+        raise DataError(
+            f"cannot create folder {str(target.parent)!r} for {str(path)!r}: {exc.strerror}",
+            hint="choose another output path",
+        ) from None
     tmp_path = target.parent / f".{target.name}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}{target.suffix}"
     try:
         fd = os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -140,15 +150,18 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -
         try:
             writer(tmp_path)
         except OSError as exc:
-            raise DataError(f"writing {str(path)!r} failed: {exc.strerror or exc}",
-                            hint="check free space and permissions") from None
+            raise DataError(
+                f"writing {str(path)!r} failed: {exc.strerror or exc}", hint="check free space and permissions"
+            ) from None
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp_path, 0o666 & ~umask)  # created 0600; give the usual file mode
         try:
             os.replace(tmp_path, target)
         except OSError as exc:
-            raise DataError(f"cannot replace {str(path)!r}: {exc.strerror}", hint="choose another output path") from None
+            raise DataError(
+                f"cannot replace {str(path)!r}: {exc.strerror}", hint="choose another output path"
+            ) from None
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -157,6 +170,7 @@ def atomic_write(path: str | os.PathLike[str], writer: Callable[[Path], None]) -
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
+
     def write(p: Path) -> None:
         p.write_text(text, encoding="utf-8")
 
@@ -186,32 +200,41 @@ def check_csv_file(path: str | os.PathLike[str], what: str = "--input") -> list[
         with open(p, "rb") as fh:
             head = fh.read(65536)
     except OSError as exc:
-        raise DataError(f"cannot read {what} {str(path)!r}: {exc.strerror}", hint="check the path and permissions") from None
+        raise DataError(
+            f"cannot read {what} {str(path)!r}: {exc.strerror}", hint="check the path and permissions"
+        ) from None
     if not head.strip():
         raise DataError(f"{what} {str(path)!r} is empty", hint="give a CSV with a header line and one launch per row")
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(head) > 3 and head[1:4:2] == b"\x00\x00"):
-        raise DataError(f"{what} {str(path)!r} is UTF-16 text", hint="save it as UTF-8 CSV (e.g. `iconv -f UTF-16 -t UTF-8`)")
+        raise DataError(
+            f"{what} {str(path)!r} is UTF-16 text", hint="save it as UTF-8 CSV (e.g. `iconv -f UTF-16 -t UTF-8`)"
+        )
     if b"\x00" in head:
         raise DataError(f"{what} {str(path)!r} is binary, not a CSV text file", hint="give a UTF-8 CSV file")
     try:
         text = head.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:  # not just a character cut by the 64 KiB read
-            raise DataError(f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start}: {head[exc.start:exc.start + 1]!r})",
-                            hint="save it as UTF-8 CSV") from None
-        text = head[:exc.start].decode("utf-8-sig")
+            raise DataError(
+                f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start}: {head[exc.start : exc.start + 1]!r})",
+                hint="save it as UTF-8 CSV",
+            ) from None
+        text = head[: exc.start].decode("utf-8-sig")
     first = next(csv.reader(text.splitlines()[:1] or [""]), [])
     header = [h.strip() for h in first]
     if not any(header):
-        raise DataError(f"{what} {str(path)!r} has an empty first line (the header)",
-                        hint="the first line must name the columns, e.g. family,gpu,dtype,m,n,k")
+        raise DataError(
+            f"{what} {str(path)!r} has an empty first line (the header)",
+            hint="the first line must name the columns, e.g. family,gpu,dtype,m,n,k",
+        )
     blank = [i + 1 for i, h in enumerate(header) if not h]
     if blank:
         raise DataError(f"{what} {str(path)!r}: header column(s) {blank} have no name", hint="name every column")
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
-        raise DataError(f"{what} {str(path)!r} names column(s) {dup} more than once",
-                        hint="keep one column of each name")
+        raise DataError(
+            f"{what} {str(path)!r} names column(s) {dup} more than once", hint="keep one column of each name"
+        )
     return header
 
 
@@ -232,16 +255,21 @@ def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwar
             warnings.simplefilter("error", pd.errors.ParserWarning)
             df = pd.read_csv(path, encoding="utf-8-sig", skipinitialspace=True, index_col=False, **kwargs)
     except pd.errors.ParserWarning:
-        raise DataError(f"{what} {str(path)!r} has a row with more fields than its header (line 2 or later)",
-                        hint="every row needs as many fields as the header; quote fields that contain commas") from None
+        raise DataError(
+            f"{what} {str(path)!r} has a row with more fields than its header (line 2 or later)",
+            hint="every row needs as many fields as the header; quote fields that contain commas",
+        ) from None
     except pd.errors.ParserError as exc:
         msg = str(exc).strip().splitlines()[-1]
-        raise DataError(f"{what} {str(path)!r} is not a well-formed CSV: {msg}",
-                        hint="every row needs as many fields as the header") from None
+        raise DataError(
+            f"{what} {str(path)!r} is not a well-formed CSV: {msg}", hint="every row needs as many fields as the header"
+        ) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise DataError(f"{what} {str(path)!r} could not be read as CSV: {exc}", hint="give a UTF-8 CSV file") from None
     if df.empty:
-        raise DataError(f"{what} {str(path)!r} has a header but no rows", hint="add one launch per line below the header")
+        raise DataError(
+            f"{what} {str(path)!r} has a header but no rows", hint="add one launch per line below the header"
+        )
     df.columns = [str(c).strip() for c in df.columns]
     return df
 

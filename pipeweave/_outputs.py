@@ -23,8 +23,12 @@ def committed_files(folder: str | os.PathLike[str]) -> list[str]:
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     try:
-        out = subprocess.run(["git", "-C", str(probe), "ls-files", "--full-name", "--", str(path)],
-                             capture_output=True, text=True, timeout=20)
+        out = subprocess.run(
+            ["git", "-C", str(probe), "ls-files", "--full-name", "--", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     if out.returncode != 0:
@@ -38,7 +42,9 @@ def refuse_committed_output(folder: str | os.PathLike[str], *, force: bool = Fal
         return
     files = committed_files(folder)
     if files:
-        raise DataError(f"{str(folder)!r} holds {len(files)} committed {what} file(s) (e.g. {files[0]!r}); "
-                        "writing there would replace committed results",
-                        hint="write to a scratch folder (e.g. /tmp/pipeweave_out) or pass force=True "
-                             "to refresh the committed results on purpose")
+        raise DataError(
+            f"{str(folder)!r} holds {len(files)} committed {what} file(s) (e.g. {files[0]!r}); "
+            "writing there would replace committed results",
+            hint="write to a scratch folder (e.g. /tmp/pipeweave_out) or pass force=True "
+            "to refresh the committed results on purpose",
+        )

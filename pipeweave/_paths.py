@@ -74,9 +74,12 @@ def resolve_data_dir(data: str | os.PathLike[str] | None = None) -> Path:
     elif _DEFAULT_DATA is not None:
         path, how = _DEFAULT_DATA, "the default data directory"
     else:
-        raise DataError(f"no measurement data directory given (installed package: there is no default; "
-                        f"${DATA_ENV_VAR} is not set)", hint=_WHERE_TO_GET)
+        raise DataError(
+            f"no measurement data directory given (installed package: there is no default; ${DATA_ENV_VAR} is not set)",
+            hint=_WHERE_TO_GET,
+        )
     if not path.is_dir():
-        raise DataError(f"measurement data not found: {how} points to {str(path)!r}, which is not a directory",
-                        hint=_WHERE_TO_GET)
+        raise DataError(
+            f"measurement data not found: {how} points to {str(path)!r}, which is not a directory", hint=_WHERE_TO_GET
+        )
     return path.resolve()

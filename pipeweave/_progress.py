@@ -76,8 +76,9 @@ def progress_bar(total: int | None, desc: str, *, unit: str = "it", enabled: boo
     return LineProgress(total, desc, unit)
 
 
-def progress(items: Iterable[T], *, desc: str, total: int | None = None, unit: str = "it",
-             enabled: bool = True) -> Iterator[T]:
+def progress(
+    items: Iterable[T], *, desc: str, total: int | None = None, unit: str = "it", enabled: bool = True
+) -> Iterator[T]:
     """Yield ``items`` while reporting progress with :func:`progress_bar`."""
     if total is None:
         try:

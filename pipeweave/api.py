@@ -66,12 +66,17 @@ def as_launch_frame(launches: Any) -> pd.DataFrame:
         df = launches.copy(deep=False)
     elif isinstance(launches, Mapping):
         df = pd.DataFrame([dict(launches)])
-    elif isinstance(launches, Sequence) and not isinstance(launches, (str, bytes)) and \
-            all(isinstance(r, Mapping) for r in launches):
+    elif (
+        isinstance(launches, Sequence)
+        and not isinstance(launches, (str, bytes))
+        and all(isinstance(r, Mapping) for r in launches)
+    ):
         df = pd.DataFrame([dict(r) for r in launches])
     else:
-        raise DataError(f"launches must be a DataFrame, a mapping or a list of mappings, got {type(launches).__name__}",
-                        hint="e.g. {'family': 'gemm', 'dtype': 'bfloat16', 'm': 4096, 'n': 4096, 'k': 4096}")
+        raise DataError(
+            f"launches must be a DataFrame, a mapping or a list of mappings, got {type(launches).__name__}",
+            hint="e.g. {'family': 'gemm', 'dtype': 'bfloat16', 'm': 4096, 'n': 4096, 'k': 4096}",
+        )
     if df.empty:
         raise DataError("no launch rows were given", hint="pass at least one row")
     return df
@@ -87,8 +92,10 @@ def _with_gpu(df: pd.DataFrame, gpu: Any) -> tuple[pd.DataFrame, dict[str, GPUSp
     """``df`` with its ``gpu`` column set from ``gpu`` (if given) and the spec lookup to featurize with."""
     if gpu is None:
         if "gpu" not in df.columns:
-            raise DataError("the launches have no `gpu` column and no gpu was given",
-                            hint="pass gpu='H100' (a catalog name, a spec file or a GPUSpec) or add a gpu column")
+            raise DataError(
+                "the launches have no `gpu` column and no gpu was given",
+                hint="pass gpu='H100' (a catalog name, a spec file or a GPUSpec) or add a gpu column",
+            )
         return df, None
     spec = _resolve_gpu(gpu)
     return df.assign(gpu=spec.name), {spec.name: spec}
@@ -101,9 +108,13 @@ def _model(model: Any) -> PipeweaveRegressor:
 
 
 # ------------------------------------------------------------------------------------ predict
-def predict_frame(df: pd.DataFrame, model: PipeweaveRegressor, gpus: Mapping[str, GPUSpec] | None = None,
-                  data: str | os.PathLike[str] | None = None, problems: pd.Series | None = None
-                  ) -> tuple[pd.Series, pd.Series]:
+def predict_frame(
+    df: pd.DataFrame,
+    model: PipeweaveRegressor,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+    problems: pd.Series | None = None,
+) -> tuple[pd.Series, pd.Series]:
     """Predict every valid row of ``df``; report the others instead of failing the batch.
 
     Every row is checked against the valid domain (:func:`pipeweave.frontend.row_problems`); rows
@@ -169,8 +180,14 @@ def predict_frame(df: pd.DataFrame, model: PipeweaveRegressor, gpus: Mapping[str
     return pred, found
 
 
-def predict(launches: Any, gpu: Any = None, *, model: Any = None, data: str | os.PathLike[str] | None = None,
-            bad_rows: str = "raise") -> pd.Series:
+def predict(
+    launches: Any,
+    gpu: Any = None,
+    *,
+    model: Any = None,
+    data: str | os.PathLike[str] | None = None,
+    bad_rows: str = "raise",
+) -> pd.Series:
     """Predicted latency (us) of kernel launches on a GPU, measured or not.
 
     Parameters
@@ -229,8 +246,10 @@ def predict(launches: Any, gpu: Any = None, *, model: Any = None, data: str | os
         pos = np.flatnonzero(bad)
         lines = [f"row {i + 1}: {problems.iloc[i]}" for i in pos[:10]]
         more = f"\n  ... and {len(pos) - 10} more rows" if len(pos) > 10 else ""
-        raise DataError(f"{len(pos)} of {len(df)} launch rows cannot be predicted:\n  " + "\n  ".join(lines) + more,
-                        hint="fix those rows, or pass bad_rows='nan' to predict the others")
+        raise DataError(
+            f"{len(pos)} of {len(df)} launch rows cannot be predicted:\n  " + "\n  ".join(lines) + more,
+            hint="fix those rows, or pass bad_rows='nan' to predict the others",
+        )
     return pred
 
 
@@ -271,8 +290,9 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
 
 
 # ---------------------------------------------------------------------------- featurize / explain
-def featurize(launches: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None = None,
-              baselines: bool = True) -> pd.DataFrame:
+def featurize(
+    launches: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None = None, baselines: bool = True
+) -> pd.DataFrame:
     """Analytical features of launches: per-pipe work and time, tile plan, waves, envelope, bounds.
 
     Parameters
@@ -316,17 +336,35 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
     from .vocab import TILE_COLUMNS
 
     f = _featurize(df.iloc[:1].assign(gpu=spec.name), gpus={spec.name: spec}, data=data).iloc[0]
-    pipes = {p: {"work": float(f[f"work_{p}"]), "time_us": float(f[f"t_chip_{p}_us"]),
-                 "busiest_sm_time_us": float(f[f"t_sm_{p}_us"])} for p in PIPES}
+    pipes = {
+        p: {
+            "work": float(f[f"work_{p}"]),
+            "time_us": float(f[f"t_chip_{p}_us"]),
+            "busiest_sm_time_us": float(f[f"t_sm_{p}_us"]),
+        }
+        for p in PIPES
+    }
     return {
-        "gpu": spec.name, "family": df["family"].iloc[0], "dtype": df["dtype"].iloc[0],
-        "tile_plan": {**{c: float(f[c]) for c in TILE_COLUMNS}, "split_k": float(f["split_k"]),
-                      "origin": str(f["tile_origin"])},
-        "grid_ctas": float(f["grid_ctas"]), "ctas_per_sm": float(f["ctas_per_sm"]), "waves": float(f["waves"]),
-        "wave_efficiency": float(f["wave_efficiency"]), "occupancy": float(f["occupancy"]),
-        "pipes": pipes, "latency_bound_us": float(f["t_latency_us"]), "bound_pipe": str(f["bound_pipe"]),
-        "envelope_us": float(f["t_env_us"]), "lower_bound_us": float(f["t_lower_us"]),
-        "roofline_us": float(f["t_roofline_us"]), "tilesight_us": float(f["t_tilesight_us"]),
+        "gpu": spec.name,
+        "family": df["family"].iloc[0],
+        "dtype": df["dtype"].iloc[0],
+        "tile_plan": {
+            **{c: float(f[c]) for c in TILE_COLUMNS},
+            "split_k": float(f["split_k"]),
+            "origin": str(f["tile_origin"]),
+        },
+        "grid_ctas": float(f["grid_ctas"]),
+        "ctas_per_sm": float(f["ctas_per_sm"]),
+        "waves": float(f["waves"]),
+        "wave_efficiency": float(f["wave_efficiency"]),
+        "occupancy": float(f["occupancy"]),
+        "pipes": pipes,
+        "latency_bound_us": float(f["t_latency_us"]),
+        "bound_pipe": str(f["bound_pipe"]),
+        "envelope_us": float(f["t_env_us"]),
+        "lower_bound_us": float(f["t_lower_us"]),
+        "roofline_us": float(f["t_roofline_us"]),
+        "tilesight_us": float(f["t_tilesight_us"]),
     }
 
 
@@ -369,9 +407,15 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
 
 
 # ------------------------------------------------------------------------------------- profiles
-def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
-                  families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
-                  gpus: str | Iterable[str] | None = None, cache: bool = True) -> pd.DataFrame:
+def load_profiles(
+    data: str | os.PathLike[str] | None = None,
+    *,
+    sources: str | Iterable[str] | None = None,
+    families: str | Iterable[str] | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    gpus: str | Iterable[str] | None = None,
+    cache: bool = True,
+) -> pd.DataFrame:
     """The real measurements of the data directory as one canonical profile table.
 
     Parameters
@@ -407,10 +451,15 @@ def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | 
     return _load(data, sources=sources, families=families, dtypes=dtypes, gpus=gpus, cache=cache)
 
 
-def load_profiles_report(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
-                         families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
-                         gpus: str | Iterable[str] | None = None, cache: bool = True
-                         ) -> tuple[pd.DataFrame, LoadReport]:
+def load_profiles_report(
+    data: str | os.PathLike[str] | None = None,
+    *,
+    sources: str | Iterable[str] | None = None,
+    families: str | Iterable[str] | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    gpus: str | Iterable[str] | None = None,
+    cache: bool = True,
+) -> tuple[pd.DataFrame, LoadReport]:
     """:func:`load_profiles` plus its :class:`pipeweave.sources.LoadReport` (rows per source, drops by reason).
 
     Parameters and Raises: as :func:`load_profiles`.
@@ -430,10 +479,18 @@ def load_profiles_report(data: str | os.PathLike[str] | None = None, *, sources:
 
 
 # ----------------------------------------------------------------------------------- evaluate
-def evaluate(protocol: str = "logo", *, out: str | os.PathLike[str], families: Sequence[str] | None = None,
-             methods: Sequence[str] | None = None, data: str | os.PathLike[str] | None = None,
-             max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
-             progress: bool = True, force: bool = False) -> dict[str, Any]:
+def evaluate(
+    protocol: str = "logo",
+    *,
+    out: str | os.PathLike[str],
+    families: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    progress: bool = True,
+    force: bool = False,
+) -> dict[str, Any]:
     """Run an evaluation protocol over the shared measurements and write its report to ``out``.
 
     Parameters
@@ -484,9 +541,16 @@ def evaluate(protocol: str = "logo", *, out: str | os.PathLike[str], families: S
         raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-shape' or 'dse'")
     from .evaluation import run_evaluation
 
-    return run_evaluation(protocol, families=families, methods=methods, out=Path(out), data=data,
-                          max_train_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators,
-                          progress=progress)
+    return run_evaluation(
+        protocol,
+        families=families,
+        methods=methods,
+        out=Path(out),
+        data=data,
+        max_train_rows_per_gpu=max_train_rows_per_gpu,
+        n_estimators=n_estimators,
+        progress=progress,
+    )
 
 
 # ------------------------------------------------------------------------------ GPUs / diagnose

@@ -34,8 +34,11 @@ from ._errors import DataError, PipeweaveError
 __all__ = ["MEASURABLE_FAMILIES", "main", "measure_plan", "measurement_method", "read_plan"]
 
 #: family -> the ``timing`` label of its measurement method
-MEASURABLE_FAMILIES: dict[str, str] = {"gemm": "do_bench_torch_matmul", "fused_moe": "do_bench_sglang_fused_moe",
-                                       "moe_w13": "do_bench_sglang_fused_moe"}
+MEASURABLE_FAMILIES: dict[str, str] = {
+    "gemm": "do_bench_torch_matmul",
+    "fused_moe": "do_bench_sglang_fused_moe",
+    "moe_w13": "do_bench_sglang_fused_moe",
+}
 _TORCH_DTYPE = {"bfloat16": "bfloat16", "float16": "float16"}
 
 
@@ -70,10 +73,12 @@ def _moe_call(row: pd.Series, device: str):
     import torch
 
     try:
-        from sglang.srt.layers.moe.fused_moe_triton import fused_moe  # type: ignore[import-not-found]
+        from sglang.srt.layers.moe.fused_moe_triton import fused_moe
     except ImportError as exc:
-        raise DataError("fused-MoE rows need sglang installed (its Triton fused_moe kernel)",
-                        hint="pip install sglang, or measure gemm rows only") from exc
+        raise DataError(
+            "fused-MoE rows need sglang installed (its Triton fused_moe kernel)",
+            hint="pip install sglang, or measure gemm rows only",
+        ) from exc
     dt = getattr(torch, _TORCH_DTYPE[str(row["dtype"])])
     ep = int(row.get("moe_ep_size", 1) or 1)
     tp = int(row.get("moe_tp_size", 1) or 1)
@@ -87,14 +92,15 @@ def _moe_call(row: pd.Series, device: str):
     return lambda: fused_moe(x, w1, w2, gating, topk, True)
 
 
-def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 25, rep_ms: int = 100
-                 ) -> pd.DataFrame:
+def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 25, rep_ms: int = 100) -> pd.DataFrame:
     """``plan`` with ``latency_us`` (median of do_bench, us) and ``timing``; skipped rows have NaN."""
-    import torch  # type: ignore[import-not-found]
-    from triton.testing import do_bench  # type: ignore[import-untyped]
+    import torch
+    from triton.testing import do_bench
 
     if not torch.cuda.is_available():
-        raise DataError("no CUDA device: measuring needs the GPU the plan is for", hint="run it on that GPU, or use --dry-run")
+        raise DataError(
+            "no CUDA device: measuring needs the GPU the plan is for", hint="run it on that GPU, or use --dry-run"
+        )
     method = measurement_method(plan)
     lat = np.full(len(plan), np.nan)
     for i, (_, row) in enumerate(plan.iterrows()):  # one real launch per row: a Python loop is the point
@@ -108,8 +114,9 @@ def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 2
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point (see the module docstring)."""
-    p = argparse.ArgumentParser(prog="python -m pipeweave.measure", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m pipeweave.measure", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("plan", help="plan file (pipeweave calibrate plan --out ...)")
     p.add_argument("--out", help="measured profile file to write (.csv/.parquet); required unless --dry-run")
     p.add_argument("--device", default="cuda", help="torch device (default cuda)")
@@ -124,8 +131,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .sources import FAMILY_KEY_COLUMNS
 
             for i, (_, row) in enumerate(plan.iterrows()):
-                shape = " ".join(f"{c}={row[c]:g}" for c in FAMILY_KEY_COLUMNS[str(row["family"])]
-                                 if c in row.index and isinstance(row[c], (int, float)) and np.isfinite(row[c]))
+                shape = " ".join(
+                    f"{c}={row[c]:g}"
+                    for c in FAMILY_KEY_COLUMNS[str(row["family"])]
+                    if c in row.index and isinstance(row[c], (int, float)) and np.isfinite(row[c])
+                )
                 print(f"row {i + 1}: {row['gpu']} {row['family']} {row['dtype']} {shape} -> {method.iloc[i]}")
             n_ok = int((~method.str.startswith("skip")).sum())
             print(f"dry run: {n_ok} of {len(plan)} rows would be measured; nothing written")

@@ -53,11 +53,20 @@ TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "nu
 # ------------------------------------------------------------------------------------ families
 #: Kernel families a profile row can belong to (the front-end registry has one entry per name).
 FAMILIES: tuple[str, ...] = (
-    "gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation",
+    "gemm",
+    "fused_moe",
+    "moe_w13",
+    "attention_context",
+    "attention_generation",
     # the non-tensor pipes (issue 13): bf16 CUDA kernels one CTA per token, FlashInfer batch
     # prefill/decode, and PyTorch FP32 operators on the CUDA cores (NeuSight)
-    "rmsnorm", "silu_mul", "attention_flashinfer",
-    "gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32",
+    "rmsnorm",
+    "silu_mul",
+    "attention_flashinfer",
+    "gemm_fp32",
+    "elementwise_fp32",
+    "softmax_fp32",
+    "layernorm_fp32",
 )
 
 #: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
@@ -129,6 +138,7 @@ def attention_backend(label: object) -> str:
     text = "" if label is None else str(label)
     return DEFAULT_ATTENTION_BACKEND if text in ("", "nan", "None", "<NA>") else text
 
+
 # ------------------------------------------------------------------------------------- sources
 #: Sources of measured latencies the model knows (the ``source`` column; each is also a timing
 #: convention: aiconfigurator = CUDA-graph replay, pipeweave = CUDA events around one launch).
@@ -168,8 +178,11 @@ def moe_w13_default_tiles(num_tokens: Any, num_experts: Any) -> Any:
     import numpy as np
 
     small = np.asarray(num_tokens, dtype=float) <= np.asarray(num_experts, dtype=float)
-    return np.where(np.atleast_1d(small)[:, None], np.array(MOE_W13_SMALL_M_CONFIG, dtype=float),
-                    np.array(MOE_W13_DEFAULT_CONFIG, dtype=float))
+    return np.where(
+        np.atleast_1d(small)[:, None],
+        np.array(MOE_W13_SMALL_M_CONFIG, dtype=float),
+        np.array(MOE_W13_DEFAULT_CONFIG, dtype=float),
+    )
 
 
 # ------------------------------------------------------------------------- config text form
@@ -184,8 +197,10 @@ def parse_tile_config(text: str) -> tuple[int, ...]:
     except ValueError:
         vals = ()
     if len(vals) != len(TILE_COLUMNS) or any(v <= 0 for v in vals):
-        raise DataError(f"tile config {text!r} is not six positive integers",
-                        hint="write BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES, e.g. 64,64,32,8,4,3")
+        raise DataError(
+            f"tile config {text!r} is not six positive integers",
+            hint="write BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES, e.g. 64,64,32,8,4,3",
+        )
     return vals
 
 

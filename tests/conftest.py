@@ -15,6 +15,7 @@ def data_dir():
     except DataError as exc:  # pragma: no cover - CI always has ../shared/datasets
         pytest.skip(f"shared measurements not available: {exc}")
 
+
 @pytest.fixture(scope="session")
 def small_frame(data_dir):
     """~3,000 real rows (gemm bf16 and moe_w13 on a few GPUs), featurized."""

@@ -15,7 +15,7 @@ from pipeweave import DataError, UnknownGPUError
 ROOT = Path(__file__).resolve().parents[1]
 
 #: the "Use from Python" example of the README (kept here verbatim; test_use_from_python_example runs it)
-USE_FROM_PYTHON = '''
+USE_FROM_PYTHON = """
 import pipeweave as pw
 
 # one launch on a GPU that was never measured (a catalog name, a spec file or a GPUSpec)
@@ -42,7 +42,7 @@ print([g.name for g in pw.list_gpus()][:5], pw.get_gpu("H100").sm_count)
 moe = pw.load_profiles(families="moe_w13", gpus=["A100", "H100", "L40"])
 model = pw.PipeweaveRegressor(n_estimators=50).fit(moe)
 print(pw.predict(moe.head(3), model=model))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +83,15 @@ def test_predict_default_source_per_family():
             self.sources = df["source"].astype(str).tolist()
             return np.full(len(df), 1.0)
 
-    w13 = {"family": "moe_w13", "dtype": "bfloat16", "num_tokens": 512, "num_experts": 64, "topk": 8,
-           "hidden_size": 4096, "inter_size": 1536}
+    w13 = {
+        "family": "moe_w13",
+        "dtype": "bfloat16",
+        "num_tokens": 512,
+        "num_experts": 64,
+        "topk": 8,
+        "hidden_size": 4096,
+        "inter_size": 1536,
+    }
     rec = Recorder()
     rows = pd.DataFrame([w13, GEMM, {**GEMM, "source": "pipeweave"}, {**w13, "source": ""}])
     pw.predict(rows, gpu="H100", model=rec)
@@ -102,8 +109,10 @@ def test_predict_needs_a_gpu_and_a_valid_one(tiny_model):
     with pytest.raises(DataError, match="DataFrame, a mapping"):
         pw.predict("gemm", gpu="H100", model=tiny_model)
     # a gpu column works without the argument, and a GPUSpec works as the argument
-    assert pw.predict({**GEMM, "gpu": "H100"}, model=tiny_model).iloc[0] == \
-        pw.predict(GEMM, gpu=pw.get_gpu("H100"), model=tiny_model).iloc[0]
+    assert (
+        pw.predict({**GEMM, "gpu": "H100"}, model=tiny_model).iloc[0]
+        == pw.predict(GEMM, gpu=pw.get_gpu("H100"), model=tiny_model).iloc[0]
+    )
 
 
 def test_featurize_and_explain_agree():

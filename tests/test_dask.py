@@ -12,8 +12,23 @@ import pytest
 dd = pytest.importorskip("dask.dataframe")
 pytest.importorskip("distributed")
 
-LAUNCH = ["family", "dtype", "m", "n", "k", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
-          "moe_tp_size", "moe_ep_size", "distribution", "source", "gpu"]
+LAUNCH = [
+    "family",
+    "dtype",
+    "m",
+    "n",
+    "k",
+    "num_tokens",
+    "hidden_size",
+    "inter_size",
+    "topk",
+    "num_experts",
+    "moe_tp_size",
+    "moe_ep_size",
+    "distribution",
+    "source",
+    "gpu",
+]
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +74,7 @@ def test_pw_predict_accepts_a_dask_frame(client, profiles, tiny_model):
     rows = profiles[LAUNCH].iloc[:50].astype({c: object for c in ("family", "dtype", "distribution", "source", "gpu")})
     got = api.predict(dd.from_pandas(rows, npartitions=3), model=tiny_model)
     assert hasattr(got, "compute")
-    assert np.array_equal(got.compute()["latency_us_pred"].to_numpy(),
-                          api.predict(rows, model=tiny_model).to_numpy())
+    assert np.array_equal(got.compute()["latency_us_pred"].to_numpy(), api.predict(rows, model=tiny_model).to_numpy())
 
 
 def test_predict_files_write_partitioned_parquet(client, profiles, tiny_model, tmp_path):
@@ -122,13 +136,38 @@ def test_cli_predict_and_train_on_a_local_cluster(profiles, tiny_model, tmp_path
 
     path = save_model(tiny_model, tmp_path / "m.ubj")
     profiles[LAUNCH].iloc[:60].to_csv(tmp_path / "in.csv", index=False)
-    rc = main(["predict", "--dask", "local:2", "--model", str(path), "--input", str(tmp_path / "in.csv"),
-               "--output", str(tmp_path / "preds")])
+    rc = main(
+        [
+            "predict",
+            "--dask",
+            "local:2",
+            "--model",
+            str(path),
+            "--input",
+            str(tmp_path / "in.csv"),
+            "--output",
+            str(tmp_path / "preds"),
+        ]
+    )
     assert rc == 0
     got = pd.read_parquet(tmp_path / "preds")
     assert len(got) == 60 and np.isfinite(got["latency_us_pred"]).all()
-    rc = main(["train", "--dask", "local:2", "--families", "gemm", "--max-rows-per-group", "50",
-               "--n-estimators", "5", "--no-progress", "--out", str(tmp_path / "d.ubj")])
+    rc = main(
+        [
+            "train",
+            "--dask",
+            "local:2",
+            "--families",
+            "gemm",
+            "--max-rows-per-group",
+            "50",
+            "--n-estimators",
+            "5",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "d.ubj"),
+        ]
+    )
     assert rc == 0
     stamp = read_stamp(tmp_path / "d.ubj")
     assert stamp["families"] == ["gemm"] and "pipeweave train" in stamp.get("command", "")

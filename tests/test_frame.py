@@ -34,9 +34,13 @@ def test_empty_input():
 
 
 def test_distinct_rows_groups_like_drop_duplicates():
-    frame = pd.DataFrame({"g": ["a", "b", "a", "a", None, None],
-                          "x": [1.0, 1.0, 1.0, 2.0, np.nan, np.nan],
-                          "y": pd.Categorical(["p", "p", "p", "p", "q", "q"])})
+    frame = pd.DataFrame(
+        {
+            "g": ["a", "b", "a", "a", None, None],
+            "x": [1.0, 1.0, 1.0, 2.0, np.nan, np.nan],
+            "y": pd.Categorical(["p", "p", "p", "p", "q", "q"]),
+        }
+    )
     codes, first = distinct_rows(frame)
     assert codes.tolist() == [0, 1, 0, 2, 3, 3]
     assert first.tolist() == [0, 1, 3, 4]

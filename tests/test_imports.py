@@ -61,10 +61,8 @@ def _imported(path: Path) -> list[tuple[int, list[str]]]:
 
 #: ``file: private module`` imports allowed for now, each with its reason (keep this list short)
 KNOWN_EXCEPTIONS: dict[str, str] = {
-    "tests/diagnose/test_diagnose_cli.py: pipeweave.frontend.sass._compile":
-        "monkeypatches the Triton import inside the compile module (no public seam to fake a missing triton)",
-    "tests/triton_autotune/test_autotune.py: pipeweave.frontend.sass._kernels":
-        "needs a real @triton.jit kernel; the kernels module imports triton, so the package cannot re-export it",
+    "tests/diagnose/test_diagnose_cli.py: pipeweave.frontend.sass._compile": "monkeypatches the Triton import inside the compile module (no public seam to fake a missing triton)",
+    "tests/triton_autotune/test_autotune.py: pipeweave.frontend.sass._kernels": "needs a real @triton.jit kernel; the kernels module imports triton, so the package cannot re-export it",
 }
 
 
@@ -99,15 +97,19 @@ def test_the_checker_catches_a_cross_private_import(tmp_path):
     # the rule itself, on hand-made files placed as if they were in the package / tests
     probe_dir = PACKAGE / "baselines"
     probe = probe_dir / "_probe_cross_private_tmp.py"
-    probe.write_text("from ..model._xgb import tree_params\nfrom ..model import tree_params\nfrom ._learned import KernelSight\n")
+    probe.write_text(
+        "from ..model._xgb import tree_params\nfrom ..model import tree_params\nfrom ._learned import KernelSight\n"
+    )
     try:
         bad = cross_private_imports([probe])
     finally:
         probe.unlink()
     assert bad == ["pipeweave/baselines/_probe_cross_private_tmp.py:1 imports pipeweave.model._xgb"]
     tprobe = TESTS / "frontend" / "_probe_cross_private_tmp.py"
-    tprobe.write_text("from pipeweave.frontend._families import FAMILIES\nfrom pipeweave.model._features import x\n"
-                      "from pipeweave._paths import MODELS_DIR\n")
+    tprobe.write_text(
+        "from pipeweave.frontend._families import FAMILIES\nfrom pipeweave.model._features import x\n"
+        "from pipeweave._paths import MODELS_DIR\n"
+    )
     try:
         bad = cross_private_imports([tprobe])
     finally:
@@ -121,10 +123,13 @@ def test_no_cross_subpackage_private_imports():
 
 
 def test_import_pipeweave_is_light():
-    code = ("import sys, time; t = time.perf_counter(); import pipeweave; dt = time.perf_counter() - t; "
-            "print(dt, ','.join(m for m in ('pandas', 'numpy', 'xgboost', 'sklearn', 'scipy') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(ROOT.parent)).stdout.split()
+    code = (
+        "import sys, time; t = time.perf_counter(); import pipeweave; dt = time.perf_counter() - t; "
+        "print(dt, ','.join(m for m in ('pandas', 'numpy', 'xgboost', 'sklearn', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT.parent)
+    ).stdout.split()
     assert out[1:] == [], f"import pipeweave pulled in {out[1:]}"
     assert float(out[0]) < 0.3
 
@@ -132,8 +137,19 @@ def test_import_pipeweave_is_light():
 def test_public_names_are_lazy_and_listed():
     import pipeweave as pw
 
-    for name in ("predict", "load_model", "featurize", "explain", "PipeweaveRegressor", "load_profiles",
-                 "load_profiles_report", "evaluate", "get_gpu", "list_gpus", "diagnose"):
+    for name in (
+        "predict",
+        "load_model",
+        "featurize",
+        "explain",
+        "PipeweaveRegressor",
+        "load_profiles",
+        "load_profiles_report",
+        "evaluate",
+        "get_gpu",
+        "list_gpus",
+        "diagnose",
+    ):
         assert name in pw.__all__ and name in dir(pw)
         assert callable(getattr(pw, name)), name
     assert pw.vocab.TILE_COLUMNS[0] == "block_m"

@@ -9,6 +9,7 @@ included) inside ``raise`` statements, inside calls to exception classes (``...E
 ``--flag``. Command lines of the external tool ``ncu`` (Nsight Compute, whose flags a user must type
 to export a profile) are exempt.
 """
+
 from __future__ import annotations
 
 import ast
@@ -72,8 +73,11 @@ def test_checker_finds_flags_in_raise_hint_and_fstring():
     assert sorted(h[1] for h in flags_in_messages(src)) == ["--dask", "--gpu", "--top"]
 
 
-@pytest.mark.parametrize("path", sorted(p for p in PKG.rglob("*.py") if not _exempt(p.relative_to(PKG).as_posix())),
-                         ids=lambda p: p.relative_to(PKG).as_posix())
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in PKG.rglob("*.py") if not _exempt(p.relative_to(PKG).as_posix())),
+    ids=lambda p: p.relative_to(PKG).as_posix(),
+)
 def test_library_messages_name_no_cli_flags(path):
     hits = flags_in_messages(path.read_text(encoding="utf-8"), str(path))
     assert not hits, "\n".join(f"{path}:{line}: {flag} in {text!r}" for line, flag, text in hits)
@@ -84,12 +88,18 @@ def test_scan_covers_the_library():
     assert len(scanned) > 50 and any(p.name == "_dask.py" for p in scanned)
 
 
-@pytest.mark.parametrize("argv, expect", [
-    (["diagnose", "--gpu", "H100", "--top", "0"], ["--top", "got 0"]),
-    (["diagnose", "--gpu", "H100", "--measured-us", "-3"], ["--measured-us", "-3.0"]),
-    (["profiles", "import", "--from", "ncu", "missing.csv", "--out", "{tmp}/x.csv"], ["--shapes"]),
-    (["profiles", "import", "--from", "canonical", "missing.csv", "--out", "{tmp}/x.txt"], ["--out", "x.txt", ".csv"]),
-])
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["diagnose", "--gpu", "H100", "--top", "0"], ["--top", "got 0"]),
+        (["diagnose", "--gpu", "H100", "--measured-us", "-3"], ["--measured-us", "-3.0"]),
+        (["profiles", "import", "--from", "ncu", "missing.csv", "--out", "{tmp}/x.csv"], ["--shapes"]),
+        (
+            ["profiles", "import", "--from", "canonical", "missing.csv", "--out", "{tmp}/x.txt"],
+            ["--out", "x.txt", ".csv"],
+        ),
+    ],
+)
 def test_cli_layer_names_its_own_flags(argv, expect, tmp_path, capsys):
     """The CLI, not the library, tells a command-line user which flag to fix (bad value and fix named)."""
     from pipeweave.cli.main import main

@@ -17,8 +17,10 @@ from pipeweave import vocab
 
 
 def test_vocab_imports_no_heavy_libraries():
-    code = ("import sys, pipeweave.vocab; "
-            "print(','.join(m for m in ('pandas', 'xgboost', 'sklearn', 'numpy') if m in sys.modules))")
+    code = (
+        "import sys, pipeweave.vocab; "
+        "print(','.join(m for m in ('pandas', 'xgboost', 'sklearn', 'numpy') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
 
@@ -45,7 +47,7 @@ def test_families_dtypes_and_sources_come_from_vocab():
 
     assert FAMILIES is vocab.FAMILIES and DTYPES is vocab.DTYPES
     names = model_feature_names()
-    assert [n[len("source_"):] for n in names if n.startswith("source_")] == list(vocab.SOURCES)
+    assert [n[len("source_") :] for n in names if n.startswith("source_")] == list(vocab.SOURCES)
     # every family of the vocabulary has a front-end registry entry (and a default source)
     assert set(vocab.FAMILIES) <= set(registry)
     assert all(vocab.default_source(f) in vocab.SOURCES for f in vocab.FAMILIES)
@@ -59,11 +61,17 @@ def test_generations_one_order():
     assert vocab.GENERATIONS[:3] == ("pascal", "volta", "turing")
     assert list(vocab.LOGO_GENERATIONS) == vocab.order_generations(vocab.LOGO_GENERATIONS)  # a subset, in order
     assert set(vocab.LOGO_GENERATIONS) <= set(vocab.GENERATIONS)
-    assert order_generations(pd.Series(["blackwell", "ampere", "zeta", "volta"])) == \
-        vocab.order_generations(["blackwell", "ampere", "zeta", "volta"]) == ["volta", "ampere", "blackwell", "zeta"]
+    assert (
+        order_generations(pd.Series(["blackwell", "ampere", "zeta", "volta"]))
+        == vocab.order_generations(["blackwell", "ampere", "zeta", "volta"])
+        == ["volta", "ampere", "blackwell", "zeta"]
+    )
     # every catalog GPU has a known generation
-    gens = {g.generation for g in list_gpus()} if not isinstance(list_gpus(), pd.DataFrame) else \
-        set(list_gpus()["generation"])
+    gens = (
+        {g.generation for g in list_gpus()}
+        if not isinstance(list_gpus(), pd.DataFrame)
+        else set(list_gpus()["generation"])
+    )
     assert gens <= set(vocab.GENERATIONS)
 
 
@@ -80,9 +88,19 @@ def test_cli_offers_every_generation_and_backend():
     assert _cli_choices("predict", "backend") == vocab.ATTENTION_BACKENDS + vocab.FLASHINFER_BACKENDS
 
 
-@pytest.mark.parametrize("sm,cls,asyn", [(70, "legacy", False), (80, "mma_sync", False), (86, "mma_sync", False),
-                                          (89, "mma_sync", False), (90, "wgmma", True), (100, "tcgen05", True),
-                                          (103, "tcgen05", True), (120, "mma_sync", False)])
+@pytest.mark.parametrize(
+    "sm,cls,asyn",
+    [
+        (70, "legacy", False),
+        (80, "mma_sync", False),
+        (86, "mma_sync", False),
+        (89, "mma_sync", False),
+        (90, "wgmma", True),
+        (100, "tcgen05", True),
+        (103, "tcgen05", True),
+        (120, "mma_sync", False),
+    ],
+)
 def test_arch_classes_have_honest_names(sm, cls, asyn):
     # the old helper was called "_hopper_class" but was also true for sm_100 (Blackwell)
     assert vocab.arch_class(sm) == cls
@@ -103,7 +121,9 @@ def test_moe_w13_default_rule_written_once():
 
     rows = pd.DataFrame({"num_tokens": [8.0, 64.0, 65.0, 4096.0], "num_experts": [64.0, 64.0, 64.0, 64.0]})
     tiles = vocab.moe_w13_default_tiles(rows["num_tokens"], rows["num_experts"])
-    assert [tuple(r) for r in tiles.astype(int)] == [vocab.MOE_W13_SMALL_M_CONFIG] * 2 + [vocab.MOE_W13_DEFAULT_CONFIG] * 2
+    assert [tuple(r) for r in tiles.astype(int)] == [vocab.MOE_W13_SMALL_M_CONFIG] * 2 + [
+        vocab.MOE_W13_DEFAULT_CONFIG
+    ] * 2
     src = pipeweave_moe_default_config(rows)
     np.testing.assert_array_equal(src[list(vocab.TILE_COLUMNS)].to_numpy(dtype=float), tiles)
     import pipeweave.diagnose as d
@@ -127,8 +147,12 @@ def test_one_config_parser_for_cli_and_sass(capsys):
         with pytest.raises(DataError, match="BLOCK_M"):
             SassConfig.parse(bad)
         # the CLI names its flag and the value, exit status 2
-        assert main(["explain", "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                     "--config", bad]) == 2
+        assert (
+            main(
+                ["explain", "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--config", bad]
+            )
+            == 2
+        )
         err = capsys.readouterr().err
         assert "--config" in err and repr(bad) in err
     # the library error does not name a CLI flag
@@ -160,8 +184,9 @@ def test_residency_limits_agree_between_the_catalog_and_the_sass_front_end():
         except CompileError:  # pre-Ampere parts: no SASS front-end target
             continue
         for warps in (1, 4, 8, 16):
-            assert occupancy(arch, num_warps=warps, registers=0, shared_bytes=0) == \
-                min(g.max_ctas_per_sm, g.max_warps_per_sm // warps), (g.name, arch, warps)
+            assert occupancy(arch, num_warps=warps, registers=0, shared_bytes=0) == min(
+                g.max_ctas_per_sm, g.max_warps_per_sm // warps
+            ), (g.name, arch, warps)
         # the catalog's opt-in shared memory per CTA fits one CTA in the arch table (1 KiB reserved)
         assert occupancy(arch, num_warps=4, registers=0, shared_bytes=int(g.smem_per_cta_kib * 1024) - 1024) >= 1
         checked += 1

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def shipped() -> dict[str, tuple[str, ...]]:
     src = (ROOT / "setup.py").read_text()
-    block = src[src.index("SHIPPED"):src.index("}", src.index("SHIPPED")) + 1]
+    block = src[src.index("SHIPPED") : src.index("}", src.index("SHIPPED")) + 1]
     return eval(block.split("=", 1)[1])  # a literal dict of folder -> glob patterns
 
 
@@ -33,8 +33,15 @@ def test_shipped_files_exist_and_cover_what_the_package_reads(shipped):
 
     assert set(shipped) == set(_paths.SHIPPED_FOLDERS)
     files = {p.resolve() for folder, pats in shipped.items() for pat in pats for p in (ROOT / folder).glob(pat)}
-    for f in (CATALOG_PATH, DEFAULT_MODEL_PATH, DEFAULT_RANKER_PATH, DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH,
-              CACHE_FILE, *MANIFEST_DIR.glob("*.toml")):
+    for f in (
+        CATALOG_PATH,
+        DEFAULT_MODEL_PATH,
+        DEFAULT_RANKER_PATH,
+        DEFAULT_CEILING_PATH,
+        DEFAULT_LATENCY_PATH,
+        CACHE_FILE,
+        *MANIFEST_DIR.glob("*.toml"),
+    ):
         assert Path(f).resolve() in files, f"the wheel would not ship {f}"
 
 
@@ -60,6 +67,9 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 def test_cpu_requirements_match_the_project_dependencies():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    cpu = [line.strip() for line in (ROOT / "requirements-cpu.txt").read_text().splitlines()
-           if line.strip() and not line.startswith("#")]
+    cpu = [
+        line.strip()
+        for line in (ROOT / "requirements-cpu.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert cpu == [d.replace("xgboost>=", "xgboost-cpu>=") if d.startswith("xgboost") else d for d in deps]

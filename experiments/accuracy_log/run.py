@@ -49,20 +49,51 @@ def _register(name: str, desc: str, **params) -> None:
 
 
 _register("no_sass", "no SASS feature group (Triton families)", use_sass=False)
-_register("no_gpu_id", "drop the per-GPU constant spec features (l2_bw_over_dram_bw, log2_ridge, mma_generation)",
-          drop_features=("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation"))
-_register("no_tile_ids", "drop the raw tile-plan columns (block_m/n/k, group_m, warps, stages)",
-          drop_features=("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"))
-_register("no_gpu_id_no_tile", "drop per-GPU spec constants and raw tile columns",
-          drop_features=("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation",
-                         "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"))
+_register(
+    "no_gpu_id",
+    "drop the per-GPU constant spec features (l2_bw_over_dram_bw, log2_ridge, mma_generation)",
+    drop_features=("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation"),
+)
+_register(
+    "no_tile_ids",
+    "drop the raw tile-plan columns (block_m/n/k, group_m, warps, stages)",
+    drop_features=("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"),
+)
+_register(
+    "no_gpu_id_no_tile",
+    "drop per-GPU spec constants and raw tile columns",
+    drop_features=(
+        "l2_bw_over_dram_bw",
+        "log2_ridge_flop_per_byte",
+        "mma_generation",
+        "block_m",
+        "block_n",
+        "block_k",
+        "group_m",
+        "num_warps",
+        "num_stages",
+    ),
+)
 
 
 #: screening only (before the catalog had the fields): board power (W) and memory technology per GPU,
 #: from the vendors' data sheets (the URLs are in datasets/gpus.toml once a field is adopted)
-_TDP_W = {"A100-SXM": 400, "L40S": 350, "H100-SXM": 700, "H200-SXM": 700, "B200": 1000, "GB200": 1200,
-          "RTX-PRO-6000-S": 600, "A40": 300, "RTX-A6000": 300, "L40": 300, "L20": 275, "RTX-6000-Ada": 300,
-          "H20": 400, "H800": 700}
+_TDP_W = {
+    "A100-SXM": 400,
+    "L40S": 350,
+    "H100-SXM": 700,
+    "H200-SXM": 700,
+    "B200": 1000,
+    "GB200": 1200,
+    "RTX-PRO-6000-S": 600,
+    "A40": 300,
+    "RTX-A6000": 300,
+    "L40": 300,
+    "L20": 275,
+    "RTX-6000-Ada": 300,
+    "H20": 400,
+    "H800": 700,
+}
 _GDDR = {"A40", "RTX-A6000", "L40", "L40S", "L20", "RTX-6000-Ada", "RTX-PRO-6000-S"}
 
 
@@ -93,15 +124,41 @@ def _gemm_plan_cols(f: pd.DataFrame) -> dict:
     for is_h in (False, True):
         cand = gemm_candidates(is_h, False)
         cand = cand[cand["split_k"] == 1].to_numpy()
-        envs.append(np.column_stack([
-            envelope_us(tiled_matmul("gemm", rows=m, n=n, k=k, bm=c[0], bn=c[1], bk=c[2], group_m=c[3], warps=c[4],
-                                     stages=c[5], a_bytes=2.0, b_bytes=2.0, out_bytes=2.0, tensor_rate=rate, spec=spec,
-                                     multicast=_cublas_multicast(m, c[0], hc)), spec) for c in cand]))
+        envs.append(
+            np.column_stack(
+                [
+                    envelope_us(
+                        tiled_matmul(
+                            "gemm",
+                            rows=m,
+                            n=n,
+                            k=k,
+                            bm=c[0],
+                            bn=c[1],
+                            bk=c[2],
+                            group_m=c[3],
+                            warps=c[4],
+                            stages=c[5],
+                            a_bytes=2.0,
+                            b_bytes=2.0,
+                            out_bytes=2.0,
+                            tensor_rate=rate,
+                            spec=spec,
+                            multicast=_cublas_multicast(m, c[0], hc),
+                        ),
+                        spec,
+                    )
+                    for c in cand
+                ]
+            )
+        )
     E = np.where(hc[:, None], envs[1], envs[0])
     env = f["t_env_us"].to_numpy(dtype=float)
-    return {"log2_plan_min_over_env": np.log2(E.min(axis=1) / env),
-            "log2_plan_q25_over_env": np.log2(np.quantile(E, 0.25, axis=1) / env),
-            "log2_plan_median_over_env": np.log2(np.median(E, axis=1) / env)}
+    return {
+        "log2_plan_min_over_env": np.log2(E.min(axis=1) / env),
+        "log2_plan_q25_over_env": np.log2(np.quantile(E, 0.25, axis=1) / env),
+        "log2_plan_median_over_env": np.log2(np.median(E, axis=1) / env),
+    }
 
 
 _register("plans", "+ unsplit candidate-tile envelopes (min, q25, median) over the chosen plan's", add=_gemm_plan_cols)
@@ -109,14 +166,19 @@ _register("depth4", "max_depth 4 (default 6)", max_depth=4)
 _register("depth8", "max_depth 8", max_depth=8)
 _register("mcw100", "min_child_weight 100 (default 20)", min_child_weight=100.0)
 _register("colsample05", "colsample_bytree 0.5 (default 0.8)", colsample_bytree=0.5)
+
+
 def _ep_sem_cols(f: pd.DataFrame) -> dict:
     sem = f["moe_ep_semantics"].astype(object).fillna("").astype(str).to_numpy()
     ep = pd.to_numeric(f["moe_ep_size"], errors="coerce").fillna(1.0).to_numpy()
     return {"moe_ep_all_tokens": ((sem == "rank_all_tokens") & (ep > 1)).astype(float)}
 
 
-_register("ep_semantics", "+ manifest flag: EP row timed all T x topk rows in the rank's grid (moe_ep_semantics)",
-          add=_ep_sem_cols)
+_register(
+    "ep_semantics",
+    "+ manifest flag: EP row timed all T x topk rows in the rank's grid (moe_ep_semantics)",
+    add=_ep_sem_cols,
+)
 _SHAPE_LOG2 = ("m", "n", "k", "num_tokens", "hidden_size", "inter_size", "num_experts", "topk")
 _ATTN_SHAPE_LOG2 = ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step")
 
@@ -138,32 +200,58 @@ def _shape_cols(f: pd.DataFrame) -> dict:
     return out
 
 
-_register("shape", "+ log2 of the raw shape columns (m, n, k; MoE: tokens, hidden, inter, experts, topk)",
-          add=_shape_cols)
+_register(
+    "shape", "+ log2 of the raw shape columns (m, n, k; MoE: tokens, hidden, inter, experts, topk)", add=_shape_cols
+)
 _register("q50", "median objective (pinball 0.5 on the log ratio) instead of squared error", quantile=0.5)
-_register("balance_gen", "training rows weighted so that each generation has the same total weight",
-          balance="generation")
+_register(
+    "balance_gen", "training rows weighted so that each generation has the same total weight", balance="generation"
+)
 _register("q50_mcw100", "median objective + min_child_weight 100", quantile=0.5, min_child_weight=100.0)
 _register("shape_q50", "shape columns + median objective", add=_shape_cols, quantile=0.5)
-_register("shape_q50_mcw100", "shape columns + median objective + min_child_weight 100", add=_shape_cols,
-          quantile=0.5, min_child_weight=100.0)
+_register(
+    "shape_q50_mcw100",
+    "shape columns + median objective + min_child_weight 100",
+    add=_shape_cols,
+    quantile=0.5,
+    min_child_weight=100.0,
+)
 _register("ep_q50", "EP semantics flag + median objective", add=_ep_sem_cols, quantile=0.5)
 _register("ep_shape", "EP semantics flag + shape columns", add=lambda f: {**_ep_sem_cols(f), **_shape_cols(f)})
-_register("ep_shape_q50", "EP semantics flag + shape columns + median objective",
-          add=lambda f: {**_ep_sem_cols(f), **_shape_cols(f)}, quantile=0.5)
-_register("attn_shape", "+ log2 of the attention shape columns (batch, isl, heads, kv heads, head_dim, step)",
-          add=_attn_shape_cols)
+_register(
+    "ep_shape_q50",
+    "EP semantics flag + shape columns + median objective",
+    add=lambda f: {**_ep_sem_cols(f), **_shape_cols(f)},
+    quantile=0.5,
+)
+_register(
+    "attn_shape",
+    "+ log2 of the attention shape columns (batch, isl, heads, kv heads, head_dim, step)",
+    add=_attn_shape_cols,
+)
 _register("attn_shape_q50", "attention shape columns + median objective", add=_attn_shape_cols, quantile=0.5)
+
+
 def _ep_gate_cols(f: pd.DataFrame) -> dict:
     flag = _ep_sem_cols(f)["moe_ep_all_tokens"]
-    return {"moe_ep_all_tokens": flag,
-            "log2_ep_all_rows_gated": flag * f["log2_ep_all_rows_over_env"].to_numpy(dtype=float)}
+    return {
+        "moe_ep_all_tokens": flag,
+        "log2_ep_all_rows_gated": flag * f["log2_ep_all_rows_over_env"].to_numpy(dtype=float),
+    }
 
 
-_register("ep_gate", "EP flag + the all-rows envelope ratio only where the flag says all rows were timed "
-          "(replaces log2_ep_all_rows_over_env)", add=_ep_gate_cols, drop_features=("log2_ep_all_rows_over_env",))
-_register("no_moe_shape", "without the MoE shape features (the recipe before them)",
-          drop_features=tuple(f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")))
+_register(
+    "ep_gate",
+    "EP flag + the all-rows envelope ratio only where the flag says all rows were timed "
+    "(replaces log2_ep_all_rows_over_env)",
+    add=_ep_gate_cols,
+    drop_features=("log2_ep_all_rows_over_env",),
+)
+_register(
+    "no_moe_shape",
+    "without the MoE shape features (the recipe before them)",
+    drop_features=tuple(f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")),
+)
 _register("seed1", "the base recipe with random_state=1 (noise level of the comparison)", random_state=1)
 _register("tdp_per_tflop", "+ log2(board power W / peak bf16 tensor TFLOPS)", add=_tdp_cols)
 _register("gddr", "+ memory technology flag (GDDR vs HBM)", add=_gddr_cols)
@@ -196,8 +284,9 @@ def _fit_predict(train: pd.DataFrame, test: pd.DataFrame, params: dict, cap: int
         mf.FEATURES = saved
 
 
-def score(frame: pd.DataFrame, params: dict, *, cap: int = 4000, inner: bool = True,
-          inner_test_rows: int = 10000) -> dict:
+def score(
+    frame: pd.DataFrame, params: dict, *, cap: int = 4000, inner: bool = True, inner_test_rows: int = 10000
+) -> dict:
     """Outer LOGO MAPE per generation and, per outer fold, the nested inner LOGO mean MAPE.
 
     Inner fold (outer g, inner h) trains on the generations other than g and h: one fit per pair
@@ -224,7 +313,7 @@ def score(frame: pd.DataFrame, params: dict, *, cap: int = 4000, inner: bool = T
             test_idx[h] = ti
         pair: dict[tuple[str, str], float] = {}
         for a_i, a in enumerate(gens):
-            for b in gens[a_i + 1:]:
+            for b in gens[a_i + 1 :]:
                 tr = (gen != a) & (gen != b)
                 both = np.concatenate([test_idx[a], test_idx[b]])
                 p = _fit_predict(frame[tr], frame.iloc[both], params, cap)
@@ -241,27 +330,36 @@ def _fmt(d: dict) -> str:
 
 
 def write_md(path: Path, records: list[dict]) -> None:
-    lines = ["# Accuracy log (issue 17): variants tried, leave-one-generation-out MAPE (%)", "",
-             "Written by `python experiments/accuracy_log/run.py` (see its docstring). `outer` = MAPE on the",
-             "held-out generation (ampere / ada / hopper / blackwell), the way `pipeweave evaluate --protocol logo`",
-             "scores the pipeweave method (4,000 seeded training rows per GPU, 200 trees; one XGBoost thread here,",
-             "so the numbers differ from a 2-thread `evaluate` run by up to ~1 point: compare rows of one table).",
-             "`inner` = for each outer fold, the mean MAPE of nested leave-one-generation-out inside its three",
-             "training generations (10,000 seeded test rows per inner fold); the held-out generation is never",
-             "touched. **Decisions use `inner` only** (plus an a-priori physical argument where one is given);",
-             "`outer` is reported, not used. `frame` = the code state the rows were featurized with.", ""]
+    lines = [
+        "# Accuracy log (issue 17): variants tried, leave-one-generation-out MAPE (%)",
+        "",
+        "Written by `python experiments/accuracy_log/run.py` (see its docstring). `outer` = MAPE on the",
+        "held-out generation (ampere / ada / hopper / blackwell), the way `pipeweave evaluate --protocol logo`",
+        "scores the pipeweave method (4,000 seeded training rows per GPU, 200 trees; one XGBoost thread here,",
+        "so the numbers differ from a 2-thread `evaluate` run by up to ~1 point: compare rows of one table).",
+        "`inner` = for each outer fold, the mean MAPE of nested leave-one-generation-out inside its three",
+        "training generations (10,000 seeded test rows per inner fold); the held-out generation is never",
+        "touched. **Decisions use `inner` only** (plus an a-priori physical argument where one is given);",
+        "`outer` is reported, not used. `frame` = the code state the rows were featurized with.",
+        "",
+    ]
     for fam in sorted({r["family"] for r in records}):
         for frame in dict.fromkeys(r.get("frame", "") for r in records if r["family"] == fam):
             rows = [r for r in records if r["family"] == fam and r.get("frame", "") == frame]
-            lines += [f"## {fam} - frame: {frame}", "",
-                      "| variant | outer a / ada / h / b | mean outer | inner (per outer fold) | mean inner | description | decision |",
-                      "|---|---|---:|---|---:|---|---|"]
+            lines += [
+                f"## {fam} - frame: {frame}",
+                "",
+                "| variant | outer a / ada / h / b | mean outer | inner (per outer fold) | mean inner | description | decision |",
+                "|---|---|---:|---|---:|---|---|",
+            ]
             for r in rows:
                 o, i = r["outer"], r["inner"]
                 mi = f"{np.mean(list(i.values())):.2f}" if i else "-"
                 dec = DECISIONS.get((fam, r["variant"]), DECISIONS.get(r["variant"], ""))
-                lines.append(f"| {r['variant']} | {_fmt(o)} | {np.mean(list(o.values())):.2f} | "
-                             f"{_fmt(i) if i else '-'} | {mi} | {r['desc']} | {dec} |")
+                lines.append(
+                    f"| {r['variant']} | {_fmt(o)} | {np.mean(list(o.values())):.2f} | "
+                    f"{_fmt(i) if i else '-'} | {mi} | {r['desc']} | {dec} |"
+                )
             lines.append("")
     lines += ["## Notes", "", *NOTES, ""]
     path.write_text("\n".join(lines) + "\n")
@@ -270,7 +368,7 @@ def write_md(path: Path, records: list[dict]) -> None:
 #: decision per variant (or per (family, variant)), made on the inner folds; see NOTES
 DECISIONS: dict = {
     ("gemm_bf16", "base"): "reference (in the `CTA pair` frame: the kept front-end change, a-priori physics, "
-                           "inner 18.97 -> 18.36)",
+    "inner 18.97 -> 18.36)",
     ("fused_moe_bf16", "base"): "reference",
     ("attention_generation", "base"): "reference",
     "no_gpu_id": "dropped (inner 19.22 vs 18.97)",
@@ -293,7 +391,7 @@ DECISIONS: dict = {
     "ep_q50": "dropped (q50 alone worse; combination within noise of ep_semantics)",
     "ep_shape_q50": "dropped (shape and q50 not kept)",
     "ep_gate": "dropped: best inner mean, but per-fold nested selection over {base, ep_semantics, ep_gate} "
-               "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
+    "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
     "attn_shape": "dropped (inner worse)",
     "no_moe_shape": "moe_w13 without the MoE shape features: inner 11.28 vs 10.94 with them: kept them",
 }
@@ -330,9 +428,13 @@ NOTES: list[str] = [
 
 def anatomy(frame: pd.DataFrame, fam: str, folds: tuple[str, ...], out: Path) -> None:
     """Per-GPU MAPE and median predicted/measured by latency bin and bound pipe for some outer folds."""
-    lines = [f"# Error anatomy of the pipeweave method, {fam} (written by `run.py --anatomy`)", "",
-             "Outer leave-one-generation-out folds, the base recipe (4,000 training rows per GPU, one thread).",
-             "`pred/meas` = median predicted over measured latency (> 1: predicted too slow).", ""]
+    lines = [
+        f"# Error anatomy of the pipeweave method, {fam} (written by `run.py --anatomy`)",
+        "",
+        "Outer leave-one-generation-out folds, the base recipe (4,000 training rows per GPU, one thread).",
+        "`pred/meas` = median predicted over measured latency (> 1: predicted too slow).",
+        "",
+    ]
     sub = frame[frame["eval_family"] == fam].reset_index(drop=True)
     gen = sub["generation"].to_numpy()
     for g in folds:
@@ -344,8 +446,11 @@ def anatomy(frame: pd.DataFrame, fam: str, folds: tuple[str, ...], out: Path) ->
         t["latency_bin_us"] = pd.cut(t["latency_us"], [0, 5, 10, 30, 100, 1000, np.inf]).astype(str)
         t["bound_pipe"] = t["bound_pipe"].astype(str)
         for key in ("latency_bin_us", "bound_pipe"):
-            agg = t.groupby(["gpu", key], observed=True).agg(rows=("ape", "size"), mape=("ape", "mean"),
-                                                              pred_over_meas=("pm", "median")).round(2)
+            agg = (
+                t.groupby(["gpu", key], observed=True)
+                .agg(rows=("ape", "size"), mape=("ape", "mean"), pred_over_meas=("pm", "median"))
+                .round(2)
+            )
             lines += [f"## held out: {g}, by {key}", "", "```", agg.to_string(), "```", ""]
     (out / f"anatomy_{fam}.md").write_text("\n".join(lines) + "\n")
 
@@ -358,14 +463,27 @@ def main() -> None:
     ap.add_argument("--no-inner", action="store_true")
     ap.add_argument("--out", default=str(HERE))
     ap.add_argument("--label", default="current code", help="the code state the frame was featurized with")
-    ap.add_argument("--collect", nargs="+", metavar="JSONL=LABEL", default=None,
-                    help="only merge earlier runs' results.jsonl files (each with its frame label) into --out")
-    ap.add_argument("--anatomy", nargs="*", metavar="FOLD", default=None,
-                    help="write anatomy_<family>.md for these held-out generations instead of scoring variants")
+    ap.add_argument(
+        "--collect",
+        nargs="+",
+        metavar="JSONL=LABEL",
+        default=None,
+        help="only merge earlier runs' results.jsonl files (each with its frame label) into --out",
+    )
+    ap.add_argument(
+        "--anatomy",
+        nargs="*",
+        metavar="FOLD",
+        default=None,
+        help="write anatomy_<family>.md for these held-out generations instead of scoring variants",
+    )
     args = ap.parse_args()
     if args.anatomy is not None:
-        frame = pd.read_pickle(args.cache) if args.cache and Path(args.cache).exists() else \
-            load_eval_frame(None, args.families)[0]
+        frame = (
+            pd.read_pickle(args.cache)
+            if args.cache and Path(args.cache).exists()
+            else load_eval_frame(None, args.families)[0]
+        )
         for fam in args.families:
             anatomy(frame, fam, tuple(args.anatomy or GENERATIONS), Path(args.out))
         return
@@ -404,8 +522,14 @@ def main() -> None:
                 params["use_sass"] = False
             t0 = time.perf_counter()
             res = score(sub, params, inner=not args.no_inner)
-            rec = {"family": fam, "variant": name, "desc": desc, **res, "seconds": round(time.perf_counter() - t0, 1),
-                   "frame": args.label}
+            rec = {
+                "family": fam,
+                "variant": name,
+                "desc": desc,
+                **res,
+                "seconds": round(time.perf_counter() - t0, 1),
+                "frame": args.label,
+            }
             print(json.dumps(rec), flush=True)
             with log.open("a") as fh:
                 fh.write(json.dumps(rec) + "\n")

@@ -25,41 +25,59 @@ import pandas as pd
 
 from pipeweave._io import atomic_write_json, atomic_write_text
 from pipeweave.frontend import featurize
-from pipeweave.model import PipeweaveRegressor
-from pipeweave.model import cap_rows, prepare_training_frame
+from pipeweave.model import PipeweaveRegressor, cap_rows, prepare_training_frame
 from pipeweave.sources import load_profiles
 from pipeweave.vocab import order_generations
 
-ABLATION_FAMILIES = {"gemm_bf16": "gemm", "fused_moe_bf16": "fused_moe", "attention_context": "attention_context",
-                     "attention_generation": "attention_generation"}
+ABLATION_FAMILIES = {
+    "gemm_bf16": "gemm",
+    "fused_moe_bf16": "fused_moe",
+    "attention_context": "attention_context",
+    "attention_generation": "attention_generation",
+}
 
 
 def ep_scaling(data: str | None) -> pd.DataFrame:
     df = load_profiles(data, families=["fused_moe"], dtypes=["bfloat16"], sources=["aiconfigurator"])
-    d = df[(df["moe_tp_size"] == 1) & (df["distribution"].astype(str) == "balanced") & (df["num_experts"] == 512)
-           & (df["topk"] == 22) & (df["hidden_size"] == 4096) & (df["inter_size"] == 2688)
-           & (df["num_tokens"] == 16384)]
+    d = df[
+        (df["moe_tp_size"] == 1)
+        & (df["distribution"].astype(str) == "balanced")
+        & (df["num_experts"] == 512)
+        & (df["topk"] == 22)
+        & (df["hidden_size"] == 4096)
+        & (df["inter_size"] == 2688)
+        & (df["num_tokens"] == 16384)
+    ]
     t = d.pivot_table(index="gpu", columns="moe_ep_size", values="latency_us", aggfunc="median", observed=True)
     return t.div(t[1.0], axis=0).round(3)
 
 
 def gemm_pipes() -> pd.DataFrame:
-    rows = pd.DataFrame([dict(family="gemm", gpu="H100-SXM", dtype=d, m=8192, n=8192, k=8192)
-                         for d in ("fp8", "bfloat16")])
+    rows = pd.DataFrame(
+        [dict(family="gemm", gpu="H100-SXM", dtype=d, m=8192, n=8192, k=8192) for d in ("fp8", "bfloat16")]
+    )
     f = featurize(rows)
     cols = ["t_sm_tensor_us", "t_sm_l2_us", "t_sm_smem_us", "t_chip_dram_us", "t_env_us"]
-    out = f[cols].round(1).assign(dtype=rows["dtype"].to_numpy(),
-                                  l2_over_tensor=(f["t_sm_l2_us"] / f["t_sm_tensor_us"]).round(2))
+    out = (
+        f[cols]
+        .round(1)
+        .assign(dtype=rows["dtype"].to_numpy(), l2_over_tensor=(f["t_sm_l2_us"] / f["t_sm_tensor_us"]).round(2))
+    )
     return out.set_index("dtype")
 
 
 def attention_efficiency(data: str | None) -> pd.DataFrame:
     df = load_profiles(data, families=["attention_context"], sources=["aiconfigurator"])
     frame, _ = prepare_training_frame(df)
-    f = frame.assign(measured_over_env=frame["latency_us"] / frame["t_env_us"],
-                     lower_over_measured=frame["t_lower_us"] / frame["latency_us"])
-    return (f.groupby(["gpu", "backend", "dtype"], observed=True)[["measured_over_env", "lower_over_measured"]]
-            .median().round(3))
+    f = frame.assign(
+        measured_over_env=frame["latency_us"] / frame["t_env_us"],
+        lower_over_measured=frame["t_lower_us"] / frame["latency_us"],
+    )
+    return (
+        f.groupby(["gpu", "backend", "dtype"], observed=True)[["measured_over_env", "lower_over_measured"]]
+        .median()
+        .round(3)
+    )
 
 
 def drop_mma_generation(data: str | None) -> dict:
@@ -95,24 +113,44 @@ def main(argv: list[str] | None = None) -> int:
     ep, pipes, abl = ep_scaling(args.data), gemm_pipes(), drop_mma_generation(args.data)
     attn = attention_efficiency(args.data)
     out = Path(args.out)
-    atomic_write_json(out / "results.json", {
-        "fused_moe_latency_over_ep1": {g: {str(int(k)): v for k, v in r.items()} for g, r in ep.iterrows()},
-        "h100_gemm_8192_pipes_us": pipes.to_dict(orient="index"),
-        "logo_mape_mma_generation_ablation": abl,
-        "prefill_attention_medians": {" / ".join(map(str, k)): v for k, v in attn.to_dict(orient="index").items()},
-        "elapsed_s": round(time.perf_counter() - t, 1)})
-    lines = ["# Checks quoted in the docs", "", "Command: `python experiments/checks/run.py`.", "",
-             "## 1. Fused-MoE latency / EP-1 latency (aiconfigurator, 16,384 tokens, 512 experts, top-22, H 4096, "
-             "I 2688, TP 1, balanced)", "", *_table(ep), "",
-             "## 2. H100 8192^3 GEMM, busiest-SM pipe times (us)", "", *_table(pipes), "",
-             "## 3. LOGO MAPE (%) with and without `mma_generation`", ""]
+    atomic_write_json(
+        out / "results.json",
+        {
+            "fused_moe_latency_over_ep1": {g: {str(int(k)): v for k, v in r.items()} for g, r in ep.iterrows()},
+            "h100_gemm_8192_pipes_us": pipes.to_dict(orient="index"),
+            "logo_mape_mma_generation_ablation": abl,
+            "prefill_attention_medians": {" / ".join(map(str, k)): v for k, v in attn.to_dict(orient="index").items()},
+            "elapsed_s": round(time.perf_counter() - t, 1),
+        },
+    )
+    lines = [
+        "# Checks quoted in the docs",
+        "",
+        "Command: `python experiments/checks/run.py`.",
+        "",
+        "## 1. Fused-MoE latency / EP-1 latency (aiconfigurator, 16,384 tokens, 512 experts, top-22, H 4096, "
+        "I 2688, TP 1, balanced)",
+        "",
+        *_table(ep),
+        "",
+        "## 2. H100 8192^3 GEMM, busiest-SM pipe times (us)",
+        "",
+        *_table(pipes),
+        "",
+        "## 3. LOGO MAPE (%) with and without `mma_generation`",
+        "",
+    ]
     for label, variants in abl.items():
         gens = order_generations(g for r in variants.values() for g in r)
         lines += [f"### {label}", "", "| variant | " + " | ".join(gens) + " |", "|---|" + "---:|" * len(gens)]
         lines += [f"| {v} | " + " | ".join(f"{r[g]:.1f}" for g in gens) + " |" for v, r in variants.items()]
         lines.append("")
-    lines += ["## 4. Prefill attention: median measured / envelope and lower bound / measured", "",
-              *_table(attn.reset_index().set_index("gpu")), ""]
+    lines += [
+        "## 4. Prefill attention: median measured / envelope and lower bound / measured",
+        "",
+        *_table(attn.reset_index().set_index("gpu")),
+        "",
+    ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
     print(f"wrote {out / 'results.md'}")
     return 0

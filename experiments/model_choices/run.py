@@ -28,8 +28,7 @@ from sklearn.model_selection import LeaveOneGroupOut
 
 from pipeweave._io import atomic_write_json, atomic_write_text
 from pipeweave.evaluation import EVAL_FAMILIES
-from pipeweave.model import PipeweaveRegressor, ensure_features
-from pipeweave.model import cap_rows, prepare_training_frame
+from pipeweave.model import PipeweaveRegressor, cap_rows, ensure_features, prepare_training_frame
 from pipeweave.sources import load_profiles
 from pipeweave.vocab import order_generations
 
@@ -71,22 +70,29 @@ def run(frames: dict[str, pd.DataFrame]) -> dict:
                     continue
                 model = shared if variant == "shared" else PipeweaveRegressor(**params).fit(train[f])
                 pred = model.predict(test[f])
-                res[variant][f][gen] = round(float(np.mean(np.abs(pred / test[f]["latency_us"].to_numpy() - 1)) * 100), 1)
+                res[variant][f][gen] = round(
+                    float(np.mean(np.abs(pred / test[f]["latency_us"].to_numpy() - 1)) * 100), 1
+                )
         print(f"held out {gen}: done", flush=True)
     return res
 
 
 def report(res: dict) -> str:
-    lines = ["# Model choices (leave-one-generation-out, MAPE %)", "",
-             "Command: `python experiments/model_choices/run.py`. See the module docstring for the variants.", ""]
+    lines = [
+        "# Model choices (leave-one-generation-out, MAPE %)",
+        "",
+        "Command: `python experiments/model_choices/run.py`. See the module docstring for the variants.",
+        "",
+    ]
     for f in FAMILIES:
         gens = order_generations(g for v in VARIANTS for g in res[v][f])  # the held-out generations with rows
         lines += [f"## {f}", "", "| variant | " + " | ".join(gens) + " | mean |", "|---|" + "---:|" * (len(gens) + 1)]
         for v in VARIANTS:
             vals = [res[v][f].get(g) for g in gens]
             got = [x for x in vals if x is not None]
-            lines.append(f"| {v} | " + " | ".join("–" if x is None else f"{x:.1f}" for x in vals)
-                         + f" | {np.mean(got):.1f} |")
+            lines.append(
+                f"| {v} | " + " | ".join("–" if x is None else f"{x:.1f}" for x in vals) + f" | {np.mean(got):.1f} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -99,8 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     res = run(load(args.data))
     out = Path(args.out)
-    atomic_write_json(out / "results.json", {"mape_pct": res, "cap_rows_per_gpu": CAP,
-                                             "elapsed_s": round(time.perf_counter() - t, 1)})
+    atomic_write_json(
+        out / "results.json", {"mape_pct": res, "cap_rows_per_gpu": CAP, "elapsed_s": round(time.perf_counter() - t, 1)}
+    )
     atomic_write_text(out / "results.md", report(res) + "\n")
     print(f"wrote {out / 'results.md'}")
     return 0

@@ -12,6 +12,18 @@ from ._crude import CRUDE_FEATURES, CRUDE_TILE, XGBoostCrude, crude_features
 from ._learned import KERNELSIGHT_FEATURES, KernelSight, XGBoostRaw
 from ._tuning import select_by_inner_logo
 
-__all__ = ["Roofline", "TileSight", "KernelSight", "XGBoostRaw", "XGBoostCrude", "crude_features", "wave_factor",
-           "select_by_inner_logo", "CRUDE_FEATURES", "CRUDE_TILE", "KERNELSIGHT_FEATURES", "ROOFLINE_ETA_COMPUTE",
-           "ROOFLINE_ETA_MEMORY"]
+__all__ = [
+    "Roofline",
+    "TileSight",
+    "KernelSight",
+    "XGBoostRaw",
+    "XGBoostCrude",
+    "crude_features",
+    "wave_factor",
+    "select_by_inner_logo",
+    "CRUDE_FEATURES",
+    "CRUDE_TILE",
+    "KERNELSIGHT_FEATURES",
+    "ROOFLINE_ETA_COMPUTE",
+    "ROOFLINE_ETA_MEMORY",
+]

@@ -35,7 +35,7 @@ ROOFLINE_ETA_MEMORY: float = 0.86
 
 
 class _Analytical(RegressorMixin, BaseEstimator):
-    def fit(self, df: pd.DataFrame, y: object = None) -> "_Analytical":
+    def fit(self, df: pd.DataFrame, y: object = None) -> _Analytical:
         """No-op (nothing is learned); kept so every method has the same surface."""
         self.fitted_ = True
         return self
@@ -44,16 +44,22 @@ class _Analytical(RegressorMixin, BaseEstimator):
 def wave_factor(df: pd.DataFrame) -> np.ndarray:
     """u = ceil(G / (S p)) * S p / G >= 1 (G = grid CTAs, S = SMs, p = resident CTAs per SM) per row."""
     G = np.maximum(pd.to_numeric(df["grid_ctas"], errors="coerce").to_numpy(dtype=float), 1.0)
-    slots = (df["gpu_sm_count"].to_numpy(dtype=float)
-             * np.maximum(np.nan_to_num(df["ctas_per_sm"].to_numpy(dtype=float), nan=1.0), 1.0))
+    slots = df["gpu_sm_count"].to_numpy(dtype=float) * np.maximum(
+        np.nan_to_num(df["ctas_per_sm"].to_numpy(dtype=float), nan=1.0), 1.0
+    )
     return np.ceil(G / slots) * slots / G
 
 
 class Roofline(_Analytical):
     """Calibrated roofline: t0 + max(u F / (eta_c P), B / (eta_m BW)) in us (see the module docstring)."""
 
-    def __init__(self, calibrated: bool = True, eta_compute: float = ROOFLINE_ETA_COMPUTE,
-                 eta_memory: float = ROOFLINE_ETA_MEMORY, launch_us: float = LAUNCH_US) -> None:
+    def __init__(
+        self,
+        calibrated: bool = True,
+        eta_compute: float = ROOFLINE_ETA_COMPUTE,
+        eta_memory: float = ROOFLINE_ETA_MEMORY,
+        launch_us: float = LAUNCH_US,
+    ) -> None:
         self.calibrated = calibrated
         self.eta_compute = eta_compute
         self.eta_memory = eta_memory

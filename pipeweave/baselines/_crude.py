@@ -27,16 +27,26 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..frontend import FAMILIES
-from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ..model import predict_in_place
+from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 
 __all__ = ["XGBoostCrude", "CRUDE_FEATURES", "crude_features", "CRUDE_TILE"]
 
 #: the fixed tile (BM, BN, BK) of the crude model, the same on every GPU
 CRUDE_TILE: tuple[int, int, int] = (128, 128, 64)
 CRUDE_FEATURES: tuple[str, ...] = (
-    "log2_t_wq_roof_us", "log2_ai_over_ridge", "log2_waves", "wave_efficiency", "pad_efficiency",
-    "log2_working_set_over_l2", "log2_m_tiles", "log2_n_tiles", "log2_k_tiles", "log2_groups", "is_fp8")
+    "log2_t_wq_roof_us",
+    "log2_ai_over_ridge",
+    "log2_waves",
+    "wave_efficiency",
+    "pad_efficiency",
+    "log2_working_set_over_l2",
+    "log2_m_tiles",
+    "log2_n_tiles",
+    "log2_k_tiles",
+    "log2_groups",
+    "is_fp8",
+)
 
 
 def _num(df: pd.DataFrame, name: str, default: float = np.nan) -> np.ndarray:
@@ -73,10 +83,18 @@ def _gemm_view(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
 
     att = np.isin(fam, ["attention_context", "attention_generation"])
     bs, isl, step = _num(df, "batch_size", 1.0), _num(df, "isl", 1.0), _num(df, "step", 0.0)
-    hq, hkv, d = _num(df, "num_heads", 1.0), np.maximum(_num(df, "num_key_value_heads", 1.0), 1.0), \
-        _num(df, "head_dim", 128.0)
-    kvb = np.where(df["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
-                   if "kv_cache_dtype" in df.columns else np.zeros(n_rows, bool), 1.0, 2.0)
+    hq, hkv, d = (
+        _num(df, "num_heads", 1.0),
+        np.maximum(_num(df, "num_key_value_heads", 1.0), 1.0),
+        _num(df, "head_dim", 128.0),
+    )
+    kvb = np.where(
+        df["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
+        if "kv_cache_dtype" in df.columns
+        else np.zeros(n_rows, bool),
+        1.0,
+        2.0,
+    )
     ctx = fam == "attention_context"
     M[ctx], N[ctx], K[ctx], G[ctx] = isl[ctx], (step + isl)[ctx], d[ctx], (bs * hq)[ctx]
     F[ctx] = (4 * bs * hq * isl * (step + (isl + 1) / 2) * d)[ctx]
@@ -111,19 +129,35 @@ def crude_features(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     t_m = B / bw
     t_wq = np.maximum(t_c / pad / wave_eff, t_m)
     t_wq = np.maximum(t_wq, 1e-3)
-    X = np.column_stack([
-        np.log2(t_wq), np.log2(np.maximum(t_c, 1e-9) / np.maximum(t_m, 1e-9)), np.log2(waves), wave_eff, pad,
-        np.log2(np.maximum(B, 1.0) / l2), np.log2(M / bm), np.log2(N / bn), np.log2(K / bk), np.log2(G),
-        df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float),
-    ])
+    X = np.column_stack(
+        [
+            np.log2(t_wq),
+            np.log2(np.maximum(t_c, 1e-9) / np.maximum(t_m, 1e-9)),
+            np.log2(waves),
+            wave_eff,
+            pad,
+            np.log2(np.maximum(B, 1.0) / l2),
+            np.log2(M / bm),
+            np.log2(N / bn),
+            np.log2(K / bk),
+            np.log2(G),
+            df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float),
+        ]
+    )
     return X, t_wq
 
 
 class XGBoostCrude(RegressorMixin, BaseEstimator):
     """XGBoost on ~10 hand-normalized features (fixed tile, no L2 model, no SASS); see the module docstring."""
 
-    def __init__(self, max_depth: int = 6, n_estimators: int = 400, learning_rate: float = 0.05,
-                 n_jobs: int = 2, random_state: int = 0) -> None:
+    def __init__(
+        self,
+        max_depth: int = 6,
+        n_estimators: int = 400,
+        learning_rate: float = 0.05,
+        n_jobs: int = 2,
+        random_state: int = 0,
+    ) -> None:
         self.max_depth = max_depth
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -138,22 +172,28 @@ class XGBoostCrude(RegressorMixin, BaseEstimator):
         extra = [(fam == f).astype(float) for f in FAMILIES] + [(backend == b).astype(float) for b in KNOWN_BACKENDS]
         return np.column_stack([X, *extra]), t_wq
 
-    def fit(self, df: pd.DataFrame, y: object = None) -> "XGBoostCrude":
+    def fit(self, df: pd.DataFrame, y: object = None) -> XGBoostCrude:
         """Fit log(latency / wave-quantized roofline) on measured rows (``latency_us``)."""
         import xgboost as xgb
 
-        from ..model import ensure_features
-        from ..model import tree_params
+        from ..model import ensure_features, tree_params
 
         df = ensure_features(df)
         X, t_wq = self._matrix(df)
         target = np.log(df["latency_us"].to_numpy(dtype=float) / t_wq)
-        params = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=0.8,
-                             colsample_bytree=1.0, min_child_weight=5, n_jobs=self.n_jobs,
-                             random_state=self.random_state)
+        params = tree_params(
+            max_depth=self.max_depth,
+            learning_rate=self.learning_rate,
+            subsample=0.8,
+            colsample_bytree=1.0,
+            min_child_weight=5,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+        )
         params["objective"] = "reg:squarederror"
-        self.booster_ = xgb.train(params, xgb.DMatrix(X, label=target, nthread=self.n_jobs),
-                                  num_boost_round=self.n_estimators)
+        self.booster_ = xgb.train(
+            params, xgb.DMatrix(X, label=target, nthread=self.n_jobs), num_boost_round=self.n_estimators
+        )
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:

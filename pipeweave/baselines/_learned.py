@@ -28,14 +28,15 @@ generations (:func:`select_by_inner_logo`), never on the held-out one.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ..frontend import FAMILIES
-from ..frontend import LAUNCH_US
-from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
+from ..frontend import FAMILIES, LAUNCH_US
 from ..model import predict_in_place, tree_params
+from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ._analytical import wave_factor
 from ._tuning import select_by_inner_logo
 
@@ -43,19 +44,62 @@ __all__ = ["KernelSight", "XGBoostRaw", "RAW_SHAPE_COLUMNS", "RAW_SPEC_COLUMNS",
 
 #: names of KernelSight's efficiency-head inputs, in column order
 KERNELSIGHT_FEATURES: tuple[str, ...] = (
-    "ai_dev", "abs_ai_dev", "log2_waves", "wave_efficiency", "occupancy", "log2_working_set_over_l2",
-    "log2_roofline_cycles", "log2_l2_over_dram_bw", "log2_ridge_flop_per_byte", "log2_sm_count", "log2_l2_mib",
-    "is_fp8")
+    "ai_dev",
+    "abs_ai_dev",
+    "log2_waves",
+    "wave_efficiency",
+    "occupancy",
+    "log2_working_set_over_l2",
+    "log2_roofline_cycles",
+    "log2_l2_over_dram_bw",
+    "log2_ridge_flop_per_byte",
+    "log2_sm_count",
+    "log2_l2_mib",
+    "is_fp8",
+)
 #: the architecture group of KERNELSIGHT_FEATURES (kept or dropped by the nested-LOGO choice)
 _ARCH_PREFIXES: tuple[str, ...] = ("log2_l2_over_dram_bw", "log2_ridge_flop_per_byte", "log2_sm_count", "log2_l2_mib")
 
-RAW_SHAPE_COLUMNS: tuple[str, ...] = ("m", "n", "k", "num_tokens", "hidden_size", "inter_size", "topk",
-                                      "num_experts", "moe_tp_size", "moe_ep_size", "batch_size", "isl",
-                                      "num_heads", "num_key_value_heads", "head_dim", "step",
-                                      "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+RAW_SHAPE_COLUMNS: tuple[str, ...] = (
+    "m",
+    "n",
+    "k",
+    "num_tokens",
+    "hidden_size",
+    "inter_size",
+    "topk",
+    "num_experts",
+    "moe_tp_size",
+    "moe_ep_size",
+    "batch_size",
+    "isl",
+    "num_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "step",
+    "block_m",
+    "block_n",
+    "block_k",
+    "group_m",
+    "num_warps",
+    "num_stages",
+)
 #: operators inside the issue-13 families (one-hot in the raw baseline) and FlashInfer code paths
-RAW_OPS: tuple[str, ...] = ("bmm", "linear", "add", "addu", "mul", "mulu", "div", "divu", "pow", "powu", "relu",
-                            "tanh", "gelu")
+RAW_OPS: tuple[str, ...] = (
+    "bmm",
+    "linear",
+    "add",
+    "addu",
+    "mul",
+    "mulu",
+    "div",
+    "divu",
+    "pow",
+    "powu",
+    "relu",
+    "tanh",
+    "gelu",
+)
 from ..vocab import FLASHINFER_BACKENDS as RAW_FLASHINFER_BACKENDS  # noqa: E402
 
 
@@ -83,15 +127,29 @@ def _request_totals(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
     return total(np.isfinite(qv).astype(float)), total(qv), total(kvv), total(qv * kvv)
 
 
-RAW_SPEC_COLUMNS: tuple[str, ...] = ("gpu_sm_count", "gpu_sm_clock_mhz", "peak_tensor_flops_per_us",
-                                     "gpu_dram_bw_gbps", "gpu_l2_mib", "gpu_l2_bw_gbps", "gpu_smem_per_sm_kib")
+RAW_SPEC_COLUMNS: tuple[str, ...] = (
+    "gpu_sm_count",
+    "gpu_sm_clock_mhz",
+    "peak_tensor_flops_per_us",
+    "gpu_dram_bw_gbps",
+    "gpu_l2_mib",
+    "gpu_l2_bw_gbps",
+    "gpu_smem_per_sm_kib",
+)
 
 
 def _xgb(X: np.ndarray, y: np.ndarray, *, depth: int, rounds: int, n_jobs: int, seed: int):  # noqa: ANN202
     import xgboost as xgb
 
-    params = tree_params(max_depth=depth, learning_rate=0.05, subsample=0.8, colsample_bytree=0.9,
-                         min_child_weight=5, n_jobs=n_jobs, random_state=seed)
+    params = tree_params(
+        max_depth=depth,
+        learning_rate=0.05,
+        subsample=0.8,
+        colsample_bytree=0.9,
+        min_child_weight=5,
+        n_jobs=n_jobs,
+        random_state=seed,
+    )
     params["objective"] = "reg:squarederror"
     return xgb.train(params, xgb.DMatrix(X, label=y, nthread=n_jobs), num_boost_round=rounds)
 
@@ -103,8 +161,14 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
 class KernelSight(RegressorMixin, BaseEstimator):
     """KernelSight-style t0 + u T_roof / eta, eta a per-family ridge regression (module docstring)."""
 
-    def __init__(self, alphas: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0), min_latency_us: float = 10.0,
-                 launch_us: float = LAUNCH_US, n_jobs: int = 2, random_state: int = 0) -> None:
+    def __init__(
+        self,
+        alphas: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0),
+        min_latency_us: float = 10.0,
+        launch_us: float = LAUNCH_US,
+        n_jobs: int = 2,
+        random_state: int = 0,
+    ) -> None:
         self.alphas = alphas
         self.min_latency_us = min_latency_us
         self.launch_us = launch_us
@@ -116,13 +180,22 @@ class KernelSight(RegressorMixin, BaseEstimator):
         """(u * T_roof in us, efficiency-head inputs z) per featurized row."""
         t_roof = _col(df, "t_roofline_us")
         dev = _col(df, "log2_ai_over_ridge")
-        z = np.column_stack([
-            dev, np.abs(dev), _col(df, "log2_waves"), _col(df, "wave_efficiency"), _col(df, "occupancy"),
-            _col(df, "log2_working_set_over_l2"),
-            np.log2(np.maximum(t_roof * _col(df, "gpu_sm_clock_mhz"), 1e-3)),
-            np.log2(_col(df, "l2_bw_over_dram_bw")), _col(df, "log2_ridge_flop_per_byte"),
-            np.log2(_col(df, "gpu_sm_count")), np.log2(_col(df, "gpu_l2_mib")), _col(df, "is_fp8"),
-        ])
+        z = np.column_stack(
+            [
+                dev,
+                np.abs(dev),
+                _col(df, "log2_waves"),
+                _col(df, "wave_efficiency"),
+                _col(df, "occupancy"),
+                _col(df, "log2_working_set_over_l2"),
+                np.log2(np.maximum(t_roof * _col(df, "gpu_sm_clock_mhz"), 1e-3)),
+                np.log2(_col(df, "l2_bw_over_dram_bw")),
+                _col(df, "log2_ridge_flop_per_byte"),
+                np.log2(_col(df, "gpu_sm_count")),
+                np.log2(_col(df, "gpu_l2_mib")),
+                _col(df, "is_fp8"),
+            ]
+        )
         return wave_factor(df) * t_roof, np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0)
 
     @staticmethod
@@ -138,7 +211,7 @@ class KernelSight(RegressorMixin, BaseEstimator):
 
         return make_pipeline(StandardScaler(), Ridge(alpha=alpha)).fit(z, y)
 
-    def fit(self, df: pd.DataFrame, y: object = None) -> "KernelSight":
+    def fit(self, df: pd.DataFrame, y: object = None) -> KernelSight:
         """Learn log eta per family from measured rows (``latency_us``) of at least ``min_latency_us``."""
         from ..model import ensure_features
 
@@ -156,13 +229,22 @@ class KernelSight(RegressorMixin, BaseEstimator):
             eta = np.clip(bound[m] / (lat[m] - self.launch_us), 1e-6, 1.0)
             zf, yf, lf, bf = z[m], np.log(eta), lat[m], bound[m]
 
-            def fit_predict(cand: tuple[float, bool], tr: np.ndarray, te: np.ndarray, zf: np.ndarray = zf,
-                            yf: np.ndarray = yf, bf: np.ndarray = bf) -> np.ndarray:
+            def fit_predict(
+                cand: tuple[float, bool],
+                tr: np.ndarray,
+                te: np.ndarray,
+                zf: np.ndarray = zf,
+                yf: np.ndarray = yf,
+                bf: np.ndarray = bf,
+            ) -> np.ndarray:
                 alpha, arch = cand
                 zf = zf * self._mask(arch)
                 model = self._ridge(alpha, zf[tr], yf[tr])
-                e = np.clip(np.exp(model.predict(np.clip(zf[te], zf[tr].min(0), zf[tr].max(0)))),
-                            float(np.exp(yf[tr].min())), 1.0)
+                e = np.clip(
+                    np.exp(model.predict(np.clip(zf[te], zf[tr].min(0), zf[tr].max(0)))),
+                    float(np.exp(yf[tr].min())),
+                    1.0,
+                )
                 return self.launch_us + bf[te] / e
 
             cands = [(a, arch) for arch in (True, False) for a in self.alphas]
@@ -193,8 +275,15 @@ class KernelSight(RegressorMixin, BaseEstimator):
 class XGBoostRaw(RegressorMixin, BaseEstimator):
     """XGBoost on raw shapes + raw spec numbers (+ family/source/dtype/backend codes), target log latency."""
 
-    def __init__(self, max_depth: int = 8, n_estimators: int = 600, n_jobs: int = 2, random_state: int = 0,
-                 depths: tuple[int, ...] | None = (4, 8), tune_rows_per_gpu: int = 1500) -> None:
+    def __init__(
+        self,
+        max_depth: int = 8,
+        n_estimators: int = 600,
+        n_jobs: int = 2,
+        random_state: int = 0,
+        depths: tuple[int, ...] | None = (4, 8),
+        tune_rows_per_gpu: int = 1500,
+    ) -> None:
         self.max_depth = max_depth
         self.n_estimators = n_estimators
         self.n_jobs = n_jobs
@@ -204,8 +293,10 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
 
     @staticmethod
     def _matrix(df: pd.DataFrame) -> np.ndarray:
-        cols = [pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float) if c in df.columns
-                else np.full(len(df), np.nan) for c in RAW_SHAPE_COLUMNS + RAW_SPEC_COLUMNS]
+        cols = [
+            pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float) if c in df.columns else np.full(len(df), np.nan)
+            for c in RAW_SHAPE_COLUMNS + RAW_SPEC_COLUMNS
+        ]
         fam = df["family"].astype(str).to_numpy()
         cols += [(fam == f).astype(float) for f in FAMILIES]
         cols.append(df["dtype"].astype(str).str.startswith("fp8").to_numpy().astype(float))
@@ -222,13 +313,14 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
         cols += list(_request_totals(df))
         return np.column_stack(cols)
 
-    def fit(self, df: pd.DataFrame, y: object = None) -> "XGBoostRaw":
+    def fit(self, df: pd.DataFrame, y: object = None) -> XGBoostRaw:
         """Fit log(latency_us) on raw columns; max_depth by nested LOGO over the training generations."""
         from ..model import ensure_features
 
         df = ensure_features(df)
         X, lat = self._matrix(df), df["latency_us"].to_numpy(dtype=float)
-        depth, self.inner_scores_ = self.max_depth, {}
+        depth = self.max_depth
+        self.inner_scores_: dict[Any, Any] = {}
         if self.depths and len(self.depths) > 1 and "generation" in df.columns:
             from ..model import cap_rows
 
@@ -237,15 +329,23 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
             Xs, ls = X[pos], lat[pos]
 
             def fit_predict(d: int, tr: np.ndarray, te: np.ndarray) -> np.ndarray:
-                b = _xgb(Xs[tr], np.log(ls[tr]), depth=d, rounds=self.n_estimators, n_jobs=self.n_jobs,
-                         seed=self.random_state)
+                b = _xgb(
+                    Xs[tr],
+                    np.log(ls[tr]),
+                    depth=d,
+                    rounds=self.n_estimators,
+                    n_jobs=self.n_jobs,
+                    seed=self.random_state,
+                )
                 return np.exp(predict_in_place(b, Xs[te], self.n_jobs))
 
             depth, self.inner_scores_ = select_by_inner_logo(
-                self.depths, sub["generation"].astype(str).to_numpy(), fit_predict, ls)
+                self.depths, sub["generation"].astype(str).to_numpy(), fit_predict, ls
+            )
         self.max_depth_ = int(depth)
-        self.booster_ = _xgb(X, np.log(lat), depth=self.max_depth_, rounds=self.n_estimators,
-                             n_jobs=self.n_jobs, seed=self.random_state)
+        self.booster_ = _xgb(
+            X, np.log(lat), depth=self.max_depth_, rounds=self.n_estimators, n_jobs=self.n_jobs, seed=self.random_state
+        )
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:

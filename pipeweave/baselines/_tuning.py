@@ -16,9 +16,12 @@ import numpy as np
 __all__ = ["select_by_inner_logo"]
 
 
-def select_by_inner_logo(candidates: Sequence[Any], groups: np.ndarray,
-                         fit_predict: Callable[[Any, np.ndarray, np.ndarray], np.ndarray],
-                         latency_us: np.ndarray) -> tuple[Any, dict[str, float]]:
+def select_by_inner_logo(
+    candidates: Sequence[Any],
+    groups: np.ndarray,
+    fit_predict: Callable[[Any, np.ndarray, np.ndarray], np.ndarray],
+    latency_us: np.ndarray,
+) -> tuple[Any, dict[str, float]]:
     """The candidate with the lowest mean inner-fold latency MAPE (percent) and every candidate's score.
 
     ``fit_predict(candidate, train_pos, test_pos)`` fits on the training positions and returns

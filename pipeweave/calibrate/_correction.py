@@ -58,11 +58,14 @@ class ResidualCorrection:
     def fit(self, frame: pd.DataFrame, residual: np.ndarray) -> ResidualCorrection:
         """Fit on featurized measured rows and their residuals log(measured / predicted)."""
         if self.method not in METHODS:
-            raise DataError(f"calibration method must be one of {list(METHODS)}, got {self.method!r}",
-                            hint="use 'gp' (default)")
+            raise DataError(
+                f"calibration method must be one of {list(METHODS)}, got {self.method!r}", hint="use 'gp' (default)"
+            )
         if not (self.length_scale > 0 and self.noise > 0):
-            raise DataError(f"length_scale and noise must be > 0, got {self.length_scale!r}, {self.noise!r}",
-                            hint=f"defaults: {DEFAULT_LENGTH_SCALE}, {DEFAULT_NOISE}")
+            raise DataError(
+                f"length_scale and noise must be > 0, got {self.length_scale!r}, {self.noise!r}",
+                hint=f"defaults: {DEFAULT_LENGTH_SCALE}, {DEFAULT_NOISE}",
+            )
         r = np.asarray(residual, dtype=float)
         if len(r) != len(frame) or not np.isfinite(r).all():
             raise DataError(f"residuals must be finite, one per row ({len(r)} for {len(frame)} rows)")
@@ -99,17 +102,29 @@ class ResidualCorrection:
 
     def to_dict(self) -> dict:
         """JSON-ready state."""
-        return {"method": self.method, "length_scale": self.length_scale, "noise": self.noise, "linear": self.linear,
-                "features": [[k, v] for k, v in self.features.items()],  # ordered: the columns of Z
-                "mean": self.mean_, "lo": self.lo_, "hi": self.hi_,
-                "Z": self.Z_.tolist(), "alpha": self.alpha_.tolist()}
+        return {
+            "method": self.method,
+            "length_scale": self.length_scale,
+            "noise": self.noise,
+            "linear": self.linear,
+            "features": [[k, v] for k, v in self.features.items()],  # ordered: the columns of Z
+            "mean": self.mean_,
+            "lo": self.lo_,
+            "hi": self.hi_,
+            "Z": self.Z_.tolist(),
+            "alpha": self.alpha_.tolist(),
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> ResidualCorrection:
         """Inverse of :meth:`to_dict`."""
-        c = cls(method=d["method"], length_scale=float(d["length_scale"]), noise=float(d["noise"]),
-                linear=float(d.get("linear", 0.0)),
-                features={str(k): float(v) for k, v in d["features"]})
+        c = cls(
+            method=d["method"],
+            length_scale=float(d["length_scale"]),
+            noise=float(d["noise"]),
+            linear=float(d.get("linear", 0.0)),
+            features={str(k): float(v) for k, v in d["features"]},
+        )
         c.mean_, c.lo_, c.hi_ = float(d["mean"]), float(d["lo"]), float(d["hi"])
         c.alpha_ = np.asarray(d["alpha"], dtype=float)
         c.Z_ = np.asarray(d["Z"], dtype=float).reshape(len(c.alpha_), len(c.features))
@@ -145,12 +160,19 @@ class GPUCalibration:
 
     def to_dict(self) -> dict:
         """JSON-ready state (stored in the model stamp under ``calibration``)."""
-        return {"gpu": self.gpu, "n_shots": self.n_shots, "profiles": self.profiles,
-                "corrections": {k: v.to_dict() for k, v in self.corrections.items()}}
+        return {
+            "gpu": self.gpu,
+            "n_shots": self.n_shots,
+            "profiles": self.profiles,
+            "corrections": {k: v.to_dict() for k, v in self.corrections.items()},
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> GPUCalibration:
         """Inverse of :meth:`to_dict`."""
-        return cls(gpu=str(d["gpu"]), n_shots={k: int(v) for k, v in d.get("n_shots", {}).items()},
-                   profiles=list(d.get("profiles", [])),
-                   corrections={k: ResidualCorrection.from_dict(v) for k, v in d["corrections"].items()})
+        return cls(
+            gpu=str(d["gpu"]),
+            n_shots={k: int(v) for k, v in d.get("n_shots", {}).items()},
+            profiles=list(d.get("profiles", [])),
+            corrections={k: ResidualCorrection.from_dict(v) for k, v in d["corrections"].items()},
+        )

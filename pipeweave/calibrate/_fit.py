@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -17,11 +18,15 @@ from ._correction import (
 )
 from ._plan import plan_positions
 
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
 __all__ = ["calibrate_model", "plan_launches", "residuals"]
 
 
-def plan_launches(candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, object] | None = None,
-                  seed: int = 0) -> pd.DataFrame:
+def plan_launches(
+    candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, GPUSpec] | None = None, seed: int = 0
+) -> pd.DataFrame:
     """The ``n`` rows per family of ``candidates`` (canonical launch rows) most worth measuring.
 
     Returns the chosen rows of ``candidates`` with their original columns and index (a subset).
@@ -41,8 +46,9 @@ def plan_launches(candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, object
     return candidates.iloc[chosen]
 
 
-def residuals(model: object, measured: pd.DataFrame, *, gpus: Mapping[str, object] | None = None
-              ) -> tuple[pd.DataFrame, np.ndarray]:
+def residuals(
+    model: Any, measured: pd.DataFrame, *, gpus: Mapping[str, GPUSpec] | None = None
+) -> tuple[pd.DataFrame, np.ndarray]:
     """(featurized rows, log(measured / model prediction)) for measured canonical rows."""
     from ..model import ensure_features
 
@@ -51,17 +57,28 @@ def residuals(model: object, measured: pd.DataFrame, *, gpus: Mapping[str, objec
     lat = pd.to_numeric(measured["latency_us"], errors="coerce").to_numpy(dtype=float)
     bad = ~(np.isfinite(lat) & (lat > 0))
     if bad.any():
-        raise DataError(f"{int(bad.sum())} measured rows have a latency_us that is not finite and > 0 "
-                        f"(first rows {np.flatnonzero(bad)[:5].tolist()})", hint="drop or re-measure them")
+        raise DataError(
+            f"{int(bad.sum())} measured rows have a latency_us that is not finite and > 0 "
+            f"(first rows {np.flatnonzero(bad)[:5].tolist()})",
+            hint="drop or re-measure them",
+        )
     feats = ensure_features(measured.reset_index(drop=True), gpus=gpus)
-    pred = np.asarray(model.predict(feats), dtype=float)  # type: ignore[attr-defined]
+    pred = np.asarray(model.predict(feats), dtype=float)
     return feats, np.log(lat / pred)
 
 
-def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
-                    gpus: Mapping[str, object] | None = None, method: str = "gp",
-                    length_scale: float = DEFAULT_LENGTH_SCALE, noise: float = DEFAULT_NOISE, linear: float = 0.0,
-                    profiles: Sequence[dict] = ()) -> object:
+def calibrate_model(
+    model: Any,
+    measured: pd.DataFrame,
+    *,
+    gpu: str,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    method: str = "gp",
+    length_scale: float = DEFAULT_LENGTH_SCALE,
+    noise: float = DEFAULT_NOISE,
+    linear: float = 0.0,
+    profiles: Sequence[dict] = (),
+) -> Any:
     """A copy of fitted ``model`` whose predictions on ``gpu`` are corrected by ``measured`` rows.
 
     ``measured``: canonical rows with ``latency_us`` (us) on ``gpu`` (other GPUs' rows raise).
@@ -71,8 +88,10 @@ def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
     g = measured["gpu"].astype(str) if "gpu" in measured.columns else pd.Series(gpu, index=measured.index)
     other = sorted(set(g) - {gpu})
     if other:
-        raise DataError(f"measured rows are on GPUs {other}, not on the calibrated GPU {gpu!r}",
-                        hint="calibrate one GPU at a time (keep only that GPU's rows, or pass the matching gpu=)")
+        raise DataError(
+            f"measured rows are on GPUs {other}, not on the calibrated GPU {gpu!r}",
+            hint="calibrate one GPU at a time (keep only that GPU's rows, or pass the matching gpu=)",
+        )
     measured = measured.assign(gpu=gpu)
     if getattr(model, "calibration_", None) is not None:
         raise DataError("the model is already calibrated", hint="calibrate the uncalibrated base model")
@@ -81,10 +100,10 @@ def calibrate_model(model: object, measured: pd.DataFrame, *, gpu: str,
     corrections, shots = {}, {}
     for name in sorted(set(fam)):
         m = fam == name
-        corrections[name] = ResidualCorrection(method=method, length_scale=length_scale, noise=noise, linear=linear
-                                               ).fit(feats.loc[m], r[m])
+        corrections[name] = ResidualCorrection(
+            method=method, length_scale=length_scale, noise=noise, linear=linear
+        ).fit(feats.loc[m], r[m])
         shots[name] = int(m.sum())
     out = copy.copy(model)
-    out.calibration_ = GPUCalibration(gpu=gpu, corrections=corrections, n_shots=shots,  # type: ignore[attr-defined]
-                                      profiles=list(profiles))
+    out.calibration_ = GPUCalibration(gpu=gpu, corrections=corrections, n_shots=shots, profiles=list(profiles))
     return out

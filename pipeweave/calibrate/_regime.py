@@ -39,8 +39,10 @@ def regime_matrix(frame: pd.DataFrame, features: dict[str, float] | None = None)
     """
     feats = REGIME_FEATURES if features is None else features
     if "t_env_us" not in frame.columns:
-        raise DataError("regime coordinates need featurized rows (no 't_env_us' column)",
-                        hint="pass the rows through pipeweave.model.ensure_features first")
+        raise DataError(
+            "regime coordinates need featurized rows (no 't_env_us' column)",
+            hint="pass the rows through pipeweave.model.ensure_features first",
+        )
     cols = []
     for name, scale in feats.items():
         if name in frame.columns:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ._common import add_data_argument
 
 COMMAND = "bench"
 HELP = "measure prediction, start-up, ranking, memory, Dask scaling and training speed; writes DIR/results.{json,md}"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 what:
   featurize  every row of the shared data
@@ -33,6 +36,7 @@ example:
   pipeweave bench --what predict cli rank --out /tmp/bench
   pipeweave bench --what predict cli rank memory dask --out experiments/bench --force   # the committed record
 """
+)
 
 _WHAT = ("featurize", "train", "predict", "cli", "rank", "memory", "dask", "logo")
 _DEFAULT_WHAT = ("featurize", "train", "predict", "cli", "rank")
@@ -42,26 +46,47 @@ _PREDICT_GPUS = ("B300", "H200-SXM", "L40S")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument("--what", nargs="+", choices=_WHAT, default=list(_DEFAULT_WHAT))
-    p.add_argument("--out", default="experiments/bench", metavar="DIR",
-                   help="results folder (default experiments/bench: the committed record; use a scratch folder "
-                        "such as /tmp/bench to try the command)")
-    p.add_argument("--force", action="store_true",
-                   help="write into a folder that holds committed results (default: refuse; the committed "
-                        "record is refreshed with --out experiments/bench --force)")
+    p.add_argument(
+        "--out",
+        default="experiments/bench",
+        metavar="DIR",
+        help="results folder (default experiments/bench: the committed record; use a scratch folder "
+        "such as /tmp/bench to try the command)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder that holds committed results (default: refuse; the committed "
+        "record is refreshed with --out experiments/bench --force)",
+    )
     p.add_argument("--model", metavar="PATH", help="model file (default: the shipped model)")
-    p.add_argument("--predict-gpus", nargs="+", default=list(_PREDICT_GPUS), metavar="GPU",
-                   help="GPUs of the batch prediction benchmark: every bf16 gemm and fused_moe shape of the shared "
-                        f"data on each (default {' '.join(_PREDICT_GPUS)}: distinct rows, three architecture classes)")
+    p.add_argument(
+        "--predict-gpus",
+        nargs="+",
+        default=list(_PREDICT_GPUS),
+        metavar="GPU",
+        help="GPUs of the batch prediction benchmark: every bf16 gemm and fused_moe shape of the shared "
+        f"data on each (default {' '.join(_PREDICT_GPUS)}: distinct rows, three architecture classes)",
+    )
     p.add_argument("--repeats", type=int, default=5, help="timed repetitions; the median is reported")
     p.add_argument("--memory-rows", type=int, default=10_000_000, help="rows of the streamed predict --input")
     p.add_argument("--dask-rows", type=int, default=1_000_000, help="rows of the Dask predict benchmark")
     p.add_argument("--dask-train-rows", type=int, default=100_000, help="profile rows of the Dask training benchmark")
-    p.add_argument("--stand-in-rows", type=int, default=0, metavar="N",
-                   help="when the model file does not match this code's feature list (e.g. mid-development), "
-                        "time a stand-in with the default model's hyperparameters trained on at most N rows per "
-                        "(GPU, family, dtype, source) instead (recorded in the results; default 0: fail)")
-    p.add_argument("--scratch", default=None, metavar="DIR",
-                   help="folder for the large temporary files of memory/dask/logo (default: a temp folder)")
+    p.add_argument(
+        "--stand-in-rows",
+        type=int,
+        default=0,
+        metavar="N",
+        help="when the model file does not match this code's feature list (e.g. mid-development), "
+        "time a stand-in with the default model's hyperparameters trained on at most N rows per "
+        "(GPU, family, dtype, source) instead (recorded in the results; default 0: fail)",
+    )
+    p.add_argument(
+        "--scratch",
+        default=None,
+        metavar="DIR",
+        help="folder for the large temporary files of memory/dask/logo (default: a temp folder)",
+    )
 
 
 def _load() -> float:
@@ -98,8 +123,23 @@ def _bench_batch(df, gpus):  # noqa: ANN001, ANN202
     return base, pd.concat([base.assign(gpu=g) for g in gpus], ignore_index=True)  # distinct (shape, GPU) rows
 
 
-_LAUNCH_COLUMNS = ("family", "dtype", "m", "n", "k", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
-                   "moe_tp_size", "moe_ep_size", "distribution", "source", "gpu")
+_LAUNCH_COLUMNS = (
+    "family",
+    "dtype",
+    "m",
+    "n",
+    "k",
+    "num_tokens",
+    "hidden_size",
+    "inter_size",
+    "topk",
+    "num_experts",
+    "moe_tp_size",
+    "moe_ep_size",
+    "distribution",
+    "source",
+    "gpu",
+)
 
 
 def run(args: argparse.Namespace) -> int:  # noqa: C901
@@ -109,8 +149,10 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
     try:
         refuse_committed_output(args.out, force=args.force, what="benchmark")
     except DataError as exc:
-        raise DataError(str(exc).splitlines()[0], hint="pass --out /tmp/bench, or --force to refresh the "
-                                                       "committed record on purpose") from None
+        raise DataError(
+            str(exc).splitlines()[0],
+            hint="pass --out /tmp/bench, or --force to refresh the committed record on purpose",
+        ) from None
     import json
     import os
     import platform
@@ -133,7 +175,9 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
     if {"predict", "cli", "memory", "dask"} & set(args.what):
         _resolve_model(args, res, scratch)
     model_args = ["--model", args.model] if args.model else []
-    df = batch = base = None
+    df: Any = None  # loaded below when a benchmark needs the measurements
+    batch: Any = None
+    base: Any = None
     if {"featurize", "predict", "train", "memory", "dask"} & set(args.what):
         from ..sources import load_profiles
 
@@ -148,16 +192,28 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
         t = time.perf_counter()
         feats = featurize(df)
         dt = time.perf_counter() - t
-        res["featurize"] = {"rows": int(len(df)), "seconds": round(dt, 2), "rows_per_s": round(len(df) / dt),
-                            "load_1min": load}
+        res["featurize"] = {
+            "rows": int(len(df)),
+            "seconds": round(dt, 2),
+            "rows_per_s": round(len(df) / dt),
+            "load_1min": load,
+        }
         # physical invariant: the analytical lower bound should not exceed the measured latency
-        viol = (feats["t_lower_us"] > df["latency_us"] * 1.05).groupby([df["source"].astype(str),
-                                                                         df["family"].astype(str)]).mean()
+        viol = (
+            (feats["t_lower_us"] > df["latency_us"] * 1.05)
+            .groupby([df["source"].astype(str), df["family"].astype(str)])
+            .mean()
+        )
         res["lower_bound_violations_pct"] = {f"{s}/{f}": round(float(v) * 100, 3) for (s, f), v in viol.items()}
         print(f"featurize: {len(df):,} rows in {dt:.1f}s", flush=True)
     if "train" in args.what:
-        from ..model import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS, PipeweaveRegressor, cap_rows
-        from ..model import prepare_training_frame
+        from ..model import (
+            DEFAULT_MAX_ROWS_PER_GROUP,
+            DEFAULT_MODEL_PARAMS,
+            PipeweaveRegressor,
+            cap_rows,
+            prepare_training_frame,
+        )
 
         load = _load()
         t = time.perf_counter()
@@ -168,36 +224,71 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
         t = time.perf_counter()
         model.fit(frame)
         dt = time.perf_counter() - t
-        res["train"] = {"rows": int(len(frame)), "featurize_s": round(t_feat, 1), "fit_s": round(dt, 1),
-                        "load_1min": load,
-                        "params": {k: v for k, v in model.get_params().items() if k != "progress"}}
+        res["train"] = {
+            "rows": int(len(frame)),
+            "featurize_s": round(t_feat, 1),
+            "fit_s": round(dt, 1),
+            "load_1min": load,
+            "params": {k: v for k, v in model.get_params().items() if k != "progress"},
+        }
         print(f"train: {len(frame):,} rows, fit {dt:.1f}s", flush=True)
     if "predict" in args.what:
         _bench_predict(args, res, batch, base, gpus)
     if "cli" in args.what:
-        cmd = [sys.executable, "-m", "pipeweave", "predict", *model_args, "--gpu", "B300", "--family", "gemm",
-               "--dtype", "bfloat16", "--m", "8192", "--n", "8192", "--k", "8192"]
-        t = _timed(lambda: subprocess.run(cmd, check=True, capture_output=True), args.repeats)
-        res["cli_single_predict_s"] = {"median": round(t["median_s"], 3), "runs": t["runs_s"], "load_1min": t["load_1min"],
-                                       "command": " ".join(cmd[2:])}
-        t = _timed(lambda: subprocess.run([sys.executable, "-c", "import pipeweave"], check=True), args.repeats)
-        res["import_s"] = round(t["median_s"], 3)
+        cmd = [
+            sys.executable,
+            "-m",
+            "pipeweave",
+            "predict",
+            *model_args,
+            "--gpu",
+            "B300",
+            "--family",
+            "gemm",
+            "--dtype",
+            "bfloat16",
+            "--m",
+            "8192",
+            "--n",
+            "8192",
+            "--k",
+            "8192",
+        ]
+        tm = _timed(lambda: subprocess.run(cmd, check=True, capture_output=True), args.repeats)
+        res["cli_single_predict_s"] = {
+            "median": round(tm["median_s"], 3),
+            "runs": tm["runs_s"],
+            "load_1min": tm["load_1min"],
+            "command": " ".join(cmd[2:]),
+        }
+        tm = _timed(lambda: subprocess.run([sys.executable, "-c", "import pipeweave"], check=True), args.repeats)
+        res["import_s"] = round(tm["median_s"], 3)
         bare = _timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), args.repeats)
-        res["import"] = {"median_s": round(t["median_s"], 3), "runs_s": t["runs_s"], "load_1min": t["load_1min"],
-                         "command": "python -c 'import pipeweave'",
-                         "python_startup_s": round(bare["median_s"], 3),
-                         "python_startup_what": "python -c pass (the interpreter and site-packages alone)"}
-        print(f"cli: {res['cli_single_predict_s']['median']:.2f}s per `pipeweave predict` process; "
-              f"import pipeweave {res['import_s']:.3f}s", flush=True)
+        res["import"] = {
+            "median_s": round(tm["median_s"], 3),
+            "runs_s": tm["runs_s"],
+            "load_1min": tm["load_1min"],
+            "command": "python -c 'import pipeweave'",
+            "python_startup_s": round(bare["median_s"], 3),
+            "python_startup_what": "python -c pass (the interpreter and site-packages alone)",
+        }
+        print(
+            f"cli: {res['cli_single_predict_s']['median']:.2f}s per `pipeweave predict` process; "
+            f"import pipeweave {res['import_s']:.3f}s",
+            flush=True,
+        )
     if "rank" in args.what:
         from ..triton import bench_rank100
 
         load = _load()
         r = bench_rank100(repeats=max(5, args.repeats))
         res["rank100_ms"] = round(max(r.get("gemm_prune_100_ms", 0.0), r.get("moe_w13_prune_100_ms", 0.0)), 3)
-        res["rank100"] = {**{k: round(v, 3) for k, v in r.items()}, "load_1min": load,
-                          "what": "pipeweave.triton.bench_rank100 on H100: 100 configs of one launch ranked in-process "
-                                  "after the first call (rank100_ms = the slower family's prune of 100 configs)"}
+        res["rank100"] = {
+            **{k: round(v, 3) for k, v in r.items()},
+            "load_1min": load,
+            "what": "pipeweave.triton.bench_rank100 on H100: 100 configs of one launch ranked in-process "
+            "after the first call (rank100_ms = the slower family's prune of 100 configs)",
+        }
         print(f"rank: 100 configs in {res['rank100_ms']} ms", flush=True)
     if "memory" in args.what:
         _bench_memory(args, res, base, scratch, model_args)
@@ -205,12 +296,25 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
         _bench_dask(args, res, df, batch, scratch)
     if "logo" in args.what:
         logo_out = scratch / "logo"
-        cmd = [sys.executable, "-m", "pipeweave", "evaluate", "--protocol", "logo", "--no-progress",
-               "--out", str(logo_out)] + (["--data", str(args.data)] if args.data else [])
-        t = _timed(lambda: subprocess.run(cmd, check=True, capture_output=True), max(1, min(args.repeats, 3)))
-        res["logo_s"] = {"median": round(t["median_s"], 1), "runs": [round(x, 1) for x in t["runs_s"]],
-                         "load_1min": t["load_1min"], "command": " ".join(cmd[2:-2]) + " --out SCRATCH"}
-        print(f"logo: {t['median_s']:.0f}s", flush=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "pipeweave",
+            "evaluate",
+            "--protocol",
+            "logo",
+            "--no-progress",
+            "--out",
+            str(logo_out),
+        ] + (["--data", str(args.data)] if args.data else [])
+        tm = _timed(lambda: subprocess.run(cmd, check=True, capture_output=True), max(1, min(args.repeats, 3)))
+        res["logo_s"] = {
+            "median": round(tm["median_s"], 1),
+            "runs": [round(x, 1) for x in tm["runs_s"]],
+            "load_1min": tm["load_1min"],
+            "command": " ".join(cmd[2:-2]) + " --out SCRATCH",
+        }
+        print(f"logo: {tm['median_s']:.0f}s", flush=True)
     scratch_ctx.cleanup()
     atomic_write_json(path, res)
     atomic_write_text(out / "results.md", _report(res, args.what))
@@ -235,9 +339,11 @@ def _resolve_model(args, res, scratch) -> None:  # noqa: ANN001
     df = cap_rows(load_profiles(args.data), int(args.stand_in_rows))
     model = PipeweaveRegressor(**DEFAULT_MODEL_PARAMS).fit(df)
     args.model = str(save_model(model, scratch / "stand_in.ubj"))
-    res["model_note"] = (f"the model file did not match this code's feature list; timings use a stand-in with the "
-                         f"default model's hyperparameters trained on {len(df):,} rows (--stand-in-rows "
-                         f"{args.stand_in_rows}); tree count and depth, hence booster cost, are the default model's")
+    res["model_note"] = (
+        f"the model file did not match this code's feature list; timings use a stand-in with the "
+        f"default model's hyperparameters trained on {len(df):,} rows (--stand-in-rows "
+        f"{args.stand_in_rows}); tree count and depth, hence booster cost, are the default model's"
+    )
     print(res["model_note"], flush=True)
 
 
@@ -270,35 +376,51 @@ def _bench_predict(args, res, batch, base, gpus) -> None:  # noqa: ANN001
     api = _timed(lambda: predict_frame(batch, model), max(1, args.repeats // 2))
     n = len(batch)
     res["predict"] = {
-        "rows": int(n), "seconds": round(whole["median_s"], 3), "rows_per_s": round(n / whole["median_s"]),
-        "runs_s": whole["runs_s"], "load_1min": whole["load_1min"], "first_call_s": round(cold, 2), "gpus": gpus,
-        "boosters_rows_per_s": round(n / boosters["median_s"]), "boosters_runs_s": boosters["runs_s"],
+        "rows": int(n),
+        "seconds": round(whole["median_s"], 3),
+        "rows_per_s": round(n / whole["median_s"]),
+        "runs_s": whole["runs_s"],
+        "load_1min": whole["load_1min"],
+        "first_call_s": round(cold, 2),
+        "gpus": gpus,
+        "boosters_rows_per_s": round(n / boosters["median_s"]),
+        "boosters_runs_s": boosters["runs_s"],
         "boosters_load_1min": boosters["load_1min"],
         "whole_over_boosters": round(boosters["median_s"] / whole["median_s"], 3),
-        "repeated_rows": int(len(rep)), "repeated_distinct_rows": int(n),
-        "repeated_rows_per_s": round(len(rep) / repeated["median_s"]), "repeated_load_1min": repeated["load_1min"],
-        "api_rows_per_s": round(n / api["median_s"]), "api_load_1min": api["load_1min"],
+        "repeated_rows": int(len(rep)),
+        "repeated_distinct_rows": int(n),
+        "repeated_rows_per_s": round(len(rep) / repeated["median_s"]),
+        "repeated_load_1min": repeated["load_1min"],
+        "api_rows_per_s": round(n / api["median_s"]),
+        "api_load_1min": api["load_1min"],
         "what": "whole path = PipeweaveRegressor.predict (featurize each distinct launch into arrays + boosters) of "
-                f"every bf16 gemm and fused_moe shape of the shared data on {', '.join(gpus)} (distinct rows); "
-                "boosters = XGBoost in-place prediction of the same rows' built feature matrix; repeated = the batch "
-                "drawn 5 times over (random order); api = pipeweave.api.predict_frame (adds the per-row domain "
-                f"checks). Medians of {max(1, args.repeats)} runs after one untimed first call",
+        f"every bf16 gemm and fused_moe shape of the shared data on {', '.join(gpus)} (distinct rows); "
+        "boosters = XGBoost in-place prediction of the same rows' built feature matrix; repeated = the batch "
+        "drawn 5 times over (random order); api = pipeweave.api.predict_frame (adds the per-row domain "
+        f"checks). Medians of {max(1, args.repeats)} runs after one untimed first call",
         "model_trees": int(model.booster_.num_boosted_rounds()),
         "family_boosters": sorted(fb),
     }
     b300 = base.assign(gpu="B300")
-    first = pred[gpus.index("B300") * len(base):(gpus.index("B300") + 1) * len(base)] if "B300" in gpus \
+    first = (
+        pred[gpus.index("B300") * len(base) : (gpus.index("B300") + 1) * len(base)]
+        if "B300" in gpus
         else model.predict(b300)
+    )
     res["b300_coverage"] = {
         "gemm_bf16_shapes": int((b300["family"] == "gemm").sum()),
         "fused_moe_bf16_shapes": int((b300["family"] == "fused_moe").sum()),
         "predicted_finite_positive": int(np.sum(np.isfinite(first) & (first > 0))),
-        "median_pred_us": {f: round(float(np.median(first[(b300["family"] == f).to_numpy()])), 2)
-                           for f in ("gemm", "fused_moe")},
+        "median_pred_us": {
+            f: round(float(np.median(first[(b300["family"] == f).to_numpy()])), 2) for f in ("gemm", "fused_moe")
+        },
     }
     p = res["predict"]
-    print(f"predict: whole {p['rows_per_s']:,} rows/s, boosters alone {p['boosters_rows_per_s']:,} rows/s "
-          f"(ratio {p['whole_over_boosters']}); repeated {p['repeated_rows_per_s']:,} rows/s", flush=True)
+    print(
+        f"predict: whole {p['rows_per_s']:,} rows/s, boosters alone {p['boosters_rows_per_s']:,} rows/s "
+        f"(ratio {p['whole_over_boosters']}); repeated {p['repeated_rows_per_s']:,} rows/s",
+        flush=True,
+    )
 
 
 def _bench_memory(args, res, base, scratch, model_args) -> None:  # noqa: ANN001
@@ -328,11 +450,17 @@ def _bench_memory(args, res, base, scratch, model_args) -> None:  # noqa: ANN001
     with open(dst, "rb") as fh:
         lines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 24), b""))
     key = "predict_10m" if n == 10_000_000 else f"predict_{n}_rows"
-    res[key] = {"rows": n, "output_rows": lines - 1, "seconds": round(dt, 1), "rows_per_s": round(n / dt),
-                "peak_mb": round(peak_kb / 1024) if peak_kb > before else None, "load_1min": load,
-                "command": "pipeweave predict --input LAUNCHES.csv --output PREDS.csv (default --chunk-rows)",
-                "what": "peak resident memory of the predict process (ru_maxrss); input = every bf16 gemm and "
-                        "fused_moe shape of the shared data on B300, tiled"}
+    res[key] = {
+        "rows": n,
+        "output_rows": lines - 1,
+        "seconds": round(dt, 1),
+        "rows_per_s": round(n / dt),
+        "peak_mb": round(peak_kb / 1024) if peak_kb > before else None,
+        "load_1min": load,
+        "command": "pipeweave predict --input LAUNCHES.csv --output PREDS.csv (default --chunk-rows)",
+        "what": "peak resident memory of the predict process (ru_maxrss); input = every bf16 gemm and "
+        "fused_moe shape of the shared data on B300, tiled",
+    }
     src.unlink(missing_ok=True)
     dst.unlink(missing_ok=True)
     print(f"memory: {n:,} rows streamed in {dt:.0f}s, peak {res[key]['peak_mb']} MB", flush=True)
@@ -352,8 +480,14 @@ def _bench_dask(args, res, df, batch, scratch) -> None:  # noqa: ANN001
     rows.astype({c: str for c in ("family", "dtype", "distribution", "source", "gpu")}).to_parquet(src)
     import dask.dataframe as dd
 
-    out: dict = {"rows": int(len(rows)), "rows_per_s": {}, "predict_s": {}, "load_1min": {}, "train_s": {},
-                 "train_load_1min": {}}
+    out: dict = {
+        "rows": int(len(rows)),
+        "rows_per_s": {},
+        "predict_s": {},
+        "load_1min": {},
+        "train_s": {},
+        "train_load_1min": {},
+    }
     train = cap_rows(df, max(1, int(args.dask_train_rows) // 200))
     train = train.sample(n=min(len(train), int(args.dask_train_rows)), random_state=0).reset_index(drop=True)
     for workers in (1, 2):
@@ -363,84 +497,131 @@ def _bench_dask(args, res, df, batch, scratch) -> None:  # noqa: ANN001
             for i in range(max(1, min(args.repeats, 3))):
                 loads.append(_load())
                 t = time.perf_counter()
-                predict_files([str(src)], scratch / f"dask_out_{workers}_{i}", client=client, model=args.model,
-                              data=args.data)
+                predict_files(
+                    [str(src)], scratch / f"dask_out_{workers}_{i}", client=client, model=args.model, data=args.data
+                )
                 runs.append(time.perf_counter() - t)
             out["predict_s"][str(workers)] = [round(x, 2) for x in runs]
             out["rows_per_s"][str(workers)] = round(len(rows) / float(np.median(runs)))
             out["load_1min"][str(workers)] = loads
             out["train_load_1min"][str(workers)] = _load()
             t = time.perf_counter()
-            train_dask(client, dd.from_pandas(train, npartitions=2 * workers), dict(DEFAULT_MODEL_PARAMS), data=args.data)
+            train_dask(
+                client, dd.from_pandas(train, npartitions=2 * workers), dict(DEFAULT_MODEL_PARAMS), data=args.data
+            )
             out["train_s"][str(workers)] = round(time.perf_counter() - t, 1)
         finally:
             client.close()
-        print(f"dask local:{workers}: {out['rows_per_s'][str(workers)]:,} rows/s predict, "
-              f"train {out['train_s'][str(workers)]}s", flush=True)
+        print(
+            f"dask local:{workers}: {out['rows_per_s'][str(workers)]:,} rows/s predict, "
+            f"train {out['train_s'][str(workers)]}s",
+            flush=True,
+        )
     out["train_rows"] = int(len(train))
-    out["what"] = ("predict_files (parquet in, parquet partitions out) on a LocalCluster of 1 or 2 worker processes "
-                   "(1 thread each), rows drawn from the predict batch with repeats; train = train_dask "
-                   "(featurize on the workers + xgboost.dask, the default model's settings)")
+    out["what"] = (
+        "predict_files (parquet in, parquet partitions out) on a LocalCluster of 1 or 2 worker processes "
+        "(1 thread each), rows drawn from the predict batch with repeats; train = train_dask "
+        "(featurize on the workers + xgboost.dask, the default model's settings)"
+    )
     res["dask"] = out
 
 
 def _report(res: dict, what) -> str:  # noqa: ANN001
-    lines = ["# pipeweave speed benchmarks", "", f"Command: `pipeweave bench --what {' '.join(what)}`; "
-             f"machine: {res['machine']['cpus']} CPUs. Load = 1-minute load average when the run started "
-             "(the machine is shared; medians of several runs).", "", "| benchmark | result |", "|---|---|"]
+    lines = [
+        "# pipeweave speed benchmarks",
+        "",
+        f"Command: `pipeweave bench --what {' '.join(what)}`; "
+        f"machine: {res['machine']['cpus']} CPUs. Load = 1-minute load average when the run started "
+        "(the machine is shared; medians of several runs).",
+        "",
+        "| benchmark | result |",
+        "|---|---|",
+    ]
     if res.get("model_note"):
         lines[2:2] = [f"Model: {res['model_note']}.", ""]
     if "featurize" in res:
         f = res["featurize"]
-        lines.append(f"| featurize all shared rows | {f['rows']:,} rows in {f['seconds']} s ({f['rows_per_s']:,} rows/s; "
-                     f"load {f.get('load_1min', '?')}) |")
+        lines.append(
+            f"| featurize all shared rows | {f['rows']:,} rows in {f['seconds']} s ({f['rows_per_s']:,} rows/s; "
+            f"load {f.get('load_1min', '?')}) |"
+        )
     if "train" in res:
-        lines.append(f"| train default model | {res['train']['rows']:,} rows: featurize {res['train']['featurize_s']} s, "
-                     f"fit {res['train']['fit_s']} s (load {res['train'].get('load_1min', '?')}) |")
+        lines.append(
+            f"| train default model | {res['train']['rows']:,} rows: featurize {res['train']['featurize_s']} s, "
+            f"fit {res['train']['fit_s']} s (load {res['train'].get('load_1min', '?')}) |"
+        )
     if "predict" in res:
         p = res["predict"]
-        lines.append(f"| batch predict, whole path | {p['rows_per_s']:,} rows/s ({p['rows']:,} distinct rows; median of "
-                     f"{p.get('runs_s')} s; load {p.get('load_1min')}; first call {p.get('first_call_s')} s) |")
+        lines.append(
+            f"| batch predict, whole path | {p['rows_per_s']:,} rows/s ({p['rows']:,} distinct rows; median of "
+            f"{p.get('runs_s')} s; load {p.get('load_1min')}; first call {p.get('first_call_s')} s) |"
+        )
         if "boosters_rows_per_s" in p:
-            lines.append(f"| same batch, boosters alone | {p['boosters_rows_per_s']:,} rows/s ({p.get('model_trees')}-tree "
-                         f"boosters{' per family' if p.get('family_boosters') else ''}; whole path = "
-                         f"{p['whole_over_boosters']}x boosters alone; load {p.get('boosters_load_1min')}) |")
-            lines.append(f"| same batch drawn 5x (repeated launches) | {p['repeated_rows_per_s']:,} rows/s "
-                         f"({p['repeated_rows']:,} rows, {p['repeated_distinct_rows']:,} distinct) |")
+            lines.append(
+                f"| same batch, boosters alone | {p['boosters_rows_per_s']:,} rows/s ({p.get('model_trees')}-tree "
+                f"boosters{' per family' if p.get('family_boosters') else ''}; whole path = "
+                f"{p['whole_over_boosters']}x boosters alone; load {p.get('boosters_load_1min')}) |"
+            )
+            lines.append(
+                f"| same batch drawn 5x (repeated launches) | {p['repeated_rows_per_s']:,} rows/s "
+                f"({p['repeated_rows']:,} rows, {p['repeated_distinct_rows']:,} distinct) |"
+            )
             lines.append(f"| same batch through the API (with row checks) | {p['api_rows_per_s']:,} rows/s |")
     if "b300_coverage" in res:
         c = res["b300_coverage"]
-        lines.append(f"| B300 from its spec sheet | {c['predicted_finite_positive']:,} of "
-                     f"{c['gemm_bf16_shapes'] + c['fused_moe_bf16_shapes']:,} bf16 gemm + fused_moe shapes predicted |")
+        lines.append(
+            f"| B300 from its spec sheet | {c['predicted_finite_positive']:,} of "
+            f"{c['gemm_bf16_shapes'] + c['fused_moe_bf16_shapes']:,} bf16 gemm + fused_moe shapes predicted |"
+        )
     if "cli_single_predict_s" in res:
         c = res["cli_single_predict_s"]
-        lines.append(f"| single-launch `pipeweave predict` process | {c['median']} s (runs {c['runs']}; load "
-                     f"{c.get('load_1min', '?')}) |")
+        lines.append(
+            f"| single-launch `pipeweave predict` process | {c['median']} s (runs {c['runs']}; load "
+            f"{c.get('load_1min', '?')}) |"
+        )
     if "import" in res:
-        lines.append(f"| `python -c 'import pipeweave'` | {res['import']['median_s']} s (`python -c pass`: "
-                     f"{res['import'].get('python_startup_s')} s; load {res['import']['load_1min']}) |")
+        lines.append(
+            f"| `python -c 'import pipeweave'` | {res['import']['median_s']} s (`python -c pass`: "
+            f"{res['import'].get('python_startup_s')} s; load {res['import']['load_1min']}) |"
+        )
     if "rank100" in res:
         r = res["rank100"]
-        lines.append(f"| rank 100 tile configs of one launch (after the first call) | {res['rank100_ms']} ms "
-                     f"(gemm {r.get('gemm_prune_100_ms')} ms, moe_w13 {r.get('moe_w13_prune_100_ms')} ms; first call "
-                     f"gemm {r.get('gemm_first_call_ms')} ms; load {r.get('load_1min')}) |")
+        lines.append(
+            f"| rank 100 tile configs of one launch (after the first call) | {res['rank100_ms']} ms "
+            f"(gemm {r.get('gemm_prune_100_ms')} ms, moe_w13 {r.get('moe_w13_prune_100_ms')} ms; first call "
+            f"gemm {r.get('gemm_first_call_ms')} ms; load {r.get('load_1min')}) |"
+        )
     for key in [k for k in res if k.startswith("predict_") and isinstance(res[k], dict) and "peak_mb" in res[k]]:
         m = res[key]
-        lines.append(f"| `predict --input` {m['rows']:,} rows, streamed | peak {m['peak_mb']} MB, {m['seconds']} s "
-                     f"({m['rows_per_s']:,} rows/s; load {m['load_1min']}) |")
+        lines.append(
+            f"| `predict --input` {m['rows']:,} rows, streamed | peak {m['peak_mb']} MB, {m['seconds']} s "
+            f"({m['rows_per_s']:,} rows/s; load {m['load_1min']}) |"
+        )
     if "dask" in res:
         d = res["dask"]
-        lines.append(f"| `predict --dask local:1` vs `local:2` ({d['rows']:,} rows) | "
-                     + ", ".join(f"{w} worker(s): {v:,} rows/s" for w, v in d["rows_per_s"].items())
-                     + f" (load {d['load_1min']}) |")
-        lines.append(f"| `train --dask` ({d.get('train_rows', 0):,} rows) | "
-                     + ", ".join(f"{w} worker(s): {v} s" for w, v in d["train_s"].items()) + " |")
+        lines.append(
+            f"| `predict --dask local:1` vs `local:2` ({d['rows']:,} rows) | "
+            + ", ".join(f"{w} worker(s): {v:,} rows/s" for w, v in d["rows_per_s"].items())
+            + f" (load {d['load_1min']}) |"
+        )
+        lines.append(
+            f"| `train --dask` ({d.get('train_rows', 0):,} rows) | "
+            + ", ".join(f"{w} worker(s): {v} s" for w, v in d["train_s"].items())
+            + " |"
+        )
     if "logo_s" in res:
         lg = res["logo_s"]
-        lines.append(f"| leave-one-generation-out run, all families | {lg['median']} s (runs {lg['runs']}; load "
-                     f"{lg['load_1min']}) |")
+        lines.append(
+            f"| leave-one-generation-out run, all families | {lg['median']} s (runs {lg['runs']}; load "
+            f"{lg['load_1min']}) |"
+        )
     if "lower_bound_violations_pct" in res:
-        lines += ["", "Rows whose analytical lower bound exceeds the measured latency by > 5% (per source/family):", "",
-                  "| source/family | % rows |", "|---|---|"]
+        lines += [
+            "",
+            "Rows whose analytical lower bound exceeds the measured latency by > 5% (per source/family):",
+            "",
+            "| source/family | % rows |",
+            "|---|---|",
+        ]
         lines += [f"| {k} | {v} |" for k, v in res["lower_bound_violations_pct"].items()]
     return "\n".join(lines) + "\n"

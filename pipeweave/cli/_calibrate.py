@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COMMAND = "calibrate"
 HELP = "few-shot calibration of a new GPU: which launches to measure (plan), and a model corrected by them (fit)"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 plan: the launches most worth measuring on the GPU, per family: the candidates' regime
 coordinates (front-end features on a common scale: envelope time, arithmetic intensity over the
@@ -28,6 +35,7 @@ examples:
   pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
   pipeweave predict --model models/B300.ubj --gpu B300 --input rows.csv --output preds.csv
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,40 +44,67 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ._common import add_data_argument
 
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    pl = sub.add_parser("plan", help="choose the launches to measure", description=DESCRIPTION,
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    pl = sub.add_parser(
+        "plan",
+        help="choose the launches to measure",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     pl.add_argument("--gpu", required=True, metavar="NAME_OR_SPEC", help="the new GPU (catalog name or spec file)")
-    pl.add_argument("--families", nargs="+", choices=sorted(FAMILIES), metavar="FAMILY",
-                    help="families to plan (default: those in --candidates, else gemm fused_moe)")
-    pl.add_argument("--dtype", default="bfloat16", help="dtype of the planned launches from the shared data (default bfloat16)")
+    pl.add_argument(
+        "--families",
+        nargs="+",
+        choices=sorted(FAMILIES),
+        metavar="FAMILY",
+        help="families to plan (default: those in --candidates, else gemm fused_moe)",
+    )
+    pl.add_argument(
+        "--dtype", default="bfloat16", help="dtype of the planned launches from the shared data (default bfloat16)"
+    )
     pl.add_argument("--n", type=int, default=32, help="launches per family (default 32)")
     pl.add_argument("--candidates", metavar="CSV", help="your launches to choose from (canonical columns, no latency)")
     pl.add_argument("--seed", type=int, default=0, help="k-means seed (default 0)")
     pl.add_argument("--out", required=True, metavar="CSV", help="plan file to write")
     add_data_argument(pl)
-    ft = sub.add_parser("fit", help="calibrate a model on launches measured on the GPU", description=DESCRIPTION,
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ft = sub.add_parser(
+        "fit",
+        help="calibrate a model on launches measured on the GPU",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ft.add_argument("--gpu", required=True, metavar="NAME_OR_SPEC", help="the GPU the profiles were measured on")
-    ft.add_argument("--profiles", nargs="+", required=True, metavar="FILE", help="canonical profile files (measured plan)")
+    ft.add_argument(
+        "--profiles", nargs="+", required=True, metavar="FILE", help="canonical profile files (measured plan)"
+    )
     ft.add_argument("--model", metavar="PATH", help="base model (default models/pipeweave_default.ubj)")
     ft.add_argument("--method", choices=list(METHODS), default="gp", help="correction (default gp)")
-    ft.add_argument("--length-scale", type=float, default=DEFAULT_LENGTH_SCALE,
-                    help=f"GP length scale in regime units (default {DEFAULT_LENGTH_SCALE})")
-    ft.add_argument("--noise", type=float, default=DEFAULT_NOISE,
-                    help=f"GP noise-to-signal ratio (default {DEFAULT_NOISE})")
-    ft.add_argument("--linear", type=float, default=0.0,
-                    help="prior weight of a linear trend over the regime coordinates (default 0 = none)")
+    ft.add_argument(
+        "--length-scale",
+        type=float,
+        default=DEFAULT_LENGTH_SCALE,
+        help=f"GP length scale in regime units (default {DEFAULT_LENGTH_SCALE})",
+    )
+    ft.add_argument(
+        "--noise", type=float, default=DEFAULT_NOISE, help=f"GP noise-to-signal ratio (default {DEFAULT_NOISE})"
+    )
+    ft.add_argument(
+        "--linear",
+        type=float,
+        default=0.0,
+        help="prior weight of a linear trend over the regime coordinates (default 0 = none)",
+    )
     ft.add_argument("--out", required=True, metavar="PATH.ubj", help="calibrated model file to write")
     add_data_argument(ft)
 
 
-def _candidates_from_data(data: object, families: list[str], dtype: str, gpu_name: str) -> object:
+def _candidates_from_data(
+    data: str | os.PathLike[str] | None, families: list[str], dtype: str, gpu_name: str
+) -> pd.DataFrame:
     """Every distinct launch (shape + tile plan) of ``families`` in the shared data, moved to ``gpu_name``."""
     from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
 
     df = load_profiles(data, families=families, dtypes=[dtype])
-    keep = ["family", "dtype", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]),
-            *TILE_COLUMNS]
+    keep = ["family", "dtype", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]), *TILE_COLUMNS]
     keep = [c for c in keep if c in df.columns]
     cand = df[keep].astype({c: object for c in keep if str(df[c].dtype) == "category"})
     cand = cand.drop_duplicates(ignore_index=True)
@@ -108,8 +143,10 @@ def run(args: argparse.Namespace) -> int:
         plan = plan[[c for c in out_cols if c in plan.columns]]
         atomic_write(args.out, lambda p: plan.to_csv(p, index=False))
         per = plan["family"].astype(str).value_counts().to_dict()
-        print(f"wrote {len(plan)} launches to measure on {spec.name} ({per}) to {args.out} "
-              f"(from {len(cand):,} candidates)")
+        print(
+            f"wrote {len(plan)} launches to measure on {spec.name} ({per}) to {args.out} "
+            f"(from {len(cand):,} candidates)"
+        )
         return 0
     from ..calibrate import calibrate_model
     from ..model import load_model, save_model
@@ -125,18 +162,37 @@ def run(args: argparse.Namespace) -> int:
             raise DataError(f"no rows of {args.profiles} are on {spec.name}", hint="pass the GPU they were measured on")
     base = load_model(args.model)
     files = [file_record(p, len(read_profiles(p, gpus=gpus))) for p in args.profiles]
-    model = calibrate_model(base, measured, gpu=spec.name, gpus=gpus, method=args.method,
-                            length_scale=args.length_scale, noise=args.noise, linear=args.linear, profiles=files)
-    cmd = ("pipeweave calibrate fit --gpu " + args.gpu + " --profiles " + " ".join(args.profiles)
-           + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --linear {args.linear}"
-           + f" --out {args.out}"
-           + (f" --model {args.model}" if args.model else ""))
+    model = calibrate_model(
+        base,
+        measured,
+        gpu=spec.name,
+        gpus=gpus,
+        method=args.method,
+        length_scale=args.length_scale,
+        noise=args.noise,
+        linear=args.linear,
+        profiles=files,
+    )
+    cmd = (
+        "pipeweave calibrate fit --gpu "
+        + args.gpu
+        + " --profiles "
+        + " ".join(args.profiles)
+        + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --linear {args.linear}"
+        + f" --out {args.out}"
+        + (f" --model {args.model}" if args.model else "")
+    )
     base_stamp = getattr(base, "stamp_", {})
-    path = save_model(model, args.out, data_fingerprint=base_stamp.get("data_fingerprint", ""),
-                      extra={"command": cmd, "base_model_command": base_stamp.get("command", ""),
-                             "calibration_profiles": files})
+    path = save_model(
+        model,
+        args.out,
+        data_fingerprint=base_stamp.get("data_fingerprint", ""),
+        extra={"command": cmd, "base_model_command": base_stamp.get("command", ""), "calibration_profiles": files},
+    )
     cal = model.calibration_
-    summary = ", ".join(f"{f}: {n} launches, mean correction x{__import__('math').exp(c.mean_):.3f}"
-                        for f, (n, c) in {k: (cal.n_shots[k], cal.corrections[k]) for k in cal.corrections}.items())
+    summary = ", ".join(
+        f"{f}: {n} launches, mean correction x{__import__('math').exp(c.mean_):.3f}"
+        for f, (n, c) in {k: (cal.n_shots[k], cal.corrections[k]) for k in cal.corrections}.items()
+    )
     print(f"wrote {path} (calibrated for {spec.name}; {summary})")
     return 0

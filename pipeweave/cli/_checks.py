@@ -40,23 +40,27 @@ positive_int = _int_type(1, "a whole number >= 1")
 nonnegative_int = _int_type(0, "a whole number >= 0")
 
 
-def _num(lo: float, hi: float, *, integer: bool = False, lo_open: bool = False, none_ok: bool = False
-         ) -> Callable[[Any], str | None]:
+def _num(
+    lo: float, hi: float, *, integer: bool = False, lo_open: bool = False, none_ok: bool = False
+) -> Callable[[Any], str | None]:
     def check(v: Any) -> str | None:
         if v is None and none_ok:
             return None
         if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not float(v).is_integer()):
             return f"{'a whole number' if integer else 'a number'} in {'(' if lo_open else '['}{lo}, {hi}]" + (
-                " or null" if none_ok else "")
+                " or null" if none_ok else ""
+            )
         if not math.isfinite(v) or v < lo or (lo_open and v == lo) or v > hi:
             return f"in {'(' if lo_open else '['}{lo}, {hi}]"
         return None
+
     return check
 
 
 def _kind(t: type, text: str, none_ok: bool = False) -> Callable[[Any], str | None]:
     def check(v: Any) -> str | None:
         return None if isinstance(v, t) or (v is None and none_ok) else text
+
     return check
 
 
@@ -73,7 +77,7 @@ PARAM_DOMAINS: dict[str, Callable[[Any], str | None]] = {
     "quantile": _num(0, 1, lo_open=True, none_ok=True),
     "use_sass": _kind(bool, "true or false"),
     "drop_features": _kind(list, "a list of feature names"),
-    "reference": _kind(str, "a string (e.g. \"envelope\")"),
+    "reference": _kind(str, 'a string (e.g. "envelope")'),
     "monotone_constraints": _kind(dict, "an object {feature: -1|0|1} or null", none_ok=True),
     "per_family": _kind(bool, "true or false"),
     "n_jobs": _num(1, 1024, integer=True),
@@ -93,29 +97,42 @@ def parse_params(text: str | None) -> dict[str, Any]:
         params = json.loads(text)
     except ValueError as exc:  # JSONDecodeError, or e.g. an integer literal past the digit limit
         why = f"{exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise DataError(f"--params {text[:60]!r} is not JSON ({why})",
-                        hint='give a JSON object, e.g. --params \'{"max_depth": 8, "learning_rate": 0.05}\'') from None
+        raise DataError(
+            f"--params {text[:60]!r} is not JSON ({why})",
+            hint='give a JSON object, e.g. --params \'{"max_depth": 8, "learning_rate": 0.05}\'',
+        ) from None
     if not isinstance(params, dict):
-        raise DataError(f"--params must be a JSON object of hyperparameters, got a JSON {type(params).__name__} "
-                        f"{text[:40]!r}", hint='e.g. --params \'{"max_depth": 8}\'')
+        raise DataError(
+            f"--params must be a JSON object of hyperparameters, got a JSON {type(params).__name__} {text[:40]!r}",
+            hint="e.g. --params '{\"max_depth\": 8}'",
+        )
     for key, value in params.items():
         check = PARAM_DOMAINS.get(key)
         if check is None:
             close = difflib.get_close_matches(key, list(PARAM_DOMAINS), n=1)
-            raise DataError(f"--params has an unknown hyperparameter {key!r}"
-                            + (f" (did you mean {close[0]!r}?)" if close else ""),
-                            hint=f"valid keys: {sorted(PARAM_DOMAINS)}")
+            raise DataError(
+                f"--params has an unknown hyperparameter {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
+                hint=f"valid keys: {sorted(PARAM_DOMAINS)}",
+            )
         want = check(value)
         if want is not None:
-            raise DataError(f"--params {key}={json.dumps(value)} is invalid; expected {want}",
-                            hint=f"fix the value of {key!r}")
+            raise DataError(
+                f"--params {key}={json.dumps(value)} is invalid; expected {want}", hint=f"fix the value of {key!r}"
+            )
     if "drop_features" in params:
         params["drop_features"] = tuple(params["drop_features"])
     return params
 
 
-_PIP_NAMES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary", "MySQLdb": "mysqlclient",
-              "pymysql": "PyMySQL", "asyncpg": "asyncpg", "pg8000": "pg8000", "oracledb": "oracledb"}
+_PIP_NAMES = {
+    "psycopg": "'psycopg[binary]'",
+    "psycopg2": "psycopg2-binary",
+    "MySQLdb": "mysqlclient",
+    "pymysql": "PyMySQL",
+    "asyncpg": "asyncpg",
+    "pg8000": "pg8000",
+    "oracledb": "oracledb",
+}
 
 
 def check_storage_url(url: str | None) -> None:
@@ -143,8 +160,10 @@ def check_storage_url(url: str | None) -> None:
         import_dbapi()
     except ImportError as exc:
         pkg = _PIP_NAMES.get(exc.name or "", exc.name or "the driver")
-        raise DataError(f"--storage {url!r}: the {u.drivername!r} driver is not installed (no module {exc.name!r})",
-                        hint=f"pip install {pkg}, or use sqlite:///tune.db") from None
+        raise DataError(
+            f"--storage {url!r}: the {u.drivername!r} driver is not installed (no module {exc.name!r})",
+            hint=f"pip install {pkg}, or use sqlite:///tune.db",
+        ) from None
     if u.get_backend_name() == "sqlite":
         db = u.database or ""
         if db in ("", ":memory:"):
@@ -155,5 +174,7 @@ def check_storage_url(url: str | None) -> None:
         if os.path.isdir(db):
             raise DataError(f"--storage {url!r}: {db!r} is a directory", hint="name a database file, e.g. tune.db")
         if not os.path.isdir(folder):
-            raise DataError(f"--storage {url!r}: folder {folder!r} does not exist", hint="create it or choose another path")
+            raise DataError(
+                f"--storage {url!r}: folder {folder!r} does not exist", hint="create it or choose another path"
+            )
         check_writable(db, "--storage database")

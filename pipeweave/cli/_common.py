@@ -13,8 +13,15 @@ from .._errors import DataError
 from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ..vocab import DEFAULT_ATTENTION_BACKEND, TILE_COLUMNS, default_source, parse_tile_config
 
-__all__ = ["add_data_argument", "add_gpu_argument", "add_launch_arguments", "launch_frame", "resolve_gpu_arg",
-           "parse_config", "print_json"]
+__all__ = [
+    "add_data_argument",
+    "add_gpu_argument",
+    "add_launch_arguments",
+    "launch_frame",
+    "resolve_gpu_arg",
+    "parse_config",
+    "print_json",
+]
 
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     # flag -> (column, type, help)
@@ -39,8 +46,12 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     # issue 13 families: rmsnorm (--num-tokens --hidden-size), silu_mul (--num-tokens --inter-size =
     # output width), *_fp32 row ops (--num-tokens rows x --hidden-size), gemm_fp32 (--m --n --k
     # [--batch-size]), attention_flashinfer (--q-lengths --kv-lengths per request)
-    "--op": ("op", str, "operator inside a family: elementwise_fp32 add/addu/mul/mulu/div/divu/pow/powu/relu/"
-                        "tanh/gelu; gemm_fp32 bmm (default) or linear"),
+    "--op": (
+        "op",
+        str,
+        "operator inside a family: elementwise_fp32 add/addu/mul/mulu/div/divu/pow/powu/relu/"
+        "tanh/gelu; gemm_fp32 bmm (default) or linear",
+    ),
     "--q-lengths": ("q_lengths", str, "attention_flashinfer: per-request query lengths, e.g. 128;512"),
     "--kv-lengths": ("kv_lengths", str, "attention_flashinfer: per-request KV lengths, e.g. 1024;2048"),
 }
@@ -49,12 +60,18 @@ from ..vocab import FLASHINFER_BACKENDS  # noqa: E402
 
 
 def add_data_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", metavar="DIR", help="measurement directory (default: $PIPEWEAVE_DATA or ../shared/datasets)")
+    p.add_argument(
+        "--data", metavar="DIR", help="measurement directory (default: $PIPEWEAVE_DATA or ../shared/datasets)"
+    )
 
 
 def add_gpu_argument(p: argparse.ArgumentParser, required: bool = True) -> None:
-    p.add_argument("--gpu", required=required, metavar="NAME_OR_SPEC",
-                   help="catalog GPU name or alias (see `pipeweave gpus`) or a spec file (.toml/.json)")
+    p.add_argument(
+        "--gpu",
+        required=required,
+        metavar="NAME_OR_SPEC",
+        help="catalog GPU name or alias (see `pipeweave gpus`) or a spec file (.toml/.json)",
+    )
 
 
 def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> None:
@@ -64,16 +81,26 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
     g = p.add_argument_group("launch")
     g.add_argument("--family", choices=sorted(FAMILIES), help="kernel family")
     g.add_argument("--dtype", default="bfloat16", help="bfloat16 | float16 | fp8 | fp8_block (default bfloat16)")
-    g.add_argument("--source", default=None,
-                   help="timing convention to predict for: aiconfigurator (CUDA-graph replay) or pipeweave "
-                        "(CUDA events); default: the family's main training source")
+    g.add_argument(
+        "--source",
+        default=None,
+        help="timing convention to predict for: aiconfigurator (CUDA-graph replay) or pipeweave "
+        "(CUDA events); default: the family's main training source",
+    )
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
         g.add_argument(flag, dest=col, type=typ, help=hlp)
-    g.add_argument("--backend", choices=list(KNOWN_BACKENDS) + list(FLASHINFER_BACKENDS), default=None,
-                   help=f"attention kernel implementation (default {DEFAULT_ATTENTION_BACKEND} for attention families)")
+    g.add_argument(
+        "--backend",
+        choices=list(KNOWN_BACKENDS) + list(FLASHINFER_BACKENDS),
+        default=None,
+        help=f"attention kernel implementation (default {DEFAULT_ATTENTION_BACKEND} for attention families)",
+    )
     if config:
-        g.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
-                       help="Triton tile config (default: the kernel's own selection logic)")
+        g.add_argument(
+            "--config",
+            metavar="BM,BN,BK,GM,WARPS,STAGES",
+            help="Triton tile config (default: the kernel's own selection logic)",
+        )
 
 
 def parse_config(text: str | None) -> dict[str, float]:
@@ -94,7 +121,7 @@ def resolve_gpu_arg(value: str):  # noqa: ANN201
     return get_gpu(value)
 
 
-from ..vocab import DEFAULT_SOURCE as _DEFAULT_SOURCE  # noqa: E402  (kept for importers of the old name)
+from ..vocab import DEFAULT_SOURCE as _DEFAULT_SOURCE  # noqa: E402,F401  (kept for importers of the old name)
 
 
 def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
@@ -102,10 +129,17 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
     from ..frontend import LAUNCH_DEFAULTS, get_family, row_problems
 
     if not args.family:
-        raise DataError("--family is required for a single launch", hint="e.g. --family gemm --m 4096 --n 4096 --k 4096")
+        raise DataError(
+            "--family is required for a single launch", hint="e.g. --family gemm --m 4096 --n 4096 --k 4096"
+        )
     fam = get_family(args.family)
-    row: dict[str, Any] = {"family": args.family, "gpu": spec.name, "generation": spec.generation,
-                           "dtype": args.dtype, "source": args.source or default_source(args.family)}
+    row: dict[str, Any] = {
+        "family": args.family,
+        "gpu": spec.name,
+        "generation": spec.generation,
+        "dtype": args.dtype,
+        "source": args.source or default_source(args.family),
+    }
     for _, (col, _, _) in _SHAPE_FLAGS.items():
         v = getattr(args, col, None)
         if v is not None:

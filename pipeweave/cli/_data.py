@@ -23,10 +23,12 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``data`` options."""
-    parser.add_argument("--data", metavar="DIR",
-                        help="data directory (default: $PIPEWEAVE_DATA, else ../shared/datasets)")
-    parser.add_argument("--json", action="store_true",
-                        help='print a JSON list of {"source","dataset","family","dtype","gpu","rows"}')
+    parser.add_argument(
+        "--data", metavar="DIR", help="data directory (default: $PIPEWEAVE_DATA, else ../shared/datasets)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help='print a JSON list of {"source","dataset","family","dtype","gpu","rows"}'
+    )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the parsed-table cache")
 
 

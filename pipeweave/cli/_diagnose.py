@@ -16,7 +16,9 @@ from ._common import (
 
 COMMAND = "diagnose"
 HELP = "how fast could this Triton kernel be on this GPU, what binds it, and which tile config to try"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 For the builtin tiled families (moe_w13, fused_moe, gemm): the predicted latency of the given config,
 the analytical lower bound, the learned ceiling (latency of the best config), the binding pipe and every
@@ -46,6 +48,7 @@ shape?) instead of being turned into utilizations. No headroom percentage is pri
 validation the measured/ceiling ratio was less accurate than assuming no headroom, so only whether the
 measurement lies beyond the ceiling's held-out error is reported.
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,29 +58,50 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measured-us", type=float, metavar="US", help="measured latency of this launch (microseconds)")
     p.add_argument("--top", type=int, default=5, help="number of recommended configs (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--models", metavar="DIR", help="folder with diagnose_{ranker,ceiling,latency}.ubj (default models/)")
+    p.add_argument(
+        "--models", metavar="DIR", help="folder with diagnose_{ranker,ceiling,latency}.ubj (default models/)"
+    )
     g = add_kernel_arguments(p)
-    g.add_argument("--search", action="store_true",
-                   help="compile and rank num_warps x num_stages variants, and BLOCK* constexprs x 1/2, 2, 4 when --grid "
-                        "is an expression of them")
-    p.add_argument("--rebuild-models", action="store_true",
-                   help="retrain the shipped diagnose models from the measurements (python -m pipeweave.diagnose.build)")
+    g.add_argument(
+        "--search",
+        action="store_true",
+        help="compile and rank num_warps x num_stages variants, and BLOCK* constexprs x 1/2, 2, 4 when --grid "
+        "is an expression of them",
+    )
+    p.add_argument(
+        "--rebuild-models",
+        action="store_true",
+        help="retrain the shipped diagnose models from the measurements (python -m pipeweave.diagnose.build)",
+    )
 
 
 def add_kernel_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """The ``--kernel`` options shared by ``diagnose``, ``explain`` and ``predict`` (a user's @triton.jit kernel)."""
     g = p.add_argument_group("your own Triton kernel (SASS front-end; needs triton)")
     g.add_argument("--kernel", metavar="FILE.py:NAME", help="a @triton.jit kernel to compile (no GPU needed)")
-    g.add_argument("--signature", default="",
-                   help="launch arguments NAME=VALUE,... (pointers *bf16/*fp16/*fp32, with the array shape for DRAM traffic: "
-                        "x_ptr=*fp32[16777216], w_ptr=*bf16[4096x4096]; ints as values); the kernel's "
-                        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M constexprs are filled from --config when not given")
-    g.add_argument("--grid", default="1",
-                   help="number of CTAs: an integer or an expression of the integer arguments, e.g. 'cdiv(n, BLOCK)'")
-    g.add_argument("--trips", default="",
-                   help="source trip count of each top-level loop, comma list (integers or expressions, e.g. 'cdiv(K, BLOCK_K)')")
-    g.add_argument("--dram-bytes", type=float, metavar="B",
-                   help="bytes the launch moves to/from DRAM (default: the sum of the pointer shapes in --signature)")
+    g.add_argument(
+        "--signature",
+        default="",
+        help="launch arguments NAME=VALUE,... (pointers *bf16/*fp16/*fp32, with the array shape for DRAM traffic: "
+        "x_ptr=*fp32[16777216], w_ptr=*bf16[4096x4096]; ints as values); the kernel's "
+        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M constexprs are filled from --config when not given",
+    )
+    g.add_argument(
+        "--grid",
+        default="1",
+        help="number of CTAs: an integer or an expression of the integer arguments, e.g. 'cdiv(n, BLOCK)'",
+    )
+    g.add_argument(
+        "--trips",
+        default="",
+        help="source trip count of each top-level loop, comma list (integers or expressions, e.g. 'cdiv(K, BLOCK_K)')",
+    )
+    g.add_argument(
+        "--dram-bytes",
+        type=float,
+        metavar="B",
+        help="bytes the launch moves to/from DRAM (default: the sum of the pointer shapes in --signature)",
+    )
     return g
 
 
@@ -87,17 +111,34 @@ def run_kernel(args: argparse.Namespace, command: str) -> int:
 
     spec = resolve_gpu_arg(args.gpu)
     trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
-    res = diagnose_kernel(args.kernel, spec, args.config, signature=args.signature, grid=args.grid, trips=trips,
-                          dtype=args.dtype, dram_bytes=args.dram_bytes)
+    res = diagnose_kernel(
+        args.kernel,
+        spec,
+        args.config,
+        signature=args.signature,
+        grid=args.grid,
+        trips=trips,
+        dtype=args.dtype,
+        dram_bytes=args.dram_bytes,
+    )
     if command == "predict":
-        out = {"gpu": res["gpu"], "kernel": res["kernel"], "config": res["config"], "predicted_us": res["predicted_us"],
-               "method": "analytical SASS bound of the compiled kernel (not learned, not validated on measurements)",
-               "bound_pipe": res["bound_pipe"], "lower_bound_us": res["lower_bound_us"], "notes": res["notes"]}
+        out = {
+            "gpu": res["gpu"],
+            "kernel": res["kernel"],
+            "config": res["config"],
+            "predicted_us": res["predicted_us"],
+            "method": "analytical SASS bound of the compiled kernel (not learned, not validated on measurements)",
+            "bound_pipe": res["bound_pipe"],
+            "lower_bound_us": res["lower_bound_us"],
+            "notes": res["notes"],
+        }
         if getattr(args, "json", False):
             print_json(out)
         else:
-            print(f"{out['predicted_us']:.4g} us  ({res['kernel']} on {res['gpu']}, config {res['config']}; "
-                  f"{out['method']}; bound by {res['bound_pipe']})")
+            print(
+                f"{out['predicted_us']:.4g} us  ({res['kernel']} on {res['gpu']}, config {res['config']}; "
+                f"{out['method']}; bound by {res['bound_pipe']})"
+            )
         return 0
     if getattr(args, "json", False):
         print_json(res)
@@ -127,20 +168,33 @@ def run(args: argparse.Namespace) -> int:
         from ..diagnose import diagnose_kernel
 
         trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
-        res = diagnose_kernel(args.kernel, spec, args.config, signature=args.signature, grid=args.grid, trips=trips,
-                              dtype=args.dtype, measured_us=args.measured_us, top=args.top, search=args.search,
-                              dram_bytes=args.dram_bytes)
+        res = diagnose_kernel(
+            args.kernel,
+            spec,
+            args.config,
+            signature=args.signature,
+            grid=args.grid,
+            trips=trips,
+            dtype=args.dtype,
+            measured_us=args.measured_us,
+            top=args.top,
+            search=args.search,
+            dram_bytes=args.dram_bytes,
+        )
     else:
         from ..diagnose import DiagnoseModels, diagnose
 
         if not args.family:
-            raise DataError("pipeweave diagnose needs --family (moe_w13, fused_moe, gemm) or --kernel FILE.py:NAME",
-                            hint="e.g. --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 "
-                                 "--hidden-size 4096 --inter-size 1536")
+            raise DataError(
+                "pipeweave diagnose needs --family (moe_w13, fused_moe, gemm) or --kernel FILE.py:NAME",
+                hint="e.g. --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 "
+                "--hidden-size 4096 --inter-size 1536",
+            )
         row = launch_frame(args, spec)
         models = DiagnoseModels.load(args.models)
-        res = diagnose(row, measured_us=args.measured_us, top=args.top, gpus={spec.name: spec}, models=models,
-                       data=args.data)
+        res = diagnose(
+            row, measured_us=args.measured_us, top=args.top, gpus={spec.name: spec}, models=models, data=args.data
+        )
     if args.json:
         print_json(res)
     else:
@@ -150,7 +204,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _split_top(text: str) -> list[str]:
     """Split a comma list at commas outside parentheses (``cdiv(K, BK),4``)."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
     for ch in text or "":
         depth += ch == "("
         depth -= ch == ")"
@@ -180,12 +236,17 @@ def print_diagnosis(r: dict) -> None:
     print(f"{what} on {r['gpu']} ({r['generation']})" + (f"  {shape}" if shape else ""))
     origin = f" ({r['config_origin']})" if r.get("config_origin") else ""
     print(f"  config       {r['config']}{origin}   [BM,BN,BK,GROUP_M,warps,stages]")
-    print(f"  predicted    {_us(r['predicted_us'])}" + (f"   measured {_us(r['measured_us'])}" if r.get("measured_us") else ""))
+    print(
+        f"  predicted    {_us(r['predicted_us'])}"
+        + (f"   measured {_us(r['measured_us'])}" if r.get("measured_us") else "")
+    )
     print(f"  ceiling      {_us(r['ceiling_us'])}   ({r['ceiling_method']})")
     print(f"  lower bound  {_us(r['lower_bound_us'])}   (no config can beat it)")
     if r.get("measurement_below_bound"):
-        print("  measurement  BELOW THE PHYSICAL LOWER BOUND: wrong units (us?) or wrong shape/GPU? "
-              "no utilization or headroom derived")
+        print(
+            "  measurement  BELOW THE PHYSICAL LOWER BOUND: wrong units (us?) or wrong shape/GPU? "
+            "no utilization or headroom derived"
+        )
     elif r.get("measured_over_ceiling") is not None:
         print(f"  vs ceiling   measured / ceiling = {r['measured_over_ceiling']:.2f}  ({r.get('headroom_verdict')})")
     print(f"  bound pipe   {r['bound_pipe']}")
@@ -204,8 +265,11 @@ def print_diagnosis(r: dict) -> None:
     recs = r.get("recommendations") or []
     if recs:
         n = r.get("n_ranked", len(recs))
-        print(f"  ranked configs (by predicted latency; {n} ranked"
-              + (f", shortlisted from {r['n_candidates']} feasible" if r.get("n_candidates") else "") + "):")
+        print(
+            f"  ranked configs (by predicted latency; {n} ranked"
+            + (f", shortlisted from {r['n_candidates']} feasible" if r.get("n_candidates") else "")
+            + "):"
+        )
         print(f"  {'#':>3}  {'config':<24}{'predicted':>14}{'speedup':>9}")
         for c in recs:
             mark = "  (given)" if c.get("is_given") else ""

@@ -8,7 +8,9 @@ from ._common import add_data_argument
 
 COMMAND = "evaluate"
 HELP = "evaluate every method with the leave-one-generation-out (logo), unseen-shape or dse protocol"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 logo: train on three GPU generations, predict the fourth from its spec sheets only, for every
 method on exactly the same rows. unseen-shape: hold out 20% of shapes on all GPUs. dse: the
@@ -32,27 +34,53 @@ few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches
   pipeweave evaluate --protocol few-shot --shots 0 8 32 128 --families gemm_bf16 fused_moe_bf16 \
       --out experiments/few_shot
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..evaluation import EVAL_FAMILIES, METHODS
 
     p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse", "anatomy", "few-shot"])
-    p.add_argument("--families", nargs="+", choices=list(EVAL_FAMILIES), metavar="FAMILY",
-                   help=f"evaluation families (default: all of {list(EVAL_FAMILIES)})")
-    p.add_argument("--methods", nargs="+", choices=list(METHODS), metavar="METHOD",
-                   help=f"methods (default: all of {list(METHODS)})")
+    p.add_argument(
+        "--families",
+        nargs="+",
+        choices=list(EVAL_FAMILIES),
+        metavar="FAMILY",
+        help=f"evaluation families (default: all of {list(EVAL_FAMILIES)})",
+    )
+    p.add_argument(
+        "--methods",
+        nargs="+",
+        choices=list(METHODS),
+        metavar="METHOD",
+        help=f"methods (default: all of {list(METHODS)})",
+    )
     p.add_argument("--out", default=None, metavar="DIR", help="report folder (default experiments/<protocol>)")
-    p.add_argument("--max-train-rows-per-gpu", type=int, default=4_000,
-                   help="seeded random cap on training rows per GPU per fold (default 4000; 0 = all)")
+    p.add_argument(
+        "--max-train-rows-per-gpu",
+        type=int,
+        default=4_000,
+        help="seeded random cap on training rows per GPU per fold (default 4000; 0 = all)",
+    )
     p.add_argument("--n-estimators", type=int, default=200, help="boosting rounds of the learned methods (default 200)")
-    p.add_argument("--shots", nargs="+", type=int, default=None, metavar="N",
-                   help="few-shot: launches measured per held-out GPU (default 0 8 32 128)")
-    p.add_argument("--cache-dir", metavar="DIR", default=None,
-                   help="few-shot: keep the zero-shot models' predictions here; a re-run refits nothing")
+    p.add_argument(
+        "--shots",
+        nargs="+",
+        type=int,
+        default=None,
+        metavar="N",
+        help="few-shot: launches measured per held-out GPU (default 0 8 32 128)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        default=None,
+        help="few-shot: keep the zero-shot models' predictions here; a re-run refits nothing",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--force", action="store_true",
-                   help="write into a folder that holds committed results (default: refuse)")
+    p.add_argument(
+        "--force", action="store_true", help="write into a folder that holds committed results (default: refuse)"
+    )
     add_data_argument(p)
 
 
@@ -65,8 +93,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         refuse_committed_output(out, force=args.force)
     except DataError as exc:
-        raise DataError(str(exc).splitlines()[0], hint="pass --out /tmp/<folder>, or --force to refresh the "
-                                                       "committed results on purpose") from None
+        raise DataError(
+            str(exc).splitlines()[0],
+            hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose",
+        ) from None
     if args.protocol == "dse":
         from ..diagnose import run_dse_protocol
 
@@ -76,20 +106,39 @@ def run(args: argparse.Namespace) -> int:
     if args.protocol == "few-shot":
         from ..evaluation import DEFAULT_SHOTS, run_few_shot
 
-        run_few_shot(families=args.families, shots=args.shots or DEFAULT_SHOTS, out=out, data=args.data,
-                     max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
-                     progress=not args.no_progress, cache_dir=args.cache_dir)
+        run_few_shot(
+            families=args.families,
+            shots=args.shots or DEFAULT_SHOTS,
+            out=out,
+            data=args.data,
+            max_train_rows_per_gpu=args.max_train_rows_per_gpu or None,
+            n_estimators=args.n_estimators,
+            progress=not args.no_progress,
+            cache_dir=args.cache_dir,
+        )
         return 0
     if args.protocol == "anatomy":
         from ..evaluation import run_anatomy
 
-        run_anatomy(families=args.families, out=out, data=args.data,
-                    max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
-                    progress=not args.no_progress)
+        run_anatomy(
+            families=args.families,
+            out=out,
+            data=args.data,
+            max_train_rows_per_gpu=args.max_train_rows_per_gpu or None,
+            n_estimators=args.n_estimators,
+            progress=not args.no_progress,
+        )
         return 0
     from ..evaluation import run_evaluation
 
-    run_evaluation(args.protocol, families=args.families, methods=args.methods, out=out, data=args.data,
-                   max_train_rows_per_gpu=args.max_train_rows_per_gpu or None, n_estimators=args.n_estimators,
-                   progress=not args.no_progress)
+    run_evaluation(
+        args.protocol,
+        families=args.families,
+        methods=args.methods,
+        out=out,
+        data=args.data,
+        max_train_rows_per_gpu=args.max_train_rows_per_gpu or None,
+        n_estimators=args.n_estimators,
+        progress=not args.no_progress,
+    )
     return 0

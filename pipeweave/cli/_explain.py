@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_data_argument, add_gpu_argument, add_launch_arguments, launch_frame, print_json, resolve_gpu_arg
+from ._common import (
+    add_data_argument,
+    add_gpu_argument,
+    add_launch_arguments,
+    launch_frame,
+    print_json,
+    resolve_gpu_arg,
+)
 
 COMMAND = "explain"
 HELP = "show the resolved tile plan, per-pipe work and time, the binding pipe, roofline and tilesight latencies"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 example:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
@@ -17,6 +26,7 @@ example:
   pipeweave explain --gpu H100 --kernel add_relu.py:add_relu --config 1,1024,1,1,4,1 --grid 'cdiv(n, BLOCK)' \\
       --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024'
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,10 +54,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tp = ex["tile_plan"]
     print(f"{ex['family']} {ex['dtype']} on {ex['gpu']}")
-    print(f"  tile plan    BM={tp['block_m']:.0f} BN={tp['block_n']:.0f} BK={tp['block_k']:.0f} GROUP_M={tp['group_m']:.0f} "
-          f"warps={tp['num_warps']:.0f} stages={tp['num_stages']:.0f} split_k={tp['split_k']:.0f}  ({tp['origin']})")
-    print(f"  grid         {ex['grid_ctas']:.0f} CTAs, {ex['ctas_per_sm']:.0f} per SM, {ex['waves']:.2f} waves "
-          f"(efficiency {ex['wave_efficiency']:.2f}), occupancy {ex['occupancy']:.2f}")
+    print(
+        f"  tile plan    BM={tp['block_m']:.0f} BN={tp['block_n']:.0f} BK={tp['block_k']:.0f} GROUP_M={tp['group_m']:.0f} "
+        f"warps={tp['num_warps']:.0f} stages={tp['num_stages']:.0f} split_k={tp['split_k']:.0f}  ({tp['origin']})"
+    )
+    print(
+        f"  grid         {ex['grid_ctas']:.0f} CTAs, {ex['ctas_per_sm']:.0f} per SM, {ex['waves']:.2f} waves "
+        f"(efficiency {ex['wave_efficiency']:.2f}), occupancy {ex['occupancy']:.2f}"
+    )
     print(f"  {'pipe':<8}{'work':>16}{'chip us':>12}{'busiest SM us':>16}")
     for name, p in ex["pipes"].items():
         print(f"  {name:<8}{p['work']:>16.4g}{p['time_us']:>12.3f}{p['busiest_sm_time_us']:>16.3f}")

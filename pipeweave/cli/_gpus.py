@@ -21,10 +21,12 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``gpus`` options."""
-    parser.add_argument("--gpu", metavar="NAME_OR_SPEC",
-                        help="show only this GPU: a catalog name, an alias, or a .toml/.json spec file")
-    parser.add_argument("--json", action="store_true",
-                        help="print a JSON list of objects (all spec fields, peaks and aliases)")
+    parser.add_argument(
+        "--gpu", metavar="NAME_OR_SPEC", help="show only this GPU: a catalog name, an alias, or a .toml/.json spec file"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print a JSON list of objects (all spec fields, peaks and aliases)"
+    )
 
 
 def _record(spec: Any) -> dict[str, Any]:
@@ -32,8 +34,9 @@ def _record(spec: Any) -> dict[str, Any]:
     for k, v in spec.flat().items():
         rec[k] = None if isinstance(v, float) and math.isnan(v) else v
     for key in ("bf16", "fp16", "fp8", "tf32", "int8"):
-        rec[f"peak_{key}_tflops"] = (round(spec.peak_tensor_tflops(key), 3)
-                                     if key in spec.tensor_flop_per_clk_per_sm else None)
+        rec[f"peak_{key}_tflops"] = (
+            round(spec.peak_tensor_tflops(key), 3) if key in spec.tensor_flop_per_clk_per_sm else None
+        )
     rec["peak_fp32_tflops"] = round(spec.peak_fp32_tflops, 3)
     rec["aliases"] = list(spec.aliases)
     rec["sources"] = dict(spec.sources)
@@ -47,9 +50,20 @@ def _fmt(x: Any, digits: int = 0) -> str:
 
 def _table(records: list[dict[str, Any]]) -> str:
     head = ["name", "generation", "cc", "SMs", "clock MHz", "bf16 TFLOPS", "fp8 TFLOPS", "DRAM GB/s", "L2 MiB"]
-    rows = [[r["name"], r["generation"], r["compute_capability"], str(r["sm_count"]), _fmt(r["sm_clock_mhz"]),
-             _fmt(r["peak_bf16_tflops"], 1), _fmt(r["peak_fp8_tflops"], 1), _fmt(r["dram_bw_gbps"]),
-             _fmt(r["l2_mib"])] for r in records]
+    rows = [
+        [
+            r["name"],
+            r["generation"],
+            r["compute_capability"],
+            str(r["sm_count"]),
+            _fmt(r["sm_clock_mhz"]),
+            _fmt(r["peak_bf16_tflops"], 1),
+            _fmt(r["peak_fp8_tflops"], 1),
+            _fmt(r["dram_bw_gbps"]),
+            _fmt(r["l2_mib"]),
+        ]
+        for r in records
+    ]
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     left = {0, 1}
 
@@ -75,11 +89,15 @@ def run(args: argparse.Namespace) -> int:
         r = records[0]
         print()
         print(f"aliases: {', '.join(r['aliases']) or '-'}")
-        print(f"fp32 {r['peak_fp32_tflops']:.1f} TFLOPS; tensor FLOP/clk/SM: "
-              + ", ".join(f"{k}={v:g}" for k, v in specs[0].tensor_flop_per_clk_per_sm.items()))
+        print(
+            f"fp32 {r['peak_fp32_tflops']:.1f} TFLOPS; tensor FLOP/clk/SM: "
+            + ", ".join(f"{k}={v:g}" for k, v in specs[0].tensor_flop_per_clk_per_sm.items())
+        )
         if r["notes"]:
             print(f"notes: {r['notes']}")
     else:
-        print(f"\n{len(records)} GPUs from {CATALOG_PATH}; dense tensor peaks (FP32 accumulate). "
-              "Use --gpu NAME for aliases and notes, --json for every field.")
+        print(
+            f"\n{len(records)} GPUs from {CATALOG_PATH}; dense tensor peaks (FP32 accumulate). "
+            "Use --gpu NAME for aliases and notes, --json for every field."
+        )
     return 0

@@ -10,7 +10,9 @@ from ._common import add_data_argument, add_launch_arguments, launch_frame, prin
 
 COMMAND = "predict"
 HELP = "predict kernel latency (us) on a GPU, from a CSV of launches or from flags"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 The input CSV has the canonical profile columns: family, dtype and the family's shape columns
 (see `pipeweave explain -h`); tile-plan columns (block_m, block_n, block_k, group_m, num_warps,
@@ -33,6 +35,7 @@ examples:
   pipeweave predict --gpu B300 --input rows.csv --output preds.csv
   pipeweave predict --gpu my_gpu.toml --input rows.csv --output preds.csv
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -41,13 +44,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="CSV", help="where to write the predictions (default: stdout)")
     p.add_argument("--model", metavar="PATH", help="model file (default: models/pipeweave_default.ubj)")
     p.add_argument("--json", action="store_true", help="single launch: print a JSON object")
-    p.add_argument("--chunk-rows", type=int, default=None, metavar="N",
-                   help="--input is read, predicted and written N rows at a time (default 200,000: memory stays "
-                        "bounded for any file size; the output does not depend on N)")
-    p.add_argument("--dask", metavar="ADDRESS", default=None,
-                   help="predict --input (CSV or parquet) partition by partition on a Dask cluster and write "
-                        "--output as a new folder of parquet partitions: local[:N] starts N local worker "
-                        "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])")
+    p.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--input is read, predicted and written N rows at a time (default 200,000: memory stays "
+        "bounded for any file size; the output does not depend on N)",
+    )
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="predict --input (CSV or parquet) partition by partition on a Dask cluster and write "
+        "--output as a new folder of parquet partitions: local[:N] starts N local worker "
+        "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
+    )
     add_launch_arguments(p)
     add_data_argument(p)
     from ._diagnose import add_kernel_arguments
@@ -56,7 +68,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 from ..api import predict_frame  # noqa: E402,F401  (moved to the public API; kept for old importers)
-
 
 #: Exit statuses of `pipeweave predict` (also in --help): every row predicted / some rows reported
 #: and the others written / nothing predicted or a usage/input error.
@@ -92,8 +103,8 @@ def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
             same = False
         if not same:
             reasons[(cells == g).to_numpy(dtype=bool)] = (
-                f"its gpu column says {g!r} but --gpu is {spec.name!r}; drop --gpu to use the column, "
-                f"or fix the cell")
+                f"its gpu column says {g!r} but --gpu is {spec.name!r}; drop --gpu to use the column, or fix the cell"
+            )
     return reasons
 
 
@@ -113,26 +124,35 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "kernel", None):
         if args.input:
-            raise DataError(f"--kernel cannot be combined with --input {args.input!r}",
-                            hint="predict one kernel launch from flags, or drop --kernel")
+            raise DataError(
+                f"--kernel cannot be combined with --input {args.input!r}",
+                hint="predict one kernel launch from flags, or drop --kernel",
+            )
         from ._diagnose import run_kernel
 
         return run_kernel(args, "predict")
     if args.input:
         given = [f for f, (c, _, _) in _launch_flags().items() if getattr(args, c, None) is not None]
         if given:
-            raise DataError(f"launch flags {given} cannot be combined with --input {args.input!r}",
-                            hint="put the launch in the CSV, or drop --input to predict one launch from flags")
+            raise DataError(
+                f"launch flags {given} cannot be combined with --input {args.input!r}",
+                hint="put the launch in the CSV, or drop --input to predict one launch from flags",
+            )
         if args.json:
-            raise DataError("--json describes a single launch; with --input the output is CSV",
-                            hint="drop --json, or drop --input")
+            raise DataError(
+                "--json describes a single launch; with --input the output is CSV", hint="drop --json, or drop --input"
+            )
     elif args.output:
-        raise DataError(f"--output {args.output!r} needs --input (a single launch prints its latency)",
-                        hint="use --json for machine-readable single-launch output")
+        raise DataError(
+            f"--output {args.output!r} needs --input (a single launch prints its latency)",
+            hint="use --json for machine-readable single-launch output",
+        )
     if args.output:
         if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
-            raise DataError(f"--output {args.output!r} is the --input file; pipeweave never overwrites its input",
-                            hint="write the predictions to another file, e.g. preds.csv")
+            raise DataError(
+                f"--output {args.output!r} is the --input file; pipeweave never overwrites its input",
+                hint="write the predictions to another file, e.g. preds.csv",
+            )
         check_writable(args.output, "--output")
     model = load_model(args.model)
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
@@ -148,8 +168,15 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     if args.json:
-        print_json({"gpu": spec.name, "family": args.family, "dtype": args.dtype,
-                    **({"backend": backend} if backend else {}), "latency_us_pred": float(pred.iloc[0])})
+        print_json(
+            {
+                "gpu": spec.name,
+                "family": args.family,
+                "dtype": args.dtype,
+                **({"backend": backend} if backend else {}),
+                "latency_us_pred": float(pred.iloc[0]),
+            }
+        )
     else:
         what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
@@ -162,16 +189,21 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     from ..distributed import connect, predict_files
 
     if not args.input or not args.output:
-        raise DataError("--dask predicts files: give --input FILE and --output FOLDER",
-                        hint="e.g. pipeweave predict --dask local:2 --gpu B300 --input rows.csv --output preds/")
+        raise DataError(
+            "--dask predicts files: give --input FILE and --output FOLDER",
+            hint="e.g. pipeweave predict --dask local:2 --gpu B300 --input rows.csv --output preds/",
+        )
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
     client = connect(args.dask)
     try:
         n = predict_files([args.input], args.output, client=client, gpu=spec, model=args.model, data=args.data)
     finally:
         client.close()
-    print(f"wrote {n:,} rows to {args.output}/ (parquet partitions; latency_us_pred is empty on rows outside "
-          "the model's domain)", file=sys.stderr)
+    print(
+        f"wrote {n:,} rows to {args.output}/ (parquet partitions; latency_us_pred is empty on rows outside "
+        "the model's domain)",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -192,8 +224,9 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
 
     def write(fh) -> None:  # noqa: ANN001
         first = True
-        for df, text in iter_csv_chunks(args.input, DEFAULT_CHUNK_ROWS if args.chunk_rows is None else args.chunk_rows,
-                                        "--input"):
+        for df, text in iter_csv_chunks(
+            args.input, DEFAULT_CHUNK_ROWS if args.chunk_rows is None else args.chunk_rows, "--input"
+        ):
             conflicts = None
             out = text
             if spec is not None:
@@ -204,12 +237,14 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
                 else:
                     out = text.assign(gpu=spec.name)
             elif "gpu" not in df.columns:
-                raise DataError(f"{args.input!r} has no `gpu` column and --gpu was not given",
-                                hint="pass --gpu NAME_OR_SPEC or add a gpu column")
+                raise DataError(
+                    f"{args.input!r} has no `gpu` column and --gpu was not given",
+                    hint="pass --gpu NAME_OR_SPEC or add a gpu column",
+                )
             pred, problems = predict_frame(df, model, gpus, data=args.data, problems=conflicts)
             # rows are numbered as the user sees them: data row 1 = the first line after the header
             positions = np.flatnonzero((problems != "").to_numpy())
-            for pos in positions[:max(0, _SHOW_ROWS - tally["bad"])]:
+            for pos in positions[: max(0, _SHOW_ROWS - tally["bad"])]:
                 reason = str(problems.iloc[pos])
                 if reason.startswith("gpu is blank"):  # the library names no flags; the CLI adds its own
                     reason += " (on the command line, --gpu NAME_OR_SPEC gives every row one GPU)"
@@ -220,6 +255,7 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
             first = False
 
     if args.output:
+
         def to_file(path) -> None:  # noqa: ANN001
             with open(path, "w", newline="", encoding="utf-8") as fh:
                 write(fh)
@@ -231,8 +267,11 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
     if nbad > _SHOW_ROWS:
         print(f"... and {nbad - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
     if args.output:
-        print(f"wrote {n - nbad:,} predictions to {args.output}"
-              + (f" ({nbad} rows not predicted, see above)" if nbad else ""), file=sys.stderr)
+        print(
+            f"wrote {n - nbad:,} predictions to {args.output}"
+            + (f" ({nbad} rows not predicted, see above)" if nbad else ""),
+            file=sys.stderr,
+        )
     if nbad == 0:
         return EXIT_OK
     if nbad < n:
@@ -249,5 +288,10 @@ _SHOW_ROWS = 50
 def _launch_flags() -> dict[str, tuple[str, type, str]]:
     from ._common import _SHAPE_FLAGS
 
-    return {**_SHAPE_FLAGS, "--family": ("family", str, ""), "--config": ("config", str, ""),
-            "--backend": ("backend", str, ""), "--source": ("source", str, "")}
+    return {
+        **_SHAPE_FLAGS,
+        "--family": ("family", str, ""),
+        "--config": ("config", str, ""),
+        "--backend": ("backend", str, ""),
+        "--source": ("source", str, ""),
+    }

@@ -7,7 +7,9 @@ import sys
 
 COMMAND = "profiles"
 HELP = "import your own measurements (Kineto trace, Triton autotune cache, ncu CSV) as a canonical profile file"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 The canonical profile file (CSV or parquet) has one row per measured launch with the columns of
 `pipeweave data`: gpu, family, dtype, the family's shape columns (gemm: m n k; fused_moe/moe_w13:
@@ -33,12 +35,17 @@ examples:
   pipeweave profiles import --from ncu report.csv --shapes shapes.csv --gpu L40S --out ncu_rows.csv
   pipeweave profiles check my_profiles.csv
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    imp = sub.add_parser("import", help="convert profiler output into a canonical profile file",
-                         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    imp = sub.add_parser(
+        "import",
+        help="convert profiler output into a canonical profile file",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     from ..profiles import IMPORT_KINDS
 
     imp.add_argument("--from", dest="kind", required=True, choices=list(IMPORT_KINDS), help="input format")
@@ -47,11 +54,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     imp.add_argument("--gpu", metavar="NAME_OR_SPEC", help="GPU the files were measured on (overrides the files)")
     imp.add_argument("--family", help="kernel family, where the file cannot say it (triton-autotune)")
     imp.add_argument("--dtype", help="dtype, where the file cannot say it (default: from the file)")
-    imp.add_argument("--key", metavar="COL,COL,...",
-                     help="triton-autotune: shape column of each leading key entry (e.g. m,n,k; _ skips one)")
+    imp.add_argument(
+        "--key",
+        metavar="COL,COL,...",
+        help="triton-autotune: shape column of each leading key entry (e.g. m,n,k; _ skips one)",
+    )
     imp.add_argument("--shapes", metavar="CSV", help="ncu: kernel (regex) or id -> family, dtype, shape columns")
-    imp.add_argument("--set", nargs="+", default=[], metavar="COL=VALUE",
-                     help="constant columns for every row (e.g. topk=8 num_experts=64 hidden_size=4096)")
+    imp.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="COL=VALUE",
+        help="constant columns for every row (e.g. topk=8 num_experts=64 hidden_size=4096)",
+    )
     imp.add_argument("--source", default="user", help="source label of the rows (default user)")
     chk = sub.add_parser("check", help="validate canonical profile files and summarize them")
     chk.add_argument("files", nargs="+", metavar="FILE")
@@ -82,14 +97,20 @@ def _require_import_flags(args: argparse.Namespace, have_gpu: bool, key: list[st
 
     if args.kind == "triton-autotune":
         if not have_gpu or not args.family:
-            raise DataError("a Triton autotune cache names neither the GPU nor the kernel family",
-                            hint="pass --gpu NAME_OR_SPEC and --family FAMILY")
+            raise DataError(
+                "a Triton autotune cache names neither the GPU nor the kernel family",
+                hint="pass --gpu NAME_OR_SPEC and --family FAMILY",
+            )
         if not key:
-            raise DataError("--key is required for triton-autotune files",
-                            hint="name the shape column of each key entry, e.g. --key m,n,k")
+            raise DataError(
+                "--key is required for triton-autotune files",
+                hint="name the shape column of each key entry, e.g. --key m,n,k",
+            )
     if args.kind == "ncu" and not args.shapes:
-        raise DataError("ncu files need --shapes CSV: ncu does not know each kernel's family and shape",
-                        hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns")
+        raise DataError(
+            "ncu files need --shapes CSV: ncu does not know each kernel's family and shape",
+            hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns",
+        )
     if Path(args.out).suffix not in PROFILE_SUFFIXES:
         raise DataError(f"--out must end in .csv or .parquet, got {str(args.out)!r}", hint="e.g. --out my_profiles.csv")
 
@@ -103,15 +124,25 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "check":
         df = read_profiles(args.files, gpus=gpus)
         summary = df.groupby(["gpu", "family", "dtype"], observed=True).agg(
-            rows=("latency_us", "size"), min_us=("latency_us", "min"), max_us=("latency_us", "max"))
+            rows=("latency_us", "size"), min_us=("latency_us", "min"), max_us=("latency_us", "max")
+        )
         print(f"{len(df):,} valid rows")
         print(summary.to_string())
         return 0
     key = [k.strip() for k in args.key.split(",")] if args.key else []
     _require_import_flags(args, spec is not None, key)
-    rows, skipped = import_profiles(args.kind, args.files, gpu=spec.name if spec else None, family=args.family,
-                                    dtype=args.dtype, key=key, shapes=args.shapes, fixed=_fixed(args.set),
-                                    source=args.source, gpus=gpus)
+    rows, skipped = import_profiles(
+        args.kind,
+        args.files,
+        gpu=spec.name if spec else None,
+        family=args.family,
+        dtype=args.dtype,
+        key=key,
+        shapes=args.shapes,
+        fixed=_fixed(args.set),
+        source=args.source,
+        gpus=gpus,
+    )
     path = write_profiles(rows, args.out)
     print(f"wrote {len(rows):,} rows to {path}")
     if len(skipped) and int(skipped["count"].sum()):

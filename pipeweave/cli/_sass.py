@@ -25,22 +25,35 @@ examples:
   pipeweave sass --build-cache --groups defaults,dse --time-budget 1800
 """
 
-_DEFAULT_CONFIG = {"gemm": "128,128,64,8,4,3", "fused_moe": "64,64,32,8,4,3", "rmsnorm": "1,1024,1,1,4,1",
-                   "silu_mul": "1,1024,1,1,4,1", "attention": "128,64,1,1,4,2"}
+_DEFAULT_CONFIG = {
+    "gemm": "128,128,64,8,4,3",
+    "fused_moe": "64,64,32,8,4,3",
+    "rmsnorm": "1,1024,1,1,4,1",
+    "silu_mul": "1,1024,1,1,4,1",
+    "attention": "128,64,1,1,4,2",
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--builtin", choices=sorted(_DEFAULT_CONFIG), help="one of the project's own Triton kernels")
     what.add_argument("--kernel", metavar="FILE.py:NAME", help="your own @triton.jit kernel")
-    what.add_argument("--build-cache", action="store_true",
-                      help="(re)build the shipped cache features/sass/instruction_mix.csv (resumes)")
+    what.add_argument(
+        "--build-cache",
+        action="store_true",
+        help="(re)build the shipped cache features/sass/instruction_mix.csv (resumes)",
+    )
     p.add_argument("--arch", help="target arch: sm_80, sm_86, sm_89, sm_90, sm_100, sm_103, sm_120 (or 9.0 ...)")
     p.add_argument("--gpu", help="GPU name instead of --arch (A100 -> sm_80, H100 -> sm_90a, B200 -> sm_100a ...)")
-    p.add_argument("--config", metavar="BM,BN,BK,GM,WARPS,STAGES",
-                   help="tile plan; default per builtin (gemm 128,128,64,8,4,3; fused_moe 64,64,32,8,4,3; "
-                        "rmsnorm/silu_mul use BLOCK_N and WARPS; attention BLOCK_M, BLOCK_N)")
-    p.add_argument("--dtype", default=None, help="bfloat16 (default for builtins), float16, fp8 (e4m3, sm_89+), fp8_block")
+    p.add_argument(
+        "--config",
+        metavar="BM,BN,BK,GM,WARPS,STAGES",
+        help="tile plan; default per builtin (gemm 128,128,64,8,4,3; fused_moe 64,64,32,8,4,3; "
+        "rmsnorm/silu_mul use BLOCK_N and WARPS; attention BLOCK_M, BLOCK_N)",
+    )
+    p.add_argument(
+        "--dtype", default=None, help="bfloat16 (default for builtins), float16, fp8 (e4m3, sm_89+), fp8_block"
+    )
     g = p.add_argument_group("shape (gemm)")
     g.add_argument("--m", type=int)
     g.add_argument("--n", type=int)
@@ -58,15 +71,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seq-len", type=int)
     g.add_argument("--head-dim", type=int)
     g = p.add_argument_group("your own kernel (--kernel)")
-    g.add_argument("--signature", default="",
-                   help="launch arguments NAME=VALUE,...: pointers as *bf16/*fp16/*fp32/*fp8e4nv, ints as values "
-                        "(specialised like the JIT: 1 -> constexpr, multiple of 16 -> divisible), constexprs as values; "
-                        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M (or BLOCK_M/N/K, GROUP_M) are filled from --config when not "
-                        "given, as in `pipeweave diagnose --kernel`")
-    g.add_argument("--trips", default="",
-                   help="source trip count of each top-level loop, comma list of integers or expressions (default 1)")
-    g.add_argument("--grid", default="1",
-                   help="number of CTAs, for per-kernel totals: an integer or an expression such as 'cdiv(n, BLOCK)'")
+    g.add_argument(
+        "--signature",
+        default="",
+        help="launch arguments NAME=VALUE,...: pointers as *bf16/*fp16/*fp32/*fp8e4nv, ints as values "
+        "(specialised like the JIT: 1 -> constexpr, multiple of 16 -> divisible), constexprs as values; "
+        "BLOCK_SIZE_M/N/K and GROUP_SIZE_M (or BLOCK_M/N/K, GROUP_M) are filled from --config when not "
+        "given, as in `pipeweave diagnose --kernel`",
+    )
+    g.add_argument(
+        "--trips",
+        default="",
+        help="source trip count of each top-level loop, comma list of integers or expressions (default 1)",
+    )
+    g.add_argument(
+        "--grid",
+        default="1",
+        help="number of CTAs, for per-kernel totals: an integer or an expression such as 'cdiv(n, BLOCK)'",
+    )
     p.add_argument("--cached", action="store_true", help="read the shipped cache instead of compiling (no triton)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     g = p.add_argument_group("--build-cache options")
@@ -80,8 +102,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _shape(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ["m", "n", "k", "num_tokens", "num_experts", "topk", "hidden_size", "inter_size", "batch_size",
-            "num_heads", "seq_len", "head_dim"]
+    keys = [
+        "m",
+        "n",
+        "k",
+        "num_tokens",
+        "num_experts",
+        "topk",
+        "hidden_size",
+        "inter_size",
+        "batch_size",
+        "num_heads",
+        "seq_len",
+        "head_dim",
+    ]
     out = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     if getattr(args, "mul_routed_weight", False):
         out["mul_routed_weight"] = True
@@ -107,8 +141,10 @@ def run(args: argparse.Namespace) -> int:
 
         return run_build(args)
     if not args.builtin and not args.kernel:
-        raise DataError("pipeweave sass needs --builtin NAME or --kernel FILE.py:NAME (or --build-cache)",
-                        hint="e.g. pipeweave sass --builtin gemm --arch sm_90")
+        raise DataError(
+            "pipeweave sass needs --builtin NAME or --kernel FILE.py:NAME (or --build-cache)",
+            hint="e.g. pipeweave sass --builtin gemm --arch sm_90",
+        )
     from ..frontend import sass as S
 
     arch = _arch(args)
@@ -123,9 +159,10 @@ def run(args: argparse.Namespace) -> int:
             row = S.cached_mix_row(args.builtin, arch, dtype, cfg, exact_group_m=False)
             exact = False
         if row is None:
-            raise DataError(f"no cached mix for {args.builtin} {arch} {dtype} config {args.config or cfg.as_tuple()}",
-                            hint="drop --cached to compile it (needs triton), or rebuild the cache: "
-                                 "pipeweave sass --build-cache")
+            raise DataError(
+                f"no cached mix for {args.builtin} {arch} {dtype} config {args.config or cfg.as_tuple()}",
+                hint="drop --cached to compile it (needs triton), or rebuild the cache: pipeweave sass --build-cache",
+            )
         row = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
         row["group_m_exact"] = exact
         if args.json:
@@ -144,8 +181,16 @@ def run(args: argparse.Namespace) -> int:
         sig, _ = split_signature_shapes(args.signature)  # shapes only matter to `diagnose` (DRAM bytes)
         kargs = fill_block_constants(fn, parse_signature(fn, sig), cfg)  # same as `diagnose --kernel`
         trips = [eval_launch_expr(t, kargs, "--trips") for t in _split_top(args.trips) if t.strip()] or None
-        mix = S.instruction_mix(fn, arch, cfg, _shape(args), dtype=args.dtype or "-", args=kargs, loop_trips=trips,
-                                grid=eval_launch_expr(args.grid, kargs, "--grid"))
+        mix = S.instruction_mix(
+            fn,
+            arch,
+            cfg,
+            _shape(args),
+            dtype=args.dtype or "-",
+            args=kargs,
+            loop_trips=trips,
+            grid=eval_launch_expr(args.grid, kargs, "--grid"),
+        )
     if args.json:
         print(json.dumps(mix.to_dict(), indent=2, default=str))
     else:
@@ -163,15 +208,21 @@ def _fmt(v: float) -> str:
 
 def _print_mix(mix: Any) -> None:
     c = mix.config
-    print(f"kernel {mix.kernel}  arch {mix.arch}  dtype {mix.dtype}  config BM={c.block_m} BN={c.block_n} "
-          f"BK={c.block_k} GM={c.group_m} warps={c.num_warps} stages={c.num_stages}")
+    print(
+        f"kernel {mix.kernel}  arch {mix.arch}  dtype {mix.dtype}  config BM={c.block_m} BN={c.block_n} "
+        f"BK={c.block_k} GM={c.group_m} warps={c.num_warps} stages={c.num_stages}"
+    )
     if mix.shape:
         print("shape  " + "  ".join(f"{k}={v}" for k, v in mix.shape.items()))
-    print(f"registers {mix.registers}/thread  spills {mix.spills} B stack ({mix.spill_instructions} LDL/STL)  "
-          f"shared {mix.shared_bytes} B  tmem {mix.tmem_columns} cols  occupancy {mix.occupancy_ctas_per_sm} CTA/SM  "
-          f"grid {mix.grid} CTAs")
-    print(f"compile {mix.compile_s:.2f} s  disassemble {mix.disasm_s:.2f} s  parse {mix.parse_s:.3f} s  "
-          f"(triton {mix.triton_version}, {mix.static_instructions} static instructions)")
+    print(
+        f"registers {mix.registers}/thread  spills {mix.spills} B stack ({mix.spill_instructions} LDL/STL)  "
+        f"shared {mix.shared_bytes} B  tmem {mix.tmem_columns} cols  occupancy {mix.occupancy_ctas_per_sm} CTA/SM  "
+        f"grid {mix.grid} CTAs"
+    )
+    print(
+        f"compile {mix.compile_s:.2f} s  disassemble {mix.disasm_s:.2f} s  parse {mix.parse_s:.3f} s  "
+        f"(triton {mix.triton_version}, {mix.static_instructions} static instructions)"
+    )
     print()
     print("dynamic warp-instructions")
     hdr = f"  {'pipe':8s} {'per CTA':>14s} {'per iter':>10s} {'prologue':>10s} {'epilogue':>10s} {'per kernel':>14s}"
@@ -180,25 +231,37 @@ def _print_mix(mix: Any) -> None:
     for p, v in mix.pipes.items():
         if v == 0 and mix.pipes_per_iter[p] == 0:
             continue
-        print(f"  {p:8s} {_fmt(v):>14s} {_fmt(mix.pipes_per_iter[p]):>10s} {_fmt(mix.pipes_prologue[p]):>10s} "
-              f"{_fmt(mix.pipes_epilogue[p]):>10s} {_fmt(per_kernel[p]):>14s}")
+        print(
+            f"  {p:8s} {_fmt(v):>14s} {_fmt(mix.pipes_per_iter[p]):>10s} {_fmt(mix.pipes_prologue[p]):>10s} "
+            f"{_fmt(mix.pipes_epilogue[p]):>10s} {_fmt(per_kernel[p]):>14s}"
+        )
     tot = sum(mix.pipes.values())
     print(f"  {'total':8s} {_fmt(tot):>14s} {_fmt(sum(mix.pipes_per_iter.values())):>10s}")
     print()
-    print(f"tensor FLOPs per CTA {mix.tensor_flops_per_cta:.6g}"
-          + (f" (analytic {mix.tensor_flops_analytic_per_cta:.6g})" if mix.tensor_flops_analytic_per_cta is not None
-             else "") + f", per main-loop iteration {mix.tensor_flops_per_iter:.6g}")
+    print(
+        f"tensor FLOPs per CTA {mix.tensor_flops_per_cta:.6g}"
+        + (
+            f" (analytic {mix.tensor_flops_analytic_per_cta:.6g})"
+            if mix.tensor_flops_analytic_per_cta is not None
+            else ""
+        )
+        + f", per main-loop iteration {mix.tensor_flops_per_iter:.6g}"
+    )
     mem = {k: v for k, v in mix.mem.items() if v}
     if mem:
         print("memory instructions per CTA  " + "  ".join(f"{k} {_fmt(v)}" for k, v in mem.items()))
     print()
     if mix.loops:
         print("loops")
-        print(f"  {'start':>7s} {'end':>7s} {'depth':>5s} {'static':>7s} {'trips':>6s} {'effective':>9s}  mma  static pipes")
+        print(
+            f"  {'start':>7s} {'end':>7s} {'depth':>5s} {'static':>7s} {'trips':>6s} {'effective':>9s}  mma  static pipes"
+        )
         for lp in mix.loops:
             sp = " ".join(f"{k}:{v}" for k, v in lp.static_pipes.items())
-            print(f"  0x{lp.start:05x} 0x{lp.end:05x} {lp.depth:5d} {lp.static_instructions:7d} {lp.trips:6d} "
-                  f"{lp.trips_effective:9g}  {'yes' if lp.contains_mma else 'no ':3s}  {sp}")
+            print(
+                f"  0x{lp.start:05x} 0x{lp.end:05x} {lp.depth:5d} {lp.static_instructions:7d} {lp.trips:6d} "
+                f"{lp.trips_effective:9g}  {'yes' if lp.contains_mma else 'no ':3s}  {sp}"
+            )
     else:
         print("loops: none")
     for n in mix.notes:
@@ -208,11 +271,15 @@ def _print_mix(mix: Any) -> None:
 def _print_cached(row: dict[str, Any]) -> None:
     from ..frontend.sass import PIPES
 
-    print(f"cached {row['kernel']} arch {row['arch']} dtype {row['dtype']} config BM={row['block_m']} "
-          f"BN={row['block_n']} BK={row['block_k']} GM={row['group_m']} warps={row['num_warps']} "
-          f"stages={row['num_stages']}" + ("" if row.get("group_m_exact") else "  (nearest GROUP_M)"))
-    print(f"registers {row['registers']}  spills {row['spills']} B  shared {row['shared_bytes']} B  "
-          f"occupancy {row['occupancy_ctas_per_sm']} CTA/SM  peeled iterations {row['peeled_iters']}")
+    print(
+        f"cached {row['kernel']} arch {row['arch']} dtype {row['dtype']} config BM={row['block_m']} "
+        f"BN={row['block_n']} BK={row['block_k']} GM={row['group_m']} warps={row['num_warps']} "
+        f"stages={row['num_stages']}" + ("" if row.get("group_m_exact") else "  (nearest GROUP_M)")
+    )
+    print(
+        f"registers {row['registers']}  spills {row['spills']} B  shared {row['shared_bytes']} B  "
+        f"occupancy {row['occupancy_ctas_per_sm']} CTA/SM  peeled iterations {row['peeled_iters']}"
+    )
     print(f"tensor FLOPs per main-loop iteration per CTA {float(row['tensor_flops_per_iter']):.6g}")
     print(f"  {'pipe':8s} {'per iter':>10s} {'prologue':>10s} {'epilogue':>10s}")
     for p in PIPES:

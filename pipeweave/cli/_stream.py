@@ -20,8 +20,9 @@ __all__ = ["DEFAULT_CHUNK_ROWS", "iter_csv_chunks"]
 DEFAULT_CHUNK_ROWS = 200_000
 
 
-def iter_csv_chunks(path: str | os.PathLike[str], chunk_rows: int = DEFAULT_CHUNK_ROWS,
-                    what: str = "--input") -> Iterator[tuple[Any, Any]]:
+def iter_csv_chunks(
+    path: str | os.PathLike[str], chunk_rows: int = DEFAULT_CHUNK_ROWS, what: str = "--input"
+) -> Iterator[tuple[Any, Any]]:
     """Yield ``(parsed, text)`` DataFrames of consecutive row blocks of the CSV at ``path``.
 
     Both share the row index (0-based file order across chunks; row N of the file = index N-1);
@@ -35,18 +36,27 @@ def iter_csv_chunks(path: str | os.PathLike[str], chunk_rows: int = DEFAULT_CHUN
     if int(chunk_rows) < 1:
         raise DataError(f"--chunk-rows must be >= 1, got {chunk_rows!r}", hint=f"e.g. {DEFAULT_CHUNK_ROWS}")
     check_csv_file(path, what)
-    opts = {"encoding": "utf-8-sig", "skipinitialspace": True, "index_col": False, "chunksize": int(chunk_rows)}
+    opts: dict[str, Any] = {
+        "encoding": "utf-8-sig",
+        "skipinitialspace": True,
+        "index_col": False,
+        "chunksize": int(chunk_rows),
+    }
     empty = True
     try:
         with warnings.catch_warnings():
             # index_col=False: a row with more fields than the header must not turn column 1 into the index
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            with pd.read_csv(path, **opts) as parsed, \
-                    pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, **opts) as text:
+            with (
+                pd.read_csv(path, **opts) as parsed,
+                pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, **opts) as text,
+            ):
                 for df, raw in zip(parsed, text):
                     if len(df) != len(raw):  # both readers see the same rows; guard against a parser difference
-                        raise DataError(f"{what} {str(path)!r}: rows {df.index[0] + 1}.. parsed inconsistently",
-                                        hint="check the file's quoting")
+                        raise DataError(
+                            f"{what} {str(path)!r}: rows {df.index[0] + 1}.. parsed inconsistently",
+                            hint="check the file's quoting",
+                        )
                     if df.empty:  # a header-only file still yields one empty chunk
                         continue
                     empty = False
@@ -54,15 +64,20 @@ def iter_csv_chunks(path: str | os.PathLike[str], chunk_rows: int = DEFAULT_CHUN
                     raw.columns = list(df.columns)
                     yield df, raw
     except pd.errors.ParserWarning:
-        raise DataError(f"{what} {str(path)!r} has a row with more fields than its header (line 2 or later)",
-                        hint="every row needs as many fields as the header; quote fields that contain commas") from None
+        raise DataError(
+            f"{what} {str(path)!r} has a row with more fields than its header (line 2 or later)",
+            hint="every row needs as many fields as the header; quote fields that contain commas",
+        ) from None
     except pd.errors.ParserError as exc:
         msg = str(exc).strip().splitlines()[-1]
-        raise DataError(f"{what} {str(path)!r} is not a well-formed CSV: {msg}",
-                        hint="every row needs as many fields as the header") from None
+        raise DataError(
+            f"{what} {str(path)!r} is not a well-formed CSV: {msg}", hint="every row needs as many fields as the header"
+        ) from None
     except (UnicodeDecodeError, ValueError) as exc:
         if isinstance(exc, DataError):
             raise
         raise DataError(f"{what} {str(path)!r} could not be read as CSV: {exc}", hint="give a UTF-8 CSV file") from None
     if empty:
-        raise DataError(f"{what} {str(path)!r} has a header but no rows", hint="add one launch per line below the header")
+        raise DataError(
+            f"{what} {str(path)!r} has a header but no rows", hint="add one launch per line below the header"
+        )

@@ -11,12 +11,15 @@ from ._common import add_data_argument
 
 COMMAND = "train"
 HELP = "train the XGBoost back-end on measured profiles and write a stamped model file"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 example:
   pipeweave train --out models/pipeweave_default.ubj
   pipeweave train --exclude-generation blackwell --out models/no_blackwell.ubj
 """
+)
 
 
 # the shipped model's recipe lives in pipeweave.model (re-exported here for old importers)
@@ -28,41 +31,76 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--families", nargs="+", metavar="FAMILY", help="train on these families only (default: all)")
     p.add_argument("--sources", nargs="+", metavar="SOURCE", help="train on these sources only (default: all)")
     p.add_argument("--exclude-gpu", nargs="+", default=[], metavar="NAME", help="leave these GPUs out")
-    p.add_argument("--exclude-generation", nargs="+", default=[], metavar="GEN",
-                   choices=list(GENERATIONS), help="leave these generations out")
-    p.add_argument("--n-estimators", type=positive_int, default=None, help="boosting rounds (default 200; see experiments/model_size)")
-    p.add_argument("--max-rows-per-group", type=nonnegative_int, default=DEFAULT_MAX_ROWS_PER_GROUP, metavar="N",
-                   help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
-                        "(default 10000; 0 = all rows)")
+    p.add_argument(
+        "--exclude-generation",
+        nargs="+",
+        default=[],
+        metavar="GEN",
+        choices=list(GENERATIONS),
+        help="leave these generations out",
+    )
+    p.add_argument(
+        "--n-estimators",
+        type=positive_int,
+        default=None,
+        help="boosting rounds (default 200; see experiments/model_size)",
+    )
+    p.add_argument(
+        "--max-rows-per-group",
+        type=nonnegative_int,
+        default=DEFAULT_MAX_ROWS_PER_GROUP,
+        metavar="N",
+        help="seeded random cap on rows per (GPU, family, dtype, source) so no group dominates "
+        "(default 10000; 0 = all rows)",
+    )
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")
-    p.add_argument("--shared", action="store_true",
-                   help="one booster for all families only (default: also one booster per family, which the "
-                        "leave-one-generation-out evaluation uses; see experiments/model_choices)")
+    p.add_argument(
+        "--shared",
+        action="store_true",
+        help="one booster for all families only (default: also one booster per family, which the "
+        "leave-one-generation-out evaluation uses; see experiments/model_choices)",
+    )
     p.add_argument("--out", required=True, metavar="PATH.ubj", help="model file to write (.ubj or .json)")
-    p.add_argument("--profiles", nargs="+", default=[], metavar="FILE",
-                   help="your own canonical profile files (CSV/parquet; see `pipeweave profiles -h`), trained on "
-                        "on top of the shared data (all their rows, no cap)")
-    p.add_argument("--profiles-weight", type=float, default=1.0, metavar="W",
-                   help="weight of each --profiles row relative to a shared row (default 1; e.g. 20 makes the "
-                        "model follow your rows where they disagree with the shared data)")
+    p.add_argument(
+        "--profiles",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="your own canonical profile files (CSV/parquet; see `pipeweave profiles -h`), trained on "
+        "on top of the shared data (all their rows, no cap)",
+    )
+    p.add_argument(
+        "--profiles-weight",
+        type=float,
+        default=1.0,
+        metavar="W",
+        help="weight of each --profiles row relative to a shared row (default 1; e.g. 20 makes the "
+        "model follow your rows where they disagree with the shared data)",
+    )
     p.add_argument("--no-shared", action="store_true", help="train on the --profiles rows only (no shared data)")
-    p.add_argument("--gpu-spec", nargs="+", default=[], metavar="SPEC",
-                   help="spec files (.toml/.json) of GPUs outside the catalog that --profiles rows name")
+    p.add_argument(
+        "--gpu-spec",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="spec files (.toml/.json) of GPUs outside the catalog that --profiles rows name",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--dask", metavar="ADDRESS", default=None,
-                   help="featurize and train on a Dask cluster (xgboost.dask): local[:N] starts N local worker "
-                        "processes, or a scheduler address tcp://HOST:8786; same model file and stamp "
-                        "(needs pipeweave[dask]; not with --profiles)")
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="featurize and train on a Dask cluster (xgboost.dask): local[:N] starts N local worker "
+        "processes, or a scheduler address tcp://HOST:8786; same model file and stamp "
+        "(needs pipeweave[dask]; not with --profiles)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
     from ..hardware import resolve_gpu_name
-    from ..model import PipeweaveRegressor, save_model
-    from ..model import cap_rows, prepare_training_frame
+    from ..model import PipeweaveRegressor, cap_rows, check_model_path, prepare_training_frame, save_model
     from ..sources import data_fingerprint, load_profiles
-
-    from ..model import check_model_path
     from ._checks import parse_params
 
     # fail fast: a bad --out or --params is an error in a second, not after training
@@ -74,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
     user, files, gpus = _user_profiles(args)
     if args.no_shared:
         if user is None:
-            raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to train on the shared data")
+            raise DataError(
+                "--no-shared needs --profiles FILE ...", hint="or drop --no-shared to train on the shared data"
+            )
         df = user.iloc[:0]
     else:
         df = load_profiles(args.data, families=args.families, sources=args.sources)
@@ -115,9 +155,12 @@ def run(args: argparse.Namespace) -> int:
     params = dict(checked_params)
     if args.n_estimators is not None:
         params["n_estimators"] = args.n_estimators
-    defaults = {**DEFAULT_MODEL_PARAMS, **({"per_family": False} if args.shared else {}),
-                # the shared rows were capped above (--max-rows-per-group); --profiles rows are never capped
-                "max_rows_per_group": None}
+    defaults = {
+        **DEFAULT_MODEL_PARAMS,
+        **({"per_family": False} if args.shared else {}),
+        # the shared rows were capped above (--max-rows-per-group); --profiles rows are never capped
+        "max_rows_per_group": None,
+    }
     for key, value in defaults.items():  # --params wins over both
         params.setdefault(key, value)
     model = PipeweaveRegressor(progress=not args.no_progress, **params)
@@ -130,23 +173,37 @@ def run(args: argparse.Namespace) -> int:
             import dask.dataframe as dd
 
             parts = max(2, 2 * len(client.scheduler_info().get("workers", {})))
-            model = train_dask(client, dd.from_pandas(frame.reset_index(drop=True), npartitions=parts),
-                               {**model.get_params(), "progress": False}, data=args.data)
+            model = train_dask(
+                client,
+                dd.from_pandas(frame.reset_index(drop=True), npartitions=parts),
+                {**model.get_params(), "progress": False},
+                data=args.data,
+            )
         finally:
             client.close()
     else:
         model.fit(frame, sample_weight=weight)
-    print(f"trained on {model.n_train_rows_:,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
-          f"in {time.perf_counter() - t1:.1f}s")
+    print(
+        f"trained on {model.n_train_rows_:,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
+        f"in {time.perf_counter() - t1:.1f}s"
+    )
     model.progress = False
     extra: dict[str, object] = {"command": "pipeweave train " + " ".join(_argv(args))}
     if files:
         import sys
 
-        extra.update({"profiles": files, "profiles_weight": args.profiles_weight, "shared_data": not args.no_shared,
-                      "shared_data_fingerprint": shared_fp, "argv": " ".join(sys.argv)})
-    path = save_model(model, args.out, data_fingerprint=data_fingerprint(df.drop(columns=["_user_row"], errors="ignore")),
-                      extra=extra)
+        extra.update(
+            {
+                "profiles": files,
+                "profiles_weight": args.profiles_weight,
+                "shared_data": not args.no_shared,
+                "shared_data_fingerprint": shared_fp,
+                "argv": " ".join(sys.argv),
+            }
+        )
+    path = save_model(
+        model, args.out, data_fingerprint=data_fingerprint(df.drop(columns=["_user_row"], errors="ignore")), extra=extra
+    )
     print(f"wrote {path}")
     return 0
 

@@ -10,7 +10,9 @@ from ._common import add_data_argument
 
 COMMAND = "tune"
 HELP = "search XGBoost hyperparameters with optuna (leave-one-generation-out CV objective)"
-DESCRIPTION = HELP + """
+DESCRIPTION = (
+    HELP
+    + """
 
 The study lives in --storage, so several processes or machines can share it
 (sqlite:///tune.db locally; postgresql://... or mysql://... across machines). Re-running
@@ -19,23 +21,38 @@ with the same --study-name resumes it. Pass the printed JSON to `pipeweave train
 example:
   pipeweave tune --families gemm --storage sqlite:///tune.db --n-trials 20
 """
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument("--families", nargs="+", metavar="FAMILY", help="families to tune on (default: all)")
-    p.add_argument("--storage", default=None,
-                   help="optuna storage URL (default: in memory); several processes may share one study")
+    p.add_argument(
+        "--storage", default=None, help="optuna storage URL (default: in memory); several processes may share one study"
+    )
     p.add_argument("--study-name", default="pipeweave")
     p.add_argument("--n-trials", type=positive_int, default=20)
-    p.add_argument("--max-rows-per-gpu", type=positive_int, default=5000, help="seeded random cap per (GPU, family, dtype, source) group (speed)")
-    p.add_argument("--seed", type=nonnegative_int, default=0,
-                   help="sampler seed of the process that creates the study (a process joining an existing "
-                        "study derives its own from this and its process id, so processes explore differently)")
+    p.add_argument(
+        "--max-rows-per-gpu",
+        type=positive_int,
+        default=5000,
+        help="seeded random cap per (GPU, family, dtype, source) group (speed)",
+    )
+    p.add_argument(
+        "--seed",
+        type=nonnegative_int,
+        default=0,
+        help="sampler seed of the process that creates the study (a process joining an existing "
+        "study derives its own from this and its process id, so processes explore differently)",
+    )
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--dask", metavar="ADDRESS", default=None,
-                   help="run the trials on the workers of a Dask cluster, all sharing --storage (required): "
-                        "local[:N] or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])")
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="run the trials on the workers of a Dask cluster, all sharing --storage (required): "
+        "local[:N] or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,13 +67,20 @@ def run(args: argparse.Namespace) -> int:
 
         client = connect(args.dask)
         try:
-            study = tune_dask(client, frame, n_trials=args.n_trials, storage=args.storage,
-                              study_name=args.study_name, seed=args.seed)
+            study = tune_dask(
+                client, frame, n_trials=args.n_trials, storage=args.storage, study_name=args.study_name, seed=args.seed
+            )
         finally:
             client.close()
     else:
-        study = tune(frame, n_trials=args.n_trials, storage=args.storage, study_name=args.study_name,
-                     seed=args.seed, progress=not args.no_progress)
+        study = tune(
+            frame,
+            n_trials=args.n_trials,
+            storage=args.storage,
+            study_name=args.study_name,
+            seed=args.seed,
+            progress=not args.no_progress,
+        )
     print(f"best LOGO MAPE {study.best_value:.2f}% after {len(study.trials)} trials")
     print(json.dumps(study.best_params))
     return 0

@@ -19,6 +19,8 @@ Shipped models (``models/diagnose_{ranker,ceiling,latency}.ubj``) are rebuilt wi
 ``python -m pipeweave.diagnose.build``.
 """
 
+import types
+
 from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, best_per_shape, fit_latency_model
 from ._diagnose import TUNABLE_FAMILIES, DiagnoseModels, check_invariants, diagnose, headroom_verdict
 from ._dse import METHODS, DseFold, dse_folds, fold_training_frames, run_dse_protocol, split_dse_profiles
@@ -65,7 +67,7 @@ __all__ = [
 ]
 
 
-class _CallableModule(type(__import__("sys"))):
+class _CallableModule(types.ModuleType):
     """``pipeweave.diagnose`` is also the function ``pw.diagnose(launch, gpu=...)`` (:func:`pipeweave.api.diagnose`):
     the package attribute ``pipeweave.diagnose`` is this subpackage once it is imported, so the module
     itself forwards calls."""

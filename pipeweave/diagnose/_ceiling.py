@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,23 +21,37 @@ from .._errors import DataError
 from .._paths import MODELS_DIR
 from ._features import SHAPE_COLUMNS
 
-__all__ = ["CeilingModel", "best_per_shape", "DEFAULT_CEILING_PATH", "DEFAULT_LATENCY_PATH", "latency_training_rows",
-           "fit_latency_model"]
+__all__ = [
+    "CeilingModel",
+    "best_per_shape",
+    "DEFAULT_CEILING_PATH",
+    "DEFAULT_LATENCY_PATH",
+    "latency_training_rows",
+    "fit_latency_model",
+]
 
 _MODELS = MODELS_DIR
 DEFAULT_CEILING_PATH = _MODELS / "diagnose_ceiling.ubj"
 DEFAULT_LATENCY_PATH = _MODELS / "diagnose_latency.ubj"
 
 #: Boosting settings of the diagnose regressors (smaller than the main model: ~2k-30k rows).
-REGRESSOR_PARAMS = {"n_estimators": 400, "max_depth": 6, "learning_rate": 0.05, "min_child_weight": 3.0, "n_jobs": 2,
-                    "max_rows_per_group": None}  # every sweep row (no row cap of the latency recipe)
+REGRESSOR_PARAMS = {
+    "n_estimators": 400,
+    "max_depth": 6,
+    "learning_rate": 0.05,
+    "min_child_weight": 3.0,
+    "n_jobs": 2,
+    "max_rows_per_group": None,
+}  # every sweep row (no row cap of the latency recipe)
 
 
 def best_per_shape(sweeps: pd.DataFrame) -> pd.DataFrame:
     """The fastest measured row of every (GPU, dtype, family, shape) of sweep rows."""
     if sweeps.empty:
-        raise DataError("no sweep rows to take per-shape best configs from",
-                        hint="pass moe_dse rows (load_profiles(sources='pipeweave', families='moe_w13'))")
+        raise DataError(
+            "no sweep rows to take per-shape best configs from",
+            hint="pass moe_dse rows (load_profiles(sources='pipeweave', families='moe_w13'))",
+        )
     fam = sweeps["family"].astype(str).iloc[0]
     keys = ["gpu", "dtype", "family", *[c for c in SHAPE_COLUMNS[fam] if c in sweeps.columns]]
     filled = sweeps.fillna({c: -1.0 for c in keys if sweeps[c].dtype.kind == "f"})
@@ -56,10 +71,15 @@ class CeilingModel:
     def _regressor(self):  # noqa: ANN202
         from ..model import PipeweaveRegressor
 
-        p = {**self.params, "n_jobs": self.n_jobs, "random_state": self.random_state, "quantile": self.quantile}
+        p: dict[str, Any] = {
+            **self.params,
+            "n_jobs": self.n_jobs,
+            "random_state": self.random_state,
+            "quantile": self.quantile,
+        }
         return PipeweaveRegressor(**p)
 
-    def fit(self, sweeps: pd.DataFrame) -> "CeilingModel":
+    def fit(self, sweeps: pd.DataFrame) -> CeilingModel:
         """Fit on measured sweep rows (tile columns + latency_us): one training row per shape, its best."""
         best = best_per_shape(sweeps)
         self.regressor_ = self._regressor().fit(best)
@@ -78,11 +98,15 @@ class CeilingModel:
     def save(self, path: str | os.PathLike[str] = DEFAULT_CEILING_PATH, *, data_fingerprint: str = "") -> Path:
         from ..model import save_model
 
-        return save_model(self.regressor_, path, data_fingerprint=data_fingerprint,
-                          extra={"diagnose_role": "ceiling", "n_shapes": getattr(self, "n_shapes_", 0)})
+        return save_model(
+            self.regressor_,
+            path,
+            data_fingerprint=data_fingerprint,
+            extra={"diagnose_role": "ceiling", "n_shapes": getattr(self, "n_shapes_", 0)},
+        )
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str] | None = None) -> "CeilingModel":
+    def load(cls, path: str | os.PathLike[str] | None = None) -> CeilingModel:
         from ..model import load_model
 
         reg = load_model(Path(path) if path is not None else DEFAULT_CEILING_PATH)
@@ -93,8 +117,9 @@ class CeilingModel:
         return m
 
 
-def latency_training_rows(defaults: pd.DataFrame, sweeps: pd.DataFrame, per_shape: int = 4,
-                          seed: int = 0) -> pd.DataFrame:
+def latency_training_rows(
+    defaults: pd.DataFrame, sweeps: pd.DataFrame, per_shape: int = 4, seed: int = 0
+) -> pd.DataFrame:
     """Rows for the per-config latency model: default-config launches + a few sweep rows per shape.
 
     Every default-config row (the kernel's own config, anywhere in the quality range) plus, per
@@ -115,11 +140,12 @@ def latency_training_rows(defaults: pd.DataFrame, sweeps: pd.DataFrame, per_shap
     return out
 
 
-def fit_latency_model(defaults: pd.DataFrame, sweeps: pd.DataFrame, *, per_shape: int = 4, n_jobs: int = 2,
-                      random_state: int = 0):  # noqa: ANN201
+def fit_latency_model(
+    defaults: pd.DataFrame, sweeps: pd.DataFrame, *, per_shape: int = 4, n_jobs: int = 2, random_state: int = 0
+):  # noqa: ANN201
     """A PipeweaveRegressor of the latency of any config (see :func:`latency_training_rows`)."""
     from ..model import PipeweaveRegressor
 
     rows = latency_training_rows(defaults, sweeps, per_shape=per_shape, seed=random_state)
-    p = {**REGRESSOR_PARAMS, "n_jobs": n_jobs, "random_state": random_state}
+    p: dict[str, Any] = {**REGRESSOR_PARAMS, "n_jobs": n_jobs, "random_state": random_state}
     return PipeweaveRegressor(**p).fit(rows)

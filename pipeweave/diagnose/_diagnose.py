@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,9 @@ from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel
 from ._features import SHAPE_COLUMNS, candidate_features
 from ._ranker import DEFAULT_RANKER_PATH, ConfigRanker
 from ._space import CONFIG_COLUMNS, config_fits, format_config, smem_bytes
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
 
 __all__ = [
     "BELOW_BOUND_TOLERANCE",
@@ -80,8 +83,9 @@ def _as_row(row: Mapping[str, Any] | pd.DataFrame | pd.Series) -> pd.DataFrame:
     return pd.DataFrame([dict(row)])
 
 
-def _predict_latency(models: DiagnoseModels, df: pd.DataFrame,
-                     feats: pd.DataFrame | None = None) -> tuple[np.ndarray, str]:
+def _predict_latency(
+    models: DiagnoseModels, df: pd.DataFrame, feats: pd.DataFrame | None = None
+) -> tuple[np.ndarray, str]:
     """Per-config latency (us) and the name of the model used."""
     fam = str(df["family"].iloc[0])
     if feats is not None:
@@ -114,8 +118,9 @@ def ceiling_error_band(path: str | os.PathLike[str] | None = None) -> float | No
 BELOW_BOUND_TOLERANCE = 0.02
 
 
-def headroom_verdict(measured_us: float | None, ceiling_us: float, lower_us: float,
-                     band: float | None) -> tuple[str | None, str | None]:
+def headroom_verdict(
+    measured_us: float | None, ceiling_us: float, lower_us: float, band: float | None
+) -> tuple[str | None, str | None]:
     """(verdict, sentence) for a measurement against the ceiling; verdicts: ``below_physical_bound``,
     ``at_or_below_ceiling``, ``within_error_band``, ``likely_headroom``, ``no_error_band`` (None without one)."""
     if measured_us is None:
@@ -126,23 +131,36 @@ def headroom_verdict(measured_us: float | None, ceiling_us: float, lower_us: flo
             f"the measured {m:.4g} us is below the analytical lower bound {lower_us:.4g} us (useful FLOPs at peak "
             "tensor rate, compulsory bytes at full DRAM bandwidth), which no launch can beat: check the units "
             "(microseconds, not milliseconds or seconds), the shape and the GPU; no headroom or utilization is derived "
-            "from it")
+            "from it"
+        )
     r = m / ceiling_us
     if r <= 1.0:
         return "at_or_below_ceiling", f"measured {m:.4g} us is at or below the ceiling estimate ({r:.2f}x)"
     if band is None:
-        return "no_error_band", (f"measured / ceiling = {r:.2f}; the ceiling has no validated error band here "
-                                 "(experiments/dse/results.json missing), so no headroom is claimed")
+        return "no_error_band", (
+            f"measured / ceiling = {r:.2f}; the ceiling has no validated error band here "
+            "(experiments/dse/results.json missing), so no headroom is claimed"
+        )
     if r <= 1.0 + band:
-        return "within_error_band", (f"measured / ceiling = {r:.2f} is within the ceiling's held-out error "
-                                     f"({100 * band:.0f}% MAPE): no reliable headroom can be claimed")
-    return "likely_headroom", (f"measured / ceiling = {r:.2f} is beyond the ceiling's held-out error "
-                               f"({100 * band:.0f}% MAPE): a faster config likely exists")
+        return "within_error_band", (
+            f"measured / ceiling = {r:.2f} is within the ceiling's held-out error "
+            f"({100 * band:.0f}% MAPE): no reliable headroom can be claimed"
+        )
+    return "likely_headroom", (
+        f"measured / ceiling = {r:.2f} is beyond the ceiling's held-out error "
+        f"({100 * band:.0f}% MAPE): a faster config likely exists"
+    )
 
 
-def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: float | None = None, top: int = 5, *,
-             gpus: Mapping[str, object] | None = None, models: DiagnoseModels | None = None,
-             data: object = None) -> dict[str, Any]:
+def diagnose(
+    row: Mapping[str, Any] | pd.DataFrame | pd.Series,
+    measured_us: float | None = None,
+    top: int = 5,
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    models: DiagnoseModels | None = None,
+    data: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
     """Diagnose one launch: how fast could it be on its GPU, what binds it, which configs to try.
 
     ``row``: canonical launch columns (``gpu``, ``family``, ``dtype``, the family's shape columns,
@@ -167,8 +185,10 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
             raise DataError(f"launch row lacks {col!r}", hint="give gpu, family, dtype and the shape columns")
     fam = str(df["family"].iloc[0])
     if fam not in TUNABLE_FAMILIES:
-        raise DataError(f"family {fam!r} has no Triton tile-config space to diagnose",
-                        hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; use `pipeweave explain` for the others")
+        raise DataError(
+            f"family {fam!r} has no Triton tile-config space to diagnose",
+            hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; use `pipeweave explain` for the others",
+        )
     if measured_us is not None and not (np.isfinite(measured_us) and measured_us > 0):
         raise DataError(f"measured_us must be a positive number of microseconds, got {measured_us!r}")
     if int(top) < 1:
@@ -191,8 +211,10 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
     fits = bool(config_fits(pd.DataFrame([given]), spec, dtype)[0])
     if not fits:
         need = smem_bytes(pd.DataFrame([given]), dtype, spec)[0] / 1024
-        notes.append(f"the given config needs {need:.0f} KiB shared memory or more registers than {spec.name} "
-                     "offers; Triton would refuse to launch it")
+        notes.append(
+            f"the given config needs {need:.0f} KiB shared memory or more registers than {spec.name} "
+            "offers; Triton would refuse to launch it"
+        )
     lower = float(f["t_lower_us"].iloc[0])
     pred, pred_model = _predict_latency(models, df, f)
     predicted = max(float(pred[0]), lower)
@@ -207,14 +229,21 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
     order = np.argsort(-np.where(allowed, scores, -np.inf), kind="stable")
     gvals = np.array([given[c] for c in CONFIG_COLUMNS])
     is_given = (cand[list(CONFIG_COLUMNS)].to_numpy() == gvals).all(axis=1)
-    short = [i for i in order[:min(int(top), len(order))] if not is_given[i]]
+    short = [i for i in order[: min(int(top), len(order))] if not is_given[i]]
     cand_s = cand.iloc[short].reset_index(drop=True)
     feat_s = cfeat.iloc[short].reset_index(drop=True)
     s_pred = np.maximum(_predict_latency(models, cand_s, feat_s)[0], lower) if len(short) else np.zeros(0)
 
     # one order: shortlist + the given config, by predicted latency -----------------------------------
-    ranked = [{"config": {c: float(cand_s[c].iloc[i]) for c in CONFIG_COLUMNS}, "predicted_us": float(s_pred[i]),
-               "score": float(scores[short[i]]), "is_given": False} for i in range(len(short))]
+    ranked: list[dict[str, Any]] = [
+        {
+            "config": {c: float(cand_s[c].iloc[i]) for c in CONFIG_COLUMNS},
+            "predicted_us": float(s_pred[i]),
+            "score": float(scores[short[i]]),
+            "is_given": False,
+        }
+        for i in range(len(short))
+    ]
     gscore = float(scores[np.flatnonzero(is_given)[0]]) if is_given.any() else None
     ranked.append({"config": given, "predicted_us": predicted, "score": gscore, "is_given": True})
     ranked.sort(key=lambda r: (r["predicted_us"], not r["is_given"]))
@@ -231,17 +260,22 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
         if key.any():
             i = int(np.flatnonzero(key)[0])
             first = cand.iloc[[i]].drop(columns=[c for c in cfeat.columns if c in cand.columns]).reset_index(drop=True)
-            learned = float(models.ceiling.predict(pd.concat([first, cfeat.iloc[[i]].reset_index(drop=True)], axis=1))[0])
+            learned = float(
+                models.ceiling.predict(pd.concat([first, cfeat.iloc[[i]].reset_index(drop=True)], axis=1))[0]
+            )
         else:  # the given config is the fastest and lies outside the feasible space
             learned = fastest
         ceiling = min(learned, fastest)
-        ceiling_method = ("learned best-config model at the fastest ranked config, capped at the fastest ranked "
-                          "prediction")
+        ceiling_method = (
+            "learned best-config model at the fastest ranked config, capped at the fastest ranked prediction"
+        )
     else:
         ceiling = fastest
         ceiling_method = f"fastest predicted latency among the ranked configs ({pred_model})"
-        notes.append(f"the ranker and ceiling were validated on moe_w13 sweeps only; for {fam} they are applied "
-                     "through the family-agnostic front-end features (not validated on measurements)")
+        notes.append(
+            f"the ranker and ceiling were validated on moe_w13 sweeps only; for {fam} they are applied "
+            "through the family-agnostic front-end features (not validated on measurements)"
+        )
     ceiling = max(ceiling, lower)
 
     # measurement, utilization ---------------------------------------------------------------------------
@@ -256,40 +290,69 @@ def diagnose(row: Mapping[str, Any] | pd.DataFrame | pd.Series, measured_us: flo
     util: dict[str, float] | None = None if below else {p: min(t / latency, 1.0) for p, t in pipes.items()}
     basis = "measured" if measured_us is not None else "predicted"
     if over and not below:
-        notes.append(f"the modeled time of {', '.join(over)} exceeds the {basis} latency: the front-end "
-                     "overestimates that pipe's traffic for this kernel or the spec understates its bandwidth; its "
-                     "utilization is shown as 100% (an upper estimate)")
+        notes.append(
+            f"the modeled time of {', '.join(over)} exceeds the {basis} latency: the front-end "
+            "overestimates that pipe's traffic for this kernel or the spec understates its bandwidth; its "
+            "utilization is shown as 100% (an upper estimate)"
+        )
     if given_rank == 1 and len(ranked) > 1:
         notes.append("no shortlisted config is predicted faster than the given one")
 
     recs = []
     for i, r in enumerate(ranked):  # the shortlist and the given config, in one order
         cfg = r["config"]
-        recs.append({
-            "rank": i + 1, "config": format_config(cfg), **{c: int(v) for c, v in cfg.items()},
-            "predicted_us": r["predicted_us"], "speedup": predicted / r["predicted_us"],
-            **({"speedup_vs_measured": float(measured_us) / r["predicted_us"]}
-               if measured_us is not None and not below else {}),
-            "score": r["score"], "smem_kib": float(smem_bytes(pd.DataFrame([cfg]), dtype, spec)[0] / 1024.0),
-            "is_given": r["is_given"],
-        })
+        recs.append(
+            {
+                "rank": i + 1,
+                "config": format_config(cfg),
+                **{c: int(v) for c, v in cfg.items()},
+                "predicted_us": r["predicted_us"],
+                "speedup": predicted / r["predicted_us"],
+                **(
+                    {"speedup_vs_measured": float(measured_us) / r["predicted_us"]}
+                    if measured_us is not None and not below
+                    else {}
+                ),
+                "score": r["score"],
+                "smem_kib": float(smem_bytes(pd.DataFrame([cfg]), dtype, spec)[0] / 1024.0),
+                "is_given": r["is_given"],
+            }
+        )
     out: dict[str, Any] = {
-        "gpu": spec.name, "generation": spec.generation, "family": fam, "dtype": dtype,
+        "gpu": spec.name,
+        "generation": spec.generation,
+        "family": fam,
+        "dtype": dtype,
         "shape": {c: float(df[c].iloc[0]) for c in shape_cols},
-        "config": format_config(given), "config_origin": origin, "config_fits": fits,
-        "predicted_us": predicted, "measured_us": None if measured_us is None else float(measured_us),
-        "ceiling_us": ceiling, "lower_bound_us": lower,
+        "config": format_config(given),
+        "config_origin": origin,
+        "config_fits": fits,
+        "predicted_us": predicted,
+        "measured_us": None if measured_us is None else float(measured_us),
+        "ceiling_us": ceiling,
+        "lower_bound_us": lower,
         "measured_over_ceiling": None if measured_us is None or below else float(measured_us) / ceiling,
-        "headroom_verdict": verdict, "ceiling_error_band": band,
+        "headroom_verdict": verdict,
+        "ceiling_error_band": band,
         "measurement_below_bound": bool(below),
         "bound_pipe": str(f["bound_pipe"].iloc[0]),
-        "pipe_utilization": util, "pipes_over_latency": over, "pipe_times_us": pipes, "utilization_basis": basis,
-        "latency_bound_us": float(f["t_latency_us"].iloc[0]), "envelope_us": float(f["t_env_us"].iloc[0]),
-        "occupancy": float(f["occupancy"].iloc[0]), "waves": float(f["waves"].iloc[0]),
-        "recommendations": recs, "given_config_rank": given_rank, "n_ranked": len(ranked),
-        "given_ranker_position": ranker_position, "n_candidates": len(cand),
+        "pipe_utilization": util,
+        "pipes_over_latency": over,
+        "pipe_times_us": pipes,
+        "utilization_basis": basis,
+        "latency_bound_us": float(f["t_latency_us"].iloc[0]),
+        "envelope_us": float(f["t_env_us"].iloc[0]),
+        "occupancy": float(f["occupancy"].iloc[0]),
+        "waves": float(f["waves"].iloc[0]),
+        "recommendations": recs,
+        "given_config_rank": given_rank,
+        "n_ranked": len(ranked),
+        "given_ranker_position": ranker_position,
+        "n_candidates": len(cand),
         "n_recommendable": int(allowed.sum()),
-        "ceiling_method": ceiling_method, "latency_model": pred_model, "models": dict(models.paths),
+        "ceiling_method": ceiling_method,
+        "latency_model": pred_model,
+        "models": dict(models.paths),
         "notes": notes,
     }
     check_invariants(out)

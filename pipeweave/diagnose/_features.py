@@ -13,14 +13,27 @@ Three groups, all dimensionless or log-scaled so they carry across GPUs:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
 
 from ._space import CONFIG_COLUMNS, acc_regs_per_thread, config_key, smem_bytes
 
-__all__ = ["candidate_features", "SHAPE_COLUMNS", "RANKER_FEATURES", "shape_hash", "cross_candidates",
-           "analytic_features", "add_query_features", "sweep_grades", "QUERY_BEST_DELTAS"]
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
+__all__ = [
+    "candidate_features",
+    "SHAPE_COLUMNS",
+    "RANKER_FEATURES",
+    "shape_hash",
+    "cross_candidates",
+    "analytic_features",
+    "add_query_features",
+    "sweep_grades",
+    "QUERY_BEST_DELTAS",
+]
 
 #: Columns that identify one kernel shape per family (the query of the ranker).
 SHAPE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -29,24 +42,57 @@ SHAPE_COLUMNS: dict[str, tuple[str, ...]] = {
     "gemm": ("m", "n", "k"),
 }
 
-_KEEP = ("t_env_us", "t_lower_us", "t_steady_us", "t_latency_us", "gpu_smem_per_sm_kib", "gpu_sm_count",
-         "gpu_sm_clock_mhz", "gpu_dram_bw_gbps", "gpu_sm_arch", "peak_tensor_flops_per_us")
+_KEEP = (
+    "t_env_us",
+    "t_lower_us",
+    "t_steady_us",
+    "t_latency_us",
+    "gpu_smem_per_sm_kib",
+    "gpu_sm_count",
+    "gpu_sm_clock_mhz",
+    "gpu_dram_bw_gbps",
+    "gpu_sm_arch",
+    "peak_tensor_flops_per_us",
+)
 
 #: Query-relative tile descriptors: the candidate's knobs relative to the query's analytical best config
 #: (smallest t_env), as log2 ratios (stages: difference).
-QUERY_BEST_DELTAS: tuple[str, ...] = ("q_best_dlog2_bm", "q_best_dlog2_bn", "q_best_dlog2_bk", "q_best_dlog2_warps",
-                                      "q_best_d_stages", "q_best_dlog2_gm")
-_DELTA_OF = {"q_best_dlog2_bm": "block_m", "q_best_dlog2_bn": "block_n", "q_best_dlog2_bk": "block_k",
-             "q_best_dlog2_warps": "num_warps", "q_best_d_stages": "num_stages", "q_best_dlog2_gm": "group_m"}
+QUERY_BEST_DELTAS: tuple[str, ...] = (
+    "q_best_dlog2_bm",
+    "q_best_dlog2_bn",
+    "q_best_dlog2_bk",
+    "q_best_dlog2_warps",
+    "q_best_d_stages",
+    "q_best_dlog2_gm",
+)
+_DELTA_OF = {
+    "q_best_dlog2_bm": "block_m",
+    "q_best_dlog2_bn": "block_n",
+    "q_best_dlog2_bk": "block_k",
+    "q_best_dlog2_warps": "num_warps",
+    "q_best_d_stages": "num_stages",
+    "q_best_dlog2_gm": "group_m",
+}
 
 
 def _base_features() -> tuple[str, ...]:
     from ..frontend import FEATURES
 
-    extra = ("log2_gpu_sm_count", "gpu_smem_per_sm_kib", "log2_dram_bw_per_sm", "log2_tensor_per_sm_clk",
-             "smem_share", "log2_regs_per_thread", "log2_bm_over_rows",
-             "q_log_env_rel", "q_env_pct", "q_steady_pct", "q_latency_pct", "q_log_steady_rel",
-             *QUERY_BEST_DELTAS)
+    extra = (
+        "log2_gpu_sm_count",
+        "gpu_smem_per_sm_kib",
+        "log2_dram_bw_per_sm",
+        "log2_tensor_per_sm_clk",
+        "smem_share",
+        "log2_regs_per_thread",
+        "log2_bm_over_rows",
+        "q_log_env_rel",
+        "q_env_pct",
+        "q_steady_pct",
+        "q_latency_pct",
+        "q_log_steady_rel",
+        *QUERY_BEST_DELTAS,
+    )
     return tuple(FEATURES) + tuple(e for e in extra if e not in FEATURES)
 
 
@@ -89,8 +135,9 @@ def cross_candidates(shapes: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFram
     return out
 
 
-def analytic_features(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, chunk: int = 200_000,
-                      keep: Sequence[str] = ()) -> pd.DataFrame:
+def analytic_features(
+    df: pd.DataFrame, *, gpus: Mapping[str, GPUSpec] | None = None, chunk: int = 200_000, keep: Sequence[str] = ()
+) -> pd.DataFrame:
     """Front-end features (float32) of candidate rows, computed in chunks; index = ``df.index``.
 
     Returns :data:`pipeweave.frontend.FEATURES`, the times in ``_KEEP``, ``bound_pipe`` and the
@@ -101,7 +148,7 @@ def analytic_features(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = N
     cols = list(dict.fromkeys([*FEATURES, *_KEEP, *keep]))
     parts = []
     for start in range(0, len(df), chunk):
-        sub = df.iloc[start:start + chunk]
+        sub = df.iloc[start : start + chunk]
         f = featurize(sub, gpus=gpus, moe_configs="default")
         part = f[cols].astype(np.float32)
         part["bound_pipe"] = f["bound_pipe"].astype("category")
@@ -122,8 +169,11 @@ def analytic_features(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = N
     out["log2_regs_per_thread"] = np.log2(regs).astype(np.float32)
     rows = np.full(len(df), np.nan)
     if {"num_tokens", "topk", "num_experts"} <= set(df.columns):  # MoE: tokens routed to one expert
-        rows = df["num_tokens"].to_numpy(dtype=float) * df["topk"].to_numpy(dtype=float) \
+        rows = (
+            df["num_tokens"].to_numpy(dtype=float)
+            * df["topk"].to_numpy(dtype=float)
             / df["num_experts"].to_numpy(dtype=float)
+        )
     if "m" in df.columns:  # GEMM: rows of A
         rows = np.where(np.isfinite(rows), rows, df["m"].to_numpy(dtype=float))
     out["log2_bm_over_rows"] = np.log2(df["block_m"].to_numpy(dtype=float) / rows).astype(np.float32)
@@ -152,8 +202,9 @@ def add_query_features(feat: pd.DataFrame, query: np.ndarray) -> pd.DataFrame:
 
 
 def _tile_key(df: pd.DataFrame) -> np.ndarray:
-    return (df["block_m"].to_numpy(dtype=np.int64) * 1024 + df["block_n"].to_numpy(dtype=np.int64)) * 1024 + \
-        df["block_k"].to_numpy(dtype=np.int64)
+    return (df["block_m"].to_numpy(dtype=np.int64) * 1024 + df["block_n"].to_numpy(dtype=np.int64)) * 1024 + df[
+        "block_k"
+    ].to_numpy(dtype=np.int64)
 
 
 def _shape_only_hash(df: pd.DataFrame) -> np.ndarray:
@@ -189,9 +240,13 @@ def sweep_grades(sweeps: pd.DataFrame) -> pd.DataFrame:
     return s[["gpu", "shape", "config_key", "grade", "log_rel"]].reset_index(drop=True)
 
 
-def candidate_features(shapes: pd.DataFrame, *, gpus: Mapping[str, object] | None = None,
-                       configs: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
-                       keep: Sequence[str] = ()) -> tuple[pd.DataFrame, pd.DataFrame]:
+def candidate_features(
+    shapes: pd.DataFrame,
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    configs: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
+    keep: Sequence[str] = (),
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Candidates (every feasible config of each shape row on its GPU) and their features.
 
     ``shapes``: canonical launch rows (``gpu``, ``family``, ``dtype``, shape columns); one query per row.
@@ -204,7 +259,8 @@ def candidate_features(shapes: pd.DataFrame, *, gpus: Mapping[str, object] | Non
 
     shapes = shapes.reset_index(drop=True)
     parts = []
-    for (gpu, fam, dtype), sub in shapes.groupby(["gpu", "family", "dtype"], sort=False):
+    for key, sub in shapes.groupby(["gpu", "family", "dtype"], sort=False):
+        gpu, fam, dtype = cast(tuple[str, str, str], key)
         spec = gpus[gpu] if gpus is not None and gpu in gpus else get_gpu(gpu)
         if isinstance(configs, Mapping):
             cfg = configs[gpu]

@@ -10,18 +10,28 @@ units or spread). ``nearest_gpus`` can exclude the target's own generation, as t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
 
 __all__ = ["spec_vector", "gpu_distance", "nearest_gpus"]
 
 _SCALE: np.ndarray | None = None
 
 
-def _raw(spec: object) -> np.ndarray:
+def _raw(spec: GPUSpec) -> np.ndarray:
     bf16 = spec.tensor_flop_per_clk_per_sm.get("bf16", spec.tensor_flop_per_clk_per_sm.get("fp16", 1.0))
-    return np.log([float(spec.sm_count), float(spec.dram_bw_gbps), float(bf16) * spec.sm_count * spec.sm_clock_mhz,
-                   float(spec.smem_per_sm_kib)])
+    return np.log(
+        [
+            float(spec.sm_count),
+            float(spec.dram_bw_gbps),
+            float(bf16) * spec.sm_count * spec.sm_clock_mhz,
+            float(spec.smem_per_sm_kib),
+        ]
+    )
 
 
 def _scale() -> np.ndarray:
@@ -35,24 +45,29 @@ def _scale() -> np.ndarray:
     return _SCALE
 
 
-def _spec(g: object):  # noqa: ANN202
+def _spec(g: str | GPUSpec) -> GPUSpec:
     from ..hardware import GPUSpec, get_gpu
 
     return g if isinstance(g, GPUSpec) else get_gpu(g)
 
 
-def spec_vector(gpu: object) -> np.ndarray:
+def spec_vector(gpu: str | GPUSpec) -> np.ndarray:
     """Standardized spec vector of a GPU (name, alias or GPUSpec)."""
     return _raw(_spec(gpu)) / _scale()
 
 
-def gpu_distance(a: object, b: object) -> float:
+def gpu_distance(a: str | GPUSpec, b: str | GPUSpec) -> float:
     """Spec distance between two GPUs (0 = identical spec vectors)."""
     return float(np.linalg.norm(spec_vector(a) - spec_vector(b)))
 
 
-def nearest_gpus(target: object, candidates: Iterable[object], *, other_generation: bool = True,
-                 exclude_self: bool = True) -> list[tuple[str, float]]:
+def nearest_gpus(
+    target: str | GPUSpec,
+    candidates: Iterable[str | GPUSpec],
+    *,
+    other_generation: bool = True,
+    exclude_self: bool = True,
+) -> list[tuple[str, float]]:
     """``[(name, distance), ...]`` of ``candidates`` sorted by spec distance to ``target``.
 
     ``other_generation`` drops candidates of the target's generation; ``exclude_self`` drops the

@@ -31,7 +31,8 @@ import itertools
 import math
 import operator
 import re
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -52,16 +53,37 @@ SEARCH_WARPS = (2, 4, 8)
 SEARCH_STAGES = (2, 3, 4)
 #: Multipliers applied to each BLOCK* constexpr by --search (power-of-two results only).
 SEARCH_BLOCK_FACTORS = (0.5, 1.0, 2.0, 4.0)
-_BLOCK_NAMES = {"block_m": ("BLOCK_SIZE_M", "BLOCK_M"), "block_n": ("BLOCK_SIZE_N", "BLOCK_N"),
-                "block_k": ("BLOCK_SIZE_K", "BLOCK_K"), "group_m": ("GROUP_SIZE_M", "GROUP_M")}
-_ELEM_BYTES = {"fp8e4nv": 1, "fp8e5": 1, "fp8e4b15": 1, "i8": 1, "u8": 1, "i1": 1, "fp16": 2, "bf16": 2, "i16": 2,
-               "fp32": 4, "i32": 4, "u32": 4, "fp64": 8, "i64": 8, "u64": 8}
+_BLOCK_NAMES = {
+    "block_m": ("BLOCK_SIZE_M", "BLOCK_M"),
+    "block_n": ("BLOCK_SIZE_N", "BLOCK_N"),
+    "block_k": ("BLOCK_SIZE_K", "BLOCK_K"),
+    "group_m": ("GROUP_SIZE_M", "GROUP_M"),
+}
+_ELEM_BYTES = {
+    "fp8e4nv": 1,
+    "fp8e5": 1,
+    "fp8e4b15": 1,
+    "i8": 1,
+    "u8": 1,
+    "i1": 1,
+    "fp16": 2,
+    "bf16": 2,
+    "i16": 2,
+    "fp32": 4,
+    "i32": 4,
+    "u32": 4,
+    "fp64": 8,
+    "i64": 8,
+    "u64": 8,
+}
 _SHAPED_PTR = re.compile(r"^\*(?P<dtype>[A-Za-z0-9_]+)\[(?P<dims>[0-9x*, ]+)\]$")
 
 
 def _split_items(text: str) -> list[str]:
     """Split ``a=1,b=*fp32[4,8],c=2`` at commas outside brackets."""
-    items, depth, cur = [], 0, []
+    items: list[str] = []
+    depth = 0
+    cur: list[str] = []
     for ch in text:
         depth += ch == "["
         depth -= ch == "]"
@@ -90,8 +112,9 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
         dtype = m.group("dtype")
         dims = [d for d in re.split(r"[x*, ]+", m.group("dims")) if d]
         if dtype not in _ELEM_BYTES:
-            raise DataError(f"signature entry {item!r}: unknown element type {dtype!r}",
-                            hint=f"use one of {sorted(_ELEM_BYTES)}")
+            raise DataError(
+                f"signature entry {item!r}: unknown element type {dtype!r}", hint=f"use one of {sorted(_ELEM_BYTES)}"
+            )
         n = math.prod(int(d) for d in dims)
         if n < 1:
             raise DataError(f"signature entry {item!r}: the array must have >= 1 element")
@@ -100,9 +123,15 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
     return ",".join(out_items), shapes
 
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-        ast.Div: operator.truediv, ast.Mod: operator.mod}
-_FUNCS = {"cdiv": lambda a, b: -(-int(a) // int(b)), "min": min, "max": max}
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,
+    ast.Mod: operator.mod,
+}
+_FUNCS: dict[str, Callable[..., Any]] = {"cdiv": lambda a, b: -(-int(a) // int(b)), "min": min, "max": max}
 
 
 def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "grid") -> int:
@@ -122,15 +151,19 @@ def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "grid")
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in names or not isinstance(names[node.id], (int, float, np.integer)):
-                raise DataError(f"{what} {text!r}: {node.id!r} is not an integer launch argument",
-                                hint=f"use names given as NAME=VALUE in the signature: {sorted(names)}")
+                raise DataError(
+                    f"{what} {text!r}: {node.id!r} is not an integer launch argument",
+                    hint=f"use names given as NAME=VALUE in the signature: {sorted(names)}",
+                )
             return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
             return _FUNCS[node.func.id](*(ev(a) for a in node.args))
-        raise DataError(f"{what} {text!r} is not an integer expression",
-                        hint="e.g. 1024 or 'cdiv(n, BLOCK)' (+ - * // / %, cdiv, min, max)")
+        raise DataError(
+            f"{what} {text!r} is not an integer expression",
+            hint="e.g. 1024 or 'cdiv(n, BLOCK)' (+ - * // / %, cdiv, min, max)",
+        )
 
     try:
         tree = ast.parse(text, mode="eval")
@@ -152,8 +185,12 @@ def sass_pipe_times(mix: Any, spec: Any, dtype: str = "bfloat16", dram_bytes: fl
     key = DTYPE_TENSOR_KEY.get(str(dtype), "bf16")
     tensor_rate = float(spec.tensor_flop_per_clk_per_sm.get(key) or spec.tensor_flop_per_clk_per_sm.get("bf16") or 1.0)
     p = mix.pipes
-    rates = {"fma": spec.fp32_lanes_per_sm / 32.0, "alu": spec.alu_lanes_per_sm / 32.0,
-             "xu": spec.sfu_ops_per_clk_per_sm / 32.0, "lsu": 1.0}
+    rates = {
+        "fma": spec.fp32_lanes_per_sm / 32.0,
+        "alu": spec.alu_lanes_per_sm / 32.0,
+        "xu": spec.sfu_ops_per_clk_per_sm / 32.0,
+        "lsu": 1.0,
+    }
     out = {"tensor": cstar * float(mix.tensor_flops_per_cta) / tensor_rate / f}
     for pipe, r in rates.items():
         out[pipe] = cstar * float(p.get(pipe, 0.0)) / float(r) / f
@@ -189,8 +226,14 @@ def fill_block_constants(fn: Any, kargs: dict[str, Any], cfg: Any) -> dict[str, 
 
 def _block_params(fn: Any, kargs: dict[str, Any]) -> list[str]:
     """constexpr parameters named BLOCK* with an integer value in the launch."""
-    return [p.name for p in fn.params if p.is_constexpr and p.name.upper().startswith("BLOCK")
-            and isinstance(kargs.get(p.name), int) and not isinstance(kargs.get(p.name), bool)]
+    return [
+        p.name
+        for p in fn.params
+        if p.is_constexpr
+        and p.name.upper().startswith("BLOCK")
+        and isinstance(kargs.get(p.name), int)
+        and not isinstance(kargs.get(p.name), bool)
+    ]
 
 
 def _fmt_cfg(cfg: Any, blocks: dict[str, int]) -> str:
@@ -198,9 +241,20 @@ def _fmt_cfg(cfg: Any, blocks: dict[str, int]) -> str:
     return base + ("" if not blocks else " " + " ".join(f"{k}={v}" for k, v in blocks.items()))
 
 
-def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", grid: int | str = 1,
-                    trips: list[int | str] | None = None, dtype: str = "bfloat16", measured_us: float | None = None,
-                    top: int = 5, search: bool = False, dram_bytes: float | None = None) -> dict[str, Any]:
+def diagnose_kernel(
+    kernel: str,
+    gpu: Any,
+    config: str,
+    *,
+    signature: str = "",
+    grid: int | str = 1,
+    trips: Sequence[int | str] | None = None,
+    dtype: str = "bfloat16",
+    measured_us: float | None = None,
+    top: int = 5,
+    search: bool = False,
+    dram_bytes: float | None = None,
+) -> dict[str, Any]:
     """Diagnose ``kernel`` (``file.py:name``, a ``@triton.jit`` function) on ``gpu`` at ``config``.
 
     ``signature``: the launch arguments (``--signature`` syntax of ``pipeweave sass``, pointers optionally with
@@ -225,8 +279,10 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
 
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
     if not config:
-        raise DataError("diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES' (num_warps and num_stages are used "
-                        "by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)")
+        raise DataError(
+            "diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES' (num_warps and num_stages are used "
+            "by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)"
+        )
     cfg = SassConfig.parse(config)
     if measured_us is not None and not (np.isfinite(measured_us) and measured_us > 0):
         raise DataError(f"measured_us must be a positive number of microseconds, got {measured_us!r}")
@@ -240,8 +296,10 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
     pointer_names = [p.name for p in fn.params if not p.is_constexpr and isinstance(base_args.get(p.name), Ptr)]
     unknown = [n for n in shapes if n not in pointer_names]
     if unknown:
-        raise DataError(f"the signature gives a shape for {unknown}, which are not pointer arguments of {fn.__name__!r}",
-                        hint=f"pointer arguments: {pointer_names}")
+        raise DataError(
+            f"the signature gives a shape for {unknown}, which are not pointer arguments of {fn.__name__!r}",
+            hint=f"pointer arguments: {pointer_names}",
+        )
 
     def launch(c: Any, kargs: dict[str, Any]) -> tuple[Any, dict[str, float], int]:
         g = eval_launch_expr(grid, kargs, "grid")
@@ -267,32 +325,52 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
         times = sass_pipe_times(mix, spec, dtype, dram)
     missing = [n for n in pointer_names if n not in shapes]
     if dram_bytes is None and missing and gmem > 0:
-        notes.append(f"no array shape for {', '.join(missing)}: their DRAM traffic is not counted (give e.g. "
-                     f"{missing[0]}=*fp32[N] in --signature, or --dram-bytes)")
+        notes.append(
+            f"no array shape for {', '.join(missing)}: their DRAM traffic is not counted (give e.g. "
+            f"{missing[0]}=*fp32[N] in --signature, or --dram-bytes)"
+        )
     if dram is None:
-        notes.append("memory traffic is not bounded: give the pointer shapes in --signature (x_ptr=*fp32[N]) or "
-                     "--dram-bytes")
+        notes.append(
+            "memory traffic is not bounded: give the pointer shapes in --signature (x_ptr=*fp32[N]) or --dram-bytes"
+        )
     bound, given_t = _bound(times)
     issue0 = times.get("issue", 0.0)
 
     # variants ------------------------------------------------------------------------------------------------
-    variants: list[dict[str, Any]] = [{"cfg": cfg, "blocks": {}, "t": given_t, "bound": bound, "issue": issue0,
-                                       "mix": mix, "grid": g0, "is_given": True}]
+    variants: list[dict[str, Any]] = [
+        {
+            "cfg": cfg,
+            "blocks": {},
+            "t": given_t,
+            "bound": bound,
+            "issue": issue0,
+            "mix": mix,
+            "grid": g0,
+            "is_given": True,
+        }
+    ]
     if search:
         blocks = _block_params(fn, base_args)
         grid_is_expr = not isinstance(grid, int) and not str(grid).strip().isdigit()
         if blocks and not grid_is_expr:
-            notes.append(f"--search keeps {', '.join(blocks)} fixed: give --grid as an expression of them "
-                         f"(e.g. 'cdiv(n, {blocks[0]})') to search block sizes too")
+            notes.append(
+                f"--search keeps {', '.join(blocks)} fixed: give --grid as an expression of them "
+                f"(e.g. 'cdiv(n, {blocks[0]})') to search block sizes too"
+            )
             blocks = []
-        block_sets = [{}]
+        block_sets: list[dict[str, int]] = [{}]
         if blocks:
             variants[0]["blocks"] = {b: int(base_args[b]) for b in blocks[:2]}
             opts = []
             for b in blocks[:2]:
                 v0 = int(base_args[b])
-                opts.append([int(v0 * fct) for fct in SEARCH_BLOCK_FACTORS if v0 * fct >= 1 and
-                             float(v0 * fct).is_integer() and (int(v0 * fct) & (int(v0 * fct) - 1)) == 0])
+                opts.append(
+                    [
+                        int(v0 * fct)
+                        for fct in SEARCH_BLOCK_FACTORS
+                        if v0 * fct >= 1 and float(v0 * fct).is_integer() and (int(v0 * fct) & (int(v0 * fct) - 1)) == 0
+                    ]
+                )
             block_sets = [dict(zip(blocks[:2], combo)) for combo in itertools.product(*opts)]
         has_loop = int(mix.main_loop_trips or 0) > 0
         stage_opts = SEARCH_STAGES if has_loop else (cfg.num_stages,)
@@ -316,29 +394,58 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
                         notes.append(f"config {label} does not fit on {arch}")
                         continue
                     b_, tt = _bound(t_)
-                    variants.append({"cfg": c, "blocks": bs, "t": tt, "bound": b_, "issue": t_.get("issue", 0.0),
-                                     "mix": m, "grid": gg, "is_given": False})
+                    variants.append(
+                        {
+                            "cfg": c,
+                            "blocks": bs,
+                            "t": tt,
+                            "bound": b_,
+                            "issue": t_.get("issue", 0.0),
+                            "mix": m,
+                            "grid": gg,
+                            "is_given": False,
+                        }
+                    )
         if not has_loop:
-            notes.append("the kernel has no loop, so num_stages does not change the code: only warps"
-                         + (" and block sizes" if blocks else "") + " are searched")
+            notes.append(
+                "the kernel has no loop, so num_stages does not change the code: only warps"
+                + (" and block sizes" if blocks else "")
+                + " are searched"
+            )
     else:
-        notes.append("no config search: pass --search to compile and rank num_warps x num_stages variants (and "
-                     "BLOCK* constexprs when --grid is an expression of them)")
+        notes.append(
+            "no config search: pass --search to compile and rank num_warps x num_stages variants (and "
+            "BLOCK* constexprs when --grid is an expression of them)"
+        )
     variants.sort(key=lambda v: (v["t"], not v["is_given"], v["issue"]))  # exact ties: the given config first
     given_rank = next(i for i, v in enumerate(variants) if v["is_given"]) + 1
-    shown = variants[:max(int(top), 1)]
+    shown = variants[: max(int(top), 1)]
     if given_rank > len(shown):
         shown = [*shown, variants[given_rank - 1]]
-    recs = [{"rank": variants.index(v) + 1, "config": _fmt_cfg(v["cfg"], v["blocks"]), "blocks": v["blocks"],
-             "predicted_us": v["t"], "speedup": given_t / v["t"], "bound_pipe": v["bound"], "grid": v["grid"],
-             "registers": v["mix"].registers, "shared_bytes": v["mix"].shared_bytes,
-             "occupancy": v["mix"].occupancy_ctas_per_sm, "is_given": v["is_given"]} for v in shown]
+    recs = [
+        {
+            "rank": variants.index(v) + 1,
+            "config": _fmt_cfg(v["cfg"], v["blocks"]),
+            "blocks": v["blocks"],
+            "predicted_us": v["t"],
+            "speedup": given_t / v["t"],
+            "bound_pipe": v["bound"],
+            "grid": v["grid"],
+            "registers": v["mix"].registers,
+            "shared_bytes": v["mix"].shared_bytes,
+            "occupancy": v["mix"].occupancy_ctas_per_sm,
+            "is_given": v["is_given"],
+        }
+        for v in shown
+    ]
     if search and len(variants) > 1:
         tied = [v for v in variants if abs(v["t"] - variants[0]["t"]) <= 1e-9 * variants[0]["t"]]
         if len(tied) > 1:
-            notes.append(f"{len(tied)} variants tie at the {variants[0]['bound']} bound "
-                         f"({variants[0]['t']:.4g} us): for this launch the config does not change the bound; "
-                         "the given config is listed first among them, the rest by instruction issue time")
+            notes.append(
+                f"{len(tied)} variants tie at the {variants[0]['bound']} bound "
+                f"({variants[0]['t']:.4g} us): for this launch the config does not change the bound; "
+                "the given config is listed first among them, the rest by instruction issue time"
+            )
     ceiling = variants[0]["t"]
 
     # measurement ---------------------------------------------------------------------------------------------
@@ -347,35 +454,66 @@ def diagnose_kernel(kernel: str, gpu: Any, config: str, *, signature: str = "", 
     lower = LAUNCH_US + times.get("dram", 0.0)  # compulsory bytes: the same for every variant
     below = measured_us is not None and float(measured_us) < (1.0 - BELOW_BOUND_TOLERANCE) * lower
     if below:
-        notes.append(f"the measured {float(measured_us):.4g} us is below the physical lower bound {lower:.4g} us "
-                     f"(compulsory DRAM bytes from {dram_source} at full bandwidth): check the units "
-                     "(microseconds), the array shapes and the GPU; no headroom or utilization is derived from it")
+        notes.append(
+            f"the measured {float(cast(float, measured_us)):.4g} us is below the physical lower bound {lower:.4g} us "
+            f"(compulsory DRAM bytes from {dram_source} at full bandwidth): check the units "
+            "(microseconds), the array shapes and the GPU; no headroom or utilization is derived from it"
+        )
     latency = float(measured_us) if measured_us is not None else given_t
     over = [k for k, v in times.items() if v > latency]
     util = None if below else {k: min(v / latency, 1.0) for k, v in times.items()}
     if over and not below:
         notes.append(f"the modeled time of {', '.join(over)} exceeds the latency; its utilization is shown as 100%")
     out = {
-        "gpu": spec.name, "generation": spec.generation, "arch": arch, "kernel": kernel, "dtype": dtype,
-        "config": ",".join(map(str, cfg.as_tuple())), "grid": g0,
-        "predicted_us": given_t, "measured_us": None if measured_us is None else float(measured_us),
-        "ceiling_us": ceiling, "lower_bound_us": lower,
+        "gpu": spec.name,
+        "generation": spec.generation,
+        "arch": arch,
+        "kernel": kernel,
+        "dtype": dtype,
+        "config": ",".join(map(str, cfg.as_tuple())),
+        "grid": g0,
+        "predicted_us": given_t,
+        "measured_us": None if measured_us is None else float(measured_us),
+        "ceiling_us": ceiling,
+        "lower_bound_us": lower,
         "measured_over_ceiling": None if measured_us is None or below else float(measured_us) / ceiling,
-        "measurement_below_bound": bool(below), "headroom_verdict": (
-            None if measured_us is None else "below_physical_bound" if below else
-            "at_or_below_ceiling" if float(measured_us) <= ceiling else "above_analytical_ceiling"),
-        "bound_pipe": bound, "pipe_times_us": times, "dram_bytes": dram, "dram_bytes_source": dram_source,
-        "sass_global_mem_instructions_per_cta": {"loads": float(mix.mem.get("gmem_ld", 0.0)),
-                                                 "stores": float(mix.mem.get("gmem_st", 0.0))},
-        "pipe_utilization": util, "pipes_over_latency": over,
+        "measurement_below_bound": bool(below),
+        "headroom_verdict": (
+            None
+            if measured_us is None
+            else "below_physical_bound"
+            if below
+            else "at_or_below_ceiling"
+            if float(measured_us) <= ceiling
+            else "above_analytical_ceiling"
+        ),
+        "bound_pipe": bound,
+        "pipe_times_us": times,
+        "dram_bytes": dram,
+        "dram_bytes_source": dram_source,
+        "sass_global_mem_instructions_per_cta": {
+            "loads": float(mix.mem.get("gmem_ld", 0.0)),
+            "stores": float(mix.mem.get("gmem_st", 0.0)),
+        },
+        "pipe_utilization": util,
+        "pipes_over_latency": over,
         "utilization_basis": "measured" if measured_us is not None else "predicted",
         "latency_bound_us": times["latency"],
-        "registers": mix.registers, "spills": mix.spills, "shared_bytes": mix.shared_bytes,
-        "occupancy": mix.occupancy_ctas_per_sm, "main_loop_trips": mix.main_loop_trips,
-        "recommendations": recs if search else [], "given_config_rank": given_rank, "n_ranked": len(variants),
+        "registers": mix.registers,
+        "spills": mix.spills,
+        "shared_bytes": mix.shared_bytes,
+        "occupancy": mix.occupancy_ctas_per_sm,
+        "main_loop_trips": mix.main_loop_trips,
+        "recommendations": recs if search else [],
+        "given_config_rank": given_rank,
+        "n_ranked": len(variants),
         "ceiling_method": "SASS pipe bound (analytical)" + (", fastest searched variant" if search else ""),
-        "notes": ["user kernel: ceiling = analytical minimum of the compiled SASS (pipe, issue, latency and DRAM "
-                  "bounds); L2 traffic is not bounded; not validated on measurements", *notes, *mix.notes],
+        "notes": [
+            "user kernel: ceiling = analytical minimum of the compiled SASS (pipe, issue, latency and DRAM "
+            "bounds); L2 traffic is not bounded; not validated on measurements",
+            *notes,
+            *mix.notes,
+        ],
     }
     _check_kernel_invariants(out)
     return out

@@ -47,10 +47,20 @@ class ConfigRanker(BaseEstimator):
     one score per row (comparable within a query only).
     """
 
-    def __init__(self, objective: str = "rank:pairwise", n_estimators: int = 400, max_depth: int = 6,
-                 learning_rate: float = 0.05, subsample: float = 0.8, colsample_bytree: float = 0.8,
-                 min_child_weight: float = 1.0, max_bin: int = 128, pairs_per_sample: int = 8,
-                 n_jobs: int = 2, random_state: int = 0) -> None:
+    def __init__(
+        self,
+        objective: str = "rank:pairwise",
+        n_estimators: int = 400,
+        max_depth: int = 6,
+        learning_rate: float = 0.05,
+        subsample: float = 0.8,
+        colsample_bytree: float = 0.8,
+        min_child_weight: float = 1.0,
+        max_bin: int = 128,
+        pairs_per_sample: int = 8,
+        n_jobs: int = 2,
+        random_state: int = 0,
+    ) -> None:
         self.objective = objective
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -69,28 +79,42 @@ class ConfigRanker(BaseEstimator):
         return list(RANKER_FEATURES)
 
     def _params(self) -> dict:
-        p = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=self.subsample,
-                        colsample_bytree=self.colsample_bytree, min_child_weight=self.min_child_weight,
-                        n_jobs=self.n_jobs, random_state=self.random_state, max_bin=self.max_bin)
+        p = tree_params(
+            max_depth=self.max_depth,
+            learning_rate=self.learning_rate,
+            subsample=self.subsample,
+            colsample_bytree=self.colsample_bytree,
+            min_child_weight=self.min_child_weight,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+            max_bin=self.max_bin,
+        )
         if self.objective.startswith("rank:"):
-            p.update(objective=self.objective, lambdarank_num_pair_per_sample=int(self.pairs_per_sample),
-                     lambdarank_pair_method="mean" if self.objective == "rank:pairwise" else "topk")
+            p.update(
+                objective=self.objective,
+                lambdarank_num_pair_per_sample=int(self.pairs_per_sample),
+                lambdarank_pair_method="mean" if self.objective == "rank:pairwise" else "topk",
+            )
         elif self.objective == "binary:logistic":
             p.update(objective="binary:logistic")
         else:
-            raise DataError(f"unknown ranker objective {self.objective!r}",
-                            hint="use rank:pairwise, rank:ndcg or binary:logistic")
+            raise DataError(
+                f"unknown ranker objective {self.objective!r}", hint="use rank:pairwise, rank:ndcg or binary:logistic"
+            )
         return p
 
     def _matrix(self, X: pd.DataFrame, names: list[str]) -> np.ndarray:
         missing = [n for n in names if n not in X.columns]
         if missing:
-            raise DataError(f"ranker input lacks features {missing[:5]}{'...' if len(missing) > 5 else ''}",
-                            hint="build candidate features with pipeweave.diagnose.candidate_features")
+            raise DataError(
+                f"ranker input lacks features {missing[:5]}{'...' if len(missing) > 5 else ''}",
+                hint="build candidate features with pipeweave.diagnose.candidate_features",
+            )
         return X[names].to_numpy(dtype=np.float32)
 
-    def fit(self, X: pd.DataFrame, y: np.ndarray, qid: np.ndarray,
-            vocabulary: pd.DataFrame | None = None) -> "ConfigRanker":
+    def fit(
+        self, X: pd.DataFrame, y: np.ndarray, qid: np.ndarray, vocabulary: pd.DataFrame | None = None
+    ) -> ConfigRanker:
         """Fit on candidate features ``X``, grades ``y`` and query ids ``qid``; ``vocabulary``: configs
         (tile columns) recommendations are drawn from (see module docstring)."""
         import xgboost as xgb
@@ -108,8 +132,11 @@ class ConfigRanker(BaseEstimator):
             d = xgb.DMatrix(M, label=(y[order] >= 2).astype(float), feature_names=names, nthread=int(self.n_jobs))
         self.booster_ = xgb.train(self._params(), d, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
-        self.vocabulary_ = (np.zeros((0, 6), dtype=np.int64) if vocabulary is None else
-                            np.unique(vocabulary[list(CONFIG_COLUMNS)].to_numpy(dtype=np.int64), axis=0))
+        self.vocabulary_ = (
+            np.zeros((0, 6), dtype=np.int64)
+            if vocabulary is None
+            else np.unique(vocabulary[list(CONFIG_COLUMNS)].to_numpy(dtype=np.int64), axis=0)
+        )
         self.n_queries_ = int(len(np.unique(qid)))
         self.n_train_rows_ = int(len(y))
         return self
@@ -147,16 +174,22 @@ class ConfigRanker(BaseEstimator):
         path = Path(path)
         if path.suffix not in (".ubj", ".json"):
             raise DataError(f"ranker path must end in .ubj or .json, got {str(path)!r}", hint="e.g. models/ranker.ubj")
-        stamp = {"schema_version": RANKER_SCHEMA, "features": self.feature_names_, "params": self.get_params(),
-                 "vocabulary": np.asarray(getattr(self, "vocabulary_", np.zeros((0, 6))), dtype=int).tolist(),
-                 "n_queries": self.n_queries_, "n_train_rows": self.n_train_rows_, "versions": _versions(),
-                 **(extra or {})}
+        stamp = {
+            "schema_version": RANKER_SCHEMA,
+            "features": self.feature_names_,
+            "params": self.get_params(),
+            "vocabulary": np.asarray(getattr(self, "vocabulary_", np.zeros((0, 6))), dtype=int).tolist(),
+            "n_queries": self.n_queries_,
+            "n_train_rows": self.n_train_rows_,
+            "versions": _versions(),
+            **(extra or {}),
+        }
         booster = self.booster_.copy()
         booster.set_attr(pipeweave_stamp=json.dumps(stamp, sort_keys=True, default=str))
         return atomic_write(path, lambda tmp: booster.save_model(str(tmp)))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str] | None = None) -> "ConfigRanker":
+    def load(cls, path: str | os.PathLike[str] | None = None) -> ConfigRanker:
         """Load a ranker written by :meth:`save`; refuses a schema or feature-list mismatch."""
         import xgboost as xgb
 
@@ -167,8 +200,10 @@ class ConfigRanker(BaseEstimator):
         try:
             booster.load_model(str(path))
         except Exception as exc:
-            raise DataError(f"{str(path)!r} is not an XGBoost model file ({exc.__class__.__name__})",
-                            hint=f"rebuild with `{REBUILD_COMMAND}`") from None
+            raise DataError(
+                f"{str(path)!r} is not an XGBoost model file ({exc.__class__.__name__})",
+                hint=f"rebuild with `{REBUILD_COMMAND}`",
+            ) from None
         raw = booster.attr("pipeweave_stamp")
         if raw is None:
             raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp", hint=f"rebuild with `{REBUILD_COMMAND}`")
@@ -179,11 +214,13 @@ class ConfigRanker(BaseEstimator):
         stored = list(stamp.get("features", []))
         missing = [f for f in stored if f not in available]
         if stamp.get("schema_version") != RANKER_SCHEMA or not stored or missing:
-            raise SchemaMismatchError(f"ranker file {str(path)!r} does not match this pipeweave "
-                                      f"(schema {stamp.get('schema_version')!r}, {len(stored)} features"
-                                      + (f", {len(missing)} no longer computed: {missing[:4]}" if missing else "")
-                                      + f"; expected schema {RANKER_SCHEMA!r})",
-                                      hint=f"rebuild with `{REBUILD_COMMAND}`")
+            raise SchemaMismatchError(
+                f"ranker file {str(path)!r} does not match this pipeweave "
+                f"(schema {stamp.get('schema_version')!r}, {len(stored)} features"
+                + (f", {len(missing)} no longer computed: {missing[:4]}" if missing else "")
+                + f"; expected schema {RANKER_SCHEMA!r})",
+                hint=f"rebuild with `{REBUILD_COMMAND}`",
+            )
         model.booster_ = booster
         model.feature_names_ = stored  # features the booster was trained on (all still computed)
         model.vocabulary_ = np.asarray(stamp.get("vocabulary", []), dtype=np.int64).reshape(-1, 6)

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -30,9 +32,26 @@ import pandas as pd
 from .._errors import DataError
 from ..vocab import TILE_COLUMNS
 
-__all__ = ["config_vocabulary", "CONFIG_VALUES", "CONFIG_COLUMNS", "MAX_REGS_PER_THREAD", "REG_OVERHEAD_PER_THREAD",
-           "config_space", "tuned_configs",
-           "smem_bytes", "acc_regs_per_thread", "acc_in_tmem", "TMEM_FP32_PER_CTA", "config_fits", "config_key", "format_config", "enumerate_configs"]
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
+__all__ = [
+    "config_vocabulary",
+    "CONFIG_VALUES",
+    "CONFIG_COLUMNS",
+    "MAX_REGS_PER_THREAD",
+    "REG_OVERHEAD_PER_THREAD",
+    "config_space",
+    "tuned_configs",
+    "smem_bytes",
+    "acc_regs_per_thread",
+    "acc_in_tmem",
+    "TMEM_FP32_PER_CTA",
+    "config_fits",
+    "config_key",
+    "format_config",
+    "enumerate_configs",
+]
 
 #: Tile-plan columns, in the order of ``--config BM,BN,BK,GM,WARPS,STAGES`` (the shared vocabulary).
 CONFIG_COLUMNS: tuple[str, ...] = TILE_COLUMNS
@@ -73,7 +92,7 @@ def enumerate_configs(values: Mapping[str, Sequence[int]] | None = None) -> pd.D
     return pd.DataFrame(grid, columns=list(CONFIG_COLUMNS), dtype=float)
 
 
-def _arch_of(spec: object) -> float | np.ndarray | None:
+def _arch_of(spec: Any) -> float | np.ndarray | None:
     if spec is None:
         return None
     if isinstance(spec, (int, float, np.integer, np.floating, np.ndarray, list, tuple, pd.Series)):
@@ -81,7 +100,7 @@ def _arch_of(spec: object) -> float | np.ndarray | None:
     return float(spec.sm_arch)
 
 
-def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16", spec: object = None) -> np.ndarray:
+def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16", spec: Any = None) -> np.ndarray:
     """Shared memory (bytes) one CTA needs: :func:`pipeweave.frontend.triton_smem_bytes` of the config.
 
     ``spec``: the GPU (a GPUSpec, or its ``sm_arch`` as a number or per-row array) - it decides the buffer count
@@ -95,7 +114,7 @@ def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16"
     return triton_smem_bytes(bm, bn, bk, st, b, b, _arch_of(spec))
 
 
-def acc_in_tmem(cfg: pd.DataFrame | Mapping[str, object], spec: object = None) -> np.ndarray:
+def acc_in_tmem(cfg: pd.DataFrame | Mapping[str, object], spec: Any = None) -> np.ndarray:
     """True where the fp32 accumulator lives in tensor memory (tcgen05: sm_100/103 with BLOCK_M >= 64), not registers."""
     from ..vocab import async_mma
 
@@ -107,14 +126,14 @@ def acc_in_tmem(cfg: pd.DataFrame | Mapping[str, object], spec: object = None) -
     return np.asarray(async_mma(a), dtype=bool) & (a >= 100) & (bm >= 64)
 
 
-def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object], spec: object = None) -> np.ndarray:
+def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object], spec: Any = None) -> np.ndarray:
     """Estimated registers per thread: fp32 accumulator share (0 when it lives in tensor memory) + fixed overhead."""
     bm, bn, w = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "num_warps"))
     acc = np.where(acc_in_tmem(cfg, spec), 0.0, bm * bn / (32.0 * w))
     return acc + REG_OVERHEAD_PER_THREAD
 
 
-def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: object, dtype: str = "bfloat16") -> np.ndarray:
+def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: GPUSpec, dtype: str = "bfloat16") -> np.ndarray:
     """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec) by shared memory, registers and tensor memory."""
     smem_ok = smem_bytes(cfg, dtype, spec) <= float(spec.smem_per_cta_kib) * 1024.0
     regs = acc_regs_per_thread(cfg, spec)
@@ -125,7 +144,7 @@ def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: object, dtype: s
     return np.asarray(smem_ok & regs_ok & tmem_ok, dtype=bool)
 
 
-def tuned_configs(data: object = None) -> pd.DataFrame:
+def tuned_configs(data: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Distinct configs SGLang 0.5.10 ships tuned for any GPU/dtype (tile columns, float64; empty without the table).
 
     Real tuners pick a few values outside :data:`CONFIG_VALUES` (2 or 16 warps, 1 or 7-8 stages, GROUP_M 2
@@ -153,9 +172,15 @@ def _tuned_configs(data_dir: str) -> pd.DataFrame:
     return out.sort_values(list(CONFIG_COLUMNS)).reset_index(drop=True)
 
 
-def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
-                 values: Mapping[str, Sequence[int]] | None = None, *, tuned: bool = True,
-                 data: object = None) -> pd.DataFrame:
+def config_space(
+    gpu: str | os.PathLike[str] | GPUSpec,
+    family: str = "moe_w13",
+    dtype: str = "bfloat16",
+    values: Mapping[str, Sequence[int]] | None = None,
+    *,
+    tuned: bool = True,
+    data: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
     """Feasible tile configs of a Triton matmul family on ``gpu`` (name, alias, spec file or GPUSpec).
 
     The grid :data:`CONFIG_VALUES` (or ``values``) plus, with ``tuned``, every config SGLang ships tuned for
@@ -166,8 +191,10 @@ def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
     from ..hardware import GPUSpec, get_gpu
 
     if family not in ("moe_w13", "fused_moe", "gemm"):
-        raise DataError(f"family {family!r} has no Triton tile-config space",
-                        hint="config search supports moe_w13, fused_moe and gemm")
+        raise DataError(
+            f"family {family!r} has no Triton tile-config space",
+            hint="config search supports moe_w13, fused_moe and gemm",
+        )
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
     cfg = enumerate_configs(values)
     if tuned and values is None:
@@ -180,8 +207,10 @@ def config_space(gpu: object, family: str = "moe_w13", dtype: str = "bfloat16",
     out["smem_kib"] = smem_bytes(out, dtype, spec) / 1024.0
     out["regs_per_thread"] = acc_regs_per_thread(out, spec)
     if out.empty:
-        raise DataError(f"no tile config fits {spec.name} ({spec.smem_per_cta_kib} KiB shared memory per CTA)",
-                        hint="check the GPU spec's smem_per_cta_kib and regs_per_sm")
+        raise DataError(
+            f"no tile config fits {spec.name} ({spec.smem_per_cta_kib} KiB shared memory per CTA)",
+            hint="check the GPU spec's smem_per_cta_kib and regs_per_sm",
+        )
     return out
 
 
@@ -194,10 +223,13 @@ def config_key(cfg: pd.DataFrame) -> np.ndarray:
     return key
 
 
-def format_config(cfg: Mapping[str, object] | Sequence[float]) -> str:
+def format_config(cfg: Mapping[str, Any] | pd.Series | Sequence[float]) -> str:
     """'64,64,32,8,4,3' (the ``--config`` syntax)."""
-    vals = [cfg[c] for c in CONFIG_COLUMNS] if isinstance(cfg, Mapping) or hasattr(cfg, "index") and not \
-        isinstance(cfg, (list, tuple, np.ndarray)) else list(cfg)
+    vals = (
+        [cast(Any, cfg)[c] for c in CONFIG_COLUMNS]
+        if isinstance(cfg, Mapping) or hasattr(cfg, "index") and not isinstance(cfg, (list, tuple, np.ndarray))
+        else list(cfg)
+    )
     return ",".join(str(int(round(float(v)))) for v in vals)
 
 

@@ -23,16 +23,28 @@ import pandas as pd
 __all__ = ["build_models", "main"]
 
 
-def build_models(data: str | os.PathLike[str] | None = None, out_dir: str | os.PathLike[str] | None = None, *,
-                 seed: int = 0, n_jobs: int = 2, progress: bool = True) -> dict[str, Path]:
+def build_models(
+    data: str | os.PathLike[str] | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    seed: int = 0,
+    n_jobs: int = 2,
+    progress: bool = True,
+) -> dict[str, Path]:
     """Train and write the three diagnose models; returns their paths."""
     from ..sources import data_fingerprint, load_profiles
     from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, fit_latency_model
-    from ._dse import (DSE_SHAPE_COLUMNS, NEGATIVES_PER_QUERY, RANKER_PARAMS, candidate_labels,
-                       sample_training_rows, split_dse_profiles)
-    from ._space import config_key, config_vocabulary
+    from ._dse import (
+        DSE_SHAPE_COLUMNS,
+        NEGATIVES_PER_QUERY,
+        RANKER_PARAMS,
+        candidate_labels,
+        sample_training_rows,
+        split_dse_profiles,
+    )
     from ._features import candidate_features
     from ._ranker import DEFAULT_RANKER_PATH, ConfigRanker
+    from ._space import config_key, config_vocabulary
 
     def log(msg: str) -> None:
         if progress:
@@ -59,11 +71,20 @@ def build_models(data: str | os.PathLike[str] | None = None, out_dir: str | os.P
         q.append(j * 100_000 + cand["query"].to_numpy()[m])
         log(f"  {g}: {len(shapes)} shapes, {len(cand)} candidates, {int(m.sum())} training rows")
     ranker = ConfigRanker(**RANKER_PARAMS, n_jobs=n_jobs, random_state=seed).fit(
-        pd.concat(X, ignore_index=True), np.concatenate(y), np.concatenate(q), vocabulary=vocab)
+        pd.concat(X, ignore_index=True), np.concatenate(y), np.concatenate(q), vocabulary=vocab
+    )
     gpus = sorted(sweeps["gpu"].astype(str).unique())
-    paths = {"ranker": ranker.save(out / DEFAULT_RANKER_PATH.name,
-                                   extra={"gpus": gpus, "data_fingerprint": fp, "diagnose_role": "ranker",
-                                          "negatives_per_query": NEGATIVES_PER_QUERY})}
+    paths = {
+        "ranker": ranker.save(
+            out / DEFAULT_RANKER_PATH.name,
+            extra={
+                "gpus": gpus,
+                "data_fingerprint": fp,
+                "diagnose_role": "ranker",
+                "negatives_per_query": NEGATIVES_PER_QUERY,
+            },
+        )
+    }
     log(f"ranker: {ranker.n_train_rows_} rows, {ranker.n_queries_} queries, {len(vocab)} configs -> {paths['ranker']}")
     ceiling = CeilingModel(n_jobs=n_jobs, random_state=seed).fit(sweeps)
     paths["ceiling"] = ceiling.save(out / DEFAULT_CEILING_PATH.name, data_fingerprint=fp)
@@ -71,15 +92,19 @@ def build_models(data: str | os.PathLike[str] | None = None, out_dir: str | os.P
     from ..model import save_model
 
     latency = fit_latency_model(defaults, sweeps, n_jobs=n_jobs, random_state=seed)
-    paths["latency"] = save_model(latency, out / DEFAULT_LATENCY_PATH.name, data_fingerprint=fp,
-                                  extra={"diagnose_role": "latency"})
+    paths["latency"] = save_model(
+        latency, out / DEFAULT_LATENCY_PATH.name, data_fingerprint=fp, extra={"diagnose_role": "latency"}
+    )
     log(f"latency: {latency.n_train_rows_} rows -> {paths['latency']}  ({time.perf_counter() - t0:.0f} s)")
     return paths
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pipeweave.diagnose.build", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m pipeweave.diagnose.build",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--data", help="measurement directory (default: $PIPEWEAVE_DATA or ../shared/datasets)")
     p.add_argument("--out", help="output folder (default: models/)")
     p.add_argument("--seed", type=int, default=0)

@@ -17,8 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..model import PipeweaveRegressor
 
-__all__ = ["connect", "is_dask_collection", "predict_dask", "predict_files", "train_dask", "tune_dask",
-           "model_bytes"]
+__all__ = ["connect", "is_dask_collection", "predict_dask", "predict_files", "train_dask", "tune_dask", "model_bytes"]
 
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
 
@@ -28,8 +27,9 @@ def _require_dask() -> None:
         import dask.dataframe  # noqa: F401
         import distributed  # noqa: F401
     except ImportError:
-        raise DataError("the Dask integration needs dask and distributed",
-                        hint="pip install 'pipeweave[dask]'") from None
+        raise DataError(
+            "the Dask integration needs dask and distributed", hint="pip install 'pipeweave[dask]'"
+        ) from None
 
 
 def connect(address: str) -> Any:
@@ -49,13 +49,17 @@ def connect(address: str) -> Any:
         # worker processes start by spawn (distributed's default): safe after XGBoost ran in this process
         return Client(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0")
     if not re.match(r"^[a-z]+://", str(address)):
-        raise DataError(f"Dask address {address!r} is neither local[:N] nor a scheduler address",
-                        hint="e.g. local:2 or tcp://scheduler:8786")
+        raise DataError(
+            f"Dask address {address!r} is neither local[:N] nor a scheduler address",
+            hint="e.g. local:2 or tcp://scheduler:8786",
+        )
     try:
         return Client(address, timeout="20s")
     except OSError as exc:
-        raise DataError(f"cannot reach the Dask scheduler at {address!r}: {exc}",
-                        hint="start one with `dask scheduler` (and `dask worker ADDRESS`), or use the address local:2") from None
+        raise DataError(
+            f"cannot reach the Dask scheduler at {address!r}: {exc}",
+            hint="start one with `dask scheduler` (and `dask worker ADDRESS`), or use the address local:2",
+        ) from None
 
 
 def is_dask_collection(obj: Any) -> bool:
@@ -76,7 +80,10 @@ def model_bytes(model: Any = None) -> bytes:
     if model is None or isinstance(model, (str, os.PathLike)):
         path = Path(model) if model is not None else DEFAULT_MODEL_PATH
         if not path.is_file():
-            raise DataError(f"model file not found: {str(path)!r}", hint="pass model= (a saved model path or a fitted PipeweaveRegressor)")
+            raise DataError(
+                f"model file not found: {str(path)!r}",
+                hint="pass model= (a saved model path or a fitted PipeweaveRegressor)",
+            )
         return path.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:  # a fitted model: its model file, written as save_model writes it
         return save_model(model, Path(tmp) / "model.ubj").read_bytes()
@@ -128,14 +135,24 @@ def predict_dask(launches: Any, gpu: Any = None, *, model: Any = None, data: Any
         launches = launches.assign(gpu=spec.name)
         gpus = {spec.name: spec}
     elif "gpu" not in launches.columns:
-        raise DataError("the launches have no `gpu` column and no gpu was given",
-                        hint="pass gpu='H100' (a catalog name or a spec .toml path) or add a gpu column")
+        raise DataError(
+            "the launches have no `gpu` column and no gpu was given",
+            hint="pass gpu='H100' (a catalog name or a spec .toml path) or add a gpu column",
+        )
     meta = launches._meta.assign(latency_us_pred=np.array([], dtype=float))
     return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, meta=meta)
 
 
-def predict_files(inputs: Sequence[str], output: str | os.PathLike[str], *, client: Any, gpu: Any = None,
-                  model: Any = None, data: Any = None, blocksize: str = "64MB") -> int:
+def predict_files(
+    inputs: Sequence[str],
+    output: str | os.PathLike[str],
+    *,
+    client: Any,
+    gpu: Any = None,
+    model: Any = None,
+    data: Any = None,
+    blocksize: str = "64MB",
+) -> int:
     """Predict CSV or parquet launch files on the cluster of ``client``; write partitioned parquet to ``output``.
 
     ``output`` is a new folder (``part.NNNNN.parquet`` files in row order, the input columns plus
@@ -149,8 +166,10 @@ def predict_files(inputs: Sequence[str], output: str | os.PathLike[str], *, clie
 
     out = Path(output)
     if out.exists():
-        raise DataError(f"output {str(out)!r} exists; the Dask path writes a new parquet folder",
-                        hint="remove it or choose another folder")
+        raise DataError(
+            f"output {str(out)!r} exists; the Dask path writes a new parquet folder",
+            hint="remove it or choose another folder",
+        )
     files = [str(p) for p in inputs]
     missing = [p for p in files if not Path(p).exists()]
     if missing:
@@ -158,9 +177,21 @@ def predict_files(inputs: Sequence[str], output: str | os.PathLike[str], *, clie
     if all(p.endswith((".parquet", ".pq")) or Path(p).is_dir() for p in files):
         ddf = dd.read_parquet(files)
     else:
-        ddf = dd.read_csv(files, blocksize=blocksize, assume_missing=True, skipinitialspace=True,
-                          dtype={"family": "object", "dtype": "object", "gpu": "object", "source": "object",
-                                 "distribution": "object", "backend": "object", "kv_cache_dtype": "object"})
+        ddf = dd.read_csv(
+            files,
+            blocksize=blocksize,
+            assume_missing=True,
+            skipinitialspace=True,
+            dtype={
+                "family": "object",
+                "dtype": "object",
+                "gpu": "object",
+                "source": "object",
+                "distribution": "object",
+                "backend": "object",
+                "kv_cache_dtype": "object",
+            },
+        )
     pred = predict_dask(ddf, gpu, model=model, data=data)
     tmp = out.parent / f".{out.name}.pipeweave-tmp-{os.getpid()}"
     try:
@@ -197,8 +228,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])
-    return out[cols].astype({_FAMILY: object, _SOURCE: object, _GPU: object}).set_axis(
-        np.arange(len(out)), axis=0)
+    return out[cols].astype({_FAMILY: object, _SOURCE: object, _GPU: object}).set_axis(np.arange(len(out)), axis=0)
 
 
 def _train_meta(names: list[str]) -> pd.DataFrame:
@@ -212,8 +242,9 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     return meta
 
 
-def train_dask(client: Any, profiles: Any, params: Mapping[str, Any] | None = None, *,
-               data: Any = None) -> PipeweaveRegressor:
+def train_dask(
+    client: Any, profiles: Any, params: Mapping[str, Any] | None = None, *, data: Any = None
+) -> PipeweaveRegressor:
     """Fit a :class:`~pipeweave.model.PipeweaveRegressor` on a Dask DataFrame of measured profiles.
 
     Partitions are featurized on the workers (physically impossible rows dropped, as
@@ -231,8 +262,10 @@ def train_dask(client: Any, profiles: Any, params: Mapping[str, Any] | None = No
 
     est = PipeweaveRegressor(**dict(params or {}))
     if est.use_sass or est.monotone_constraints:
-        raise DataError("use_sass and monotone_constraints are not supported by the Dask trainer",
-                        hint="train those on one machine (PipeweaveRegressor.fit, no Dask)")
+        raise DataError(
+            "use_sass and monotone_constraints are not supported by the Dask trainer",
+            hint="train those on one machine (PipeweaveRegressor.fit, no Dask)",
+        )
     names = model_feature_names([], tuple(est.drop_features))
     if "latency_us" not in profiles.columns:
         raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
@@ -263,13 +296,13 @@ def train_dask(client: Any, profiles: Any, params: Mapping[str, Any] | None = No
 def _tune_task(frame: pd.DataFrame, n_trials: int, storage: str, study_name: str, seed: int) -> int:
     from ..model import tune
 
-    study = tune(frame, n_trials=n_trials, storage=storage, study_name=study_name, seed=seed, n_jobs=1,
-                 progress=False)
+    study = tune(frame, n_trials=n_trials, storage=storage, study_name=study_name, seed=seed, n_jobs=1, progress=False)
     return len(study.trials)
 
 
-def tune_dask(client: Any, frame: pd.DataFrame, *, n_trials: int, storage: str, study_name: str = "pipeweave",
-              seed: int = 0) -> Any:
+def tune_dask(
+    client: Any, frame: pd.DataFrame, *, n_trials: int, storage: str, study_name: str = "pipeweave", seed: int = 0
+) -> Any:
     """Run an optuna study from every worker of ``client`` at once, sharing the RDB ``storage``.
 
     ``n_trials`` is split over the workers; each joins the study (:func:`pipeweave.model.tune`)
@@ -279,12 +312,13 @@ def tune_dask(client: Any, frame: pd.DataFrame, *, n_trials: int, storage: str, 
     import optuna
 
     if not storage or storage.startswith("sqlite:///:memory:"):
-        raise DataError("tuning on Dask workers needs a shared optuna storage",
-                        hint="pass storage='sqlite:///tune.db' (same machine) or postgresql://... (a cluster)")
+        raise DataError(
+            "tuning on Dask workers needs a shared optuna storage",
+            hint="pass storage='sqlite:///tune.db' (same machine) or postgresql://... (a cluster)",
+        )
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     share = [n_trials // workers + (1 if i < n_trials % workers else 0) for i in range(workers)]
     frame_f = client.scatter(frame, broadcast=True)
-    futures = [client.submit(_tune_task, frame_f, k, storage, study_name, seed, pure=False)
-               for k in share if k > 0]
+    futures = [client.submit(_tune_task, frame_f, k, storage, study_name, seed, pure=False) for k in share if k > 0]
     client.gather(futures)
     return optuna.load_study(study_name=study_name, storage=storage)

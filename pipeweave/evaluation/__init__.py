@@ -15,6 +15,8 @@ prediction columns), ``_metrics`` (formulas), ``_report`` (JSON layout, family k
 
 from __future__ import annotations
 
+from ._anatomy import ANATOMY_FAMILIES, run_anatomy
+from ._few_shot import DEFAULT_SHOTS, run_few_shot
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
 from ._plots import (
     GENERATION_ORDER,
@@ -40,10 +42,8 @@ from ._protocols import (
     run_protocol,
     shape_groups,
 )
-from ._anatomy import ANATOMY_FAMILIES, run_anatomy
-from ._few_shot import DEFAULT_SHOTS, run_few_shot
-from ._suite import EVAL_FAMILIES, METHODS, CappedTraining, load_eval_frame, make_methods, run_evaluation
 from ._report import STAT_KEYS, build_results, family_keys, render_markdown, write_report
+from ._suite import EVAL_FAMILIES, METHODS, CappedTraining, load_eval_frame, make_methods, run_evaluation
 
 __all__ = [
     # the project's suite (which rows, which methods)

@@ -32,6 +32,7 @@ a held-out generation: the models are fitted on the training generations only, e
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,16 +47,37 @@ from ._plots import new_axes, order_generations
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["ANATOMY_FAMILIES", "ANATOMY_KEEP", "FEATURE_GROUPS", "regime_labels", "regime_table", "oracle_table",
-           "ep_semantics_evidence",
-           "ablation_table", "fold_table", "DEFAULT_ABLATIONS", "anatomy_tables", "anatomy_findings", "render_anatomy_markdown",
-           "plot_regimes", "plot_oracle", "run_anatomy", "write_anatomy_report"]
+__all__ = [
+    "ANATOMY_FAMILIES",
+    "ANATOMY_KEEP",
+    "FEATURE_GROUPS",
+    "regime_labels",
+    "regime_table",
+    "oracle_table",
+    "ep_semantics_evidence",
+    "ablation_table",
+    "fold_table",
+    "DEFAULT_ABLATIONS",
+    "anatomy_tables",
+    "anatomy_findings",
+    "render_anatomy_markdown",
+    "plot_regimes",
+    "plot_oracle",
+    "run_anatomy",
+    "write_anatomy_report",
+]
 
 #: families the anatomy runs on by default (the issue's headline families)
 ANATOMY_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16", "attention_context", "attention_generation")
 #: frame columns the regime split needs, carried into the predictions frame
-ANATOMY_KEEP: tuple[str, ...] = ("dtype", "semantics_flagged", "log2_ai_over_ridge", "moe_ep_size",
-                                 "moe_ep_semantics", "backend")
+ANATOMY_KEEP: tuple[str, ...] = (
+    "dtype",
+    "semantics_flagged",
+    "log2_ai_over_ridge",
+    "moe_ep_size",
+    "moe_ep_semantics",
+    "backend",
+)
 #: the two methods every table compares (the hybrid and the crude reference)
 _MAIN, _CRUDE = "pipeweave", "xgboost_crude"
 SMALL_US = 10.0
@@ -77,10 +99,10 @@ def _tile_features() -> tuple[str, ...]:
 #: ablation name -> what is removed (feature names; ``sass`` switches the SASS columns off)
 FEATURE_GROUPS: dict[str, str] = {
     "pipeweave_no_l2_sched": "L2 and scheduling features (L2 pipe times, latency/fill/epilogue, waves, occupancy, "
-                             "working set over L2, L2 hit estimates)",
+    "working set over L2, L2 hit estimates)",
     "pipeweave_no_sass": "the Triton SASS instruction-mix columns (fused MoE only)",
     "pipeweave_no_spec_ratios": "spec-sheet ratios (L2/DRAM bandwidth, ridge FLOP/byte, MMA generation, and any "
-                                "power/memory-technology/clock field of the catalog)",
+    "power/memory-technology/clock field of the catalog)",
     "pipeweave_no_tile": "the resolved tile plan (block sizes, group_m, warps, stages, split-K)",
 }
 
@@ -91,18 +113,23 @@ DEFAULT_ABLATIONS: tuple[str, ...] = ("pipeweave_no_l2_sched", "pipeweave_no_spe
 
 # --------------------------------------------------------------------------- pure tables
 
+
 def regime_labels(pred: pd.DataFrame) -> pd.DataFrame:
     """``regime`` (small / compute / memory) and ``layout`` per predictions row (see the module docstring)."""
     lat = pred["latency_us"].to_numpy(dtype=float)
-    ai = pd.to_numeric(pred.get("log2_ai_over_ridge", pd.Series(np.nan, index=pred.index)),
-                       errors="coerce").to_numpy(dtype=float)
+    ai = pd.to_numeric(pred.get("log2_ai_over_ridge", pd.Series(np.nan, index=pred.index)), errors="coerce").to_numpy(
+        dtype=float
+    )
     regime = np.where(lat < SMALL_US, "small", np.where(ai >= 0, "compute", "memory"))
     fam = pred["family"].astype(str).to_numpy()
     layout = np.full(len(pred), "-", dtype=object)
     if "moe_ep_size" in pred.columns:
         ep = np.nan_to_num(pd.to_numeric(pred["moe_ep_size"], errors="coerce").to_numpy(dtype=float), nan=1.0)
-        sem = (pred["moe_ep_semantics"].astype(object).fillna("").astype(str).to_numpy()
-               if "moe_ep_semantics" in pred.columns else np.full(len(pred), ""))
+        sem = (
+            pred["moe_ep_semantics"].astype(object).fillna("").astype(str).to_numpy()
+            if "moe_ep_semantics" in pred.columns
+            else np.full(len(pred), "")
+        )
         moe = np.char.find(fam.astype(str), "moe") >= 0
         multi = np.where(sem == "rank_local_tokens", "ep>1 local-tokens", "ep>1 all-tokens")
         layout[moe] = np.where(ep[moe] > 1, multi[moe], "ep1")
@@ -116,15 +143,19 @@ def _with_errors(pred: pd.DataFrame) -> pd.DataFrame:
     ok = np.isfinite(pred["pred_us"].to_numpy(dtype=float))
     p = pred.loc[ok]
     lab = regime_labels(p)
-    return p.assign(regime=lab["regime"].to_numpy(), layout=lab["layout"].to_numpy(),
-                    ape=ape(p["pred_us"].to_numpy(float), p["latency_us"].to_numpy(float)),
-                    ratio=p["pred_us"].to_numpy(float) / p["latency_us"].to_numpy(float))
+    return p.assign(
+        regime=lab["regime"].to_numpy(),
+        layout=lab["layout"].to_numpy(),
+        ape=ape(p["pred_us"].to_numpy(float), p["latency_us"].to_numpy(float)),
+        ratio=p["pred_us"].to_numpy(float) / p["latency_us"].to_numpy(float),
+    )
 
 
 def _agg(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     g = d.groupby(by, sort=False, observed=True)
-    out = g.agg(n=("ape", "size"), mape=("ape", "mean"), median_ratio=("ratio", "median"),
-                ape_sum=("ape", "sum")).reset_index()
+    out = g.agg(
+        n=("ape", "size"), mape=("ape", "mean"), median_ratio=("ratio", "median"), ape_sum=("ape", "sum")
+    ).reset_index()
     return out
 
 
@@ -146,11 +177,22 @@ def oracle_table(pred: pd.DataFrame) -> pd.DataFrame:
     keys = ["family", "method", "fold", "gpu"]
     r_gpu = d.groupby(keys, observed=True)["ratio"].transform("median").to_numpy()
     r_reg = d.groupby([*keys, "regime"], observed=True)["ratio"].transform("median").to_numpy()
-    d = d.assign(ape_gpu=np.abs(d["ratio"].to_numpy() / r_gpu - 1.0) * 100.0,
-                 ape_regime=np.abs(d["ratio"].to_numpy() / r_reg - 1.0) * 100.0, r_gpu=r_gpu)
-    t = d.groupby(keys, sort=False, observed=True).agg(
-        n=("ape", "size"), mape=("ape", "mean"), median_ratio=("r_gpu", "first"),
-        mape_oracle_gpu=("ape_gpu", "mean"), mape_oracle_regime=("ape_regime", "mean")).reset_index()
+    d = d.assign(
+        ape_gpu=np.abs(d["ratio"].to_numpy() / r_gpu - 1.0) * 100.0,
+        ape_regime=np.abs(d["ratio"].to_numpy() / r_reg - 1.0) * 100.0,
+        r_gpu=r_gpu,
+    )
+    t = (
+        d.groupby(keys, sort=False, observed=True)
+        .agg(
+            n=("ape", "size"),
+            mape=("ape", "mean"),
+            median_ratio=("r_gpu", "first"),
+            mape_oracle_gpu=("ape_gpu", "mean"),
+            mape_oracle_regime=("ape_regime", "mean"),
+        )
+        .reset_index()
+    )
     return t.round(4)
 
 
@@ -169,15 +211,21 @@ def ablation_table(folds: pd.DataFrame) -> pd.DataFrame:
     ab = folds[folds["method"].str.startswith(_MAIN + "_") | (folds["method"] == _CRUDE)].copy()
     ab["pipeweave_mape"] = base.reindex(pd.MultiIndex.from_frame(ab[["family", "fold"]])).to_numpy()
     ab["delta_vs_pipeweave"] = ab["mape"] - ab["pipeweave_mape"]
-    return ab.rename(columns={"method": "variant"})[["family", "fold", "variant", "n", "mape", "pipeweave_mape",
-                                                    "delta_vs_pipeweave"]].round(4)
+    return ab.rename(columns={"method": "variant"})[
+        ["family", "fold", "variant", "n", "mape", "pipeweave_mape", "delta_vs_pipeweave"]
+    ].round(4)
 
 
 _EP_KEYS = ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "distribution")
 
 
-def ep_semantics_evidence(profiles: pd.DataFrame, *, min_tokens: float = 4096, min_experts: float = 128,
-                          eps: tuple[float, ...] = (2.0, 4.0, 8.0)) -> pd.DataFrame:
+def ep_semantics_evidence(
+    profiles: pd.DataFrame,
+    *,
+    min_tokens: float = 4096,
+    min_experts: float = 128,
+    eps: tuple[float, ...] = (2.0, 4.0, 8.0),
+) -> pd.DataFrame:
     """Per (source, GPU): how fused-MoE latency scales with expert parallelism (the evidence behind the
     manifest's ``moe_ep_semantics``).
 
@@ -186,10 +234,12 @@ def ep_semantics_evidence(profiles: pd.DataFrame, *, min_tokens: float = 4096, m
     timed T x topk / EP rows); ``share_flat`` (%): ratio > 0.6 (all T x topk rows entered the grid);
     ``median_ep<k>``: median ratio at EP k; ``flag``: the manifest's value.
     """
-    d = profiles[(profiles["family"].astype(str) == "fused_moe")
-                 & (pd.to_numeric(profiles["moe_tp_size"], errors="coerce") == 1)
-                 & (pd.to_numeric(profiles["num_tokens"], errors="coerce") >= min_tokens)
-                 & (pd.to_numeric(profiles["num_experts"], errors="coerce") >= min_experts)]
+    d = profiles[
+        (profiles["family"].astype(str) == "fused_moe")
+        & (pd.to_numeric(profiles["moe_tp_size"], errors="coerce") == 1)
+        & (pd.to_numeric(profiles["num_tokens"], errors="coerce") >= min_tokens)
+        & (pd.to_numeric(profiles["num_experts"], errors="coerce") >= min_experts)
+    ]
     if d.empty:
         return pd.DataFrame(columns=["source", "gpu", "flag", "n", "share_per_rank", "share_flat"])
     keys = ["source", "gpu", "dtype", *_EP_KEYS]
@@ -202,10 +252,16 @@ def ep_semantics_evidence(profiles: pd.DataFrame, *, min_tokens: float = 4096, m
     out = g.agg(n=("ratio", "size"), share_per_rank=("per_rank", "mean"), share_flat=("flat", "mean"))
     out[["share_per_rank", "share_flat"]] *= 100.0
     for ep in eps:
-        out[f"median_ep{int(ep)}"] = m[m["moe_ep_size"] == ep].groupby(["source", "gpu"], observed=True)[
-            "ratio"].median()
-    flag = (d.assign(flag=d["moe_ep_semantics"].astype(object).fillna("").astype(str))
-            .groupby(["source", "gpu"], observed=True)["flag"].first() if "moe_ep_semantics" in d.columns else None)
+        out[f"median_ep{int(ep)}"] = (
+            m[m["moe_ep_size"] == ep].groupby(["source", "gpu"], observed=True)["ratio"].median()
+        )
+    flag = (
+        d.assign(flag=d["moe_ep_semantics"].astype(object).fillna("").astype(str))
+        .groupby(["source", "gpu"], observed=True)["flag"]
+        .first()
+        if "moe_ep_semantics" in d.columns
+        else None
+    )
     out.insert(0, "flag", flag.reindex(out.index).to_numpy() if flag is not None else "")
     return out.reset_index().round(3)
 
@@ -214,11 +270,17 @@ def anatomy_tables(pred: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Every table of the report from one predictions frame (``run_protocol`` output with
     :data:`ANATOMY_KEEP` columns). Pure: same predictions, same tables."""
     folds = fold_table(pred)
-    return {"folds": folds, "regimes": regime_table(pred, "regime"), "layouts": regime_table(pred, "layout"),
-            "oracle": oracle_table(pred), "ablations": ablation_table(folds)}
+    return {
+        "folds": folds,
+        "regimes": regime_table(pred, "regime"),
+        "layouts": regime_table(pred, "layout"),
+        "oracle": oracle_table(pred),
+        "ablations": ablation_table(folds),
+    }
 
 
 # --------------------------------------------------------------------------- findings
+
 
 def _f(x: float) -> str:
     return f"{x:.1f}"
@@ -235,35 +297,54 @@ def anatomy_findings(tables: dict[str, pd.DataFrame]) -> dict[str, list[str]]:
         main = f[f["method"] == _MAIN].set_index("fold")
         crude = f[f["method"] == _CRUDE].set_index("fold")
         if len(main) and len(crude):
-            lines.append("pipeweave vs xgboost_crude MAPE per held-out generation: "
-                         + ", ".join(f"{g} {_f(main.loc[g, 'mape'])} vs {_f(crude.loc[g, 'mape'])}"
-                                     for g in gens if g in main.index and g in crude.index))
+            lines.append(
+                "pipeweave vs xgboost_crude MAPE per held-out generation: "
+                + ", ".join(
+                    f"{g} {_f(main.loc[g, 'mape'])} vs {_f(crude.loc[g, 'mape'])}"
+                    for g in gens
+                    if g in main.index and g in crude.index
+                )
+            )
         o = orc[(orc["family"] == fam) & (orc["method"] == _MAIN)]
         if len(o):
-            lines.append("oracle per-GPU scalar (pipeweave): "
-                         + ", ".join(f"{r.gpu} {_f(r.mape)} -> {_f(r.mape_oracle_gpu)} (x{r.median_ratio:.2f}), "
-                                     f"per-regime {_f(r.mape_oracle_regime)}" for r in o.itertuples()))
+            lines.append(
+                "oracle per-GPU scalar (pipeweave): "
+                + ", ".join(
+                    f"{r.gpu} {_f(r.mape)} -> {_f(r.mape_oracle_gpu)} (x{r.median_ratio:.2f}), "
+                    f"per-regime {_f(r.mape_oracle_regime)}"
+                    for r in o.itertuples()
+                )
+            )
             gain_gpu = float((o["mape"] - o["mape_oracle_gpu"]).sum() / o["mape"].sum() * 100)
             gain_reg = float((o["mape"] - o["mape_oracle_regime"]).sum() / o["mape"].sum() * 100)
-            lines.append(f"share of pipeweave's summed per-GPU MAPE a per-GPU scalar removes: {gain_gpu:.0f}%; "
-                         f"a per-(GPU, regime) scalar: {gain_reg:.0f}% (the rest is shape-dependent)")
+            lines.append(
+                f"share of pipeweave's summed per-GPU MAPE a per-GPU scalar removes: {gain_gpu:.0f}%; "
+                f"a per-(GPU, regime) scalar: {gain_reg:.0f}% (the rest is shape-dependent)"
+            )
         r = reg[(reg["family"] == fam) & (reg["method"] == _MAIN)]
         if len(r):
             worst = r.sort_values("share_error", ascending=False).groupby("gpu", sort=False).head(1)
-            lines.append("regime carrying most of each GPU's error (pipeweave; share of error / share of rows, "
-                         "MAPE, median pred/meas): "
-                         + "; ".join(f"{w.gpu} {w.regime} {w.share_error:.0f}%/{w.share_rows:.0f}%, {_f(w.mape)}, "
-                                     f"x{w.median_ratio:.2f}" for w in worst.itertuples()))
+            lines.append(
+                "regime carrying most of each GPU's error (pipeweave; share of error / share of rows, "
+                "MAPE, median pred/meas): "
+                + "; ".join(
+                    f"{w.gpu} {w.regime} {w.share_error:.0f}%/{w.share_rows:.0f}%, {_f(w.mape)}, x{w.median_ratio:.2f}"
+                    for w in worst.itertuples()
+                )
+            )
         a = abl[(abl["family"] == fam) & (abl["variant"] != _CRUDE)]
         for v in pd.unique(a["variant"]):
             s = a[a["variant"] == v].set_index("fold")
-            lines.append(f"{v}: change of MAPE per held-out generation (points) "
-                         + ", ".join(f"{g} {s.loc[g, 'delta_vs_pipeweave']:+.1f}" for g in gens if g in s.index))
+            lines.append(
+                f"{v}: change of MAPE per held-out generation (points) "
+                + ", ".join(f"{g} {s.loc[g, 'delta_vs_pipeweave']:+.1f}" for g in gens if g in s.index)
+            )
         out[str(fam)] = lines
     return out
 
 
 # --------------------------------------------------------------------------- figures
+
 
 def plot_regimes(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Grouped bars: MAPE (%) per (GPU, regime) for each method in ``data`` (:func:`regime_table`
@@ -279,8 +360,13 @@ def plot_regimes(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
     x = np.arange(len(keys))
     for i, m in enumerate(methods):
         sub = data[data["method"] == m].set_index(["gpu", "regime"]).reindex(pd.MultiIndex.from_frame(keys))
-        ax.bar(x + (i - (len(methods) - 1) / 2) * width, np.nan_to_num(sub["mape"].to_numpy(float)), width,
-               label=m, color=f"C{i}")
+        ax.bar(
+            x + (i - (len(methods) - 1) / 2) * width,
+            np.nan_to_num(sub["mape"].to_numpy(float)),
+            width,
+            label=m,
+            color=f"C{i}",
+        )
     ax.set_xticks(x, labels, fontsize="x-small", rotation=90)
     ax.set_ylabel("MAPE (%)")
     ax.legend(fontsize="small")
@@ -296,8 +382,11 @@ def plot_oracle(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
     if data.empty:
         return ax
     x = np.arange(len(data))
-    cols = [("mape", "as predicted"), ("mape_oracle_gpu", "oracle per-GPU scalar"),
-            ("mape_oracle_regime", "oracle per-regime scalars")]
+    cols = [
+        ("mape", "as predicted"),
+        ("mape_oracle_gpu", "oracle per-GPU scalar"),
+        ("mape_oracle_regime", "oracle per-regime scalars"),
+    ]
     for i, (c, lab) in enumerate(cols):
         ax.bar(x + (i - 1) * 0.27, data[c].to_numpy(float), 0.27, label=lab, color=f"C{i}")
     ax.set_xticks(x, [f"{g}\n({f})" for g, f in zip(data["gpu"], data["fold"])], fontsize="small")
@@ -309,44 +398,63 @@ def plot_oracle(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
 
 # --------------------------------------------------------------------------- report
 
+
 def _md(df: pd.DataFrame) -> str:
     cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---"
-                                                          for c in cols) + "|"]
+    lines = [
+        "| " + " | ".join(cols) + " |",
+        "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in cols) + "|",
+    ]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join((f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}") if isinstance(v, float)
-                                       else str(v) for v in row) + " |")
+        lines.append(
+            "| "
+            + " | ".join((f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}") if isinstance(v, float) else str(v) for v in row)
+            + " |"
+        )
     return "\n".join(lines)
 
 
-def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any],
-                            figures: dict[str, dict[str, str]]) -> str:
+def render_anatomy_markdown(
+    tables: dict[str, pd.DataFrame], meta: dict[str, Any], figures: dict[str, dict[str, str]]
+) -> str:
     """The markdown report (tables pivoted for reading; figures linked)."""
     findings = anatomy_findings(tables)
-    out = ["# Error anatomy of the leave-one-generation-out protocol", "",
-           f"Command: `{meta['command']}` (data fingerprint `{meta['data_fingerprint']}`, "
-           f"{meta['max_train_rows_per_gpu']} training rows per GPU per fold, {meta['n_estimators']} trees).", "",
-           "Honest protocol: every model is fitted on the training generations only; nothing (hyperparameter, "
-           "feature, threshold) is tuned on the held-out generation. The learned baselines that tune anything "
-           "(kernelsight's ridge penalty, xgboost_raw's depth) do it by nested leave-one-generation-out inside "
-           "the training generations. The **oracle scalars** below use the held-out measurements on purpose: "
-           "they are a diagnosis of how much of the error one number per GPU (or per GPU and regime) could "
-           "remove, not a method.", "",
-           "Regimes: `small` = measured < 10 us; otherwise `compute` / `memory` by the roofline terms (useful "
-           "FLOPs / tensor peak vs compulsory bytes / DRAM bandwidth). Layouts: the expert-parallel layout for "
-           "fused MoE (`ep>1 local-tokens` = GPUs whose manifest flag says the rank timed T x topk / EP rows), "
-           "the backend for attention. Ablations: "
-           + "; ".join(f"`{k}` drops {v}" for k, v in FEATURE_GROUPS.items()
-                       if k in meta.get("ablations", FEATURE_GROUPS)) + ".",
-           "", "Errors in percent (APE = |pred / measured - 1| x 100).", ""]
+    out = [
+        "# Error anatomy of the leave-one-generation-out protocol",
+        "",
+        f"Command: `{meta['command']}` (data fingerprint `{meta['data_fingerprint']}`, "
+        f"{meta['max_train_rows_per_gpu']} training rows per GPU per fold, {meta['n_estimators']} trees).",
+        "",
+        "Honest protocol: every model is fitted on the training generations only; nothing (hyperparameter, "
+        "feature, threshold) is tuned on the held-out generation. The learned baselines that tune anything "
+        "(kernelsight's ridge penalty, xgboost_raw's depth) do it by nested leave-one-generation-out inside "
+        "the training generations. The **oracle scalars** below use the held-out measurements on purpose: "
+        "they are a diagnosis of how much of the error one number per GPU (or per GPU and regime) could "
+        "remove, not a method.",
+        "",
+        "Regimes: `small` = measured < 10 us; otherwise `compute` / `memory` by the roofline terms (useful "
+        "FLOPs / tensor peak vs compulsory bytes / DRAM bandwidth). Layouts: the expert-parallel layout for "
+        "fused MoE (`ep>1 local-tokens` = GPUs whose manifest flag says the rank timed T x topk / EP rows), "
+        "the backend for attention. Ablations: "
+        + "; ".join(f"`{k}` drops {v}" for k, v in FEATURE_GROUPS.items() if k in meta.get("ablations", FEATURE_GROUPS))
+        + ".",
+        "",
+        "Errors in percent (APE = |pred / measured - 1| x 100).",
+        "",
+    ]
     ev = tables.get("ep_evidence")
     if ev is not None and len(ev):
-        out += ["## Fused-MoE expert-parallel semantics per GPU (the evidence behind `moe_ep_semantics`)", "",
-                "TP-1 rows with >= 4,096 tokens and >= 128 experts at EP 2, 4, 8, each divided by the same "
-                "shape's EP-1 latency. `share_per_rank`: ratio < 1.6 / EP (the rank timed T x topk / EP rows); "
-                "`share_flat`: ratio > 0.6 (all T x topk rows entered the rank's grid). The LOGO report scores "
-                "fused MoE with and without the EP > 1 rows of the minority semantics.", "",
-                _md(ev), ""]
+        out += [
+            "## Fused-MoE expert-parallel semantics per GPU (the evidence behind `moe_ep_semantics`)",
+            "",
+            "TP-1 rows with >= 4,096 tokens and >= 128 experts at EP 2, 4, 8, each divided by the same "
+            "shape's EP-1 latency. `share_per_rank`: ratio < 1.6 / EP (the rank timed T x topk / EP rows); "
+            "`share_flat`: ratio > 0.6 (all T x topk rows entered the rank's grid). The LOGO report scores "
+            "fused MoE with and without the EP > 1 rows of the minority semantics.",
+            "",
+            _md(ev),
+            "",
+        ]
     folds = tables["folds"]
     for fam in pd.unique(folds["family"]):
         f = folds[folds["family"] == fam]
@@ -355,22 +463,44 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
         out += [f"- {line}" for line in findings.get(str(fam), [])]
         piv = f.pivot_table(index="method", columns="fold", values="mape", sort=False).reindex(columns=gens)
         piv10 = f.pivot_table(index="method", columns="fold", values="mape_ge10us", sort=False).reindex(columns=gens)
-        out += ["", "### MAPE per held-out generation, all rows", "", _md(piv.reset_index()),
-                "", "### MAPE per held-out generation, rows measured >= 10 us", "", _md(piv10.reset_index())]
+        out += [
+            "",
+            "### MAPE per held-out generation, all rows",
+            "",
+            _md(piv.reset_index()),
+            "",
+            "### MAPE per held-out generation, rows measured >= 10 us",
+            "",
+            _md(piv10.reset_index()),
+        ]
         o = tables["oracle"]
         o = o[(o["family"] == fam) & o["method"].isin([_MAIN, _CRUDE])]
-        out += ["", "### Per GPU: as predicted, oracle per-GPU scalar, oracle per-regime scalars", "",
-                _md(o[["method", "fold", "gpu", "n", "mape", "median_ratio", "mape_oracle_gpu",
-                       "mape_oracle_regime"]].reset_index(drop=True))]
+        out += [
+            "",
+            "### Per GPU: as predicted, oracle per-GPU scalar, oracle per-regime scalars",
+            "",
+            _md(
+                o[
+                    ["method", "fold", "gpu", "n", "mape", "median_ratio", "mape_oracle_gpu", "mape_oracle_regime"]
+                ].reset_index(drop=True)
+            ),
+        ]
         for by in ("regimes", "layouts"):
             r = tables[by]
             r = r[(r["family"] == fam) & r["method"].isin([_MAIN, _CRUDE])]
             col = "regime" if by == "regimes" else "layout"
             if by == "layouts" and set(r[col]) <= {"-"}:
                 continue
-            out += ["", f"### Per GPU and {col}", "",
-                    _md(r[["method", "gpu", col, "n", "share_rows", "share_error", "mape", "median_ratio"]]
-                        .sort_values(["gpu", col, "method"]).reset_index(drop=True))]
+            out += [
+                "",
+                f"### Per GPU and {col}",
+                "",
+                _md(
+                    r[["method", "gpu", col, "n", "share_rows", "share_error", "mape", "median_ratio"]]
+                    .sort_values(["gpu", col, "method"])
+                    .reset_index(drop=True)
+                ),
+            ]
         figs = figures.get(str(fam), {})
         if figs:
             out += ["", "### Figures", ""] + [f"![{k}]({v})" for k, v in figs.items()]
@@ -378,11 +508,18 @@ def render_anatomy_markdown(tables: dict[str, pd.DataFrame], meta: dict[str, Any
     return "\n".join(out) + "\n"
 
 
-def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "experiments/error_anatomy",
-                data: object = None, max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
-                progress: bool = True, predictions_path: str | Path | None = None,
-                ablations: Sequence[str] = DEFAULT_ABLATIONS,
-                methods: Sequence[str] = ("pipeweave", "xgboost_crude")) -> dict[str, Any]:
+def run_anatomy(
+    *,
+    families: Sequence[str] | None = None,
+    out: str | Path = "experiments/error_anatomy",
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    progress: bool = True,
+    predictions_path: str | Path | None = None,
+    ablations: Sequence[str] = DEFAULT_ABLATIONS,
+    methods: Sequence[str] = ("pipeweave", "xgboost_crude"),
+) -> dict[str, Any]:
     """Fit and predict every anatomy method under LOGO, then write the report under ``out``.
 
     ``ablations``: names of :data:`FEATURE_GROUPS` to refit (headline families only); ``methods``:
@@ -390,8 +527,14 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     from sklearn.base import clone
 
     from ._protocols import run_protocol
-    from ._suite import (ABLATION_FAMILIES, L2_SCHED_FEATURES, SASS_ABLATION_FAMILIES, load_eval_frame, make_methods,
-                         semantics_flags)
+    from ._suite import (
+        ABLATION_FAMILIES,
+        L2_SCHED_FEATURES,
+        SASS_ABLATION_FAMILIES,
+        load_eval_frame,
+        make_methods,
+        semantics_flags,
+    )
 
     t0 = time.perf_counter()
     labels = list(families or ANATOMY_FAMILIES)
@@ -400,11 +543,19 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     preds = []
     for label in pd.unique(frame["eval_family"]):
         sub = frame[frame["eval_family"] == label]
-        ms = make_methods(list(methods), label=label, has_sass=has_sass,
-                          max_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators)
+        ms = make_methods(
+            list(methods),
+            label=label,
+            has_sass=has_sass,
+            max_rows_per_gpu=max_train_rows_per_gpu,
+            n_estimators=n_estimators,
+        )
         base = ms["pipeweave"]
-        drops = {"pipeweave_no_l2_sched": L2_SCHED_FEATURES, "pipeweave_no_spec_ratios": _spec_ratio_features(),
-                 "pipeweave_no_tile": _tile_features()}
+        drops = {
+            "pipeweave_no_l2_sched": L2_SCHED_FEATURES,
+            "pipeweave_no_spec_ratios": _spec_ratio_features(),
+            "pipeweave_no_tile": _tile_features(),
+        }
         drops = {k: v for k, v in drops.items() if k in ablations}
         if label not in ABLATION_FAMILIES:  # feature-group ablations on the headline families only (CPU)
             drops = {}
@@ -413,18 +564,37 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
             prior = tuple(est.estimator.get_params().get("drop_features", ()) or ())
             est.set_params(estimator__drop_features=tuple(dict.fromkeys((*prior, *feats))))
             ms[name] = est
-        if label in ABLATION_FAMILIES and "pipeweave_no_sass" in ablations and has_sass \
-                and label in SASS_ABLATION_FAMILIES:
+        if (
+            label in ABLATION_FAMILIES
+            and "pipeweave_no_sass" in ablations
+            and has_sass
+            and label in SASS_ABLATION_FAMILIES
+        ):
             ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
         keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
-        preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, "logo",
-                                  family_col="eval_family", progress=progress, keep=keep))
+        preds.append(
+            run_protocol(
+                sub.assign(semantics_flagged=semantics_flags(sub)),
+                ms,
+                "logo",
+                family_col="eval_family",
+                progress=progress,
+                keep=keep,
+            )
+        )
     pred = pd.concat(preds, ignore_index=True)
-    meta = {"command": "pipeweave evaluate --protocol anatomy --out " + str(out), "data_fingerprint": fp,
-            "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators,
-            "families": labels, "feature_groups": FEATURE_GROUPS, "ablations": list(ablations),
-            "methods": list(methods),
-            "spec_ratio_features": list(_spec_ratio_features()), "small_us": SMALL_US}
+    meta = {
+        "command": "pipeweave evaluate --protocol anatomy --out " + str(out),
+        "data_fingerprint": fp,
+        "max_train_rows_per_gpu": max_train_rows_per_gpu,
+        "n_estimators": n_estimators,
+        "families": labels,
+        "feature_groups": FEATURE_GROUPS,
+        "ablations": list(ablations),
+        "methods": list(methods),
+        "spec_ratio_features": list(_spec_ratio_features()),
+        "small_us": SMALL_US,
+    }
     if predictions_path:  # scratch copy (e.g. to re-render without refitting); never under experiments/
         pred.to_pickle(predictions_path)
     results = write_anatomy_report(pred, ep_semantics_evidence(frame), out, meta)
@@ -432,8 +602,9 @@ def run_anatomy(*, families: Sequence[str] | None = None, out: str | Path = "exp
     return results
 
 
-def write_anatomy_report(pred: pd.DataFrame, ep_evidence: pd.DataFrame, out: str | Path,
-                         meta: dict[str, Any]) -> dict[str, Any]:
+def write_anatomy_report(
+    pred: pd.DataFrame, ep_evidence: pd.DataFrame, out: str | Path, meta: dict[str, Any]
+) -> dict[str, Any]:
     """Tables, CSVs, figures, ``results.json`` and ``results.md`` from anatomy predictions (no fitting)."""
     from .._io import atomic_write, atomic_write_json, atomic_write_text
 
@@ -453,14 +624,23 @@ def write_anatomy_report(pred: pd.DataFrame, ep_evidence: pd.DataFrame, out: str
             ax = draw(d)
             ax.set_title(f"{fam}: {'MAPE per GPU and regime' if kind == 'regimes' else 'oracle scalars (pipeweave)'}")
             path = outp / "figures" / f"{fam}.{kind}.png"
-            atomic_write(path, lambda p, fig=ax.figure: fig.savefig(p, format="png", dpi=100,
-                                                                   metadata={"Software": None}))
+
+            def save_png(p: Path, fig: Any = ax.figure) -> None:
+                fig.savefig(p, format="png", dpi=100, metadata={"Software": None})
+
+            atomic_write(path, save_png)
             figures[str(fam)][kind] = f"figures/{fam}.{kind}.png"
     for name, t in tables.items():
-        atomic_write(outp / f"{name}.csv", lambda p, t=t: t.to_csv(p, index=False, float_format="%.4g",
-                                                                   lineterminator="\n"))
-    results = {"meta": meta, "findings": anatomy_findings(tables),
-               **{k: v.to_dict(orient="records") for k, v in tables.items()}}
+
+        def save_csv(p: Path, t: pd.DataFrame = t) -> None:
+            t.to_csv(p, index=False, float_format="%.4g", lineterminator="\n")
+
+        atomic_write(outp / f"{name}.csv", save_csv)
+    results = {
+        "meta": meta,
+        "findings": anatomy_findings(tables),
+        **{k: v.to_dict(orient="records") for k, v in tables.items()},
+    }
     atomic_write_json(outp / "results.json", results)
     atomic_write_text(outp / "results.md", render_anatomy_markdown(tables, meta, figures))
     return results

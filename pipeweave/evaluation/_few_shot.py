@@ -26,6 +26,7 @@ inner-fold scores. Figures: MAPE against shots per held-out generation
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,14 +59,22 @@ DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
 OPTIONS: tuple[dict[str, Any], ...] = (
     {"method": "none"},
     {"method": "scalar"},
-    *({"method": "gp", "length_scale": ls, "noise": nz, "linear": lin}
-      for ls in (1.0, 2.0, 4.0, 8.0) for nz in (0.1, 0.3, 1.0) for lin in (0.0, 0.02)),
+    *(
+        {"method": "gp", "length_scale": ls, "noise": nz, "linear": lin}
+        for ls in (1.0, 2.0, 4.0, 8.0)
+        for nz in (0.1, 0.3, 1.0)
+        for lin in (0.0, 0.02)
+    ),
 )
 
 
 def _stats(errors: np.ndarray) -> dict[str, float | int]:
-    return {"mape": round(float(np.mean(errors)), 4), "median_ape": round(float(np.median(errors)), 4),
-            "p90_ape": round(float(np.percentile(errors, 90)), 4), "n": len(errors)}
+    return {
+        "mape": round(float(np.mean(errors)), 4),
+        "median_ape": round(float(np.median(errors)), 4),
+        "p90_ape": round(float(np.percentile(errors, 90)), 4),
+        "n": len(errors),
+    }
 
 
 class _GPUCase:
@@ -104,14 +113,13 @@ class _BaseModels:
     model as (held-out t, inner G), so a run needs one fit per generation pair plus one per fold.
     """
 
-    def __init__(self, frame: pd.DataFrame, estimator: object, progress: Any = None,
-                 cache: Path | None = None) -> None:
+    def __init__(self, frame: pd.DataFrame, estimator: Any, progress: Any = None, cache: Path | None = None) -> None:
         self.frame = frame
         self.cache = cache
         self.gen = frame["generation"].astype(str).to_numpy()
         self.estimator = estimator
         self.progress = progress
-        self._models: dict[frozenset[str], object] = {}
+        self._models: dict[frozenset[str], Any] = {}
         self._preds: dict[tuple[frozenset[str], str], np.ndarray] = {}
 
     def predict(self, without: frozenset[str], case: _GPUCase, gpu: str) -> np.ndarray:
@@ -138,8 +146,15 @@ class _BaseModels:
         return self._preds[(without, gpu)]
 
 
-def few_shot_fold(frame: pd.DataFrame, held_out: str, models: _BaseModels, shots: Sequence[int], *,
-                  cases: dict[str, _GPUCase], options: Sequence[dict[str, Any]] = OPTIONS) -> dict[str, Any]:
+def few_shot_fold(
+    frame: pd.DataFrame,
+    held_out: str,
+    models: _BaseModels,
+    shots: Sequence[int],
+    *,
+    cases: dict[str, _GPUCase],
+    options: Sequence[dict[str, Any]] = OPTIONS,
+) -> dict[str, Any]:
     """One leave-one-generation-out fold: choose options in the training generations, score held-out.
 
     ``frame``: featurized rows of one evaluation family with ``generation``, ``gpu``,
@@ -156,7 +171,7 @@ def few_shot_fold(frame: pd.DataFrame, held_out: str, models: _BaseModels, shots
         preds = [models.predict(frozenset({held_out, t}), cases[g], g) for g in gpus]
         for s in shots:
             per_opt = []
-            for opt in (options if s > 0 else options[:1]):
+            for opt in options if s > 0 else options[:1]:
                 errs = np.concatenate([cases[g].errors(p, s, opt) for g, p in zip(gpus, preds)])
                 per_opt.append(float(errs.mean()))
             inner[s].append(per_opt)
@@ -173,17 +188,31 @@ def few_shot_fold(frame: pd.DataFrame, held_out: str, models: _BaseModels, shots
     by_gpu: dict[str, dict[str, Any]] = {}
     pooled: dict[str, Any] = {}
     for s in shots:
-        errs = [cases[g].errors(p, s, chosen[str(s)]) for g, p in zip(gpus, preds)]
-        by_gpu[str(s)] = {g: _stats(e) for g, e in zip(gpus, errs)}
-        pooled[str(s)] = _stats(np.concatenate(errs))
-    return {"by_gpu": by_gpu, "generation": pooled, "chosen": chosen, "inner": inner_out,
-            "inner_generations": train_gens}
+        gpu_errs = [cases[g].errors(p, s, chosen[str(s)]) for g, p in zip(gpus, preds)]
+        by_gpu[str(s)] = {g: _stats(e) for g, e in zip(gpus, gpu_errs)}
+        pooled[str(s)] = _stats(np.concatenate(gpu_errs))
+    return {
+        "by_gpu": by_gpu,
+        "generation": pooled,
+        "chosen": chosen,
+        "inner": inner_out,
+        "inner_generations": train_gens,
+    }
 
 
-def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] = DEFAULT_SHOTS,
-                 out: str | Path = "experiments/few_shot", data: object = None,
-                 max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200, seed: int = 0,
-                 progress: bool = True, plots: bool = True, cache_dir: str | Path | None = None) -> dict:
+def run_few_shot(
+    *,
+    families: Sequence[str] | None = None,
+    shots: Sequence[int] = DEFAULT_SHOTS,
+    out: str | Path = "experiments/few_shot",
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    seed: int = 0,
+    progress: bool = True,
+    plots: bool = True,
+    cache_dir: str | Path | None = None,
+) -> dict:
     """Run the few-shot protocol on the evaluation ``families`` and write results.json/.md and figures.
 
     ``cache_dir``: keep the zero-shot models' predictions there (keyed by the data fingerprint and
@@ -212,13 +241,24 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
         if sub.empty:
             continue
         # one XGBoost thread: on a shared, oversubscribed machine two threads run ~5x slower
-        est = make_methods(["pipeweave"], label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu,
-                           n_estimators=n_estimators, n_jobs=1)["pipeweave"]
+        est = make_methods(
+            ["pipeweave"],
+            label=label,
+            has_sass=has_sass,
+            max_rows_per_gpu=max_train_rows_per_gpu,
+            n_estimators=n_estimators,
+            n_jobs=1,
+        )["pipeweave"]
         gens = order_generations(sub["generation"].astype(str))
-        cases = {g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed)
-                 for g in sorted(set(sub["gpu"].astype(str)))}
-        bar = tqdm(total=len(gens) * (len(gens) + 1) // 2, desc=f"few-shot {label}", unit="fit",
-                   disable=None if progress else True)
+        cases = {
+            g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed) for g in sorted(set(sub["gpu"].astype(str)))
+        }
+        bar = tqdm(
+            total=len(gens) * (len(gens) + 1) // 2,
+            desc=f"few-shot {label}",
+            unit="fit",
+            disable=None if progress else True,
+        )
         cache = None
         if cache_dir is not None:
             import hashlib
@@ -236,8 +276,11 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
         try:
             for g in gens:
                 fold = few_shot_fold(sub, g, models, shots, cases=cases)
-                print(f"  {label} held-out {g}: " + ", ".join(f"{s} shots {fold['generation'][str(s)]['mape']:.1f}%"
-                                                            for s in shots), flush=True)
+                print(
+                    f"  {label} held-out {g}: "
+                    + ", ".join(f"{s} shots {fold['generation'][str(s)]['mape']:.1f}%" for s in shots),
+                    flush=True,
+                )
                 for s in shots:
                     results[label][str(s)][g] = fold["generation"][str(s)]
                 by_gpu[label][g] = fold["by_gpu"]
@@ -256,10 +299,17 @@ def run_few_shot(*, families: Sequence[str] | None = None, shots: Sequence[int] 
         "chosen": chosen,
         "options": list(OPTIONS),
         "inner": inner,
-        "extra": {"command": "pipeweave evaluate --protocol few-shot --shots " + " ".join(map(str, shots))
-                  + " --families " + " ".join(labels),
-                  "max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators, "seed": seed,
-                  "sass_features": has_sass, "elapsed_s": round(elapsed, 1)},
+        "extra": {
+            "command": "pipeweave evaluate --protocol few-shot --shots "
+            + " ".join(map(str, shots))
+            + " --families "
+            + " ".join(labels),
+            "max_train_rows_per_gpu": max_train_rows_per_gpu,
+            "n_estimators": n_estimators,
+            "seed": seed,
+            "sass_features": has_sass,
+            "elapsed_s": round(elapsed, 1),
+        },
     }
     write_few_shot_report(report, out, plots=plots)
     print(f"few-shot protocol in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
@@ -296,11 +346,15 @@ def merge_few_shot_reports(reports: Sequence[dict]) -> dict:
         out[key] = {fam: v for r in reports for fam, v in r[key].items()}
     fams = list(out["results"])
     out["data_fingerprint"] = {fam: r["data_fingerprint"] for r in reports for fam in r["results"]}
-    out["extra"] = {**first["extra"],
-                    "command": "pipeweave evaluate --protocol few-shot --shots " + " ".join(map(str, first["shots"]))
-                    + " --families " + " ".join(fams),
-                    "runs": [r["extra"] for r in reports],
-                    "elapsed_s": round(sum(float(r["extra"].get("elapsed_s", 0)) for r in reports), 1)}
+    out["extra"] = {
+        **first["extra"],
+        "command": "pipeweave evaluate --protocol few-shot --shots "
+        + " ".join(map(str, first["shots"]))
+        + " --families "
+        + " ".join(fams),
+        "runs": [r["extra"] for r in reports],
+        "elapsed_s": round(sum(float(r["extra"].get("elapsed_s", 0)) for r in reports), 1),
+    }
     return out
 
 
@@ -315,8 +369,9 @@ def plot_data_few_shot(report: dict, family: str) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     df = pd.DataFrame(rows)[cols]
     order = {g: i for i, g in enumerate(order_generations(df["generation"]))}
-    return df.sort_values(["generation", "shots"], key=lambda c: c.map(order) if c.name == "generation" else c,
-                          ignore_index=True)
+    return df.sort_values(
+        ["generation", "shots"], key=lambda c: c.map(order) if c.name == "generation" else c, ignore_index=True
+    )
 
 
 def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: Axes | None = None) -> Axes:
@@ -342,19 +397,28 @@ def plot_few_shot(data: pd.DataFrame, *, title: str = "", ax: Axes | None = None
 
 def render_few_shot_markdown(report: dict) -> str:
     """results.md: per family, MAPE (%) per shot count and held-out generation, and the chosen options."""
-    lines = ["# Few-shot calibration (leave-one-generation-out)", "",
-             (f"Command: `{report['extra']['command']}`. MAPE in % on the held-out generation's rows that no "
-              "shot count measured (same rows for every shot count); shots are per GPU. Calibration option per "
-              "shot count chosen inside the training generations (see `chosen`, `inner` in results.json)."), ""]
+    lines = [
+        "# Few-shot calibration (leave-one-generation-out)",
+        "",
+        (
+            f"Command: `{report['extra']['command']}`. MAPE in % on the held-out generation's rows that no "
+            "shot count measured (same rows for every shot count); shots are per GPU. Calibration option per "
+            "shot count chosen inside the training generations (see `chosen`, `inner` in results.json)."
+        ),
+        "",
+    ]
     for fam, per_shot in report["results"].items():
         gens = order_generations({g for v in per_shot.values() for g in v})
         lines += [f"## {fam}", "", "| shots | " + " | ".join(gens) + " |", "|---:|" + "---:|" * len(gens)]
         for s, per_gen in per_shot.items():
-            lines.append(f"| {s} | " + " | ".join(f"{per_gen[g]['mape']:.1f}" if g in per_gen else "–"
-                                                  for g in gens) + " |")
+            lines.append(
+                f"| {s} | " + " | ".join(f"{per_gen[g]['mape']:.1f}" if g in per_gen else "–" for g in gens) + " |"
+            )
         lines += ["", "Chosen calibration (per held-out generation, per shot count):", ""]
         for g, ch in report["chosen"].get(fam, {}).items():
-            lines.append(f"- {g}: " + "; ".join(f"{s}: " + ",".join(f"{k}={v}" for k, v in o.items())
-                                               for s, o in ch.items() if s != "0"))
+            lines.append(
+                f"- {g}: "
+                + "; ".join(f"{s}: " + ",".join(f"{k}={v}" for k, v in o.items()) for s, o in ch.items() if s != "0")
+            )
         lines.append("")
     return "\n".join(lines) + "\n"

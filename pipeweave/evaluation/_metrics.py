@@ -10,6 +10,7 @@ drops rows whose prediction is not finite (a method that failed on a fold), coun
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -53,12 +54,15 @@ def ape(pred: ArrayLike, meas: ArrayLike) -> np.ndarray:
     p = np.asarray(pred, dtype=np.float64)
     m = np.asarray(meas, dtype=np.float64)
     if p.shape != m.shape:
-        raise DataError(f"pred and meas differ in shape: {p.shape} vs {m.shape}",
-                        hint="pass one prediction per measured latency")
+        raise DataError(
+            f"pred and meas differ in shape: {p.shape} vs {m.shape}", hint="pass one prediction per measured latency"
+        )
     bad = ~(np.isfinite(m) & (m > 0))
     if bad.any():
-        raise DataError(f"{int(bad.sum())} measured latencies are not finite and > 0, "
-                        f"e.g. {m[bad][:3].tolist()}", hint="drop or fix those rows before scoring")
+        raise DataError(
+            f"{int(bad.sum())} measured latencies are not finite and > 0, e.g. {m[bad][:3].tolist()}",
+            hint="drop or fix those rows before scoring",
+        )
     return np.abs(p / m - 1.0) * 100.0
 
 
@@ -132,7 +136,7 @@ def bootstrap_ci(
     for start in range(0, n_boot, per_chunk):
         b = min(per_chunk, n_boot - start)
         idx = rng.integers(0, n, size=(b, m), dtype=np.int32 if n < 2**31 else np.int64)
-        means[start:start + b] = a[idx].mean(axis=1)
+        means[start : start + b] = a[idx].mean(axis=1)
     dev = (means - full) * np.sqrt(m / n)
     alpha = (1.0 - level) / 2.0
     lo, hi = np.quantile(dev, [alpha, 1.0 - alpha])
@@ -158,13 +162,16 @@ def summarize(
     by = list(by)
     missing = [c for c in [*by, pred_col, meas_col] if c not in pred_df.columns]
     if missing:
-        raise DataError(f"summarize: columns {missing} not in the predictions frame",
-                        hint=f"expected the output of run_protocol; it has {list(pred_df.columns)}")
+        raise DataError(
+            f"summarize: columns {missing} not in the predictions frame",
+            hint=f"expected the output of run_protocol; it has {list(pred_df.columns)}",
+        )
     pred = pred_df[pred_col].to_numpy(dtype=np.float64)
     meas = pred_df[meas_col].to_numpy(dtype=np.float64)
     ok = np.isfinite(pred)
     errs = np.full(pred.shape, np.nan)
     errs[ok] = ape(pred[ok], meas[ok])
+    items: list[tuple[tuple, Any]]  # group positions (pandas-stubs: Index | ndarray | list)
     if by:
         groups = pred_df.groupby(by, sort=False, dropna=False).indices
         items = [((k if isinstance(k, tuple) else (k,)), v) for k, v in groups.items()]
@@ -177,8 +184,13 @@ def summarize(
         n = int(e.size)
         if n:
             lo, hi = bootstrap_ci(e, n_boot=n_boot, seed=seed)
-            stats = (float(e.mean()), float(np.median(e)), float(np.percentile(e, 90.0)),
-                     _within(e, 10.0), _within(e, 25.0))
+            stats = (
+                float(e.mean()),
+                float(np.median(e)),
+                float(np.percentile(e, 90.0)),
+                _within(e, 10.0),
+                _within(e, 25.0),
+            )
         else:
             lo = hi = float("nan")
             stats = (float("nan"),) * 5

@@ -75,8 +75,7 @@ def plot_data_scatter(pred_df: pd.DataFrame, *, max_points: int = 20_000, seed: 
 def plot_data_mape_by_generation(pred_df: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """MAPE (%) per method and generation, plus generation ``"all"`` (every row): columns
     ``method, generation, mape, mape_ci95_lo, mape_ci95_hi, median_ape, p90_ape, n, n_missing``."""
-    cols = ["method", "generation", "mape", "mape_ci95_lo", "mape_ci95_hi", "median_ape", "p90_ape",
-            "n", "n_missing"]
+    cols = ["method", "generation", "mape", "mape_ci95_lo", "mape_ci95_hi", "median_ape", "p90_ape", "n", "n_missing"]
     if pred_df.empty:
         return pd.DataFrame(columns=cols)
     per_gen = summarize(pred_df, ["method", "generation"], n_boot=n_boot, seed=seed)
@@ -106,8 +105,9 @@ def plot_data_error_cdf(pred_df: pd.DataFrame, *, n_points: int = 512, floor_pct
         if n == 0:
             continue
         idx = np.unique(np.round(np.linspace(0, n - 1, min(n, n_points))).astype(np.int64))
-        parts.append(pd.DataFrame({"method": method, "ape_pct": np.maximum(a[idx], floor_pct),
-                                   "fraction": (idx + 1) / len(sub)}))
+        parts.append(
+            pd.DataFrame({"method": method, "ape_pct": np.maximum(a[idx], floor_pct), "fraction": (idx + 1) / len(sub)})
+        )
     if not parts:
         return pd.DataFrame(columns=["method", "ape_pct", "fraction"])
     return pd.concat(parts, ignore_index=True)
@@ -139,7 +139,9 @@ def plot_scatter(data: pd.DataFrame, ax: Axes | Sequence[Axes] | None = None) ->
     if ax is None:
         n = max(1, len(methods))
         ncols = min(n, 3)
-        axes = new_axes((n + ncols - 1) // ncols, ncols, figsize=(4.2 * ncols, 4.0 * ((n + ncols - 1) // ncols))).ravel()
+        axes = new_axes(
+            (n + ncols - 1) // ncols, ncols, figsize=(4.2 * ncols, 4.0 * ((n + ncols - 1) // ncols))
+        ).ravel()
         for extra in axes[n:]:
             extra.set_visible(False)
         axes = axes[:n]
@@ -160,16 +162,32 @@ def plot_scatter(data: pd.DataFrame, ax: Axes | Sequence[Axes] | None = None) ->
         a = axes[i]
         sub = data[data["method"] == method]
         if overlay:
-            a.scatter(sub["latency_us"], sub["pred_us"], s=4, alpha=0.5, color=f"C{i}",
-                      label=f"{method} (n={len(sub)})", rasterized=True, linewidths=0)
+            a.scatter(
+                sub["latency_us"],
+                sub["pred_us"],
+                s=4,
+                alpha=0.5,
+                color=f"C{i}",
+                label=f"{method} (n={len(sub)})",
+                rasterized=True,
+                linewidths=0,
+            )
         else:
             for j, g in enumerate(gens):
                 s = sub[sub["generation"] == g]
                 if len(s):
-                    a.scatter(s["latency_us"], s["pred_us"], s=4, alpha=0.5, color=_color(g, j),
-                              label=g, rasterized=True, linewidths=0)
+                    a.scatter(
+                        s["latency_us"],
+                        s["pred_us"],
+                        s=4,
+                        alpha=0.5,
+                        color=_color(g, j),
+                        label=g,
+                        rasterized=True,
+                        linewidths=0,
+                    )
             a.set_title(f"{method} (n={len(sub)})")
-    for a in (axes[:1] if overlay else axes[: len(methods)]):
+    for a in axes[:1] if overlay else axes[: len(methods)]:
         a.plot(line, line, color="black", lw=0.8)
         for f, ls in ((0.10, ":"), (0.25, "--")):
             a.plot(line, line * (1 + f), color="gray", lw=0.6, ls=ls)
@@ -201,8 +219,15 @@ def plot_mape_by_generation(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
         y = sub["mape"].to_numpy(float)
         err = np.vstack([y - sub["mape_ci95_lo"].to_numpy(float), sub["mape_ci95_hi"].to_numpy(float) - y])
         err = np.where(np.isfinite(err), np.maximum(err, 0.0), 0.0)
-        ax.bar(x + (i - (len(methods) - 1) / 2) * width, np.nan_to_num(y), width, yerr=err,
-               capsize=2, label=method, color=f"C{i}")
+        ax.bar(
+            x + (i - (len(methods) - 1) / 2) * width,
+            np.nan_to_num(y),
+            width,
+            yerr=err,
+            capsize=2,
+            label=method,
+            color=f"C{i}",
+        )
     first = data[data["method"] == methods[0]].set_index("generation").reindex(gens)
     n = (first["n"] + first["n_missing"]).fillna(0).astype(int).to_numpy()
     ax.set_xticks(x, [f"{g}\nn={k}" for g, k in zip(gens, n)])

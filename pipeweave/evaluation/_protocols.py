@@ -29,7 +29,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -58,10 +58,23 @@ UNSEEN_SHAPE_FOLD = "unseen-shape"
 #: Columns that identify a problem shape (whichever of them a family has, i.e. non-null);
 #: tile-plan columns and dtype are deliberately not part of the key.
 SHAPE_COLUMNS: tuple[str, ...] = (
-    "m", "n", "k",
-    "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
-    "moe_ep_size", "distribution",
-    "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step",
+    "m",
+    "n",
+    "k",
+    "num_tokens",
+    "hidden_size",
+    "inter_size",
+    "topk",
+    "num_experts",
+    "moe_tp_size",
+    "moe_ep_size",
+    "distribution",
+    "batch_size",
+    "isl",
+    "num_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "step",
 )
 
 #: Regime flags added to every prediction row (booleans).
@@ -71,8 +84,18 @@ TINY_US = 10.0  #: ``tiny``: measured latency < this many microseconds
 
 #: Columns of :func:`run_protocol`'s output, in order (``keep`` columns follow).
 PRED_COLUMNS: tuple[str, ...] = (
-    "row_id", "family", "source", "gpu", "generation", "fold", "method",
-    "latency_us", "pred_us", "deep_k", "tiny", "error",
+    "row_id",
+    "family",
+    "source",
+    "gpu",
+    "generation",
+    "fold",
+    "method",
+    "latency_us",
+    "pred_us",
+    "deep_k",
+    "tiny",
+    "error",
 )
 
 
@@ -100,13 +123,17 @@ def _shape_cols(df: pd.DataFrame, shape_cols: Sequence[str] | None) -> list[str]
         cols = list(shape_cols)
         absent = [c for c in cols if c not in df.columns]
         if absent:
-            raise DataError(f"shape columns {absent} are not in the frame",
-                            hint=f"choose among {[c for c in SHAPE_COLUMNS if c in df.columns]}")
+            raise DataError(
+                f"shape columns {absent} are not in the frame",
+                hint=f"choose among {[c for c in SHAPE_COLUMNS if c in df.columns]}",
+            )
         return cols
     cols = [c for c in SHAPE_COLUMNS if c in df.columns and df[c].notna().any()]
     if not cols:
-        raise DataError("no shape column found for the unseen-shape protocol",
-                        hint=f"the frame needs some of {list(SHAPE_COLUMNS)} or pass shape_cols=")
+        raise DataError(
+            "no shape column found for the unseen-shape protocol",
+            hint=f"the frame needs some of {list(SHAPE_COLUMNS)} or pass shape_cols=",
+        )
     return cols
 
 
@@ -148,8 +175,7 @@ def iter_folds(
         raise DataError(f"unknown protocol {protocol!r}", hint=f"use one of {list(PROTOCOLS)}")
 
 
-def regime_flags(df: pd.DataFrame, *, family_col: str = "family",
-                 target_col: str = "latency_us") -> pd.DataFrame:
+def regime_flags(df: pd.DataFrame, *, family_col: str = "family", target_col: str = "latency_us") -> pd.DataFrame:
     """Boolean regime columns: ``deep_k`` (family label starting with ``gemm`` and k >= 8192)
     and ``tiny`` (measured latency < 10 us)."""
     fam = df[family_col].astype(str)
@@ -169,8 +195,7 @@ def _make_method(spec: MethodFactory) -> Method:
         return clone(spec)
     if callable(spec):
         return spec()
-    raise TypeError(f"a method must be a factory (callable) or an estimator with get_params, "
-                    f"got {type(spec).__name__}")
+    raise TypeError(f"a method must be a factory (callable) or an estimator with get_params, got {type(spec).__name__}")
 
 
 def _fit_predict(spec: MethodFactory, train: pd.DataFrame, test: pd.DataFrame) -> tuple[np.ndarray, str | None]:
@@ -234,20 +259,33 @@ def run_protocol(
     need = [family_col, "source", "gpu", group_col, target_col, *keep]
     absent = [c for c in dict.fromkeys(need) if c not in df.columns]
     if absent:
-        raise DataError(f"run_protocol: columns {absent} are missing from the frame",
-                        hint=f"it has {list(df.columns)[:30]}")
+        raise DataError(
+            f"run_protocol: columns {absent} are missing from the frame", hint=f"it has {list(df.columns)[:30]}"
+        )
     if not df.index.is_unique:
-        raise DataError("the frame's index has duplicates; it is used as row_id",
-                        hint="call df.reset_index(drop=True) first")
+        raise DataError(
+            "the frame's index has duplicates; it is used as row_id", hint="call df.reset_index(drop=True) first"
+        )
     y = df[target_col].to_numpy(dtype=np.float64)
     bad = ~(np.isfinite(y) & (y > 0))
     if bad.any():
-        raise DataError(f"{int(bad.sum())} rows have a {target_col} that is not finite and > 0",
-                        hint="drop them before evaluating")
+        raise DataError(
+            f"{int(bad.sum())} rows have a {target_col} that is not finite and > 0", hint="drop them before evaluating"
+        )
 
-    folds = list(_iter_all_folds(df, protocol, family_col=family_col, group_col=group_col,
-                                 shape_cols=shape_cols, test_size=test_size, seed=seed,
-                                 target_col=target_col, keep=keep))
+    folds = list(
+        _iter_all_folds(
+            df,
+            protocol,
+            family_col=family_col,
+            group_col=group_col,
+            shape_cols=shape_cols,
+            test_size=test_size,
+            seed=seed,
+            target_col=target_col,
+            keep=keep,
+        )
+    )
     names = list(methods)
     tasks = [(f, name) for f in folds for name in names]
 
@@ -277,8 +315,7 @@ def run_protocol(
             from joblib import Parallel, delayed
 
             par = Parallel(n_jobs=n_jobs, return_as="generator")
-            calls = (delayed(_fit_predict)(methods[name], train, test)
-                     for _, train, test in frames() for name in names)
+            calls = (delayed(_fit_predict)(methods[name], train, test) for _, train, test in frames() for name in names)
             for (f, name), res in zip(tasks, par(calls)):
                 results.append(res)
                 tick(f, name)
@@ -298,9 +335,12 @@ def run_protocol(
             failures.append(f"  {name!r} on {f.family}[{f.source}] fold {f.fold!r}: {err}")
     if failures:
         more = f"\n  ... and {len(failures) - 10} more" if len(failures) > 10 else ""
-        warnings.warn(f"{len(failures)} of {len(tasks)} method fits failed; their rows have "
-                      f"pred_us=NaN and the message in the 'error' column:\n"
-                      + "\n".join(failures[:10]) + more, RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"{len(failures)} of {len(tasks)} method fits failed; their rows have "
+            f"pred_us=NaN and the message in the 'error' column:\n" + "\n".join(failures[:10]) + more,
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if parts:
         out = pd.concat(parts, ignore_index=True)
     else:
@@ -309,28 +349,41 @@ def run_protocol(
     return out
 
 
-def _iter_all_folds(df: pd.DataFrame, protocol: str, *, family_col: str, group_col: str,
-                    shape_cols: Sequence[str] | None, test_size: float, seed: int,
-                    target_col: str, keep: Sequence[str]) -> Iterator[_Fold]:
+def _iter_all_folds(
+    df: pd.DataFrame,
+    protocol: str,
+    *,
+    family_col: str,
+    group_col: str,
+    shape_cols: Sequence[str] | None,
+    test_size: float,
+    seed: int,
+    target_col: str,
+    keep: Sequence[str],
+) -> Iterator[_Fold]:
     flags = regime_flags(df, family_col=family_col, target_col=target_col)
     keys = df[[family_col, "source"]].astype(str)
-    for (family, source), idx in sorted(keys.groupby([family_col, "source"], sort=True).indices.items()):
+    for key, idx_ in sorted(keys.groupby([family_col, "source"], sort=True).indices.items()):
+        family, source = cast(tuple[str, str], key)
+        idx = cast(np.ndarray, idx_)
         sub = df.iloc[idx]
         n_folds = 0
-        for fold, train_pos, test_pos in iter_folds(sub, protocol, group_col=group_col,
-                                                    shape_cols=shape_cols, test_size=test_size,
-                                                    seed=seed):
+        for fold, train_pos, test_pos in iter_folds(
+            sub, protocol, group_col=group_col, shape_cols=shape_cols, test_size=test_size, seed=seed
+        ):
             test = sub.iloc[test_pos]
-            base = pd.DataFrame({
-                "row_id": test.index.to_numpy(),
-                "family": str(family),
-                "source": str(source),
-                "gpu": test["gpu"].astype(str).to_numpy(),
-                "generation": test[group_col].astype(str).to_numpy(),
-                "latency_us": test[target_col].to_numpy(dtype=np.float64),
-                "deep_k": flags["deep_k"].to_numpy()[idx[test_pos]],
-                "tiny": flags["tiny"].to_numpy()[idx[test_pos]],
-            })
+            base = pd.DataFrame(
+                {
+                    "row_id": test.index.to_numpy(),
+                    "family": str(family),
+                    "source": str(source),
+                    "gpu": test["gpu"].astype(str).to_numpy(),
+                    "generation": test[group_col].astype(str).to_numpy(),
+                    "latency_us": test[target_col].to_numpy(dtype=np.float64),
+                    "deep_k": flags["deep_k"].to_numpy()[idx[test_pos]],
+                    "tiny": flags["tiny"].to_numpy()[idx[test_pos]],
+                }
+            )
             for c in keep:
                 if c not in base.columns:
                     base[c] = test[c].to_numpy()
@@ -338,8 +391,11 @@ def _iter_all_folds(df: pd.DataFrame, protocol: str, *, family_col: str, group_c
             yield _Fold(str(family), str(source), fold, idx[train_pos], idx[test_pos], base)
         if n_folds == 0:
             what = "generation" if protocol == "logo" else "shape"
-            warnings.warn(f"{family}[{source}]: only one {what} ({len(sub)} rows); "
-                          f"nothing to hold out, skipped", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"{family}[{source}]: only one {what} ({len(sub)} rows); nothing to hold out, skipped",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
 
 def _check_same_rows(pred_df: pd.DataFrame) -> None:

@@ -40,9 +40,9 @@ from __future__ import annotations
 import os
 import platform
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -61,12 +61,10 @@ from ._plots import (
 )
 from ._protocols import DEEP_K_MIN, PRED_COLUMNS, REGIMES, TINY_US, fold_errors
 
-__all__ = ["family_keys", "build_results", "render_markdown", "write_report", "STAT_KEYS", "FLAG_COLUMN",
-           "GE_US"]
+__all__ = ["family_keys", "build_results", "render_markdown", "write_report", "STAT_KEYS", "FLAG_COLUMN", "GE_US"]
 
 #: Keys of every stats record in ``results.json``.
-STAT_KEYS: tuple[str, ...] = ("mape", "median_ape", "p90_ape", "within_10", "within_25", "n",
-                              "n_missing", "mape_ci95")
+STAT_KEYS: tuple[str, ...] = ("mape", "median_ape", "p90_ape", "within_10", "within_25", "n", "n_missing", "mape_ci95")
 _ALL = "all"
 _KEY = "family_key"
 #: boolean prediction column: the row was measured under a semantics the source manifest flags
@@ -95,9 +93,13 @@ def _r(x: Any) -> float | None:
 
 def _stats(row: Any) -> dict[str, Any]:
     return {
-        "mape": _r(row.mape), "median_ape": _r(row.median_ape), "p90_ape": _r(row.p90_ape),
-        "within_10": _r(row.within_10), "within_25": _r(row.within_25),
-        "n": int(row.n), "n_missing": int(row.n_missing),
+        "mape": _r(row.mape),
+        "median_ape": _r(row.median_ape),
+        "p90_ape": _r(row.p90_ape),
+        "within_10": _r(row.within_10),
+        "within_25": _r(row.within_25),
+        "n": int(row.n),
+        "n_missing": int(row.n_missing),
         "mape_ci95": [_r(row.mape_ci95_lo), _r(row.mape_ci95_hi)],
     }
 
@@ -131,8 +133,12 @@ def _versions() -> dict[str, str]:
 
     from .. import __version__
 
-    v = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__,
-         "sklearn": sklearn.__version__}
+    v = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "sklearn": sklearn.__version__,
+    }
     try:  # read the installed version without importing xgboost (only `model` may)
         v["xgboost"] = metadata.version("xgboost")
     except metadata.PackageNotFoundError:
@@ -144,8 +150,10 @@ def _versions() -> dict[str, str]:
 def _check_pred_df(pred_df: pd.DataFrame) -> None:
     absent = [c for c in PRED_COLUMNS if c not in pred_df.columns]
     if absent:
-        raise DataError(f"predictions frame lacks columns {absent}",
-                        hint="pass the frame returned by pipeweave.evaluation.run_protocol")
+        raise DataError(
+            f"predictions frame lacks columns {absent}",
+            hint="pass the frame returned by pipeweave.evaluation.run_protocol",
+        )
 
 
 def build_results(
@@ -168,7 +176,7 @@ def build_results(
     df = pred_df.assign(**{_KEY: family_keys(pred_df)})
     methods = [str(m) for m in pd.unique(df["method"])]
     keys = sorted(pd.unique(df[_KEY]))
-    kw = {"n_boot": n_boot, "seed": seed}
+    kw: dict[str, Any] = {"n_boot": n_boot, "seed": seed}
 
     by_gen = _lookup(summarize(df, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"])
     by_all = _lookup(summarize(df, [_KEY, "method"], **kw), [_KEY, "method"])
@@ -182,12 +190,17 @@ def build_results(
         )
 
     def per_gen(sub: pd.DataFrame) -> tuple[dict, dict]:
-        return (_lookup(summarize(sub, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"]),
-                _lookup(summarize(sub, [_KEY, "method"], **kw), [_KEY, "method"]))
+        return (
+            _lookup(summarize(sub, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"]),
+            _lookup(summarize(sub, [_KEY, "method"], **kw), [_KEY, "method"]),
+        )
 
     ge_gen, ge_all = per_gen(df[df["latency_us"].to_numpy(dtype=float) >= GE_US])
-    flag = (df[FLAG_COLUMN].fillna(False).to_numpy(dtype=bool) if FLAG_COLUMN in df.columns
-            else np.zeros(len(df), dtype=bool))
+    flag = (
+        df[FLAG_COLUMN].fillna(False).to_numpy(dtype=bool)
+        if FLAG_COLUMN in df.columns
+        else np.zeros(len(df), dtype=bool)
+    )
     flagged_keys = sorted(pd.unique(df.loc[flag, _KEY])) if flag.any() else []
     uf_gen, uf_all = per_gen(df[~flag]) if flagged_keys else ({}, {})
 
@@ -216,9 +229,11 @@ def build_results(
         if key in flagged_keys:
             results_uf[key] = {}
             fsub = sub[(sub["method"] == fam_methods[0]).to_numpy() & flag[(df[_KEY] == key).to_numpy()]]
-            flagged[key] = {"n": int(len(fsub)),
-                            "by_generation": {g: int(v) for g, v in fsub["generation"].value_counts().items()},
-                            "by_gpu": {g: int(v) for g, v in fsub["gpu"].value_counts().items()}}
+            flagged[key] = {
+                "n": int(len(fsub)),
+                "by_generation": {g: int(v) for g, v in fsub["generation"].value_counts().items()},
+                "by_gpu": {g: int(v) for g, v in fsub["gpu"].value_counts().items()},
+            }
         for m in fam_methods:
             results[key][m] = {g: by_gen[(key, m, g)] for g in gens if (key, m, g) in by_gen}
             results[key][m][_ALL] = by_all[(key, m)]
@@ -247,9 +262,16 @@ def build_results(
     errs = fold_errors(df)
     keymap = df.drop_duplicates(["family", "source"]).set_index(["family", "source"])[_KEY]
     errors = [
-        {"family_key": str(keymap[(r.family, r.source)]), "family": str(r.family), "source": str(r.source),
-         "fold": str(r.fold), "method": str(r.method), "error": str(r.error), "n": int(r.n)}
-        for r in errs.itertuples(index=False)
+        {
+            "family_key": str(keymap[(r.family, r.source)]),
+            "family": str(r.family),
+            "source": str(r.source),
+            "fold": str(r.fold),
+            "method": str(r.method),
+            "error": str(r.error),
+            "n": int(r.n),
+        }
+        for r in cast(Iterable[Any], errs.itertuples(index=False))
     ]
     out: dict[str, Any] = {
         "protocol": str(protocol),
@@ -275,6 +297,7 @@ def build_results(
 
 # --------------------------------------------------------------------------- markdown
 
+
 def _fmt(x: float | None, nd: int = 1) -> str:
     return "–" if x is None else f"{x:.{nd}f}"
 
@@ -285,14 +308,14 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _metric_table(per_method: dict[str, dict[str, dict]], columns: list[str], labels: list[str],
-                  field: str = "mape") -> str:
+def _metric_table(
+    per_method: dict[str, dict[str, dict]], columns: list[str], labels: list[str], field: str = "mape"
+) -> str:
     """Rows = methods, columns = ``columns`` keys of each method's dict; lowest value in bold."""
     methods = list(per_method)
     best = {}
     for c in columns:  # only methods that predicted every row of the column compete
-        recs = [per_method[m].get(c) for m in methods]
-        recs = [r for r in recs if r is not None and r.get(field) is not None]
+        recs = [r for r in (per_method[m].get(c) for m in methods) if r is not None and r.get(field) is not None]
         full = [r[field] for r in recs if not r.get("n_missing")]
         best[c] = min(full) if full else None
     rows = []
@@ -302,7 +325,7 @@ def _metric_table(per_method: dict[str, dict[str, dict]], columns: list[str], la
             rec = per_method[m].get(c)
             v = None if rec is None else rec.get(field)
             s = _fmt(v)
-            if v is not None and v == best[c] and not rec.get("n_missing") and len(methods) > 1:
+            if v is not None and rec is not None and v == best[c] and not rec.get("n_missing") and len(methods) > 1:
                 s = f"**{s}**"
             if rec is not None and rec.get("n_missing"):
                 s += " †"
@@ -347,57 +370,94 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
     for key, meta in results["families"].items():
         res = results["results"][key]
         gens = [*meta["generations"], _ALL]
-        out += ["", f"## {key}", "",
-                f"family `{meta['family']}`, source `{meta['source']}`, {meta['n_rows']} test rows, "
-                f"folds: {', '.join(meta['folds'])}", "",
-                f"### MAPE (%) per {col_word}", "",
-                _metric_table(res, gens, [f"{g} (n={_col_n(res, g)})" for g in gens])]
+        out += [
+            "",
+            f"## {key}",
+            "",
+            f"family `{meta['family']}`, source `{meta['source']}`, {meta['n_rows']} test rows, "
+            f"folds: {', '.join(meta['folds'])}",
+            "",
+            f"### MAPE (%) per {col_word}",
+            "",
+            _metric_table(res, gens, [f"{g} (n={_col_n(res, g)})" for g in gens]),
+        ]
         ge = results.get("results_ge10us", {}).get(key, {})
         ge_cols = [g for g in gens if any(g in p for p in ge.values())]
         if ge_cols:
-            out += ["", f"### MAPE (%) per {col_word}, rows measured >= {GE_US:g} us (the anchors' population)", "",
-                    _metric_table(ge, ge_cols, [f"{g} (n={_col_n(ge, g)})" for g in ge_cols])]
+            out += [
+                "",
+                f"### MAPE (%) per {col_word}, rows measured >= {GE_US:g} us (the anchors' population)",
+                "",
+                _metric_table(ge, ge_cols, [f"{g} (n={_col_n(ge, g)})" for g in ge_cols]),
+            ]
         uf = results.get("results_unflagged", {}).get(key)
         if uf:
             fl = results["flagged"][key]
             where = ", ".join(f"{g} {n}" for g, n in sorted(fl["by_gpu"].items()))
             uf_cols = [g for g in gens if any(g in p for p in uf.values())]
-            out += ["", f"### MAPE (%) per {col_word}, without the {fl['n']} rows flagged by the source "
-                    f"manifest ({where})", "",
-                    _metric_table(uf, uf_cols, [f"{g} (n={_col_n(uf, g)})" for g in uf_cols])]
+            out += [
+                "",
+                f"### MAPE (%) per {col_word}, without the {fl['n']} rows flagged by the source manifest ({where})",
+                "",
+                _metric_table(uf, uf_cols, [f"{g} (n={_col_n(uf, g)})" for g in uf_cols]),
+            ]
         rows = []
         for m, per in res.items():
             a = per[_ALL]
             ci = a["mape_ci95"]
-            rows.append([m, _fmt(a["mape"]), f"[{_fmt(ci[0])}, {_fmt(ci[1])}]", _fmt(a["median_ape"]),
-                         _fmt(a["p90_ape"]), _fmt(a["within_10"]), _fmt(a["within_25"]),
-                         f"{a['n']}" + (f" (+{a['n_missing']} missing)" if a["n_missing"] else "")])
-        out += ["", "### All test rows", "",
-                _md_table(["method", "MAPE", "95% CI", "median APE", "p90 APE", "<=10% (%)", "<=25% (%)", "n"], rows)]
+            rows.append(
+                [
+                    m,
+                    _fmt(a["mape"]),
+                    f"[{_fmt(ci[0])}, {_fmt(ci[1])}]",
+                    _fmt(a["median_ape"]),
+                    _fmt(a["p90_ape"]),
+                    _fmt(a["within_10"]),
+                    _fmt(a["within_25"]),
+                    f"{a['n']}" + (f" (+{a['n_missing']} missing)" if a["n_missing"] else ""),
+                ]
+            )
+        out += [
+            "",
+            "### All test rows",
+            "",
+            _md_table(["method", "MAPE", "95% CI", "median APE", "p90 APE", "<=10% (%)", "<=25% (%)", "n"], rows),
+        ]
         gpus = list(meta["gpus"])
         gres = results["by_gpu"][key]
-        out += ["", "### MAPE (%) per GPU", "",
-                _metric_table(gres, gpus, [f"{g} ({meta['gpus'][g]}, n={_col_n(gres, g)})" for g in gpus])]
+        out += [
+            "",
+            "### MAPE (%) per GPU",
+            "",
+            _metric_table(gres, gpus, [f"{g} ({meta['gpus'][g]}, n={_col_n(gres, g)})" for g in gpus]),
+        ]
         rres = results["by_regime"][key]
         for reg in REGIMES:
             per = {m: {g: cell[reg] for g, cell in by_g.items() if reg in cell} for m, by_g in rres.items()}
             cols = [g for g in gens if any(g in p for p in per.values())]
             if not cols:
                 continue
-            out += ["", f"### MAPE (%) in regime `{reg}` ({results['regimes'][reg]})", "",
-                    _metric_table(per, cols, [f"{g} (n={_col_n(per, g)})" for g in cols])]
+            out += [
+                "",
+                f"### MAPE (%) in regime `{reg}` ({results['regimes'][reg]})",
+                "",
+                _metric_table(per, cols, [f"{g} (n={_col_n(per, g)})" for g in cols]),
+            ]
         figs = (figures or {}).get(key, {})
         if figs:
             out += ["", "### Figures", ""]
             out += [f"![{title}]({figs[kind]})" for kind, title in _FIGURES if kind in figs]
     if results["errors"]:
         out += ["", "## Errors", ""]
-        out += [f"- `{e['method']}` on {e['family_key']} fold `{e['fold']}` ({e['n']} rows): {e['error']}"
-                for e in results["errors"]]
+        out += [
+            f"- `{e['method']}` on {e['family_key']} fold `{e['fold']}` ({e['n']} rows): {e['error']}"
+            for e in results["errors"]
+        ]
     return "\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------- files
+
 
 def _slug(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", key).strip("_") or "family"
@@ -456,8 +516,7 @@ def write_report(
             "mape_by_generation": plot_data_mape_by_generation(sub, n_boot=n_boot, seed=seed),
             "error_cdf": plot_data_error_cdf(sub),
         }
-        draw = {"scatter": plot_scatter, "mape_by_generation": plot_mape_by_generation,
-                "error_cdf": plot_error_cdf}
+        draw = {"scatter": plot_scatter, "mape_by_generation": plot_mape_by_generation, "error_cdf": plot_error_cdf}
         figures[key] = {}
         for kind, _title in _FIGURES:
             stem = f"figures/{slug}.{kind}"
@@ -468,15 +527,17 @@ def write_report(
                 _save_csv(data[kind], out / f"{stem}.csv")
                 written[f"{stem}.csv"] = out / f"{stem}.csv"
             _save_png(axes, out / f"{stem}.png", dpi)
-            written[f"{stem}.csv"] = out / f"{stem}.csv"
             written[f"{stem}.png"] = out / f"{stem}.png"
             figures[key][kind] = f"{stem}.png"
 
     written["results.md"] = atomic_write_text(out / "results.md", render_markdown(results, figures=figures))
     if predictions:
         path = out / "predictions.csv.gz"
-        atomic_write(path, lambda p: pred_df.to_csv(
-            p, index=False, float_format="%.6g", lineterminator="\n",
-            compression={"method": "gzip", "mtime": 0}))
+        atomic_write(
+            path,
+            lambda p: pred_df.to_csv(
+                p, index=False, float_format="%.6g", lineterminator="\n", compression={"method": "gzip", "mtime": 0}
+            ),
+        )
         written["predictions.csv.gz"] = path
     return written

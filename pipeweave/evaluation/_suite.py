@@ -11,9 +11,11 @@ every test row is predicted.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,8 +23,17 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 
 from .._errors import DataError
 
-__all__ = ["EVAL_FAMILIES", "METHODS", "ABLATION_FAMILIES", "CappedTraining", "make_methods", "semantics_flags",
-           "load_eval_frame", "run_evaluation", "L2_SCHED_FEATURES"]
+__all__ = [
+    "EVAL_FAMILIES",
+    "METHODS",
+    "ABLATION_FAMILIES",
+    "CappedTraining",
+    "make_methods",
+    "semantics_flags",
+    "load_eval_frame",
+    "run_evaluation",
+    "L2_SCHED_FEATURES",
+]
 
 #: label -> (family, dtype)
 EVAL_FAMILIES: dict[str, tuple[str, str]] = {
@@ -45,30 +56,52 @@ EVAL_FAMILIES: dict[str, tuple[str, str]] = {
 ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")
 #: families whose measured kernels are Triton kernels with shipped SASS mixes (the no-SASS ablation)
 SASS_ABLATION_FAMILIES: tuple[str, ...] = ("fused_moe_bf16", "moe_w13")
-METHODS: tuple[str, ...] = ("pipeweave", "pipeweave_no_sass", "pipeweave_no_l2_sched", "roofline", "tilesight",
-                            "kernelsight", "xgboost_raw", "xgboost_crude")
+METHODS: tuple[str, ...] = (
+    "pipeweave",
+    "pipeweave_no_sass",
+    "pipeweave_no_l2_sched",
+    "roofline",
+    "tilesight",
+    "kernelsight",
+    "xgboost_raw",
+    "xgboost_crude",
+)
 #: one line per method for the report (what it is; the module docstrings hold the details)
 METHOD_NOTES: dict[str, str] = {
     "pipeweave": "analytical per-pipe front-end + XGBoost on log(measured / envelope), per family",
     "pipeweave_no_sass": "ablation: pipeweave without the Triton SASS instruction-mix columns",
     "pipeweave_no_l2_sched": "ablation: pipeweave without the L2 / scheduling feature group",
     "roofline": "calibrated roofline: t0 + max(u F / (0.93 P), B / (0.86 BW_dram)), u = wave quantization, "
-                "t0 = launch; nothing learned",
+    "t0 = launch; nothing learned",
     "tilesight": "TileSight-style tile model (pipeline envelope, lockstep L2 reuse, wave + tail, 0.9 caps) "
-                 "+ launch; nothing learned",
+    "+ launch; nothing learned",
     "kernelsight": "KernelSight-style t0 + u T_roof / eta, eta a per-family ridge regression on ops/mem ratio "
-                   "deviation, scheduling and architecture features, fitted on kernels >= 10 us; ridge penalty "
-                   "by nested leave-one-generation-out",
+    "deviation, scheduling and architecture features, fitted on kernels >= 10 us; ridge penalty "
+    "by nested leave-one-generation-out",
     "xgboost_raw": "XGBoost on raw shapes + raw spec numbers, target log latency; depth by nested "
-                   "leave-one-generation-out",
+    "leave-one-generation-out",
     "xgboost_crude": "XGBoost on ~10 hand-normalized features (fixed 128x128x64 tile, waves, padding, "
-                     "wave-quantized roofline, working set / L2; no L2 model, no SASS); fixed hyperparameters",
+    "wave-quantized roofline, working set / L2; no L2 model, no SASS); fixed hyperparameters",
 }
 #: the L2/scheduling feature group dropped by the ``pipeweave_no_l2_sched`` ablation
 L2_SCHED_FEATURES: tuple[str, ...] = (
-    "r_chip_l2", "r_sm_l2", "r_latency", "r_fill", "r_epilogue", "waves", "log2_waves", "wave_efficiency",
-    "ctas_per_sm", "occupancy", "active_sm_frac", "log2_working_set_over_l2", "dram_over_compulsory",
-    "l2_hit_intra_wave", "l2_operand_fit", "l2_bw_over_dram_bw")
+    "r_chip_l2",
+    "r_sm_l2",
+    "r_latency",
+    "r_fill",
+    "r_epilogue",
+    "waves",
+    "log2_waves",
+    "wave_efficiency",
+    "ctas_per_sm",
+    "occupancy",
+    "active_sm_frac",
+    "log2_working_set_over_l2",
+    "dram_over_compulsory",
+    "l2_hit_intra_wave",
+    "l2_operand_fit",
+    "l2_bw_over_dram_bw",
+)
 
 
 class CappedTraining(RegressorMixin, BaseEstimator):
@@ -79,7 +112,7 @@ class CappedTraining(RegressorMixin, BaseEstimator):
         self.max_rows_per_gpu = max_rows_per_gpu
         self.random_state = random_state
 
-    def fit(self, df: pd.DataFrame, y: object = None) -> "CappedTraining":
+    def fit(self, df: pd.DataFrame, y: object = None) -> CappedTraining:
         if self.max_rows_per_gpu:
             from ..model import cap_rows
 
@@ -91,8 +124,15 @@ class CappedTraining(RegressorMixin, BaseEstimator):
         return self.estimator_.predict(df)
 
 
-def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_per_gpu: int | None,
-                 n_estimators: int | None = None, n_jobs: int = 2) -> dict[str, object]:
+def make_methods(
+    names: Sequence[str],
+    *,
+    label: str,
+    has_sass: bool,
+    max_rows_per_gpu: int | None,
+    n_estimators: int | None = None,
+    n_jobs: int = 2,
+) -> dict[str, object]:
     """Method name -> unfitted estimator for one evaluation family."""
     from ..baselines import KernelSight, Roofline, TileSight, XGBoostCrude, XGBoostRaw
 
@@ -100,7 +140,7 @@ def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_p
         has_sass = False  # cuBLAS / attention kernels: no Triton SASS to read
     from ..model import PipeweaveRegressor
 
-    kw = {"n_jobs": n_jobs}
+    kw: dict[str, Any] = {"n_jobs": n_jobs}
     if n_estimators:
         kw["n_estimators"] = n_estimators
     out: dict[str, object] = {}
@@ -124,7 +164,7 @@ def make_methods(names: Sequence[str], *, label: str, has_sass: bool, max_rows_p
         elif name == "kernelsight":
             est = KernelSight(n_jobs=n_jobs)
         elif name == "xgboost_raw":
-            est = XGBoostRaw(n_jobs=n_jobs, **({"n_estimators": n_estimators} if n_estimators else {}))
+            est = XGBoostRaw(n_jobs=n_jobs, n_estimators=n_estimators) if n_estimators else XGBoostRaw(n_jobs=n_jobs)
         elif name == "xgboost_crude":
             est = XGBoostCrude(n_jobs=n_jobs)
         else:
@@ -154,8 +194,13 @@ def semantics_flags(frame: pd.DataFrame) -> np.ndarray:
     return flag
 
 
-def load_eval_frame(data: object = None, families: Sequence[str] | None = None, *, sass: bool = True,
-                    verbose: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+def load_eval_frame(
+    data: str | os.PathLike[str] | None = None,
+    families: Sequence[str] | None = None,
+    *,
+    sass: bool = True,
+    verbose: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Profiles of the evaluation families, featurized once, impossible rows dropped.
 
     Returns ``(frame, drops, data_fingerprint)``; ``frame['eval_family']`` holds the label.
@@ -184,15 +229,26 @@ def load_eval_frame(data: object = None, families: Sequence[str] | None = None, 
 
         frame = attach_sass_features(frame)
     if verbose:
-        print(f"featurized {len(frame):,} rows in {time.perf_counter() - t1:.1f}s "
-              f"({int(drops['rows'].sum()) if len(drops) else 0} physically impossible rows dropped)", flush=True)
+        print(
+            f"featurized {len(frame):,} rows in {time.perf_counter() - t1:.1f}s "
+            f"({int(drops['rows'].sum()) if len(drops) else 0} physically impossible rows dropped)",
+            flush=True,
+        )
     return frame, drops, fp
 
 
-def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, methods: Sequence[str] | None = None,
-                   out: str | Path = "experiments/logo", data: object = None,
-                   max_train_rows_per_gpu: int | None = 4_000, n_estimators: int | None = 200,
-                   progress: bool = True, plots: bool = True) -> dict:
+def run_evaluation(
+    protocol: str,
+    *,
+    families: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    out: str | Path = "experiments/logo",
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    progress: bool = True,
+    plots: bool = True,
+) -> dict:
     """Run ``protocol`` (logo | unseen-shape) over the evaluation families and write the report."""
     from ._protocols import run_protocol
     from ._report import build_results, write_report
@@ -204,10 +260,19 @@ def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, meth
     preds = []
     for label in pd.unique(frame["eval_family"]):
         sub = frame[frame["eval_family"] == label]
-        ms = make_methods(names, label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu,
-                          n_estimators=n_estimators)
-        preds.append(run_protocol(sub.assign(semantics_flagged=semantics_flags(sub)), ms, protocol,
-                                  family_col="eval_family", progress=progress, keep=("dtype", "semantics_flagged")))
+        ms = make_methods(
+            names, label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators
+        )
+        preds.append(
+            run_protocol(
+                sub.assign(semantics_flagged=semantics_flags(sub)),
+                ms,
+                protocol,
+                family_col="eval_family",
+                progress=progress,
+                keep=("dtype", "semantics_flagged"),
+            )
+        )
     pred = pd.concat(preds, ignore_index=True)
     elapsed = time.perf_counter() - t0
     extra = {
@@ -217,15 +282,17 @@ def run_evaluation(protocol: str, *, families: Sequence[str] | None = None, meth
         "dropped_impossible_rows": drops.to_dict(orient="records"),
         "method_notes": {m: METHOD_NOTES[m] for m in names if m in METHOD_NOTES},
         "tuning": "nothing is tuned on the held-out generation; the learned baselines that tune a "
-                  "hyperparameter do it by nested leave-one-generation-out (sklearn LeaveOneGroupOut over "
-                  "the training generations); pipeweave's hyperparameters are fixed defaults",
+        "hyperparameter do it by nested leave-one-generation-out (sklearn LeaveOneGroupOut over "
+        "the training generations); pipeweave's hyperparameters are fixed defaults",
     }
     results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)
     if plots:
         write_report(results, pred, out)
     from .._io import atomic_write_json
 
-    atomic_write_json(Path(out) / "timing.json", {"elapsed_s": round(elapsed, 1), "rows": int(len(frame)),
-                                                  "note": "wall time of the whole run on this machine"})
+    atomic_write_json(
+        Path(out) / "timing.json",
+        {"elapsed_s": round(elapsed, 1), "rows": int(len(frame)), "note": "wall time of the whole run on this machine"},
+    )
     print(f"evaluated in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
     return results

@@ -5,17 +5,22 @@ model features), :data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`g
 :func:`bound_pipe`. The SASS path lives in :mod:`pipeweave.frontend.sass`.
 """
 
+# modelling constants other subpackages use (units and sources in ._constants)
+from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
 from ._demand import PIPES, KernelDemand, schedule
 from ._families import FAMILIES, Family, get_family
 from ._featurize import FEATURES, bound_pipe, feature_arrays, featurize, spec_arrays
 from ._routing import routing_stats
 from ._smem import triton_smem_buffers, triton_smem_bytes
 from ._tileplan import TILE_COLUMNS
-from ._validate import (COLUMN_DOMAINS, DERIVED_COLUMNS, LAUNCH_DEFAULTS, MAX_LATENCY_US, fill_launch_defaults,
-                        row_problems)
-
-# modelling constants other subpackages use (units and sources in ._constants)
-from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
+from ._validate import (
+    COLUMN_DOMAINS,
+    DERIVED_COLUMNS,
+    LAUNCH_DEFAULTS,
+    MAX_LATENCY_US,
+    fill_launch_defaults,
+    row_problems,
+)
 
 __all__ = [
     "LAUNCH_US",

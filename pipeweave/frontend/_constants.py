@@ -10,7 +10,13 @@ from __future__ import annotations
 DTYPE_BYTES: dict[str, float] = {"bfloat16": 2.0, "float16": 2.0, "fp8": 1.0, "fp8_block": 1.0, "float32": 4.0}
 
 #: Tensor-core rate key (``GPUSpec.tensor_flop_per_clk_per_sm``) used by each canonical dtype.
-DTYPE_TENSOR_KEY: dict[str, str] = {"bfloat16": "bf16", "float16": "fp16", "fp8": "fp8", "fp8_block": "fp8", "float32": "tf32"}
+DTYPE_TENSOR_KEY: dict[str, str] = {
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "fp8": "fp8",
+    "fp8_block": "fp8",
+    "float32": "tf32",
+}
 
 #: Kernel launch + first-CTA dispatch on an idle GPU, microseconds. CUDA-graph replay floors in the
 #: aiconfigurator data are ~1.5-2.5 us; CUDA-event timing adds host launch cost on top (learned).
@@ -45,5 +51,5 @@ CUBLAS_GROUP_M: int = 8
 
 #: attention kernel implementations (the ``backend`` column) and the default: the shared
 #: vocabulary, :data:`pipeweave.vocab.ATTENTION_BACKENDS` / ``DEFAULT_ATTENTION_BACKEND``
-from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS  # noqa: E402
+from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS  # noqa: E402,F401
 from ..vocab import DEFAULT_ATTENTION_BACKEND  # noqa: E402,F401

@@ -22,6 +22,7 @@ Formulas (all per row):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,14 +32,28 @@ __all__ = ["KernelDemand", "schedule", "envelope_us", "combine_schedules", "occu
 
 #: GPU spec columns that :func:`occupancy` and :func:`schedule` read.
 SCHEDULE_SPEC_KEYS: tuple[str, ...] = (
-    "sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
-    "smem_bw_bytes_per_clk_per_sm", "smem_per_sm_kib", "regs_per_sm", "max_warps_per_sm", "max_ctas_per_sm",
-    "l2_mib", "l2_bw_gbps", "dram_bw_gbps")
+    "sm_count",
+    "sm_clock_mhz",
+    "fp32_lanes_per_sm",
+    "alu_lanes_per_sm",
+    "sfu_ops_per_clk_per_sm",
+    "smem_bw_bytes_per_clk_per_sm",
+    "smem_per_sm_kib",
+    "regs_per_sm",
+    "max_warps_per_sm",
+    "max_ctas_per_sm",
+    "l2_mib",
+    "l2_bw_gbps",
+    "dram_bw_gbps",
+)
 
 #: Where a kernel's demand is spent: four compute pipes and three memory levels (model features
 #: ``t_sm_<pipe>_us`` ...). The SASS front-end's ``PIPES`` (11 issue classes) is a different list that
 #: shares only the compute names tensor/fma/alu/xu (tests/test_vocab.py).
 PIPES: tuple[str, ...] = ("tensor", "fma", "alu", "xu", "smem", "l2", "dram")
+
+#: A per-row column, or a scalar broadcast to every row (:class:`KernelDemand` stores float64 columns).
+Col = np.ndarray | float
 
 
 @dataclass
@@ -68,6 +83,35 @@ class KernelDemand:
     useful_flop: np.ndarray  # tensor FLOPs of the math itself (no padding)
     extra: dict[str, np.ndarray] = field(default_factory=dict)
 
+    if TYPE_CHECKING:  # the generated __init__ also takes scalars; __post_init__ broadcasts them to columns
+
+        def __init__(
+            self,
+            name: str,
+            *,
+            grid_ctas: Col,
+            iters: Col,
+            tensor_rate: Col,
+            threads: Col,
+            stages: Col,
+            smem_cta_bytes: Col,
+            regs_per_thread: Col,
+            tensor_flop_it: Col,
+            fma_it: Col,
+            alu_it: Col,
+            xu_it: Col,
+            load_bytes_it: Col,
+            smem_bytes_it: Col,
+            fma_cta: Col,
+            xu_cta: Col,
+            load_bytes_cta: Col,
+            store_bytes_cta: Col,
+            dram_bytes: Col,
+            dram_compulsory_bytes: Col,
+            useful_flop: Col,
+            extra: dict[str, np.ndarray] = ...,
+        ) -> None: ...
+
     def __post_init__(self) -> None:
         n = len(np.asarray(self.grid_ctas))
         for f in fields(self):
@@ -96,8 +140,9 @@ class KernelDemand:
         }
 
 
-def occupancy(threads: np.ndarray, smem_cta_bytes: np.ndarray, regs_per_thread: np.ndarray,
-              spec: dict[str, np.ndarray]) -> np.ndarray:
+def occupancy(
+    threads: np.ndarray, smem_cta_bytes: np.ndarray, regs_per_thread: np.ndarray, spec: dict[str, np.ndarray]
+) -> np.ndarray:
     """CTAs resident per SM, limited by shared memory, registers, warps and the CTA slot count (>= 1)."""
     warps = np.maximum(np.ceil(threads / 32.0), 1.0)
     by_smem = np.floor(spec["smem_per_sm_kib"] * 1024.0 / np.maximum(smem_cta_bytes, 1.0))
@@ -167,8 +212,9 @@ def _schedule(kd: KernelDemand, spec: dict[str, np.ndarray], envelope_only: bool
     lat_us = C.DRAM_LATENCY_CYCLES / f
     out["t_latency_us"] = busiest * it * lat_us / (np.maximum(kd.stages - 1.0, 1.0) * conc)
     # the busiest SM bounds the kernel, and so does the chip's shared L2/DRAM bandwidth
-    steady = np.maximum.reduce([out[f"t_sm_{p_}_us"] for p_ in PIPES]
-                               + [out["t_latency_us"], out["t_chip_l2_us"], out["t_chip_dram_us"]])
+    steady = np.maximum.reduce(
+        [out[f"t_sm_{p_}_us"] for p_ in PIPES] + [out["t_latency_us"], out["t_chip_l2_us"], out["t_chip_dram_us"]]
+    )
     waves_busiest = np.ceil(busiest / p)
     load_it_time = kd.load_bytes_it * conc / l2_share
     fill = waves_busiest * (lat_us + np.maximum(kd.stages - 1.0, 0.0) * load_it_time)

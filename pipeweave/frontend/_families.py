@@ -8,7 +8,7 @@ plus the resolved tile plan. A new family = one :class:`Family` entry + its buil
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,9 +58,11 @@ def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.n
     bad = ~np.isfinite(rate) | (rate <= 0)
     if bad.any():
         pairs = sorted(set(zip(df["gpu"].astype(str)[bad], df[dtype_col].astype(str)[bad])))[:6]
-        raise DataError(f"no tensor-core rate for (gpu, dtype) {pairs}",
-                        hint="that GPU's spec sheet lists no such dtype; use a dtype it supports "
-                             "(its tensor_flop_per_clk_per_sm keys, pipeweave.get_gpu(name)) or add it to the spec file")
+        raise DataError(
+            f"no tensor-core rate for (gpu, dtype) {pairs}",
+            hint="that GPU's spec sheet lists no such dtype; use a dtype it supports "
+            "(its tensor_flop_per_clk_per_sm keys, pipeweave.get_gpu(name)) or add it to the spec file",
+        )
     return rate
 
 
@@ -102,13 +104,27 @@ def _cublas_pair_mma(m, bm, sm_arch) -> np.ndarray:
     return np.where((arch >= 100) & (arch < 120) & (np.ceil(m / bm) >= 2), 2.0, 1.0)
 
 
-def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec, multicast=1.0,
-                 pair_mma=1.0) -> KernelDemand:
-    return tiled_matmul("gemm", rows=m, n=n, k=k, bm=tiles["block_m"].to_numpy(), bn=tiles["block_n"].to_numpy(),
-                        bk=tiles["block_k"].to_numpy(), group_m=tiles["group_m"].to_numpy(),
-                        warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
-                        a_bytes=ab, b_bytes=ab, out_bytes=ob, tensor_rate=rate, spec=spec, split_k=split,
-                        multicast=multicast, pair_mma=pair_mma)
+def _gemm_kernel(m, n, k, tiles: pd.DataFrame, split, ab, ob, rate, spec, multicast=1.0, pair_mma=1.0) -> KernelDemand:
+    return tiled_matmul(
+        "gemm",
+        rows=m,
+        n=n,
+        k=k,
+        bm=tiles["block_m"].to_numpy(),
+        bn=tiles["block_n"].to_numpy(),
+        bk=tiles["block_k"].to_numpy(),
+        group_m=tiles["group_m"].to_numpy(),
+        warps=tiles["num_warps"].to_numpy(),
+        stages=tiles["num_stages"].to_numpy(),
+        a_bytes=ab,
+        b_bytes=ab,
+        out_bytes=ob,
+        tensor_rate=rate,
+        spec=spec,
+        split_k=split,
+        multicast=multicast,
+        pair_mma=pair_mma,
+    )
 
 
 def _slice_spec(spec: Spec, idx: np.ndarray, keys: tuple[str, ...] | None = None) -> Spec:
@@ -160,18 +176,33 @@ def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[p
 
     def envelope(rr: np.ndarray, c: np.ndarray) -> np.ndarray:
         sub_spec = _slice_spec(spec, rr, SCHEDULE_SPEC_KEYS)
-        kd = tiled_matmul("gemm", rows=m[rr], n=n[rr], k=k[rr], bm=c[:, 0], bn=c[:, 1], bk=c[:, 2],
-                          group_m=c[:, 3], warps=c[:, 4], stages=c[:, 5], a_bytes=ab[rr], b_bytes=ab[rr],
-                          out_bytes=2.0, tensor_rate=rate[rr], spec=sub_spec, split_k=c[:, 6],
-                          multicast=_cublas_multicast(m[rr], c[:, 0], hc[rr]),
-                          pair_mma=_cublas_pair_mma(m[rr], c[:, 0], spec["sm_arch"][rr]))
+        kd = tiled_matmul(
+            "gemm",
+            rows=m[rr],
+            n=n[rr],
+            k=k[rr],
+            bm=c[:, 0],
+            bn=c[:, 1],
+            bk=c[:, 2],
+            group_m=c[:, 3],
+            warps=c[:, 4],
+            stages=c[:, 5],
+            a_bytes=ab[rr],
+            b_bytes=ab[rr],
+            out_bytes=2.0,
+            tensor_rate=rate[rr],
+            spec=sub_spec,
+            split_k=c[:, 6],
+            multicast=_cublas_multicast(m[rr], c[:, 0], hc[rr]),
+            pair_mma=_cublas_pair_mma(m[rr], c[:, 0], spec["sm_arch"][rr]),
+        )
         return envelope_us(kd, sub_spec)
 
     for code in np.unique(cls):
         rows = np.flatnonzero(cls == code)
         cand = gemm_candidates(bool(code // 2), bool(code % 2)).to_numpy()
         for start in range(0, len(rows), chunk):
-            r = rows[start:start + chunk]
+            r = rows[start : start + chunk]
             # (rows x candidates) grids by broadcasting: per-row columns [:, None], candidates [None, :]
             col = {key: spec[key][r][:, None] for key in lb_spec_keys}
             mr, nr, kr = m[r][:, None], n[r][:, None], k[r][:, None]
@@ -212,19 +243,48 @@ def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDem
 
 
 # ---------------------------------------------------------------------------------------- MoE
-def _moe_grouped(name: str, tokens, topk, local_e, alpha, n_out, k_in, tiles: pd.DataFrame, ab, rate, spec,
-                 extra_fma: float = 0.0, rs: pd.DataFrame | None = None) -> tuple[KernelDemand, pd.DataFrame]:
+def _moe_grouped(
+    name: str,
+    tokens,
+    topk,
+    local_e,
+    alpha,
+    n_out,
+    k_in,
+    tiles: pd.DataFrame,
+    ab,
+    rate,
+    spec,
+    extra_fma: float = 0.0,
+    rs: pd.DataFrame | None = None,
+) -> tuple[KernelDemand, pd.DataFrame]:
     bm = tiles["block_m"].to_numpy()
     if rs is None:  # W13 and W2 of one layer share the routing
         rs = routing_stats(tokens, topk, local_e, alpha, bm)
     routed = rs["routed_rows"].to_numpy()
-    kd = tiled_matmul(name, rows=rs["padded_rows"].to_numpy(), n=n_out, k=k_in, bm=bm,
-                      bn=tiles["block_n"].to_numpy(), bk=tiles["block_k"].to_numpy(),
-                      group_m=tiles["group_m"].to_numpy(), warps=tiles["num_warps"].to_numpy(),
-                      stages=tiles["num_stages"].to_numpy(), a_bytes=ab, b_bytes=ab, out_bytes=2.0,
-                      tensor_rate=rate, spec=spec, loaded_rows=routed,
-                      a_comp_rows=np.minimum(tokens, routed), b_groups=rs["active_experts"].to_numpy(),
-                      useful_rows=routed, extra_fma_per_row=extra_fma, triton_sm_arch=spec.get("sm_arch"))
+    kd = tiled_matmul(
+        name,
+        rows=rs["padded_rows"].to_numpy(),
+        n=n_out,
+        k=k_in,
+        bm=bm,
+        bn=tiles["block_n"].to_numpy(),
+        bk=tiles["block_k"].to_numpy(),
+        group_m=tiles["group_m"].to_numpy(),
+        warps=tiles["num_warps"].to_numpy(),
+        stages=tiles["num_stages"].to_numpy(),
+        a_bytes=ab,
+        b_bytes=ab,
+        out_bytes=2.0,
+        tensor_rate=rate,
+        spec=spec,
+        loaded_rows=routed,
+        a_comp_rows=np.minimum(tokens, routed),
+        b_groups=rs["active_experts"].to_numpy(),
+        useful_rows=routed,
+        extra_fma_per_row=extra_fma,
+        triton_sm_arch=spec.get("sm_arch"),
+    )
     return kd, rs
 
 
@@ -262,13 +322,12 @@ def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[
         except (PipeweaveError, ImportError, OSError) as exc:
             if ctx.get("moe_configs") == "sglang":
                 raise
-            warnings.warn(f"SGLang tuned MoE configs unavailable ({exc}); using SGLang's default config",
-                          stacklevel=3)
+            warnings.warn(f"SGLang tuned MoE configs unavailable ({exc}); using SGLang's default config", stacklevel=3)
     if resolved is None:
         d = fused_moe_default(_col(df, "num_tokens")[todo], local_e[todo], df["dtype"].to_numpy()[todo])
-        tiles.iloc[todo, :len(TILE_COLUMNS)] = d.to_numpy()
+        tiles.iloc[todo, : len(TILE_COLUMNS)] = d.to_numpy()
     else:
-        tiles.iloc[todo, :len(TILE_COLUMNS)] = resolved[list(TILE_COLUMNS)].to_numpy(dtype=float)
+        tiles.iloc[todo, : len(TILE_COLUMNS)] = resolved[list(TILE_COLUMNS)].to_numpy(dtype=float)
         origin[todo] = resolved["config_origin"].astype(str).to_numpy()
     return tiles, origin
 
@@ -276,7 +335,7 @@ def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[
 def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     """The whole SGLang fused-MoE layer: align, W13 (gate/up), SiLU-and-mul, W2 (down), moe_sum."""
     T, E, topk = _col(df, "num_tokens"), _col(df, "num_experts"), _col(df, "topk")
-    H, I = _col(df, "hidden_size"), _col(df, "inter_size")
+    H, I = _col(df, "hidden_size"), _col(df, "inter_size")  # noqa: E741 (I = intermediate size)
     tp, ep = _col(df, "moe_tp_size"), _col(df, "moe_ep_size")
     tp, ep = np.nan_to_num(tp, nan=1.0), np.nan_to_num(ep, nan=1.0)
     alpha = distribution_alpha(df["distribution"])
@@ -286,14 +345,35 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
     tiles, origin = _fused_moe_tiles(df, ctx, local_e)
     w13, rs = _moe_grouped("moe_w13", t_loc, topk, local_e, alpha, 2.0 * n_loc, H, tiles, ab, rate, spec)
     routed = rs["routed_rows"].to_numpy()
-    act = elementwise("silu_mul", elems=routed * n_loc, in_bytes_per_elem=4.0, out_bytes_per_elem=2.0,
-                      fma_per_elem=6.0, xu_per_elem=2.0, spec=spec)
-    w2, _ = _moe_grouped("moe_w2", t_loc, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0,
-                         rs=rs)
-    msum = elementwise("moe_sum", elems=T * H, in_bytes_per_elem=2.0 * topk / ep, out_bytes_per_elem=2.0,
-                       fma_per_elem=topk / ep, xu_per_elem=0.0, spec=spec)
-    align = elementwise("moe_align", elems=T * topk, in_bytes_per_elem=4.0, out_bytes_per_elem=8.0,
-                        fma_per_elem=0.0, xu_per_elem=0.0, spec=spec, elems_per_thread=1.0)
+    act = elementwise(
+        "silu_mul",
+        elems=routed * n_loc,
+        in_bytes_per_elem=4.0,
+        out_bytes_per_elem=2.0,
+        fma_per_elem=6.0,
+        xu_per_elem=2.0,
+        spec=spec,
+    )
+    w2, _ = _moe_grouped("moe_w2", t_loc, topk, local_e, alpha, H, n_loc, tiles, ab, rate, spec, extra_fma=1.0, rs=rs)
+    msum = elementwise(
+        "moe_sum",
+        elems=T * H,
+        in_bytes_per_elem=2.0 * topk / ep,
+        out_bytes_per_elem=2.0,
+        fma_per_elem=topk / ep,
+        xu_per_elem=0.0,
+        spec=spec,
+    )
+    align = elementwise(
+        "moe_align",
+        elems=T * topk,
+        in_bytes_per_elem=4.0,
+        out_bytes_per_elem=8.0,
+        fma_per_elem=0.0,
+        xu_per_elem=0.0,
+        spec=spec,
+        elems_per_thread=1.0,
+    )
     tiles["tile_origin"] = origin
     for c in rs.columns:
         tiles[c] = rs[c].to_numpy()
@@ -305,10 +385,12 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
     i = np.flatnonzero(ep > 1)
     if len(i):
         sp, ti = _slice_spec(spec, i, SCHEDULE_SPEC_KEYS), tiles.iloc[i]
-        w13b, rsb = _moe_grouped("moe_w13", T[i], topk[i], local_e[i], alpha[i], 2.0 * n_loc[i], H[i], ti, ab[i],
-                                 rate[i], sp)
-        w2b, _ = _moe_grouped("moe_w2", T[i], topk[i], local_e[i], alpha[i], H[i], n_loc[i], ti, ab[i], rate[i], sp,
-                              extra_fma=1.0, rs=rsb)
+        w13b, rsb = _moe_grouped(
+            "moe_w13", T[i], topk[i], local_e[i], alpha[i], 2.0 * n_loc[i], H[i], ti, ab[i], rate[i], sp
+        )
+        w2b, _ = _moe_grouped(
+            "moe_w2", T[i], topk[i], local_e[i], alpha[i], H[i], n_loc[i], ti, ab[i], rate[i], sp, extra_fma=1.0, rs=rsb
+        )
         env_b = envelope_us(w13b, sp) + envelope_us(w2b, sp)
         env_a = (envelope_us(w13, spec) + envelope_us(w2, spec))[i]
         ep_feature[i] = np.log2(env_b / env_a)
@@ -317,7 +399,7 @@ def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
 
 
 # ---------------------------------------------------------------------------------- attention
-def attention_backend_labels(labels: list[str]) -> np.ndarray:
+def attention_backend_labels(labels: Iterable[str]) -> np.ndarray:
     """``backend`` labels of attention rows with the unspecified ones (a missing value: 'nan', 'None'
     or '' as text) read as :data:`DEFAULT_ATTENTION_BACKEND`."""
     return np.array([attention_backend(b) for b in labels], dtype=object)
@@ -346,17 +428,39 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
             q_len, kv_len = np.ones(len(df)), np.maximum(step, 1.0)
         else:
             q_len, kv_len = isl, isl + step
-        kd = flash_attention("attention", batch=b, q_len=q_len, kv_len=kv_len, heads=h, kv_heads=hkv, head_dim=d,
-                             q_bytes=qb, kv_bytes=kvb, causal=not decode, decode=decode, tensor_rate=rate,
-                             spec=spec, bq=tiles["block_m"].to_numpy(), bkv=tiles["block_n"].to_numpy(),
-                             warps=tiles["num_warps"].to_numpy(), stages=tiles["num_stages"].to_numpy(),
-                             window=_col(df, "window_size") if "window_size" in df else 0.0,
-                             pack_gqa=_is_flash_attention(df))
+        kd = flash_attention(
+            "attention",
+            batch=b,
+            q_len=q_len,
+            kv_len=kv_len,
+            heads=h,
+            kv_heads=hkv,
+            head_dim=d,
+            q_bytes=qb,
+            kv_bytes=kvb,
+            causal=not decode,
+            decode=decode,
+            tensor_rate=rate,
+            spec=spec,
+            bq=tiles["block_m"].to_numpy(),
+            bkv=tiles["block_n"].to_numpy(),
+            warps=tiles["num_warps"].to_numpy(),
+            stages=tiles["num_stages"].to_numpy(),
+            window=_col(df, "window_size") if "window_size" in df else 0.0,
+            pack_gqa=_is_flash_attention(df),
+        )
         parts = [kd]
         if decode:  # split-KV combine kernel: reads each split's fp32 partial output, only when split > 1
             split = kd.grid_ctas / np.maximum(b * hkv, 1.0)
-            comb = elementwise("attn_combine", elems=b * h * d, in_bytes_per_elem=4.0 * split, out_bytes_per_elem=2.0,
-                               fma_per_elem=2.0 * split, xu_per_elem=1.0, spec=spec)
+            comb = elementwise(
+                "attn_combine",
+                elems=b * h * d,
+                in_bytes_per_elem=4.0 * split,
+                out_bytes_per_elem=2.0,
+                fma_per_elem=2.0 * split,
+                xu_per_elem=1.0,
+                spec=spec,
+            )
             comb.grid_ctas = np.where(split > 1, comb.grid_ctas, 1.0)
             for attr in ("fma_it", "alu_it", "xu_it", "load_bytes_it", "store_bytes_cta", "dram_bytes"):
                 setattr(comb, attr, np.where(split > 1, getattr(comb, attr), 0.0))
@@ -372,22 +476,50 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
 
 
 FAMILIES: dict[str, Family] = {
-    "gemm": Family("gemm", ("m", "n", "k"), ("bfloat16", "float16", "fp8", "fp8_block"), _build_gemm,
-                   "C[m,n] = A[m,k] B[k,n] (cuBLAS/CUTLASS-style tiled tensor-core GEMM)"),
-    "moe_w13": Family("moe_w13", ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
-                      ("bfloat16", "fp8", "fp8_block"), _build_moe_w13,
-                      "Triton fused-MoE gate/up (W13) grouped GEMM, one pass"),
-    "fused_moe": Family("fused_moe", ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
-                                      "moe_tp_size", "moe_ep_size", "distribution"),
-                        ("bfloat16", "fp8_block"), _build_fused_moe,
-                        "SGLang Triton fused-MoE layer: align + W13 + SiLU-and-mul + W2 + sum"),
-    "attention_context": Family("attention_context", ("batch_size", "isl", "num_heads", "num_key_value_heads",
-                                                      "head_dim"), ("bfloat16", "fp8"), _build_attention(False),
-                                "causal prefill attention (FlashAttention-style)"),
-    "attention_generation": Family("attention_generation", ("batch_size", "step", "num_heads",
-                                                            "num_key_value_heads", "head_dim"),
-                                   ("bfloat16", "fp8"), _build_attention(True),
-                                   "decode attention over a KV cache of `step` tokens (split-KV)"),
+    "gemm": Family(
+        "gemm",
+        ("m", "n", "k"),
+        ("bfloat16", "float16", "fp8", "fp8_block"),
+        _build_gemm,
+        "C[m,n] = A[m,k] B[k,n] (cuBLAS/CUTLASS-style tiled tensor-core GEMM)",
+    ),
+    "moe_w13": Family(
+        "moe_w13",
+        ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
+        ("bfloat16", "fp8", "fp8_block"),
+        _build_moe_w13,
+        "Triton fused-MoE gate/up (W13) grouped GEMM, one pass",
+    ),
+    "fused_moe": Family(
+        "fused_moe",
+        (
+            "num_tokens",
+            "hidden_size",
+            "inter_size",
+            "topk",
+            "num_experts",
+            "moe_tp_size",
+            "moe_ep_size",
+            "distribution",
+        ),
+        ("bfloat16", "fp8_block"),
+        _build_fused_moe,
+        "SGLang Triton fused-MoE layer: align + W13 + SiLU-and-mul + W2 + sum",
+    ),
+    "attention_context": Family(
+        "attention_context",
+        ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim"),
+        ("bfloat16", "fp8"),
+        _build_attention(False),
+        "causal prefill attention (FlashAttention-style)",
+    ),
+    "attention_generation": Family(
+        "attention_generation",
+        ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim"),
+        ("bfloat16", "fp8"),
+        _build_attention(True),
+        "decode attention over a KV cache of `step` tokens (split-KV)",
+    ),
 }
 
 
@@ -396,6 +528,7 @@ from ._flashinfer import FLASHINFER_FAMILIES  # noqa: E402
 from ._fp32ops import FP32_FAMILIES  # noqa: E402
 from ._norm import NORM_FAMILIES  # noqa: E402
 
+_cols: tuple[str, ...]
 for _name, _cols, _dtypes, _build, _desc in NORM_FAMILIES + FP32_FAMILIES:
     FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, uses_tensor_cores=False)
 for _name, _cols, _dtypes, _build, _desc in FLASHINFER_FAMILIES:
@@ -415,18 +548,25 @@ def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[l
     fam = get_family(name)
     missing = [c for c in fam.shape_columns if c not in df.columns]
     if missing:
-        raise DataError(f"family {name!r} rows lack shape columns {missing}",
-                        hint=f"family {name!r} needs columns {list(fam.shape_columns)}")
+        raise DataError(
+            f"family {name!r} rows lack shape columns {missing}",
+            hint=f"family {name!r} needs columns {list(fam.shape_columns)}",
+        )
     vals = df[[c for c in fam.shape_columns if c != "distribution" and c not in fam.text_columns]].apply(
-        pd.to_numeric, errors="coerce")
+        pd.to_numeric, errors="coerce"
+    )
     bad = vals.isna().any(axis=1) | (vals <= 0).any(axis=1)
     if bad.any():
         first = df.index[bad.to_numpy()][:5].tolist()
-        raise DataError(f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values "
-                        f"(row labels {first})", hint=f"give positive numbers for {list(fam.shape_columns)}")
+        raise DataError(
+            f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values (row labels {first})",
+            hint=f"give positive numbers for {list(fam.shape_columns)}",
+        )
     dts = str_values(df["dtype"])
     bad_dt = ~np.isin(dts, fam.dtypes)
     if bad_dt.any():
-        raise DataError(f"family {name!r} does not support dtype {sorted(set(dts[bad_dt]))}",
-                        hint=f"family {name!r} supports {list(fam.dtypes)}")
+        raise DataError(
+            f"family {name!r} does not support dtype {sorted(set(dts[bad_dt]))}",
+            hint=f"family {name!r} supports {list(fam.dtypes)}",
+        )
     return fam.build(df, spec, ctx)

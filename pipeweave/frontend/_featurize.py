@@ -15,7 +15,9 @@ TileSight-style baseline on the same demand (:mod:`._tilesight`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -23,11 +25,13 @@ import pandas as pd
 from .._errors import DataError
 from .._frame import str_codes, str_map, str_startswith, str_values
 from . import _constants as C
-from ._demand import PIPES
-from ._demand import combine_schedules, schedule
+from ._demand import PIPES, combine_schedules, schedule
 from ._families import FAMILIES, build_kernels
-from ._tilesight import tilesight_time_us
 from ._tileplan import TILE_COLUMNS
+from ._tilesight import tilesight_time_us
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
 
 __all__ = ["featurize", "feature_arrays", "FEATURES", "spec_arrays", "bound_pipe", "iter_kernels"]
 
@@ -36,13 +40,39 @@ FEATURES: tuple[str, ...] = (
     "log10_t_env_us",
     *(f"r_chip_{p}" for p in PIPES),
     *(f"r_sm_{p}" for p in PIPES),
-    "r_latency", "r_fill", "r_epilogue", "r_launch",
-    "log2_ai_over_ridge", "waves", "log2_waves", "wave_efficiency", "ctas_per_sm", "occupancy",
-    "active_sm_frac", "log2_working_set_over_l2", "dram_over_compulsory", "pad_overhead",
-    "l2_hit_intra_wave", "l2_operand_fit", "log2_iters",
-    "block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "split_k",
-    "l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "is_fp8",
-    "mma_generation", "log2_moe_tp", "log2_moe_ep", "log2_rows_per_expert", "routing_alpha", "log2_ep_all_rows_over_env",
+    "r_latency",
+    "r_fill",
+    "r_epilogue",
+    "r_launch",
+    "log2_ai_over_ridge",
+    "waves",
+    "log2_waves",
+    "wave_efficiency",
+    "ctas_per_sm",
+    "occupancy",
+    "active_sm_frac",
+    "log2_working_set_over_l2",
+    "dram_over_compulsory",
+    "pad_overhead",
+    "l2_hit_intra_wave",
+    "l2_operand_fit",
+    "log2_iters",
+    "block_m",
+    "block_n",
+    "block_k",
+    "group_m",
+    "num_warps",
+    "num_stages",
+    "split_k",
+    "l2_bw_over_dram_bw",
+    "log2_ridge_flop_per_byte",
+    "is_fp8",
+    "mma_generation",
+    "log2_moe_tp",
+    "log2_moe_ep",
+    "log2_rows_per_expert",
+    "routing_alpha",
+    "log2_ep_all_rows_over_env",
     *(f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")),
 )
 #: MoE shape columns whose log2 is a feature (NaN on other families): GPU-independent descriptors
@@ -51,12 +81,24 @@ FEATURES: tuple[str, ...] = (
 #: m, n, k and the attention shapes measured no better than the seed noise (experiments/accuracy_log/)
 MOE_SHAPE_FEATURE_COLUMNS: tuple[str, ...] = ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")
 
-_SPEC_COLUMNS = ("sm_count", "sm_clock_mhz", "fp32_lanes_per_sm", "alu_lanes_per_sm", "sfu_ops_per_clk_per_sm",
-                 "dram_bw_gbps", "l2_mib", "l2_bw_gbps", "smem_per_sm_kib", "smem_bw_bytes_per_clk_per_sm",
-                 "regs_per_sm", "max_warps_per_sm", "max_ctas_per_sm")
+_SPEC_COLUMNS = (
+    "sm_count",
+    "sm_clock_mhz",
+    "fp32_lanes_per_sm",
+    "alu_lanes_per_sm",
+    "sfu_ops_per_clk_per_sm",
+    "dram_bw_gbps",
+    "l2_mib",
+    "l2_bw_gbps",
+    "smem_per_sm_kib",
+    "smem_bw_bytes_per_clk_per_sm",
+    "regs_per_sm",
+    "max_warps_per_sm",
+    "max_ctas_per_sm",
+)
 
 
-def spec_arrays(gpu: pd.Series, gpus: Mapping[str, object] | None = None) -> dict[str, np.ndarray]:
+def spec_arrays(gpu: pd.Series, gpus: Mapping[str, GPUSpec] | None = None) -> dict[str, np.ndarray]:
     """Per-row GPU spec columns (numpy arrays) for the GPU names in ``gpu``.
 
     ``gpus`` maps names to :class:`~pipeweave.hardware.GPUSpec` for GPUs outside the catalog
@@ -88,14 +130,21 @@ def bound_pipe(feats: pd.DataFrame) -> pd.Series:
     return pd.Series(_bound_pipe(feats), index=feats.index, name="bound_pipe")
 
 
-def _bound_pipe(cols: Mapping[str, object]) -> np.ndarray:
-    times = np.column_stack([np.asarray(cols[f"t_sm_{p}_us"], dtype=float) for p in PIPES]
-                            + [np.asarray(cols["t_latency_us"], dtype=float)])
+def _bound_pipe(cols: pd.DataFrame | Mapping[str, Any]) -> np.ndarray:
+    times = np.column_stack(
+        [np.asarray(cols[f"t_sm_{p}_us"], dtype=float) for p in PIPES] + [np.asarray(cols["t_latency_us"], dtype=float)]
+    )
     return np.array([*PIPES, "latency"], dtype=object)[np.argmax(times, axis=1)]
 
 
-def featurize(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
-              moe_configs: str = "auto", baselines: bool = True) -> pd.DataFrame:
+def featurize(
+    df: pd.DataFrame,
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+    moe_configs: str = "auto",
+    baselines: bool = True,
+) -> pd.DataFrame:
     """Analytical features of every row of ``df`` (canonical profile columns; latency not used).
 
     Returns a DataFrame on ``df.index`` with the resolved tile plan (``block_m`` ... and
@@ -106,7 +155,7 @@ def featurize(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, dat
     ``sglang`` (require them) or ``default``. ``baselines=False`` skips the TileSight baseline
     column ``t_tilesight_us`` (the learned model does not use it; the prediction path saves ~5%).
     """
-    cols = feature_arrays(df, gpus=gpus, data=data, moe_configs=moe_configs, baselines=baselines)
+    cols: dict[str, Any] = feature_arrays(df, gpus=gpus, data=data, moe_configs=moe_configs, baselines=baselines)
     for name, col in cols.items():  # labels (tile_origin, bound_pipe, ...): categoricals, built from codes
         if col.dtype == object:
             codes, labels = pd.factorize(col)
@@ -114,8 +163,14 @@ def featurize(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, dat
     return pd.DataFrame(cols, index=df.index)
 
 
-def feature_arrays(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
-                   moe_configs: str = "auto", baselines: bool = True) -> dict[str, np.ndarray]:
+def feature_arrays(
+    df: pd.DataFrame,
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+    moe_configs: str = "auto",
+    baselines: bool = True,
+) -> dict[str, np.ndarray]:
     """The columns of :func:`featurize` as numpy arrays in row order (labels as object arrays).
 
     The prediction hot path reads its features from here without building a DataFrame.
@@ -137,17 +192,22 @@ def feature_arrays(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None
     for name in names:
         vals = [part.get(name) for _, part in pieces]
         obj = any(v is not None and v.dtype == object for v in vals)
-        col = np.full(len(df), None if obj else np.nan, dtype=object if obj else float)
+        column = np.full(len(df), None if obj else np.nan, dtype=object if obj else float)
         for (pos, _), v in zip(pieces, vals):
             if v is not None:
-                col[pos] = v
-        cols[name] = col
+                column[pos] = v
+        cols[name] = column
     _derive(cols, df)
     return cols
 
 
-def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, data: object = None,
-                 moe_configs: str = "auto"):
+def iter_kernels(
+    df: pd.DataFrame,
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+    moe_configs: str = "auto",
+):
     """Yield ``(positions, rows, spec, kernels, tile_plan)`` per family present in ``df``.
 
     ``kernels`` is the list of :class:`KernelDemand` the family launches. Its one caller is
@@ -156,8 +216,10 @@ def iter_kernels(df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None, 
     """
     for col in ("family", "gpu", "dtype"):
         if col not in df.columns:
-            raise DataError(f"input rows lack the column {col!r}",
-                            hint="give family, gpu, dtype and the family's shape columns (see `pipeweave explain -h`)")
+            raise DataError(
+                f"input rows lack the column {col!r}",
+                hint="give family, gpu, dtype and the family's shape columns (see `pipeweave explain -h`)",
+            )
     if df.empty:
         raise DataError("no rows to featurize", hint="pass at least one launch row")
     fam_codes, fam_names = str_codes(df["family"])
@@ -184,7 +246,7 @@ def _peak_tensor(sub: pd.DataFrame, spec: dict[str, np.ndarray]) -> np.ndarray:
     for key in pd.unique(keys):
         m = keys == key
         col = spec.get(f"tensor_{key}_flop_per_clk_per_sm", spec.get("tensor_bf16_flop_per_clk_per_sm"))
-        rate[m] = col[m]
+        rate[m] = cast(np.ndarray, col)[m]
     return rate * spec["sm_count"] * spec["sm_clock_mhz"]
 
 
@@ -221,6 +283,7 @@ def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
     # 0 = warp-level mma.sync (sm_80/86/89/120), 1 = warpgroup wgmma (sm_90), 2 = tcgen05 (sm_100/103)
     arch = out["gpu_sm_arch"]
     out["mma_generation"] = np.where((arch >= 90) & (arch < 100), 1.0, np.where((arch >= 100) & (arch < 120), 2.0, 0.0))
+
     # MoE parallelism and routing (0 for other families)
     def col(name: str) -> np.ndarray:
         return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float) if name in df else np.full(n, np.nan)

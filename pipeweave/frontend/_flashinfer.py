@@ -43,8 +43,10 @@ def parse_lengths(values: pd.Series | np.ndarray, what: str) -> tuple[np.ndarray
     bad = ~np.isfinite(vals.to_numpy(dtype=float)) | (vals.to_numpy(dtype=float) < 1)
     if bad.any():
         row = int(parts.index[bad][0])
-        raise DataError(f"{what}: {s.iloc[row]!r} is not a list of positive integers",
-                        hint=f"give {what} as ';'-joined request lengths, e.g. 128;512")
+        raise DataError(
+            f"{what}: {s.iloc[row]!r} is not a list of positive integers",
+            hint=f"give {what} as ';'-joined request lengths, e.g. 128;512",
+        )
     return parts.index.to_numpy(dtype=np.int64), vals.to_numpy(dtype=float)
 
 
@@ -57,8 +59,9 @@ def _build_flashinfer(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Ker
     qi, q = parse_lengths(df["q_lengths"].to_numpy(), "q_lengths")
     ki, kv = parse_lengths(df["kv_lengths"].to_numpy(), "kv_lengths")
     if len(qi) != len(ki) or (qi != ki).any():
-        raise DataError("q_lengths and kv_lengths list different numbers of requests",
-                        hint="give one KV length per query length")
+        raise DataError(
+            "q_lengths and kv_lengths list different numbers of requests", hint="give one KV length per query length"
+        )
     kv = np.maximum(kv, q)
     group = np.maximum(h / np.maximum(hkv, 1.0), 1.0)
     g_r = group[qi]
@@ -81,8 +84,10 @@ def _build_flashinfer(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Ker
     sum_kv = np.bincount(qi, weights=kv, minlength=n)
     rate = spec.get("tensor_bf16_flop_per_clk_per_sm", spec.get("tensor_fp16_flop_per_clk_per_sm"))
     if rate is None or not np.isfinite(rate).all():
-        raise DataError("attention_flashinfer needs a bf16 tensor-core rate on every GPU",
-                        hint="FlashInfer's bf16 prefill runs on sm_80 and newer")
+        raise DataError(
+            "attention_flashinfer needs a bf16 tensor-core rate on every GPU",
+            hint="FlashInfer's bf16 prefill runs on sm_80 and newer",
+        )
     rows_q = bq
     scores_it = np.minimum(bq, mean_packed) * bkv
     load_it = 2.0 * bkv * d * 2.0 + np.where(paged, bkv * 8.0, 0.0)  # K and V rows (+ page-table entries)
@@ -90,25 +95,49 @@ def _build_flashinfer(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Ker
     kv_bytes = hkv * sum_kv * d * 2.0 * 2.0
     qo_bytes = h * sum_q * d * 2.0 * 2.0
     kd = KernelDemand(
-        name="attention_flashinfer", grid_ctas=G, iters=iters, tensor_rate=rate, threads=threads,
-        stages=np.where(fa3, 2.0, 1.0) + 1.0, smem_cta_bytes=rows_q * d * 2.0 + 2.0 * load_it,
-        regs_per_thread=np.where(fa3, 168.0, 128.0), tensor_flop_it=4.0 * rows_q * bkv * d,
+        name="attention_flashinfer",
+        grid_ctas=G,
+        iters=iters,
+        tensor_rate=rate,
+        threads=threads,
+        stages=np.where(fa3, 2.0, 1.0) + 1.0,
+        smem_cta_bytes=rows_q * d * 2.0 + 2.0 * load_it,
+        regs_per_thread=np.where(fa3, 168.0, 128.0),
+        tensor_flop_it=4.0 * rows_q * bkv * d,
         fma_it=5.0 * scores_it + np.minimum(bq, mean_packed) * d,
-        alu_it=threads * 6.0 + np.where(paged, bkv * 2.0 * d / 8.0, 0.0), xu_it=scores_it,
-        load_bytes_it=load_it, smem_bytes_it=2.0 * load_it, fma_cta=rows_q * d * 2.0, xu_cta=rows_q * 2.0,
-        load_bytes_cta=rows_q * d * 2.0, store_bytes_cta=rows_q * d * 2.0,
-        dram_bytes=kv_bytes + qo_bytes, dram_compulsory_bytes=kv_bytes + qo_bytes,
+        alu_it=threads * 6.0 + np.where(paged, bkv * 2.0 * d / 8.0, 0.0),
+        xu_it=scores_it,
+        load_bytes_it=load_it,
+        smem_bytes_it=2.0 * load_it,
+        fma_cta=rows_q * d * 2.0,
+        xu_cta=rows_q * 2.0,
+        load_bytes_cta=rows_q * d * 2.0,
+        store_bytes_cta=rows_q * d * 2.0,
+        dram_bytes=kv_bytes + qo_bytes,
+        dram_compulsory_bytes=kv_bytes + qo_bytes,
         useful_flop=4.0 * h * d * pairs,
     )
-    plan = pd.DataFrame({"block_m": bq, "block_n": bkv, "block_k": d, "group_m": np.ones(n), "num_warps": warps,
-                         "num_stages": np.where(paged, 1.0, 2.0),
-                         "tile_origin": np.where(fa3, "flashinfer_fa3", "flashinfer_fa2").astype(object)})
+    plan = pd.DataFrame(
+        {
+            "block_m": bq,
+            "block_n": bkv,
+            "block_k": d,
+            "group_m": np.ones(n),
+            "num_warps": warps,
+            "num_stages": np.where(paged, 1.0, 2.0),
+            "tile_origin": np.where(fa3, "flashinfer_fa3", "flashinfer_fa2").astype(object),
+        }
+    )
     return [kd], plan
 
 
 #: (name, shape columns, dtypes, builder, description); registered by :mod:`._families`.
 FLASHINFER_FAMILIES = (
-    ("attention_flashinfer", ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths",
-                              "kv_lengths"), ("bfloat16",), _build_flashinfer,
-     "FlashInfer batch prefill/decode (causal) over per-request q_lengths / kv_lengths; backend = fa2/fa3 x ragged/paged"),
+    (
+        "attention_flashinfer",
+        ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths", "kv_lengths"),
+        ("bfloat16",),
+        _build_flashinfer,
+        "FlashInfer batch prefill/decode (causal) over per-request q_lengths / kv_lengths; backend = fa2/fa3 x ragged/paged",
+    ),
 )

@@ -24,8 +24,12 @@ Spec = dict[str, np.ndarray]
 
 #: cuBLAS SIMT SGEMM tiles (BM, BN, BK, warps, stages) the heuristic chooses from.
 SIMT_TILES: tuple[tuple[float, float, float, float, float], ...] = (
-    (128.0, 128.0, 8.0, 8.0, 2.0), (128.0, 64.0, 8.0, 4.0, 2.0), (64.0, 128.0, 8.0, 4.0, 2.0),
-    (64.0, 64.0, 8.0, 2.0, 2.0), (128.0, 32.0, 8.0, 8.0, 2.0), (32.0, 128.0, 8.0, 8.0, 2.0),
+    (128.0, 128.0, 8.0, 8.0, 2.0),
+    (128.0, 64.0, 8.0, 4.0, 2.0),
+    (64.0, 128.0, 8.0, 4.0, 2.0),
+    (64.0, 64.0, 8.0, 2.0, 2.0),
+    (128.0, 32.0, 8.0, 8.0, 2.0),
+    (32.0, 128.0, 8.0, 8.0, 2.0),
     (32.0, 32.0, 8.0, 4.0, 2.0),
 )
 
@@ -34,8 +38,20 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
     return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
 
 
-def simt_gemm(name: str, *, batch: np.ndarray, m: np.ndarray, n: np.ndarray, k: np.ndarray, bm: np.ndarray,
-              bn: np.ndarray, bk: np.ndarray, warps: np.ndarray, stages: np.ndarray, spec: Spec) -> KernelDemand:
+def simt_gemm(
+    name: str,
+    *,
+    batch: np.ndarray,
+    m: np.ndarray,
+    n: np.ndarray,
+    k: np.ndarray,
+    bm: np.ndarray,
+    bn: np.ndarray,
+    bk: np.ndarray,
+    warps: np.ndarray,
+    stages: np.ndarray,
+    spec: Spec,
+) -> KernelDemand:
     """Demand of ``batch`` FP32 GEMMs C[m,n] = A[m,k] B[k,n] on the FMA pipe with BM x BN x BK tiles.
 
     Built as a tiled matmul over ``batch * m`` rows (each batch's tiles are independent; the L2
@@ -45,10 +61,27 @@ def simt_gemm(name: str, *, batch: np.ndarray, m: np.ndarray, n: np.ndarray, k: 
     """
     batch = np.maximum(np.asarray(batch, dtype=float), 1.0)
     tm = np.ceil(m / bm)
-    kd = tiled_matmul(name, rows=batch * tm * bm, n=n, k=k, bm=bm, bn=bn, bk=bk, group_m=np.ones_like(bm),
-                      warps=warps, stages=stages, a_bytes=4.0, b_bytes=4.0, out_bytes=4.0,
-                      tensor_rate=np.ones_like(bm), spec=spec, loaded_rows=batch * m, a_comp_rows=batch * m,
-                      b_groups=batch, useful_rows=batch * m)
+    kd = tiled_matmul(
+        name,
+        rows=batch * tm * bm,
+        n=n,
+        k=k,
+        bm=bm,
+        bn=bn,
+        bk=bk,
+        group_m=np.ones_like(bm),
+        warps=warps,
+        stages=stages,
+        a_bytes=4.0,
+        b_bytes=4.0,
+        out_bytes=4.0,
+        tensor_rate=np.ones_like(bm),
+        spec=spec,
+        loaded_rows=batch * m,
+        a_comp_rows=batch * m,
+        b_groups=batch,
+        useful_rows=batch * m,
+    )
     threads = warps * 32.0
     micro = np.sqrt(np.maximum(bm * bn / threads, 1.0))
     kd.fma_it = bm * bn * bk
@@ -66,8 +99,9 @@ def _heuristic(batch, m, n, k, spec: Spec) -> np.ndarray:
     choice = np.zeros((len(m), 5))
     for cand in SIMT_TILES:
         c = [np.full(len(m), v) for v in cand]
-        kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=c[0], bn=c[1], bk=c[2], warps=c[3],
-                       stages=c[4], spec=spec)
+        kd = simt_gemm(
+            "gemm_fp32", batch=batch, m=m, n=n, k=k, bm=c[0], bn=c[1], bk=c[2], warps=c[3], stages=c[4], spec=spec
+        )
         env = envelope_us(kd, sub)
         better = env < best
         best = np.where(better, env, best)
@@ -78,8 +112,10 @@ def _heuristic(batch, m, n, k, spec: Spec) -> np.ndarray:
 def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     m, n, k = _col(df, "m"), _col(df, "n"), _col(df, "k")
     batch = np.nan_to_num(_col(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
-    rec = {c: (_col(df, c) if c in df else np.full(len(df), np.nan))
-           for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")}
+    rec = {
+        c: (_col(df, c) if c in df else np.full(len(df), np.nan))
+        for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")
+    }
     has = np.isfinite(rec["block_m"]) & np.isfinite(rec["block_n"]) & np.isfinite(rec["block_k"])
     bm, bn, bk = rec["block_m"].copy(), rec["block_n"].copy(), rec["block_k"].copy()
     warps = np.where(np.isfinite(rec["num_warps"]), rec["num_warps"], np.clip(bm * bn / 2048.0, 1.0, 8.0))
@@ -89,16 +125,28 @@ def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
         sub = {key: v[idx] for key, v in spec.items()}
         h = _heuristic(batch[idx], m[idx], n[idx], k[idx], sub)
         bm[idx], bn[idx], bk[idx], warps[idx], stages[idx] = h.T
-    kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages,
-                   spec=spec)
-    tiles = pd.DataFrame({"block_m": bm, "block_n": bn, "block_k": bk, "group_m": np.ones(len(df)),
-                          "num_warps": warps, "num_stages": stages,
-                          "tile_origin": np.where(has, "kernel_name", "simt_heuristic").astype(object)})
+    kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages, spec=spec)
+    tiles = pd.DataFrame(
+        {
+            "block_m": bm,
+            "block_n": bn,
+            "block_k": bk,
+            "group_m": np.ones(len(df)),
+            "num_warps": warps,
+            "num_stages": stages,
+            "tile_origin": np.where(has, "kernel_name", "simt_heuristic").astype(object),
+        }
+    )
     return [kd], tiles
 
 
 #: (name, shape columns, dtypes, builder, description); registered by :mod:`._families`.
 FP32_FAMILIES = (
-    ("gemm_fp32", ("m", "n", "k"), ("float32",), _build_gemm_fp32,
-     "FP32 GEMM / batched GEMM on the CUDA cores (cuBLAS SIMT SGEMM; batch_size GEMMs of m x n x k)"),
+    (
+        "gemm_fp32",
+        ("m", "n", "k"),
+        ("float32",),
+        _build_gemm_fp32,
+        "FP32 GEMM / batched GEMM on the CUDA cores (cuBLAS SIMT SGEMM; batch_size GEMMs of m x n x k)",
+    ),
 )

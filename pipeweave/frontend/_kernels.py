@@ -23,13 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import _constants as C
-from ._demand import KernelDemand, occupancy
+from ._demand import Col, KernelDemand, occupancy
 from ._smem import triton_smem_bytes
 
 __all__ = ["tiled_matmul", "elementwise", "flash_attention"]
 
 
-def _cdiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _cdiv(a: Col, b: Col) -> np.ndarray:
     return np.ceil(np.asarray(a, dtype=float) / np.asarray(b, dtype=float))
 
 
@@ -43,14 +43,33 @@ def _wave_cover(W: np.ndarray, tm: np.ndarray, tn: np.ndarray, group_m: np.ndarr
     return r, c
 
 
-def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, bm: np.ndarray, bn: np.ndarray,
-                 bk: np.ndarray, group_m: np.ndarray, warps: np.ndarray, stages: np.ndarray,
-                 a_bytes: np.ndarray, b_bytes: np.ndarray, out_bytes: np.ndarray, tensor_rate: np.ndarray,
-                 spec: dict[str, np.ndarray], split_k: np.ndarray | float = 1.0,
-                 loaded_rows: np.ndarray | None = None, a_comp_rows: np.ndarray | None = None,
-                 b_groups: np.ndarray | float = 1.0, useful_rows: np.ndarray | None = None,
-                 extra_fma_per_row: np.ndarray | float = 0.0, multicast: np.ndarray | float = 1.0,
-                 triton_sm_arch: np.ndarray | None = None, pair_mma: np.ndarray | float = 1.0) -> KernelDemand:
+def tiled_matmul(
+    name: str,
+    *,
+    rows: np.ndarray,
+    n: np.ndarray,
+    k: np.ndarray,
+    bm: np.ndarray,
+    bn: np.ndarray,
+    bk: np.ndarray,
+    group_m: np.ndarray,
+    warps: np.ndarray,
+    stages: np.ndarray,
+    a_bytes: Col,
+    b_bytes: Col,
+    out_bytes: Col,
+    tensor_rate: np.ndarray,
+    spec: dict[str, np.ndarray],
+    split_k: np.ndarray | float = 1.0,
+    loaded_rows: np.ndarray | None = None,
+    a_comp_rows: np.ndarray | None = None,
+    b_groups: np.ndarray | float = 1.0,
+    useful_rows: np.ndarray | None = None,
+    extra_fma_per_row: np.ndarray | float = 0.0,
+    multicast: np.ndarray | float = 1.0,
+    triton_sm_arch: np.ndarray | None = None,
+    pair_mma: np.ndarray | float = 1.0,
+) -> KernelDemand:
     """Demand of C[rows, n] = A[rows, k] B[k, n] computed with BM x BN x BK tiles.
 
     ``rows`` is the (padded) row count the grid covers; for the grouped MoE GEMM, ``loaded_rows``
@@ -78,8 +97,11 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
 
     load_it = (bm * a_bytes + bn * b_bytes / pair_mma) * bk  # bytes landing in this CTA's smem
     l2_load_it = (bm * a_bytes + bn * b_bytes / multicast) * bk
-    smem_cta = stages * load_it if triton_sm_arch is None else \
-        triton_smem_bytes(bm, bn, bk, stages, a_bytes, b_bytes, triton_sm_arch)
+    smem_cta = (
+        stages * load_it
+        if triton_sm_arch is None
+        else triton_smem_bytes(bm, bn, bk, stages, a_bytes, b_bytes, triton_sm_arch)
+    )
     regs = bm * bn / threads + C.REG_OVERHEAD_PER_THREAD  # fp32 accumulators + addressing
     p = occupancy(threads, smem_cta, regs, spec)
     W = np.minimum(G, spec["sm_count"] * p)
@@ -113,25 +135,53 @@ def tiled_matmul(name: str, *, rows: np.ndarray, n: np.ndarray, k: np.ndarray, b
 
     store_cta = bm * bn * np.where(split > 1, 4.0, out_bytes)
     kd = KernelDemand(
-        name=name, grid_ctas=G, iters=iters, tensor_rate=tensor_rate, threads=threads, stages=stages,
-        smem_cta_bytes=smem_cta, regs_per_thread=regs,
-        tensor_flop_it=2.0 * bm * bn * bk, fma_it=0.0, alu_it=threads * 8.0, xu_it=0.0,
+        name=name,
+        grid_ctas=G,
+        iters=iters,
+        tensor_rate=tensor_rate,
+        threads=threads,
+        stages=stages,
+        smem_cta_bytes=smem_cta,
+        regs_per_thread=regs,
+        tensor_flop_it=2.0 * bm * bn * bk,
+        fma_it=0.0,
+        alu_it=threads * 8.0,
+        xu_it=0.0,
         load_bytes_it=l2_load_it,
         smem_bytes_it=2.0 * load_it,
-        fma_cta=bm * bn * (C.EPILOGUE_OPS_PER_ELEMENT + extra_fma_per_row), xu_cta=0.0,
-        load_bytes_cta=0.0, store_bytes_cta=store_cta,
-        dram_bytes=dram_total, dram_compulsory_bytes=compulsory,
+        fma_cta=bm * bn * (C.EPILOGUE_OPS_PER_ELEMENT + extra_fma_per_row),
+        xu_cta=0.0,
+        load_bytes_cta=0.0,
+        store_bytes_cta=store_cta,
+        dram_bytes=dram_total,
+        dram_compulsory_bytes=compulsory,
         useful_flop=2.0 * useful_rows * n * k,
-        extra={"ctas_per_sm": p, "l2_hit_intra_wave": h, "l2_operand_fit": fit, "tiles_m": tm, "tiles_n": tn, "split_k": split,
-               # TileSight's lockstep assumption: perfect intra-wave reuse, none across waves
-               "dram_bytes_lockstep": np.maximum(a_wave + b_wave, a_comp + b_comp) + out_elems * out_bytes + partial},
+        extra={
+            "ctas_per_sm": p,
+            "l2_hit_intra_wave": h,
+            "l2_operand_fit": fit,
+            "tiles_m": tm,
+            "tiles_n": tn,
+            "split_k": split,
+            # TileSight's lockstep assumption: perfect intra-wave reuse, none across waves
+            "dram_bytes_lockstep": np.maximum(a_wave + b_wave, a_comp + b_comp) + out_elems * out_bytes + partial,
+        },
     )
     return kd
 
 
-def elementwise(name: str, *, elems: np.ndarray, in_bytes_per_elem: np.ndarray, out_bytes_per_elem: np.ndarray,
-                fma_per_elem: float, xu_per_elem: float, spec: dict[str, np.ndarray],
-                threads: float = 256.0, elems_per_thread: float = 8.0) -> KernelDemand:
+def elementwise(
+    name: str,
+    *,
+    elems: np.ndarray,
+    in_bytes_per_elem: Col,
+    out_bytes_per_elem: Col,
+    fma_per_elem: float,
+    xu_per_elem: float,
+    spec: dict[str, np.ndarray],
+    threads: float = 256.0,
+    elems_per_thread: float = 8.0,
+) -> KernelDemand:
     """A streaming kernel over ``elems`` outputs: no reuse, DRAM = compulsory bytes."""
     elems = np.asarray(elems, dtype=float)
     per_cta = threads * elems_per_thread
@@ -140,10 +190,26 @@ def elementwise(name: str, *, elems: np.ndarray, in_bytes_per_elem: np.ndarray, 
     store_cta = per_cta * out_bytes_per_elem
     nbytes = elems * (in_bytes_per_elem + out_bytes_per_elem)
     return KernelDemand(
-        name=name, grid_ctas=G, iters=1.0, tensor_rate=1.0, threads=threads, stages=2.0, smem_cta_bytes=0.0,
-        regs_per_thread=32.0, tensor_flop_it=0.0, fma_it=per_cta * fma_per_elem, alu_it=per_cta * 2.0,
-        xu_it=per_cta * xu_per_elem, load_bytes_it=load_cta, smem_bytes_it=0.0, fma_cta=0.0, xu_cta=0.0,
-        load_bytes_cta=0.0, store_bytes_cta=store_cta, dram_bytes=nbytes, dram_compulsory_bytes=nbytes,
+        name=name,
+        grid_ctas=G,
+        iters=1.0,
+        tensor_rate=1.0,
+        threads=threads,
+        stages=2.0,
+        smem_cta_bytes=0.0,
+        regs_per_thread=32.0,
+        tensor_flop_it=0.0,
+        fma_it=per_cta * fma_per_elem,
+        alu_it=per_cta * 2.0,
+        xu_it=per_cta * xu_per_elem,
+        load_bytes_it=load_cta,
+        smem_bytes_it=0.0,
+        fma_cta=0.0,
+        xu_cta=0.0,
+        load_bytes_cta=0.0,
+        store_bytes_cta=store_cta,
+        dram_bytes=nbytes,
+        dram_compulsory_bytes=nbytes,
         useful_flop=0.0,
     )
 
@@ -165,11 +231,28 @@ def _keys_per_query(q_len: np.ndarray, kv_len: np.ndarray, win: np.ndarray, caus
     return (sum_below + sum_capped) / np.maximum(q_len, 1.0)
 
 
-def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: np.ndarray, heads: np.ndarray,
-                    kv_heads: np.ndarray, head_dim: np.ndarray, q_bytes: np.ndarray, kv_bytes: np.ndarray,
-                    causal: bool, decode: bool, tensor_rate: np.ndarray, spec: dict[str, np.ndarray],
-                    bq: np.ndarray, bkv: np.ndarray, warps: np.ndarray, stages: np.ndarray,
-                    window: np.ndarray | float = 0.0, pack_gqa: np.ndarray | bool = False) -> KernelDemand:
+def flash_attention(
+    name: str,
+    *,
+    batch: np.ndarray,
+    q_len: np.ndarray,
+    kv_len: np.ndarray,
+    heads: np.ndarray,
+    kv_heads: np.ndarray,
+    head_dim: np.ndarray,
+    q_bytes: np.ndarray,
+    kv_bytes: np.ndarray,
+    causal: bool,
+    decode: bool,
+    tensor_rate: np.ndarray,
+    spec: dict[str, np.ndarray],
+    bq: np.ndarray,
+    bkv: np.ndarray,
+    warps: np.ndarray,
+    stages: np.ndarray,
+    window: np.ndarray | float = 0.0,
+    pack_gqa: np.ndarray | bool = False,
+) -> KernelDemand:
     """FlashAttention forward. Prefill: one CTA per (batch, head, q-tile), causal average trip count.
 
     Decode (q_len = 1): split-KV ("flash-decoding"), one CTA per (batch, kv-head, split) with the
@@ -214,11 +297,25 @@ def flash_attention(name: str, *, batch: np.ndarray, q_len: np.ndarray, kv_len: 
     kv_total = batch * kv_heads * kv_len * d * 2.0 * kv_bytes
     qo_total = batch * heads * q_len * d * 2.0 * q_bytes
     return KernelDemand(
-        name=name, grid_ctas=G, iters=iters, tensor_rate=tensor_rate, threads=threads, stages=stages,
-        smem_cta_bytes=smem_cta, regs_per_thread=np.full_like(G, 168.0),
-        tensor_flop_it=4.0 * rows_q * bkv * d, fma_it=5.0 * scores_it + qrows_real * d, alu_it=threads * 6.0,
-        xu_it=scores_it, load_bytes_it=load_it, smem_bytes_it=2.0 * load_it,
-        fma_cta=rows_q * d * 2.0, xu_cta=rows_q * 2.0,
-        load_bytes_cta=rows_q * d * q_bytes, store_bytes_cta=qrows_real * d * q_bytes * np.where(decode, 2.0, 1.0),
-        dram_bytes=kv_total + qo_total, dram_compulsory_bytes=kv_total + qo_total, useful_flop=useful,
+        name=name,
+        grid_ctas=G,
+        iters=iters,
+        tensor_rate=tensor_rate,
+        threads=threads,
+        stages=stages,
+        smem_cta_bytes=smem_cta,
+        regs_per_thread=np.full_like(G, 168.0),
+        tensor_flop_it=4.0 * rows_q * bkv * d,
+        fma_it=5.0 * scores_it + qrows_real * d,
+        alu_it=threads * 6.0,
+        xu_it=scores_it,
+        load_bytes_it=load_it,
+        smem_bytes_it=2.0 * load_it,
+        fma_cta=rows_q * d * 2.0,
+        xu_cta=rows_q * 2.0,
+        load_bytes_cta=rows_q * d * q_bytes,
+        store_bytes_cta=qrows_real * d * q_bytes * np.where(decode, 2.0, 1.0),
+        dram_bytes=kv_total + qo_total,
+        dram_compulsory_bytes=kv_total + qo_total,
+        useful_flop=useful,
     )

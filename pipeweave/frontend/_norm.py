@@ -40,11 +40,17 @@ REDUCTION_ALU_PER_THREAD = 2.0 * 5.0 * 3.0
 #: (CUDAFunctorOnSelf). IEEE division = MUFU.RCP + Newton FMAs; powf = log2/exp2 with extended-
 #: precision FMA sequences; tanhf / gelu (erf) = FMA polynomials with one MUFU op.
 ELEMENTWISE_OPS: dict[str, tuple[float, float, float, float]] = {
-    "add": (8.0, 1.0, 2.0, 0.0), "addu": (4.0, 1.0, 2.0, 0.0),
-    "mul": (8.0, 1.0, 2.0, 0.0), "mulu": (4.0, 1.0, 2.0, 0.0),
-    "div": (8.0, 4.0, 2.0, 1.0), "divu": (4.0, 4.0, 2.0, 1.0),
-    "pow": (8.0, 20.0, 6.0, 2.0), "powu": (4.0, 20.0, 6.0, 2.0),
-    "relu": (4.0, 0.0, 3.0, 0.0), "tanh": (4.0, 12.0, 4.0, 1.0), "gelu": (4.0, 16.0, 4.0, 1.0),
+    "add": (8.0, 1.0, 2.0, 0.0),
+    "addu": (4.0, 1.0, 2.0, 0.0),
+    "mul": (8.0, 1.0, 2.0, 0.0),
+    "mulu": (4.0, 1.0, 2.0, 0.0),
+    "div": (8.0, 4.0, 2.0, 1.0),
+    "divu": (4.0, 4.0, 2.0, 1.0),
+    "pow": (8.0, 20.0, 6.0, 2.0),
+    "powu": (4.0, 20.0, 6.0, 2.0),
+    "relu": (4.0, 0.0, 3.0, 0.0),
+    "tanh": (4.0, 12.0, 4.0, 1.0),
+    "gelu": (4.0, 16.0, 4.0, 1.0),
 }
 
 
@@ -65,11 +71,25 @@ def l2_miss_fraction(working_set_bytes: np.ndarray, spec: Spec) -> np.ndarray:
     return np.clip(np.asarray(working_set_bytes, dtype=float) / l2 - 1.0, 0.0, 1.0)
 
 
-def row_kernel(name: str, *, rows: np.ndarray, width: np.ndarray, threads: np.ndarray, vec: np.ndarray | float,
-               in_bytes: np.ndarray | float, out_bytes: np.ndarray | float, fma_per_elem: np.ndarray | float,
-               alu_per_elem: np.ndarray | float, xu_per_elem: np.ndarray | float, passes: float = 1.0,
-               xu_per_thread: float = 0.0, reduction: bool = False, const_bytes: np.ndarray | float = 0.0,
-               rows_per_cta: np.ndarray | float = 1.0, spec: Spec | None = None) -> KernelDemand:
+def row_kernel(
+    name: str,
+    *,
+    rows: np.ndarray,
+    width: np.ndarray,
+    threads: np.ndarray,
+    vec: np.ndarray | float,
+    in_bytes: np.ndarray | float,
+    out_bytes: np.ndarray | float,
+    fma_per_elem: np.ndarray | float,
+    alu_per_elem: np.ndarray | float,
+    xu_per_elem: np.ndarray | float,
+    passes: float = 1.0,
+    xu_per_thread: float = 0.0,
+    reduction: bool = False,
+    const_bytes: np.ndarray | float = 0.0,
+    rows_per_cta: np.ndarray | float = 1.0,
+    spec: Spec | None = None,
+) -> KernelDemand:
     """Demand of a kernel with ``rows_per_cta`` rows of ``width`` elements per CTA (grid = rows / that).
 
     Each main-loop iteration moves ``threads * vec`` elements of every row the CTA owns;
@@ -93,13 +113,27 @@ def row_kernel(name: str, *, rows: np.ndarray, width: np.ndarray, threads: np.nd
     dram = compulsory * (l2_miss_fraction(compulsory, spec) if spec is not None else 1.0)
     red_alu = np.where(reduction, threads * REDUCTION_ALU_PER_THREAD * rpc, 0.0)
     return KernelDemand(
-        name=name, grid_ctas=grid, iters=iters, tensor_rate=1.0, threads=threads, stages=2.0,
-        smem_cta_bytes=np.where(reduction, 32.0 * 4.0 * rpc, 0.0), regs_per_thread=32.0,
-        tensor_flop_it=0.0, fma_it=elems_it * fma_per_elem / passes, alu_it=elems_it * alu_per_elem / passes,
-        xu_it=elems_it * xu_per_elem / passes, load_bytes_it=elems_it * (in_bytes + const_bytes / passes),
-        smem_bytes_it=0.0, fma_cta=0.0, xu_cta=threads * xu_per_thread,
-        load_bytes_cta=np.where(reduction, 2.0 * 32.0 * 4.0, 0.0) * rpc, store_bytes_cta=out_row * rpc,
-        dram_bytes=dram, dram_compulsory_bytes=compulsory, useful_flop=0.0,
+        name=name,
+        grid_ctas=grid,
+        iters=iters,
+        tensor_rate=1.0,
+        threads=threads,
+        stages=2.0,
+        smem_cta_bytes=np.where(reduction, 32.0 * 4.0 * rpc, 0.0),
+        regs_per_thread=32.0,
+        tensor_flop_it=0.0,
+        fma_it=elems_it * fma_per_elem / passes,
+        alu_it=elems_it * alu_per_elem / passes,
+        xu_it=elems_it * xu_per_elem / passes,
+        load_bytes_it=elems_it * (in_bytes + const_bytes / passes),
+        smem_bytes_it=0.0,
+        fma_cta=0.0,
+        xu_cta=threads * xu_per_thread,
+        load_bytes_cta=np.where(reduction, 2.0 * 32.0 * 4.0, 0.0) * rpc,
+        store_bytes_cta=out_row * rpc,
+        dram_bytes=dram,
+        dram_compulsory_bytes=compulsory,
+        useful_flop=0.0,
         extra={"reduction_alu": red_alu},
     )
 
@@ -115,8 +149,17 @@ def _with_alu(kd: KernelDemand) -> KernelDemand:
 
 def _tile_frame(n: int, threads: np.ndarray, origin: str) -> pd.DataFrame:
     nan = np.full(n, np.nan)
-    return pd.DataFrame({"block_m": np.ones(n), "block_n": nan, "block_k": nan, "group_m": np.ones(n),
-                         "num_warps": threads / 32.0, "num_stages": np.ones(n), "tile_origin": origin})
+    return pd.DataFrame(
+        {
+            "block_m": np.ones(n),
+            "block_n": nan,
+            "block_k": nan,
+            "group_m": np.ones(n),
+            "num_warps": threads / 32.0,
+            "num_stages": np.ones(n),
+            "tile_origin": origin,
+        }
+    )
 
 
 def _build_rmsnorm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
@@ -124,10 +167,23 @@ def _build_rmsnorm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kernel
     (sum of squares -> block reduce -> rsqrt, then re-read x and the weight, scale, store)."""
     T, H = _col(df, "num_tokens"), _col(df, "hidden_size")
     threads = _warps_ceil(np.minimum(1024.0, np.ceil(H / 8.0)))
-    kd = row_kernel("rmsnorm", rows=T, width=H, threads=threads, vec=8.0, in_bytes=2.0, out_bytes=2.0,
-                    fma_per_elem=RMSNORM_FMA_PER_ELEM, alu_per_elem=RMSNORM_ALU_PER_ELEM, xu_per_elem=0.0,
-                    passes=2.0, xu_per_thread=RMSNORM_XU_PER_THREAD, reduction=True, const_bytes=2.0,
-                    spec=spec)
+    kd = row_kernel(
+        "rmsnorm",
+        rows=T,
+        width=H,
+        threads=threads,
+        vec=8.0,
+        in_bytes=2.0,
+        out_bytes=2.0,
+        fma_per_elem=RMSNORM_FMA_PER_ELEM,
+        alu_per_elem=RMSNORM_ALU_PER_ELEM,
+        xu_per_elem=0.0,
+        passes=2.0,
+        xu_per_thread=RMSNORM_XU_PER_THREAD,
+        reduction=True,
+        const_bytes=2.0,
+        spec=spec,
+    )
     tiles = _tile_frame(len(df), threads, "cuda_rmsnorm")
     tiles["block_n"] = 8.0 * threads
     return [_with_alu(kd)], tiles
@@ -136,11 +192,21 @@ def _build_rmsnorm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kernel
 def _build_silu_mul(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     """vLLM act_and_mul: one CTA per token, min(1024, I) threads striding over the I outputs; reads
     the gate and up halves (2 x I bf16), writes I bf16; silu(x) = x / (1 + exp(-x)) on MUFU."""
-    T, I = _col(df, "num_tokens"), _col(df, "inter_size")
+    T, I = _col(df, "num_tokens"), _col(df, "inter_size")  # noqa: E741 (I = intermediate size)
     threads = _warps_ceil(np.minimum(1024.0, I))
-    kd = row_kernel("silu_mul", rows=T, width=I, threads=threads, vec=1.0, in_bytes=4.0, out_bytes=2.0,
-                    fma_per_elem=SILU_FMA_PER_ELEM, alu_per_elem=SILU_ALU_PER_ELEM, xu_per_elem=SILU_XU_PER_ELEM,
-                    spec=spec)
+    kd = row_kernel(
+        "silu_mul",
+        rows=T,
+        width=I,
+        threads=threads,
+        vec=1.0,
+        in_bytes=4.0,
+        out_bytes=2.0,
+        fma_per_elem=SILU_FMA_PER_ELEM,
+        alu_per_elem=SILU_ALU_PER_ELEM,
+        xu_per_elem=SILU_XU_PER_ELEM,
+        spec=spec,
+    )
     tiles = _tile_frame(len(df), threads, "cuda_act_and_mul")
     tiles["block_n"] = threads
     return [kd], tiles
@@ -157,12 +223,23 @@ def _build_elementwise_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[li
     if bad.any():
         from .._errors import DataError
 
-        raise DataError(f"elementwise_fp32: unknown op {sorted(set(ops[bad].astype(str)))}",
-                        hint=f"op is one of {sorted(ELEMENTWISE_OPS)}")
+        raise DataError(
+            f"elementwise_fp32: unknown op {sorted(set(ops[bad].astype(str)))}",
+            hint=f"op is one of {sorted(ELEMENTWISE_OPS)}",
+        )
     n = B * H
-    kd = row_kernel("elementwise_fp32", rows=np.ceil(n / 512.0), width=np.full(len(df), 512.0),
-                    threads=np.full(len(df), 128.0), vec=4.0, in_bytes=cols[:, 0], out_bytes=4.0,
-                    fma_per_elem=cols[:, 1], alu_per_elem=cols[:, 2], xu_per_elem=cols[:, 3])
+    kd = row_kernel(
+        "elementwise_fp32",
+        rows=np.ceil(n / 512.0),
+        width=np.full(len(df), 512.0),
+        threads=np.full(len(df), 128.0),
+        vec=4.0,
+        in_bytes=cols[:, 0],
+        out_bytes=4.0,
+        fma_per_elem=cols[:, 1],
+        alu_per_elem=cols[:, 2],
+        xu_per_elem=cols[:, 3],
+    )
     kd.dram_compulsory_bytes = n * (cols[:, 0] + 4.0)
     kd.dram_bytes = kd.dram_compulsory_bytes * l2_miss_fraction(kd.dram_compulsory_bytes, spec)
     tiles = _tile_frame(len(df), np.full(len(df), 128.0), "pytorch_vectorized_elementwise")
@@ -183,10 +260,23 @@ def _build_softmax_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[K
     B, H = _col(df, "num_tokens"), _col(df, "hidden_size")
     warp = H <= 1024.0
     threads = np.where(warp, 128.0, _softmax_threads(H))
-    kd = row_kernel("softmax_fp32", rows=B, width=H, threads=threads, vec=np.where(warp, 1.0, 4.0), in_bytes=4.0,
-                    out_bytes=4.0, fma_per_elem=np.where(warp, 4.0, 6.0), alu_per_elem=4.0,
-                    xu_per_elem=np.where(warp, 1.0, 2.0), passes=1.0, xu_per_thread=1.0, reduction=True,
-                    rows_per_cta=np.where(warp, 4.0, 1.0), spec=spec)
+    kd = row_kernel(
+        "softmax_fp32",
+        rows=B,
+        width=H,
+        threads=threads,
+        vec=np.where(warp, 1.0, 4.0),
+        in_bytes=4.0,
+        out_bytes=4.0,
+        fma_per_elem=np.where(warp, 4.0, 6.0),
+        alu_per_elem=4.0,
+        xu_per_elem=np.where(warp, 1.0, 2.0),
+        passes=1.0,
+        xu_per_thread=1.0,
+        reduction=True,
+        rows_per_cta=np.where(warp, 4.0, 1.0),
+        spec=spec,
+    )
     # the block kernel reads the row three times (from L1/L2 after the first)
     kd.load_bytes_it = kd.load_bytes_it * np.where(warp, 1.0, 3.0)
     tiles = _tile_frame(len(df), threads, "pytorch_softmax")
@@ -200,9 +290,23 @@ def _build_layernorm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list
     gamma and shift by beta (two shared vectors), store."""
     B, H = _col(df, "num_tokens"), _col(df, "hidden_size")
     threads = np.full(len(df), 128.0)
-    kd = row_kernel("layernorm_fp32", rows=B, width=H, threads=threads, vec=4.0, in_bytes=4.0, out_bytes=4.0,
-                    fma_per_elem=10.0, alu_per_elem=4.0, xu_per_elem=0.5, passes=2.0, xu_per_thread=2.0,
-                    reduction=True, const_bytes=8.0, spec=spec)
+    kd = row_kernel(
+        "layernorm_fp32",
+        rows=B,
+        width=H,
+        threads=threads,
+        vec=4.0,
+        in_bytes=4.0,
+        out_bytes=4.0,
+        fma_per_elem=10.0,
+        alu_per_elem=4.0,
+        xu_per_elem=0.5,
+        passes=2.0,
+        xu_per_thread=2.0,
+        reduction=True,
+        const_bytes=8.0,
+        spec=spec,
+    )
     tiles = _tile_frame(len(df), threads, "pytorch_layer_norm")
     return [_with_alu(kd)], tiles
 
@@ -210,14 +314,39 @@ def _build_layernorm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list
 #: (name, shape columns, dtypes, builder, description) of the row-kernel families; registered by
 #: :mod:`._families`, which builds :class:`~._families.Family` entries from them.
 NORM_FAMILIES = (
-    ("rmsnorm", ("num_tokens", "hidden_size"), ("bfloat16", "float16"), _build_rmsnorm,
-     "RMSNorm CUDA kernel (FlashInfer/vLLM), one CTA per token over hidden_size (bf16)"),
-    ("silu_mul", ("num_tokens", "inter_size"), ("bfloat16", "float16"), _build_silu_mul,
-     "SiLU-and-mul CUDA kernel (vLLM act_and_mul), one CTA per token; reads 2 x inter_size, writes inter_size"),
-    ("elementwise_fp32", ("num_tokens", "hidden_size"), ("float32",), _build_elementwise_fp32,
-     "PyTorch FP32 element-wise op (`op`: add/mul/div/pow [+u = scalar], relu, tanh, gelu) over num_tokens x hidden_size"),
-    ("softmax_fp32", ("num_tokens", "hidden_size"), ("float32",), _build_softmax_fp32,
-     "PyTorch FP32 softmax over the last dim (hidden_size) of num_tokens rows"),
-    ("layernorm_fp32", ("num_tokens", "hidden_size"), ("float32",), _build_layernorm_fp32,
-     "PyTorch FP32 layer_norm over the last dim (hidden_size) of num_tokens rows"),
+    (
+        "rmsnorm",
+        ("num_tokens", "hidden_size"),
+        ("bfloat16", "float16"),
+        _build_rmsnorm,
+        "RMSNorm CUDA kernel (FlashInfer/vLLM), one CTA per token over hidden_size (bf16)",
+    ),
+    (
+        "silu_mul",
+        ("num_tokens", "inter_size"),
+        ("bfloat16", "float16"),
+        _build_silu_mul,
+        "SiLU-and-mul CUDA kernel (vLLM act_and_mul), one CTA per token; reads 2 x inter_size, writes inter_size",
+    ),
+    (
+        "elementwise_fp32",
+        ("num_tokens", "hidden_size"),
+        ("float32",),
+        _build_elementwise_fp32,
+        "PyTorch FP32 element-wise op (`op`: add/mul/div/pow [+u = scalar], relu, tanh, gelu) over num_tokens x hidden_size",
+    ),
+    (
+        "softmax_fp32",
+        ("num_tokens", "hidden_size"),
+        ("float32",),
+        _build_softmax_fp32,
+        "PyTorch FP32 softmax over the last dim (hidden_size) of num_tokens rows",
+    ),
+    (
+        "layernorm_fp32",
+        ("num_tokens", "hidden_size"),
+        ("float32",),
+        _build_layernorm_fp32,
+        "PyTorch FP32 layer_norm over the last dim (hidden_size) of num_tokens rows",
+    ),
 )

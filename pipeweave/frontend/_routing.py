@@ -11,6 +11,8 @@ BM) so the per-expert arithmetic runs once per distinct case, not per row.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -40,8 +42,10 @@ def _alpha_of_names(distribution: pd.Series) -> np.ndarray:
         from .._errors import DataError
 
         vals = sorted(set(s[bad].tolist()))[:5]
-        raise DataError(f"unknown MoE routing distribution {vals}",
-                        hint="use 'balanced' or 'power_law_<alpha>' (e.g. power_law_1.2)")
+        raise DataError(
+            f"unknown MoE routing distribution {vals}",
+            hint="use 'balanced' or 'power_law_<alpha>' (e.g. power_law_1.2)",
+        )
     return alpha
 
 
@@ -78,8 +82,9 @@ def _counts_matrix(tokens: np.ndarray, topk: np.ndarray, n_exp: int, alpha: np.n
     return np.where((alpha == 0.0)[:, None], bal, c)
 
 
-def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarray,
-                  alpha: np.ndarray, block_m: np.ndarray) -> pd.DataFrame:
+def routing_stats(
+    tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarray, alpha: np.ndarray, block_m: np.ndarray
+) -> pd.DataFrame:
     """Per-row routing statistics of a fused-MoE launch on one rank.
 
     Parameters are per-row arrays: ``tokens`` routed into this rank's experts (before top-k
@@ -88,15 +93,21 @@ def routing_stats(tokens: np.ndarray, topk: np.ndarray, local_experts: np.ndarra
     integer counts), ``active_experts`` (experts with >= 1 expected token), ``max_expert_rows``.
     Vectorized over the distinct cases, grouped by expert count.
     """
-    key = pd.DataFrame({"t": np.asarray(tokens, float), "k": np.asarray(topk, float),
-                        "e": np.maximum(np.round(np.asarray(local_experts, float)), 1.0),
-                        "a": np.asarray(alpha, float), "bm": np.asarray(block_m, float)})
+    key = pd.DataFrame(
+        {
+            "t": np.asarray(tokens, float),
+            "k": np.asarray(topk, float),
+            "e": np.maximum(np.round(np.asarray(local_experts, float)), 1.0),
+            "a": np.asarray(alpha, float),
+            "bm": np.asarray(block_m, float),
+        }
+    )
     codes, first = distinct_rows(key)
     uniq = key.iloc[first].reset_index(drop=True)
     out = np.zeros((len(uniq), 4))
     for e_val, idx in uniq.groupby("e").indices.items():
         sub = uniq.iloc[idx]
-        c = _counts_matrix(sub["t"].to_numpy(), sub["k"].to_numpy(), int(e_val), sub["a"].to_numpy())
+        c = _counts_matrix(sub["t"].to_numpy(), sub["k"].to_numpy(), int(cast(float, e_val)), sub["a"].to_numpy())
         bm = sub["bm"].to_numpy()[:, None]
         out[idx, 0] = c.sum(axis=1)
         out[idx, 1] = (np.ceil(c / bm) * bm).sum(axis=1)

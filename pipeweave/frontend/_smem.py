@@ -34,8 +34,15 @@ def triton_smem_buffers(num_stages: Any, block_m: Any, sm_arch: Any = None) -> n
     return np.where(full, st, np.maximum(st - 1.0, 1.0))
 
 
-def triton_smem_bytes(block_m: Any, block_n: Any, block_k: Any, num_stages: Any, a_bytes: Any = 2.0,
-                      b_bytes: Any = None, sm_arch: Any = None) -> np.ndarray:
+def triton_smem_bytes(
+    block_m: Any,
+    block_n: Any,
+    block_k: Any,
+    num_stages: Any,
+    a_bytes: Any = 2.0,
+    b_bytes: Any = None,
+    sm_arch: Any = None,
+) -> np.ndarray:
     """Shared memory (bytes) per CTA of a Triton tiled matmul: buffers x (BM*BK*a_bytes + BK*BN*b_bytes).
 
     ``a_bytes``/``b_bytes``: bytes per element of A and B (B defaults to A's); ``sm_arch`` decides

@@ -27,18 +27,33 @@ from ._constants import CUBLAS_GROUP_M
 __all__ = ["TILE_COLUMNS", "gemm_candidates", "moe_w13_default", "fused_moe_default", "attention_tiles"]
 
 # (BM, BN, BK for 2-byte dtypes, warps, stages). BK doubles for 1-byte dtypes.
-_MMA_SYNC_TILES = [(256, 128, 32, 8, 3), (128, 256, 32, 8, 3), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
-                 (64, 128, 32, 4, 4), (64, 64, 64, 4, 4), (32, 64, 64, 4, 4)]
-_ASYNC_MMA_TILES = [(128, 256, 64, 8, 4), (256, 128, 64, 8, 4), (128, 128, 64, 8, 5), (128, 64, 64, 4, 6),
-                 (64, 128, 64, 4, 6), (64, 64, 64, 4, 8), (64, 32, 128, 4, 6)]
+_MMA_SYNC_TILES = [
+    (256, 128, 32, 8, 3),
+    (128, 256, 32, 8, 3),
+    (128, 128, 32, 4, 4),
+    (128, 64, 32, 4, 4),
+    (64, 128, 32, 4, 4),
+    (64, 64, 64, 4, 4),
+    (32, 64, 64, 4, 4),
+]
+_ASYNC_MMA_TILES = [
+    (128, 256, 64, 8, 4),
+    (256, 128, 64, 8, 4),
+    (128, 128, 64, 8, 5),
+    (128, 64, 64, 4, 6),
+    (64, 128, 64, 4, 6),
+    (64, 64, 64, 4, 8),
+    (64, 32, 128, 4, 6),
+]
 _SPLITS = (1, 2, 4, 8)
 
 
 def gemm_candidates(async_mma: bool, one_byte: bool) -> pd.DataFrame:
     """Candidate cuBLAS-like tiles for one architecture class (sm_90/sm_100 vs sm_80/86/89/120)."""
     base = _ASYNC_MMA_TILES if async_mma else _MMA_SYNC_TILES
-    rows = [(bm, bn, bk * (2 if one_byte else 1), CUBLAS_GROUP_M, w, st, s)
-            for (bm, bn, bk, w, st) in base for s in _SPLITS]
+    rows = [
+        (bm, bn, bk * (2 if one_byte else 1), CUBLAS_GROUP_M, w, st, s) for (bm, bn, bk, w, st) in base for s in _SPLITS
+    ]
     return pd.DataFrame(rows, columns=[*TILE_COLUMNS, "split_k"], dtype=float)
 
 
@@ -69,12 +84,20 @@ def attention_tiles(async_mma: np.ndarray, smem_per_sm_kib: np.ndarray, decode: 
     hc = np.asarray(async_mma, dtype=bool)
     n = len(hc)
     if decode:
-        return pd.DataFrame({"block_m": np.full(n, 16.0), "block_n": np.full(n, 64.0), "num_warps": np.full(n, 4.0),
-                             "num_stages": np.full(n, 2.0)})
+        return pd.DataFrame(
+            {
+                "block_m": np.full(n, 16.0),
+                "block_n": np.full(n, 64.0),
+                "num_warps": np.full(n, 4.0),
+                "num_stages": np.full(n, 2.0),
+            }
+        )
     small_smem = np.asarray(smem_per_sm_kib, dtype=float) <= 100
-    return pd.DataFrame({
-        "block_m": np.full(n, 128.0),
-        "block_n": np.where(hc, 128.0, np.where(small_smem, 32.0, 64.0)),
-        "num_warps": np.where(hc, 12.0, 4.0),
-        "num_stages": np.where(hc, 2.0, 1.0) + 1.0,
-    })
+    return pd.DataFrame(
+        {
+            "block_m": np.full(n, 128.0),
+            "block_n": np.where(hc, 128.0, np.where(small_smem, 32.0, 64.0)),
+            "num_warps": np.where(hc, 12.0, 4.0),
+            "num_stages": np.where(hc, 2.0, 1.0) + 1.0,
+        }
+    )

@@ -23,8 +23,9 @@ __all__ = ["tilesight_time_us", "TILESIGHT_CAP"]
 TILESIGHT_CAP: float = 0.9
 
 
-def _wave_time(kd: KernelDemand, spec: dict[str, np.ndarray], tiles_per_sm: np.ndarray,
-               active: np.ndarray, dram_frac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _wave_time(
+    kd: KernelDemand, spec: dict[str, np.ndarray], tiles_per_sm: np.ndarray, active: np.ndarray, dram_frac: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     f = spec["sm_clock_mhz"]
     cap = TILESIGHT_CAP
     l2_it = kd.load_bytes_it
@@ -32,11 +33,13 @@ def _wave_time(kd: KernelDemand, spec: dict[str, np.ndarray], tiles_per_sm: np.n
     t_ddr = l2_it * dram_frac * active / (spec["dram_bw_gbps"] * 1e3 * cap)
     t_s = kd.smem_bytes_it / (spec["smem_bw_bytes_per_clk_per_sm"] * f * cap)
     mem_t = np.maximum.reduce([t_l2, t_ddr, t_s])
-    comp_t = np.maximum.reduce([
-        kd.tensor_flop_it / (kd.tensor_rate * f * cap),
-        kd.fma_it / (spec["fp32_lanes_per_sm"] * f * cap),
-        kd.xu_it / (spec["sfu_ops_per_clk_per_sm"] * f * cap),
-    ])
+    comp_t = np.maximum.reduce(
+        [
+            kd.tensor_flop_it / (kd.tensor_rate * f * cap),
+            kd.fma_it / (spec["fp32_lanes_per_sm"] * f * cap),
+            kd.xu_it / (spec["sfu_ops_per_clk_per_sm"] * f * cap),
+        ]
+    )
     store_t = kd.store_bytes_cta * active / (spec["dram_bw_gbps"] * 1e3 * cap)
     n = tiles_per_sm * kd.iters
     d = np.maximum(kd.stages * tiles_per_sm - 1.0, 0.0)

@@ -102,7 +102,9 @@ COLUMN_DOMAINS: dict[str, Domain] = {
     "step": Domain(0, 2**21, meaning="KV-cache length before the step (0 for a fresh prefill)"),
     "num_heads": Domain(1, 1024, meaning="query heads"),
     "num_key_value_heads": Domain(1, 1024, meaning="KV heads (divides num_heads)"),
-    "head_dim": Domain(16, 256, multiple_of=8, meaning="head dimension (FlashAttention/TRT-LLM: multiple of 8, <= 256)"),
+    "head_dim": Domain(
+        16, 256, multiple_of=8, meaning="head dimension (FlashAttention/TRT-LLM: multiple of 8, <= 256)"
+    ),
     "window_size": Domain(0, 2**21, meaning="sliding window (0 = none)"),
     "block_m": Domain(16, 256, power_of_two=True, meaning="Triton BLOCK_M"),
     "block_n": Domain(16, 256, power_of_two=True, meaning="Triton BLOCK_N"),
@@ -132,13 +134,30 @@ MAX_LATENCY_US: float = 1e9
 
 #: Columns pipeweave computes (features, predictions): an input column of that name is ignored for
 #: featurization (kept in the output as given).
-DERIVED_COLUMNS: tuple[str, ...] = ("t_env_us", "t_lower_us", "t_roofline_us", "t_tilesight_us", "latency_us_pred",
-                                    "tile_origin")
+DERIVED_COLUMNS: tuple[str, ...] = (
+    "t_env_us",
+    "t_lower_us",
+    "t_roofline_us",
+    "t_tilesight_us",
+    "latency_us_pred",
+    "tile_origin",
+)
 
 _KV_DTYPES = ("bfloat16", "float16", "fp8")
-_DTYPE_SUGGEST = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32",
-                  "float8": "fp8", "e4m3": "fp8", "fp8_e4m3": "fp8", "float8_e4m3fn": "fp8", "fp8_blockwise": "fp8_block",
-                  "torch.bfloat16": "bfloat16", "torch.float16": "float16"}
+_DTYPE_SUGGEST = {
+    "bf16": "bfloat16",
+    "fp16": "float16",
+    "half": "float16",
+    "fp32": "float32",
+    "float": "float32",
+    "float8": "fp8",
+    "e4m3": "fp8",
+    "fp8_e4m3": "fp8",
+    "float8_e4m3fn": "fp8",
+    "fp8_blockwise": "fp8_block",
+    "torch.bfloat16": "bfloat16",
+    "torch.float16": "float16",
+}
 _DIST_RE = re.compile(r"^(balanced|uniform|random|power_law(_\d+(\.\d*)?)?)$")
 
 
@@ -158,8 +177,9 @@ def _uniq(s: pd.Series) -> tuple[np.ndarray, list[object]]:
 
 
 def _is_missing(u: object) -> bool:
-    return u is None or u is pd.NA or (isinstance(u, float) and math.isnan(u)) or (
-        isinstance(u, str) and u.strip() == "")
+    return (
+        u is None or u is pd.NA or (isinstance(u, float) and math.isnan(u)) or (isinstance(u, str) and u.strip() == "")
+    )
 
 
 def _blank(s: pd.Series) -> np.ndarray:
@@ -173,8 +193,9 @@ def _blank(s: pd.Series) -> np.ndarray:
 def _text(s: pd.Series) -> np.ndarray:
     """Cells as stripped text ('' for missing), an object array."""
     codes, uniques = _uniq(s)
-    names = np.array(["" if _is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip()
-                      for u in uniques], dtype=object)
+    names = np.array(
+        ["" if _is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip() for u in uniques], dtype=object
+    )
     return names[codes] if len(codes) else np.array([], dtype=object)
 
 
@@ -206,8 +227,11 @@ def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
         for col, value in defaults.items():
             if col not in out.columns:
                 out = out.copy() if out is df else out
-                out[col] = pd.Series([value if x else None for x in m], index=out.index, dtype=object) \
-                    if isinstance(value, str) else np.where(m, float(value), np.nan)
+                out[col] = (
+                    pd.Series([value if x else None for x in m], index=out.index, dtype=object)
+                    if isinstance(value, str)
+                    else np.where(m, float(value), np.nan)
+                )
                 continue
             fill = m & _blank(out[col])
             if fill.any():
@@ -222,31 +246,37 @@ def _rule_divides(a: str, b: str) -> Callable[[dict[str, np.ndarray]], tuple[np.
     def rule(v: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.mod(v[b], v[a]) != 0, f"{a} must divide {b}"
+
     return rule
 
 
 def _rule_le(a: str, b: str) -> Callable[[dict[str, np.ndarray]], tuple[np.ndarray, str]]:
     def rule(v: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
         return v[a] > v[b], f"{a} must be <= {b}"
+
     return rule
 
 
 #: Cross-column rules per family: (columns it reads, rule -> (bad mask, text)).
 FAMILY_RULES: dict[str, list[tuple[tuple[str, ...], Callable]]] = {
-    "moe_w13": [(("topk", "num_experts"), _rule_le("topk", "num_experts")),
-                (("moe_ep_size", "num_experts"), _rule_divides("moe_ep_size", "num_experts")),
-                (("moe_tp_size", "inter_size"), _rule_divides("moe_tp_size", "inter_size"))],
-    "fused_moe": [(("topk", "num_experts"), _rule_le("topk", "num_experts")),
-                  (("moe_ep_size", "num_experts"), _rule_divides("moe_ep_size", "num_experts")),
-                  (("moe_tp_size", "inter_size"), _rule_divides("moe_tp_size", "inter_size"))],
+    "moe_w13": [
+        (("topk", "num_experts"), _rule_le("topk", "num_experts")),
+        (("moe_ep_size", "num_experts"), _rule_divides("moe_ep_size", "num_experts")),
+        (("moe_tp_size", "inter_size"), _rule_divides("moe_tp_size", "inter_size")),
+    ],
+    "fused_moe": [
+        (("topk", "num_experts"), _rule_le("topk", "num_experts")),
+        (("moe_ep_size", "num_experts"), _rule_divides("moe_ep_size", "num_experts")),
+        (("moe_tp_size", "inter_size"), _rule_divides("moe_tp_size", "inter_size")),
+    ],
     "attention_context": [(("num_key_value_heads", "num_heads"), _rule_divides("num_key_value_heads", "num_heads"))],
-    "attention_generation": [(("num_key_value_heads", "num_heads"),
-                              _rule_divides("num_key_value_heads", "num_heads"))],
+    "attention_generation": [(("num_key_value_heads", "num_heads"), _rule_divides("num_key_value_heads", "num_heads"))],
 }
 
 #: Optional numeric columns per family, checked where given (blank = the default).
 _OPTIONAL_NUMERIC: dict[str, tuple[str, ...]] = {
-    "attention_context": ("window_size",), "attention_generation": ("window_size", "isl"),
+    "attention_context": ("window_size",),
+    "attention_generation": ("window_size", "isl"),
     "moe_w13": ("moe_tp_size", "moe_ep_size"),
 }
 
@@ -328,14 +358,20 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
     unknown = ~np.isin(famv, list(FAMILIES))
     for f in pd.unique(famv[unknown & r.ok]):
         close = difflib.get_close_matches(str(f), list(FAMILIES), n=1)
-        r.add(famv == f, f"unknown family {f!r}; valid families: {sorted(FAMILIES)}"
-              + (f" (did you mean {close[0]!r}?)" if close else ""))
+        r.add(
+            famv == f,
+            f"unknown family {f!r}; valid families: {sorted(FAMILIES)}"
+            + (f" (did you mean {close[0]!r}?)" if close else ""),
+        )
     dtv = _text(df["dtype"])
     r.add(dtv == "", f"dtype is blank; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}")
     bad_dt = ~np.isin(dtv, list(DTYPE_TENSOR_KEY)) & r.ok
     for d in pd.unique(dtv[bad_dt]):
-        r.add(dtv == d, f"unknown dtype {d!r}; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}"
-              + suggest_dtype(d, tuple(DTYPE_TENSOR_KEY)))
+        r.add(
+            dtv == d,
+            f"unknown dtype {d!r}; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}"
+            + suggest_dtype(d, tuple(DTYPE_TENSOR_KEY)),
+        )
     gpuv = _text(df["gpu"])
     r.add(gpuv == "", "gpu is blank; give a catalog name or a spec .toml path, or one GPU for all rows (gpu=)")
     if "source" in df.columns:
@@ -350,8 +386,11 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         att = np.isin(famv, _ATTENTION_FAMILIES)
         bad = att & (kv != "") & ~np.isin(kv, _KV_DTYPES)
         for s in pd.unique(kv[bad & r.ok]):
-            r.add(att & (kv == s), f"unknown kv_cache_dtype {s!r}; valid: {list(_KV_DTYPES)} (blank = dtype)"
-                  + suggest_dtype(s, _KV_DTYPES))
+            r.add(
+                att & (kv == s),
+                f"unknown kv_cache_dtype {s!r}; valid: {list(_KV_DTYPES)} (blank = dtype)"
+                + suggest_dtype(s, _KV_DTYPES),
+            )
     if "backend" in df.columns:
         from ..vocab import ATTENTION_BACKENDS
 
@@ -359,8 +398,10 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         att = np.isin(famv, _ATTENTION_FAMILIES)
         bad = att & (bk != "") & ~np.isin(bk, list(ATTENTION_BACKENDS))
         for s in pd.unique(bk[bad & r.ok]):
-            r.add(att & (bk == s), f"unknown attention backend {s!r}; valid: {list(ATTENTION_BACKENDS)} "
-                                   f"(blank = flash_attention)")
+            r.add(
+                att & (bk == s),
+                f"unknown attention backend {s!r}; valid: {list(ATTENTION_BACKENDS)} (blank = flash_attention)",
+            )
 
     # GPU specs (resolved once per distinct name)
     specs: dict[str, GPUSpec] = {}
@@ -386,8 +427,10 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                 bad = m & ~np.isin(dist, [u for u in pd.unique(dist[m]) if u == "" or _DIST_RE.match(u.lower())])
 
                 def dist_msg(i: int, raw: pd.Series = df[col]) -> str:
-                    return (f"distribution={_shown_at(raw, i)} is not a routing distribution; use 'balanced' or "
-                            "'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)")
+                    return (
+                        f"distribution={_shown_at(raw, i)} is not a routing distribution; use 'balanced' or "
+                        "'power_law_<alpha>' with alpha >= 0 (e.g. power_law_1.2)"
+                    )
 
                 r.add(bad, _per_row(bad & r.ok, dist_msg))
                 continue
@@ -418,8 +461,9 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                 bad, text = rule(vals)
                 mm = m & bad & np.all([np.isfinite(vals[c]) for c in needs], axis=0)
                 if mm.any():
-                    shown = np.array([", ".join(f"{c}={_num(vals[c][i])}" for c in needs) for i in np.flatnonzero(mm)],
-                                     dtype=object)
+                    shown = np.array(
+                        [", ".join(f"{c}={_num(vals[c][i])}" for c in needs) for i in np.flatnonzero(mm)], dtype=object
+                    )
                     txt = np.full(n, "", dtype=object)
                     txt[mm] = [f"{s}: {text}" for s in shown]
                     r.add(mm, txt)
@@ -427,16 +471,19 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         _check_memory(r, df, m & r.ok, name, vals, dtv, gpuv, specs)
 
     # tensor path of the GPU for the dtype
-    tensor_fams = np.isin(str_fam := df["family"].astype(str).to_numpy(),
-                          [f for f, fam_ in FAMILIES.items() if fam_.uses_tensor_cores])
+    tensor_fams = np.isin(
+        str_fam := df["family"].astype(str).to_numpy(), [f for f, fam_ in FAMILIES.items() if fam_.uses_tensor_cores]
+    )
     del str_fam
     for g, spec in specs.items():
         mg = (gpuv == g) & r.ok & tensor_fams
         for dt in pd.unique(dtv[mg]):
             key = DTYPE_TENSOR_KEY.get(dt)
             if key and key not in spec.tensor_flop_per_clk_per_sm:
-                r.add(mg & (dtv == dt), f"GPU {g!r} has no {dt} tensor-core path; it supports "
-                                        f"{list(spec.tensor_flop_per_clk_per_sm)}")
+                r.add(
+                    mg & (dtv == dt),
+                    f"GPU {g!r} has no {dt} tensor-core path; it supports {list(spec.tensor_flop_per_clk_per_sm)}",
+                )
     return pd.Series(r.text, index=df.index, dtype=object)
 
 
@@ -447,16 +494,26 @@ def _spec_col(gpuv: np.ndarray, specs: dict[str, GPUSpec], attr: str, default: f
     return vals[codes] if len(codes) else np.zeros(0)
 
 
-def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: np.ndarray, gpuv: np.ndarray,
-                 specs: dict[str, GPUSpec]) -> None:
+def _check_tiles(
+    r: _Reasons,
+    df: pd.DataFrame,
+    m: np.ndarray,
+    name: str,
+    dtv: np.ndarray,
+    gpuv: np.ndarray,
+    specs: dict[str, GPUSpec],
+) -> None:
     present = [c for c in _TILES if c in df.columns]
     if not present or not m.any():
         return
     given = {c: m & ~_blank(df[c]) for c in present}
     any_given = np.any([given[c] for c in present], axis=0)
     if name in _ATTENTION_FAMILIES:
-        r.add(any_given, f"tile columns {present} are not used by {name} (its tiles follow the attention kernel's "
-                         f"own heuristic); leave them blank")
+        r.add(
+            any_given,
+            f"tile columns {present} are not used by {name} (its tiles follow the attention kernel's "
+            f"own heuristic); leave them blank",
+        )
         return
     if name not in TILED_FAMILIES:
         return
@@ -464,11 +521,15 @@ def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: n
     all_core = np.all([given.get(c, np.zeros(len(m), dtype=bool)) for c in core], axis=0)
     partial = any_given & ~all_core
     if partial.any():
+
         def why(i: int) -> str:
             got = [f"{c}={_shown_at(df[c], i)}" for c in present if given[c][i]]
             lack = [c for c in core if not (c in given and given[c][i])]
-            return (f"tile plan incomplete: {', '.join(got)} given but {', '.join(lack)} blank or absent; give "
-                    f"block_m, block_n and block_k together, or leave every tile column blank for the kernel's own choice")
+            return (
+                f"tile plan incomplete: {', '.join(got)} given but {', '.join(lack)} blank or absent; give "
+                f"block_m, block_n and block_k together, or leave every tile column blank for the kernel's own choice"
+            )
+
         r.add(partial, _per_row(partial & r.ok, why))
     rows = m & all_core & r.ok
     if not rows.any():
@@ -481,8 +542,10 @@ def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: n
     if not rows.any():
         return
     defaults = {"group_m": 1.0, "num_warps": 4.0, "num_stages": 3.0}
-    t = {c: np.where(np.isfinite(v[c]), v[c], defaults.get(c, np.nan)) if c in v else np.full(len(m), defaults[c])
-         for c in _TILES}
+    t = {
+        c: np.where(np.isfinite(v[c]), v[c], defaults.get(c, np.nan)) if c in v else np.full(len(m), defaults[c])
+        for c in _TILES
+    }
     # the one feasibility rule (shared memory, registers, tensor memory) lives with the config space
     from ..diagnose import config_fits, smem_bytes
 
@@ -508,16 +571,28 @@ def _check_tiles(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, dtv: n
         if smem[i] > smem_cap[i]:
             what = f"needs {smem[i] / 1024:.0f} KiB of shared memory per CTA but {gpuv[i]} allows {smem_cap[i] / 1024:.0f} KiB"
         else:
-            what = (f"keeps a {_num(t['block_m'][i])}x{_num(t['block_n'][i])} fp32 accumulator that does not fit "
-                    f"{gpuv[i]}'s registers (255 per thread) with {_num(t['num_warps'][i])} warps")
-        return (f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
-                f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` lists feasible plans)")
+            what = (
+                f"keeps a {_num(t['block_m'][i])}x{_num(t['block_n'][i])} fp32 accumulator that does not fit "
+                f"{gpuv[i]}'s registers (255 per thread) with {_num(t['num_warps'][i])} warps"
+            )
+        return (
+            f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
+            f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` lists feasible plans)"
+        )
 
     r.add(bad, _per_row(bad & r.ok, why_fit))
 
 
-def _check_memory(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, vals: dict[str, np.ndarray],
-                  dtv: np.ndarray, gpuv: np.ndarray, specs: dict[str, GPUSpec]) -> None:
+def _check_memory(
+    r: _Reasons,
+    df: pd.DataFrame,
+    m: np.ndarray,
+    name: str,
+    vals: dict[str, np.ndarray],
+    dtv: np.ndarray,
+    gpuv: np.ndarray,
+    specs: dict[str, GPUSpec],
+) -> None:
     """Operands + outputs (+ KV cache) of one launch must fit the GPU's memory."""
     if not m.any():
         return
@@ -531,18 +606,25 @@ def _check_memory(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, vals:
             tp = np.nan_to_num(g("moe_tp_size", one), nan=1.0)
             ep = np.nan_to_num(g("moe_ep_size", one), nan=1.0)
             per_expert = g("hidden_size") * g("inter_size") / tp * (3.0 if name == "fused_moe" else 2.0)
-            need = g("num_experts") / ep * per_expert * ab + g("num_tokens") * g("hidden_size") * (ab + 2.0) \
+            need = (
+                g("num_experts") / ep * per_expert * ab
+                + g("num_tokens") * g("hidden_size") * (ab + 2.0)
                 + g("num_tokens") * g("topk") * 2.0 * g("inter_size") / tp * 2.0
+            )
         elif name in _ATTENTION_FAMILIES:
             kvb = ab
             if "kv_cache_dtype" in df.columns:
-                kvb = np.where(_blank(df["kv_cache_dtype"]), ab,
-                               pd.Series(_text(df["kv_cache_dtype"])).map(DTYPE_BYTES)
-                               .to_numpy(dtype=float, na_value=2.0))
+                kvb = np.where(
+                    _blank(df["kv_cache_dtype"]),
+                    ab,
+                    pd.Series(_text(df["kv_cache_dtype"])).map(DTYPE_BYTES).to_numpy(dtype=float, na_value=2.0),
+                )
             q = g("isl") if name == "attention_context" else one
             step = np.nan_to_num(g("step", np.zeros(len(m))), nan=0.0)
-            need = g("batch_size") * ((q + step) * 2.0 * g("num_key_value_heads") * g("head_dim") * kvb
-                                      + q * g("num_heads") * g("head_dim") * ab * 2.0)
+            need = g("batch_size") * (
+                (q + step) * 2.0 * g("num_key_value_heads") * g("head_dim") * kvb
+                + q * g("num_heads") * g("head_dim") * ab * 2.0
+            )
         else:
             return
     cap = _spec_col(gpuv, specs, "dram_gib", np.inf) * 2**30
@@ -550,6 +632,8 @@ def _check_memory(r: _Reasons, df: pd.DataFrame, m: np.ndarray, name: str, vals:
     if bad.any():
         txt = np.full(len(m), "", dtype=object)
         for i in np.flatnonzero(bad):
-            txt[i] = (f"{name} launch needs {need[i] / 2**30:,.1f} GiB of operands/outputs but {gpuv[i]} has "
-                      f"{cap[i] / 2**30:,.0f} GiB; check the shape's units and magnitude")
+            txt[i] = (
+                f"{name} launch needs {need[i] / 2**30:,.1f} GiB of operands/outputs but {gpuv[i]} has "
+                f"{cap[i] / 2**30:,.0f} GiB; check the shape's units and magnitude"
+            )
         r.add(bad, txt)

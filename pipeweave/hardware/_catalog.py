@@ -45,7 +45,7 @@ _NORM_RE = re.compile(r"[\s_\-]+")
 def _norm(name: str) -> str:
     """Normalise a GPU name: lower case, no spaces/underscores/dashes, no leading 'nvidia'."""
     s = _NORM_RE.sub("", str(name).strip().lower())
-    return s[len("nvidia"):] if s.startswith("nvidia") and len(s) > len("nvidia") else s
+    return s[len("nvidia") :] if s.startswith("nvidia") and len(s) > len("nvidia") else s
 
 
 # --------------------------------------------------------------------------- spec parsing
@@ -66,7 +66,8 @@ def spec_from_dict(table: Mapping[str, Any], *, origin: str = "spec") -> GPUSpec
         if unknown:
             parts.append(f"unknown key(s) {unknown}")
         raise DataError(
-            f"{origin}: GPU spec {table.get('name', '?')!r} has " + " and ".join(parts)
+            f"{origin}: GPU spec {table.get('name', '?')!r} has "
+            + " and ".join(parts)
             + f"; expected keys {list(REQUIRED_SPEC_FIELDS)} (optional: {list(OPTIONAL_SPEC_FIELDS)})",
             hint="see datasets/example_gpu_spec.toml for a complete spec file",
         )
@@ -84,8 +85,10 @@ def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
     """
     path = Path(path)
     if not path.is_file():
-        raise DataError(f"GPU spec file not found: {str(path)!r}",
-                        hint="pass a catalog name (see `pipeweave gpus`) or an existing .toml/.json spec file")
+        raise DataError(
+            f"GPU spec file not found: {str(path)!r}",
+            hint="pass a catalog name (see `pipeweave gpus`) or an existing .toml/.json spec file",
+        )
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -98,13 +101,16 @@ def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
         table = data["gpu"]
         if isinstance(table, list):
             if len(table) != 1:
-                raise DataError(f"GPU spec file {str(path)!r} holds {len(table)} [[gpu]] tables; "
-                                "expected exactly one [gpu] table")
+                raise DataError(
+                    f"GPU spec file {str(path)!r} holds {len(table)} [[gpu]] tables; expected exactly one [gpu] table"
+                )
             table = table[0]
         extra = sorted(set(data) - {"gpu"})
         if extra:
-            raise DataError(f"GPU spec file {str(path)!r}: unknown top-level key(s) {extra} next to [gpu]; "
-                            "expected only the [gpu] table")
+            raise DataError(
+                f"GPU spec file {str(path)!r}: unknown top-level key(s) {extra} next to [gpu]; "
+                "expected only the [gpu] table"
+            )
     else:
         table = data
     spec = spec_from_dict(table, origin=f"GPU spec file {str(path)!r}")
@@ -120,10 +126,12 @@ def _refuse_shadowing(spec: GPUSpec, path: Path) -> None:
         except PipeweaveError:
             continue
         if _by_name()[cat].flat() | {"name": ""} != spec.flat() | {"name": ""}:
-            raise DataError(f"GPU spec file {str(path)!r} names {n!r}, which is the catalog GPU {cat!r}, with other "
-                            f"numbers; a spec file may not silently replace a catalog GPU",
-                            hint=f"rename it (e.g. name = \"{spec.name}-custom\", no catalog aliases) to predict "
-                                 f"with your numbers, or use the catalog GPU {cat!r} itself")
+            raise DataError(
+                f"GPU spec file {str(path)!r} names {n!r}, which is the catalog GPU {cat!r}, with other "
+                f"numbers; a spec file may not silently replace a catalog GPU",
+                hint=f'rename it (e.g. name = "{spec.name}-custom", no catalog aliases) to predict '
+                f"with your numbers, or use the catalog GPU {cat!r} itself",
+            )
 
 
 # --------------------------------------------------------------------------- catalog
@@ -146,8 +154,9 @@ def _catalog() -> tuple[tuple[GPUSpec, ...], dict[str, str], dict[str, str]]:
             for table_, key in ((exact, alias), (normed, _norm(alias))):
                 prev = table_.get(key)
                 if prev is not None and prev != spec.name:
-                    raise DataError(f"GPU catalog {CATALOG_PATH.name}: name {alias!r} is claimed by both "
-                                    f"{prev!r} and {spec.name!r}")
+                    raise DataError(
+                        f"GPU catalog {CATALOG_PATH.name}: name {alias!r} is claimed by both {prev!r} and {spec.name!r}"
+                    )
                 table_[key] = spec.name
     return specs, exact, normed
 
@@ -188,8 +197,11 @@ def _resolve(name: str) -> str:
     msg = f"unknown GPU {name!r}; valid names are {gpu_names()}"
     if suggest:
         msg += f"; did you mean {suggest}?"
-    raise UnknownGPUError(msg, hint="run `pipeweave gpus` for the catalog and aliases, "
-                                    "or pass a .toml spec file (see datasets/example_gpu_spec.toml)")
+    raise UnknownGPUError(
+        msg,
+        hint="run `pipeweave gpus` for the catalog and aliases, "
+        "or pass a .toml spec file (see datasets/example_gpu_spec.toml)",
+    )
 
 
 def resolve_gpu_names(names: Iterable[str] | pd.Series) -> pd.Series | list[str]:
@@ -214,10 +226,12 @@ def get_gpu(name_or_path: str | os.PathLike[str] | GPUSpec) -> GPUSpec:
     if isinstance(name_or_path, os.PathLike):
         return load_spec_file(name_or_path)
     if not isinstance(name_or_path, str):
-        raise UnknownGPUError(f"expected a GPU name or spec-file path, got {name_or_path!r} "
-                              f"({type(name_or_path).__name__})")
-    if _looks_like_path(name_or_path) and (Path(name_or_path).is_file()
-                                           or name_or_path.lower().endswith(_SPEC_SUFFIXES)):
+        raise UnknownGPUError(
+            f"expected a GPU name or spec-file path, got {name_or_path!r} ({type(name_or_path).__name__})"
+        )
+    if _looks_like_path(name_or_path) and (
+        Path(name_or_path).is_file() or name_or_path.lower().endswith(_SPEC_SUFFIXES)
+    ):
         return load_spec_file(name_or_path)
     return _by_name()[resolve_gpu_name(name_or_path)]
 

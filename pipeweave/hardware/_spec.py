@@ -35,21 +35,43 @@ TENSOR_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "tf32", "int8")
 # Accepted dtype spellings -> tensor key. Profile dtypes are bfloat16/float16/fp8/fp8_block;
 # float32 GEMMs run on the TF32 tensor path.
 _DTYPE_ALIASES: dict[str, str] = {
-    "bf16": "bf16", "bfloat16": "bf16",
-    "fp16": "fp16", "float16": "fp16", "half": "fp16",
-    "fp8": "fp8", "fp8_block": "fp8", "float8": "fp8", "fp8_e4m3": "fp8", "e4m3": "fp8",
-    "float8_e4m3fn": "fp8", "fp8_e5m2": "fp8",
-    "tf32": "tf32", "float32": "tf32", "fp32": "tf32",
-    "int8": "int8", "w8a8_int8": "int8",
+    "bf16": "bf16",
+    "bfloat16": "bf16",
+    "fp16": "fp16",
+    "float16": "fp16",
+    "half": "fp16",
+    "fp8": "fp8",
+    "fp8_block": "fp8",
+    "float8": "fp8",
+    "fp8_e4m3": "fp8",
+    "e4m3": "fp8",
+    "float8_e4m3fn": "fp8",
+    "fp8_e5m2": "fp8",
+    "tf32": "tf32",
+    "float32": "tf32",
+    "fp32": "tf32",
+    "int8": "int8",
+    "w8a8_int8": "int8",
 }
 
 _INT_FIELDS: tuple[str, ...] = (
-    "sm_count", "fp32_lanes_per_sm", "alu_lanes_per_sm", "regs_per_sm",
-    "max_warps_per_sm", "max_ctas_per_sm",
+    "sm_count",
+    "fp32_lanes_per_sm",
+    "alu_lanes_per_sm",
+    "regs_per_sm",
+    "max_warps_per_sm",
+    "max_ctas_per_sm",
 )
 _FLOAT_FIELDS: tuple[str, ...] = (
-    "sm_clock_mhz", "sfu_ops_per_clk_per_sm", "dram_bw_gbps", "dram_gib", "l2_mib", "l2_bw_gbps",
-    "smem_per_sm_kib", "smem_per_cta_kib", "smem_bw_bytes_per_clk_per_sm",
+    "sm_clock_mhz",
+    "sfu_ops_per_clk_per_sm",
+    "dram_bw_gbps",
+    "dram_gib",
+    "l2_mib",
+    "l2_bw_gbps",
+    "smem_per_sm_kib",
+    "smem_per_cta_kib",
+    "smem_bw_bytes_per_clk_per_sm",
 )
 _CC_RE = re.compile(r"^\d{1,2}\.\d$")
 
@@ -76,19 +98,29 @@ SPEC_RANGES: dict[str, tuple[float, float, str]] = {
 }
 #: Plausible dense tensor rate per SM per clock (FMA = 2 FLOP), any dtype key.
 TENSOR_RANGE: tuple[float, float, str] = (
-    16, 262_144, "dense FLOP per clock per SM (e.g. 4096 for bf16 on H100, not TFLOPS)")
+    16,
+    262_144,
+    "dense FLOP per clock per SM (e.g. 4096 for bf16 on H100, not TFLOPS)",
+)
 #: Compute capabilities (prefixes) of each generation.
 CC_BY_GENERATION: dict[str, tuple[str, ...]] = {
-    "pascal": ("6.",), "volta": ("7.0", "7.2"), "turing": ("7.5",), "ampere": ("8.0", "8.6", "8.7"),
-    "ada": ("8.9",), "hopper": ("9.",), "blackwell": ("10.", "11.", "12."),
+    "pascal": ("6.",),
+    "volta": ("7.0", "7.2"),
+    "turing": ("7.5",),
+    "ampere": ("8.0", "8.6", "8.7"),
+    "ada": ("8.9",),
+    "hopper": ("9.",),
+    "blackwell": ("10.", "11.", "12."),
 }
 
 
 def _plausible(where: str, name: str, value: float, rng: tuple[float, float, str]) -> None:
     lo, hi, unit = rng
     if not lo <= value <= hi:
-        raise DataError(f"{where}: field {name!r} = {value!r} is implausible; expected {unit}, within "
-                        f"[{lo:g}, {hi:g}]", hint=f"check the unit of {name!r}: the key names it")
+        raise DataError(
+            f"{where}: field {name!r} = {value!r} is implausible; expected {unit}, within [{lo:g}, {hi:g}]",
+            hint=f"check the unit of {name!r}: the key names it",
+        )
 
 
 def tensor_key(dtype: str) -> str:
@@ -167,14 +199,17 @@ class GPUSpec:
             raise DataError(f"{where}: unknown generation {self.generation!r}; expected one of {list(GENERATIONS)}")
         cc = self.compute_capability
         if not isinstance(cc, str) or not _CC_RE.match(cc):
-            raise DataError(f"{where}: compute_capability must look like '9.0' (a string), got "
-                            f"{self.compute_capability!r}")
+            raise DataError(
+                f"{where}: compute_capability must look like '9.0' (a string), got {self.compute_capability!r}"
+            )
         object.__setattr__(self, "compute_capability", cc)
         ccs = CC_BY_GENERATION.get(self.generation)
         if ccs and not (cc + "|").startswith(tuple(p if p.endswith(".") else p + "|" for p in ccs)):
-            raise DataError(f"{where}: compute_capability {cc!r} does not belong to generation {self.generation!r} "
-                            f"(expected {' or '.join(p + 'x' if p.endswith('.') else p for p in ccs)})",
-                            hint="fix compute_capability or generation")
+            raise DataError(
+                f"{where}: compute_capability {cc!r} does not belong to generation {self.generation!r} "
+                f"(expected {' or '.join(p + 'x' if p.endswith('.') else p for p in ccs)})",
+                hint="fix compute_capability or generation",
+            )
         for f in _INT_FIELDS:
             object.__setattr__(self, f, _positive(where, f, getattr(self, f), integer=True))
         for f in _FLOAT_FIELDS:
@@ -183,18 +218,26 @@ class GPUSpec:
             if hasattr(self, f):
                 _plausible(where, f, getattr(self, f), rng)
         if self.smem_per_cta_kib > self.smem_per_sm_kib:
-            raise DataError(f"{where}: smem_per_cta_kib={self.smem_per_cta_kib} exceeds "
-                            f"smem_per_sm_kib={self.smem_per_sm_kib}; a CTA cannot use more than its SM has")
+            raise DataError(
+                f"{where}: smem_per_cta_kib={self.smem_per_cta_kib} exceeds "
+                f"smem_per_sm_kib={self.smem_per_sm_kib}; a CTA cannot use more than its SM has"
+            )
         tensor = self.tensor_flop_per_clk_per_sm
         if not isinstance(tensor, Mapping):
-            raise DataError(f"{where}: tensor_flop_per_clk_per_sm must be a table dtype -> FLOP/clk/SM, "
-                            f"got {type(tensor).__name__}")
+            raise DataError(
+                f"{where}: tensor_flop_per_clk_per_sm must be a table dtype -> FLOP/clk/SM, got {type(tensor).__name__}"
+            )
         unknown = sorted(set(tensor) - set(TENSOR_DTYPES))
         if unknown:
-            raise DataError(f"{where}: unknown tensor dtype key(s) {unknown} in tensor_flop_per_clk_per_sm; "
-                            f"expected keys among {list(TENSOR_DTYPES)}")
-        clean = {k: _positive(where, f"tensor_flop_per_clk_per_sm.{k}", tensor[k], integer=False)
-                 for k in TENSOR_DTYPES if k in tensor}
+            raise DataError(
+                f"{where}: unknown tensor dtype key(s) {unknown} in tensor_flop_per_clk_per_sm; "
+                f"expected keys among {list(TENSOR_DTYPES)}"
+            )
+        clean = {
+            k: _positive(where, f"tensor_flop_per_clk_per_sm.{k}", tensor[k], integer=False)
+            for k in TENSOR_DTYPES
+            if k in tensor
+        }
         for k, v in clean.items():
             _plausible(where, f"tensor_flop_per_clk_per_sm.{k}", v, TENSOR_RANGE)
         object.__setattr__(self, "tensor_flop_per_clk_per_sm", MappingProxyType(clean))
@@ -205,8 +248,9 @@ class GPUSpec:
         sources = dict(self.sources)
         bad = sorted(set(sources) - set(SPEC_FIELDS))
         if bad:
-            raise DataError(f"{where}: sources has key(s) {bad} that are not spec fields; "
-                            f"expected keys among {list(SPEC_FIELDS)}")
+            raise DataError(
+                f"{where}: sources has key(s) {bad} that are not spec fields; expected keys among {list(SPEC_FIELDS)}"
+            )
         object.__setattr__(self, "sources", MappingProxyType({k: str(v) for k, v in sources.items()}))
         object.__setattr__(self, "notes", str(self.notes))
 
@@ -216,8 +260,12 @@ class GPUSpec:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GPUSpec):
             return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) if f not in ("tensor_flop_per_clk_per_sm", "sources")
-                   else dict(getattr(self, f)) == dict(getattr(other, f)) for f in SPEC_FIELDS)
+        return all(
+            getattr(self, f) == getattr(other, f)
+            if f not in ("tensor_flop_per_clk_per_sm", "sources")
+            else dict(getattr(self, f)) == dict(getattr(other, f))
+            for f in SPEC_FIELDS
+        )
 
     # ------------------------------------------------------------------ derived numbers
     @property
@@ -299,7 +347,8 @@ SPEC_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(GPUSpec)
 OPTIONAL_SPEC_FIELDS: tuple[str, ...] = ("aliases", "sources", "notes")
 REQUIRED_SPEC_FIELDS: tuple[str, ...] = tuple(f for f in SPEC_FIELDS if f not in OPTIONAL_SPEC_FIELDS)
 _FLAT_SCALARS: tuple[str, ...] = tuple(
-    f for f in REQUIRED_SPEC_FIELDS
+    f
+    for f in REQUIRED_SPEC_FIELDS
     if f not in ("name", "generation", "compute_capability", "tensor_flop_per_clk_per_sm")
 )
 
@@ -307,8 +356,7 @@ _FLAT_SCALARS: tuple[str, ...] = tuple(
 def _positive(where: str, name: str, value: Any, *, integer: bool) -> Any:
     """Check that ``value`` is a finite positive number (an integer if ``integer``); return it typed."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"{where}: field {name!r} must be a positive number, got {value!r} "
-                        f"({type(value).__name__})")
+        raise DataError(f"{where}: field {name!r} must be a positive number, got {value!r} ({type(value).__name__})")
     if not math.isfinite(value) or value <= 0:
         raise DataError(f"{where}: field {name!r} must be a finite positive number, got {value!r}")
     if integer:

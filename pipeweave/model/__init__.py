@@ -4,17 +4,30 @@ Public API: :class:`PipeweaveRegressor`, :func:`save_model`, :func:`load_model`,
 :func:`read_stamp`, :func:`ensure_features`, :func:`tune`.
 """
 
-from ._artifact import (DEFAULT_MODEL_PATH, RETRAIN_COMMAND, SCHEMA_VERSION, check_model_path, load_model, read_stamp,
-                        save_model, verify_model_file)
-from ._features import design_matrix, ensure_features, model_feature_names
-from ._regressor import PipeweaveRegressor
-from ._tune import SEARCH_SPACE, logo_cv_mape, tune
-
 # shared with the learned baselines, the evaluation suite, the diagnose ranker and the CLI
-from ._artifact import library_versions
+from ._artifact import (
+    DEFAULT_MODEL_PATH,
+    RETRAIN_COMMAND,
+    SCHEMA_VERSION,
+    check_model_path,
+    library_versions,
+    load_model,
+    read_stamp,
+    save_model,
+    verify_model_file,
+)
+from ._features import (
+    KNOWN_SOURCES,
+    SASS_FAMILIES,
+    attach_sass_features,
+    design_matrix,
+    ensure_features,
+    model_feature_names,
+)
 from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS
-from ._features import KNOWN_SOURCES, SASS_FAMILIES, attach_sass_features
+from ._regressor import PipeweaveRegressor
 from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
+from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 from ._xgb import predict_in_place, tree_params
 
 __all__ = [

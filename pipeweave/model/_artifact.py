@@ -34,17 +34,27 @@ from pathlib import Path
 from .. import __version__
 from .._errors import DataError, SchemaMismatchError
 from .._io import atomic_write
+from .._paths import MODELS_DIR
 from ._features import model_feature_names
 from ._regressor import PipeweaveRegressor
 
-__all__ = ["save_model", "load_model", "read_stamp", "library_versions", "verify_model_file", "check_model_path", "SCHEMA_VERSION", "DEFAULT_MODEL_PATH",
-           "RETRAIN_COMMAND"]
+__all__ = [
+    "save_model",
+    "load_model",
+    "read_stamp",
+    "library_versions",
+    "verify_model_file",
+    "check_model_path",
+    "SCHEMA_VERSION",
+    "DEFAULT_MODEL_PATH",
+    "RETRAIN_COMMAND",
+]
 
 _FAMILY_ATTR = "pipeweave_family_"
 
 #: Bump when features, target or file layout change meaning.
 SCHEMA_VERSION = "pipeweave-model/1"
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parents[2] / "models" / "pipeweave_default.ubj"
+DEFAULT_MODEL_PATH = MODELS_DIR / "pipeweave_default.ubj"
 RETRAIN_COMMAND = "pipeweave train --out models/pipeweave_default.ubj"
 
 
@@ -55,8 +65,14 @@ def library_versions() -> dict[str, str]:
     import sklearn
     import xgboost
 
-    return {"pipeweave": __version__, "xgboost": xgboost.__version__, "numpy": numpy.__version__,
-            "pandas": pandas.__version__, "scikit-learn": sklearn.__version__, "python": platform.python_version()}
+    return {
+        "pipeweave": __version__,
+        "xgboost": xgboost.__version__,
+        "numpy": numpy.__version__,
+        "pandas": pandas.__version__,
+        "scikit-learn": sklearn.__version__,
+        "python": platform.python_version(),
+    }
 
 
 _INTEGRITY_RE = re.compile(rb"pwfile-(\d{12})-([0-9a-f]{64})")
@@ -75,14 +91,15 @@ def _seal(tmp: Path) -> None:
     if len(hits) != 1:  # pragma: no cover - only if xgboost stopped storing attributes verbatim
         raise RuntimeError(f"model file has {len(hits)} integrity records, expected 1")
     m = hits[0]
-    data[m.start(1):m.end(1)] = b"%012d" % len(data)
-    data[m.start(2):m.end(2)] = _ZERO_DIGEST
-    data[m.start(2):m.end(2)] = hashlib.sha256(data).hexdigest().encode("ascii")
+    data[m.start(1) : m.end(1)] = b"%012d" % len(data)
+    data[m.start(2) : m.end(2)] = _ZERO_DIGEST
+    data[m.start(2) : m.end(2)] = hashlib.sha256(data).hexdigest().encode("ascii")
     tmp.write_bytes(bytes(data))
 
 
-def save_model(model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_fingerprint: str = "",
-               extra: dict | None = None) -> Path:
+def save_model(
+    model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_fingerprint: str = "", extra: dict | None = None
+) -> Path:
     """Write ``model`` to ``path`` (``.ubj`` -> UBJSON, ``.json`` -> JSON) atomically with its stamp.
 
     The stamp carries the file's length and SHA-256 and those of each per-family booster blob
@@ -130,8 +147,9 @@ def check_model_path(path: str | os.PathLike[str]) -> Path:
 
     path = Path(path)
     if path.suffix not in (".ubj", ".json"):
-        raise DataError(f"model path must end in .ubj or .json, got {str(path)!r}",
-                        hint=f"e.g. {str(path.with_suffix('.ubj'))!r}")
+        raise DataError(
+            f"model path must end in .ubj or .json, got {str(path)!r}", hint=f"e.g. {str(path.with_suffix('.ubj'))!r}"
+        )
     check_writable(path, "model")
     return path
 
@@ -141,8 +159,20 @@ class _Malformed(Exception):
     pass
 
 
-_UBJ_FIXED = {ord("Z"): 0, ord("N"): 0, ord("T"): 0, ord("F"): 0, ord("i"): 1, ord("U"): 1, ord("C"): 1,
-              ord("I"): 2, ord("l"): 4, ord("L"): 8, ord("d"): 4, ord("D"): 8}
+_UBJ_FIXED = {
+    ord("Z"): 0,
+    ord("N"): 0,
+    ord("T"): 0,
+    ord("F"): 0,
+    ord("i"): 1,
+    ord("U"): 1,
+    ord("C"): 1,
+    ord("I"): 2,
+    ord("l"): 4,
+    ord("L"): 8,
+    ord("d"): 4,
+    ord("D"): 8,
+}
 _UBJ_INT = {ord("i"): ">b", ord("U"): ">B", ord("I"): ">h", ord("l"): ">i", ord("L"): ">q"}
 
 
@@ -241,14 +271,18 @@ def verify_model_file(path: str | os.PathLike[str]) -> bytes:
     """
     path = Path(path)
     if not path.exists():
-        raise DataError(f"model file not found: {str(path)!r}",
-                        hint=f"train one with `{RETRAIN_COMMAND}` or give the path of an existing model file")
+        raise DataError(
+            f"model file not found: {str(path)!r}",
+            hint=f"train one with `{RETRAIN_COMMAND}` or give the path of an existing model file",
+        )
     if not path.is_file():
         raise DataError(f"model path {str(path)!r} is not a file", hint="give the path of a .ubj/.json model file")
     size = path.stat().st_size
     if size > _MAX_MODEL_BYTES:
-        raise DataError(f"{str(path)!r} ({size:,} bytes) is too large to be a pipeweave model",
-                        hint=f"retrain with `{RETRAIN_COMMAND}`")
+        raise DataError(
+            f"{str(path)!r} ({size:,} bytes) is too large to be a pipeweave model",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -261,15 +295,20 @@ def verify_model_file(path: str | os.PathLike[str]) -> bytes:
         m = hits[0]
         want_len, want = int(m.group(1)), m.group(2).decode("ascii")
         if want_len != len(data):
-            raise DataError(f"model file {str(path)!r} has {len(data):,} bytes but was written with {want_len:,} "
-                            f"(truncated or extended)", hint=fix)
-        zeroed = data[:m.start(2)] + _ZERO_DIGEST + data[m.end(2):]
+            raise DataError(
+                f"model file {str(path)!r} has {len(data):,} bytes but was written with {want_len:,} "
+                f"(truncated or extended)",
+                hint=fix,
+            )
+        zeroed = data[: m.start(2)] + _ZERO_DIGEST + data[m.end(2) :]
         if hashlib.sha256(zeroed).hexdigest() != want:
             raise DataError(f"model file {str(path)!r} fails its SHA-256 check (altered after writing)", hint=fix)
         return data
     if data[:1] != b"{":
-        raise DataError(f"{str(path)!r} is not an XGBoost model file (it starts with {data[:12]!r})",
-                        hint=f"pass a model written by `pipeweave train`, e.g. `{RETRAIN_COMMAND}`")
+        raise DataError(
+            f"{str(path)!r} is not an XGBoost model file (it starts with {data[:12]!r})",
+            hint=f"pass a model written by `pipeweave train`, e.g. `{RETRAIN_COMMAND}`",
+        )
     try:
         _structurally_complete(data, "it")
     except _Malformed as exc:
@@ -283,8 +322,9 @@ def _booster_from_bytes(data: bytes, what: str):  # noqa: ANN202
     try:
         return xgb.Booster(model_file=bytearray(data))
     except Exception as exc:  # xgboost raises its own XGBoostError for files it cannot read
-        raise DataError(f"{what} is not an XGBoost model ({exc.__class__.__name__})",
-                        hint=f"retrain with `{RETRAIN_COMMAND}`") from None
+        raise DataError(
+            f"{what} is not an XGBoost model ({exc.__class__.__name__})", hint=f"retrain with `{RETRAIN_COMMAND}`"
+        ) from None
 
 
 def _parse_stamp(raw: str | None, path: Path) -> dict:
@@ -296,14 +336,26 @@ def _parse_stamp(raw: str | None, path: Path) -> dict:
     except ValueError:
         raise SchemaMismatchError(f"the stamp of {str(path)!r} is not JSON (starts {raw[:40]!r})", hint=fix) from None
     if not isinstance(stamp, dict):
-        raise SchemaMismatchError(f"the stamp of {str(path)!r} is a JSON {type(stamp).__name__}, not an object",
-                                  hint=fix)
-    kinds = {"features": list, "families": list, "sources": list, "gpus": list, "family_boosters": list,
-             "params": dict, "booster_blobs": dict, "n_train_rows": int}
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} is a JSON {type(stamp).__name__}, not an object", hint=fix
+        )
+    kinds = {
+        "features": list,
+        "families": list,
+        "sources": list,
+        "gpus": list,
+        "family_boosters": list,
+        "params": dict,
+        "booster_blobs": dict,
+        "n_train_rows": int,
+    }
     for key, kind in kinds.items():
         if key in stamp and not isinstance(stamp[key], kind):
-            raise SchemaMismatchError(f"stamp field {key!r} of {str(path)!r} is {type(stamp[key]).__name__} "
-                                      f"{str(stamp[key])[:40]!r}, expected a {kind.__name__}", hint=fix)
+            raise SchemaMismatchError(
+                f"stamp field {key!r} of {str(path)!r} is {type(stamp[key]).__name__} "
+                f"{str(stamp[key])[:40]!r}, expected a {kind.__name__}",
+                hint=fix,
+            )
     for key in ("features", "family_boosters"):
         if not all(isinstance(v, str) for v in stamp.get(key, [])):
             raise SchemaMismatchError(f"stamp field {key!r} of {str(path)!r} must list strings", hint=fix)
@@ -329,14 +381,21 @@ def _family_booster(booster, stamp: dict, fam: str, path: Path):  # noqa: ANN001
     try:
         blob = base64.b64decode(raw, validate=True)
     except (binascii.Error, ValueError):
-        raise SchemaMismatchError(f"the {fam!r} booster of {str(path)!r} is not base64 (starts {raw[:20]!r})",
-                                  hint=fix) from None
+        raise SchemaMismatchError(
+            f"the {fam!r} booster of {str(path)!r} is not base64 (starts {raw[:20]!r})", hint=fix
+        ) from None
     rec = stamp.get("booster_blobs", {}).get(fam)
     if rec is not None:
-        if not isinstance(rec, dict) or rec.get("bytes") != len(blob) \
-                or rec.get("sha256") != hashlib.sha256(blob).hexdigest():
-            raise SchemaMismatchError(f"the {fam!r} booster of {str(path)!r} ({len(blob):,} bytes) does not match "
-                                      f"its recorded length/SHA-256", hint=fix)
+        if (
+            not isinstance(rec, dict)
+            or rec.get("bytes") != len(blob)
+            or rec.get("sha256") != hashlib.sha256(blob).hexdigest()
+        ):
+            raise SchemaMismatchError(
+                f"the {fam!r} booster of {str(path)!r} ({len(blob):,} bytes) does not match "
+                f"its recorded length/SHA-256",
+                hint=fix,
+            )
     else:
         try:
             _structurally_complete(blob, f"the {fam!r} booster")
@@ -357,8 +416,10 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     try:
         expected = model_feature_names(sass_cols, tuple(model.drop_features or ()))
     except TypeError:
-        raise SchemaMismatchError(f"stamp of {str(path)!r} has a malformed drop_features "
-                                  f"{model.drop_features!r}", hint=f"retrain with `{RETRAIN_COMMAND}`") from None
+        raise SchemaMismatchError(
+            f"stamp of {str(path)!r} has a malformed drop_features {model.drop_features!r}",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        ) from None
     diffs = []
     if stamp.get("schema_version") != SCHEMA_VERSION:
         diffs.append(f"schema_version: file {stamp.get('schema_version')!r} != expected {SCHEMA_VERSION!r}")
@@ -366,15 +427,22 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if got != expected:
         missing = [f for f in expected if f not in got]
         extra = [f for f in got if f not in expected]
-        diffs.append(f"features: missing {missing}, unexpected {extra}" if (missing or extra)
-                     else "features: same names in a different order")
+        diffs.append(
+            f"features: missing {missing}, unexpected {extra}"
+            if (missing or extra)
+            else "features: same names in a different order"
+        )
     if diffs:
-        raise SchemaMismatchError(f"model file {str(path)!r} does not match this pipeweave:\n  - " + "\n  - ".join(diffs),
-                                  hint=f"retrain with `{RETRAIN_COMMAND}`")
+        raise SchemaMismatchError(
+            f"model file {str(path)!r} does not match this pipeweave:\n  - " + "\n  - ".join(diffs),
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
     model.booster_ = booster
-    model.family_boosters_ = {fam: _family_booster(booster, stamp, fam, path) for fam in stamp.get("family_boosters", [])}
+    model.family_boosters_ = {
+        fam: _family_booster(booster, stamp, fam, path) for fam in stamp.get("family_boosters", [])
+    }
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

@@ -9,17 +9,26 @@ source encodes the timing method: CUDA-graph replay vs CUDA events around one la
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._frame import str_codes
-from ..frontend import FEATURES, FAMILIES, featurize
+from ..frontend import FAMILIES, FEATURES, featurize
 from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ..vocab import DEFAULT_ATTENTION_BACKEND, SOURCES, attention_backend
 
-__all__ = ["ensure_features", "design_matrix", "KNOWN_SOURCES", "KNOWN_BACKENDS", "model_feature_names", "SASS_PREFIX",
-           "attach_sass_features", "SASS_FAMILIES"]
+__all__ = [
+    "ensure_features",
+    "design_matrix",
+    "KNOWN_SOURCES",
+    "KNOWN_BACKENDS",
+    "model_feature_names",
+    "SASS_PREFIX",
+    "attach_sass_features",
+    "SASS_FAMILIES",
+]
 
 #: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
 SASS_FAMILIES: tuple[str, ...] = ("moe_w13", "fused_moe")
@@ -40,7 +49,7 @@ def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, 
     return names
 
 
-def ensure_features(df: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
+def ensure_features(df: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
     """Return ``df`` joined with its analytical features (computed once; reused if present).
 
     Features are reused only when every column :func:`featurize` would add for these options is
@@ -87,11 +96,11 @@ def design_matrix(df: pd.DataFrame, names: list[str], columns: Mapping[str, np.n
     X = np.empty((n, len(names)), dtype=np.float32)
     for j, name in enumerate(names):
         if name.startswith("family_"):
-            X[:, j] = one_hot(fam, fam_names, name[len("family_"):])
+            X[:, j] = one_hot(fam, fam_names, name[len("family_") :])
         elif name.startswith("source_"):
-            X[:, j] = one_hot(src, src_names, name[len("source_"):])
+            X[:, j] = one_hot(src, src_names, name[len("source_") :])
         elif name.startswith("backend_"):
-            b = name[len("backend_"):]
+            b = name[len("backend_") :]
             X[:, j] = one_hot(bk, bk_names, b) | (unspecified if b == DEFAULT_ATTENTION_BACKEND else False)
         elif name in columns:
             X[:, j] = columns[name]

@@ -12,7 +12,9 @@ performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,9 @@ from .._frame import distinct_rows, str_values
 from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, ROW_CAP_GROUP
 from ._xgb import predict_in_place, tree_params
 
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
 __all__ = ["PipeweaveRegressor"]
 
 #: reference time of the target log(latency / reference): featurized column, or None = 1 us
@@ -34,9 +39,20 @@ _REFERENCES: dict[str, str | None] = {"envelope": "t_env_us", "roofline": "t_roo
 
 #: input columns that do not describe the launch (measurement metadata): left out of the
 #: distinct-launch key of :meth:`PipeweaveRegressor.predict`; every other column is part of it
-NON_LAUNCH_COLUMNS: frozenset[str] = frozenset({
-    "latency_us", "latency_us_pred", "timing", "dataset", "generation", "n_raw_rows", "split",
-    "in_dse_99", "in_dse_99_5", "in_dse_top3"})
+NON_LAUNCH_COLUMNS: frozenset[str] = frozenset(
+    {
+        "latency_us",
+        "latency_us_pred",
+        "timing",
+        "dataset",
+        "generation",
+        "n_raw_rows",
+        "split",
+        "in_dse_99",
+        "in_dse_99_5",
+        "in_dse_top3",
+    }
+)
 
 
 def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
@@ -68,13 +84,27 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     >>> model.predict(rows)                                                    # doctest: +SKIP
     """
 
-    def __init__(self, n_estimators: int = 200, max_depth: int = 6, learning_rate: float = 0.1,
-                 subsample: float = 0.8, colsample_bytree: float = 0.8, min_child_weight: float = 20.0,
-                 reg_lambda: float = 1.0, reg_alpha: float = 0.0, quantile: float | None = None,
-                 use_sass: bool = False, drop_features: tuple[str, ...] = (), reference: str = "envelope",
-                 monotone_constraints: dict[str, int] | None = None, per_family: bool = True, n_jobs: int = 2,
-                 random_state: int = 0, progress: bool = False,
-                 max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP) -> None:
+    def __init__(
+        self,
+        n_estimators: int = 200,
+        max_depth: int = 6,
+        learning_rate: float = 0.1,
+        subsample: float = 0.8,
+        colsample_bytree: float = 0.8,
+        min_child_weight: float = 20.0,
+        reg_lambda: float = 1.0,
+        reg_alpha: float = 0.0,
+        quantile: float | None = None,
+        use_sass: bool = False,
+        drop_features: tuple[str, ...] = (),
+        reference: str = "envelope",
+        monotone_constraints: dict[str, int] | None = None,
+        per_family: bool = True,
+        n_jobs: int = 2,
+        random_state: int = 0,
+        progress: bool = False,
+        max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP,
+    ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.learning_rate = learning_rate
@@ -98,8 +128,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
         """The time the target is relative to: log(latency / reference)."""
         if self.reference not in _REFERENCES:
-            raise DataError(f"reference must be one of {sorted(_REFERENCES)}, got {self.reference!r}",
-                            hint="use 'envelope' (default)")
+            raise DataError(
+                f"reference must be one of {sorted(_REFERENCES)}, got {self.reference!r}",
+                hint="use 'envelope' (default)",
+            )
         col = _REFERENCES[self.reference]
         if col is None:
             return np.ones(len(df))
@@ -115,9 +147,15 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return np.log(lat / self._reference_us(prepared))
 
     def _xgb_params(self) -> dict:
-        params = tree_params(max_depth=self.max_depth, learning_rate=self.learning_rate, subsample=self.subsample,
-                             colsample_bytree=self.colsample_bytree, min_child_weight=self.min_child_weight,
-                             n_jobs=self.n_jobs, random_state=self.random_state)
+        params = tree_params(
+            max_depth=self.max_depth,
+            learning_rate=self.learning_rate,
+            subsample=self.subsample,
+            colsample_bytree=self.colsample_bytree,
+            min_child_weight=self.min_child_weight,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+        )
         params.update({"lambda": float(self.reg_lambda), "alpha": float(self.reg_alpha)})
         if self.quantile is None:
             params["objective"] = "reg:squarederror"
@@ -132,8 +170,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         from ._features import ensure_features
 
         if not isinstance(df, pd.DataFrame):
-            raise DataError(f"expected a pandas DataFrame of profile rows, got {type(df).__name__}",
-                            hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv")
+            raise DataError(
+                f"expected a pandas DataFrame of profile rows, got {type(df).__name__}",
+                hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv",
+            )
         df = ensure_features(df, baselines=False, **featurize_kwargs)  # the TileSight column is not a model input
         if self.use_sass and not any(c.startswith("sass_") for c in df.columns):
             from ._features import attach_sass_features
@@ -148,7 +188,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return []
         return sorted(c for c in df.columns if c.startswith(SASS_PREFIX) and pd.api.types.is_numeric_dtype(df[c]))
 
-    def fit(self, df: pd.DataFrame, y: object = None, sample_weight: object = None) -> "PipeweaveRegressor":
+    def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
 
         ``y`` (latency in us, one per row) replaces the ``latency_us`` column when given, so
@@ -164,29 +204,39 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 raise DataError(f"y has {len(yv)} latencies for {len(df)} rows", hint="pass one latency (us) per row")
             df = df.assign(latency_us=yv)
         if isinstance(df, pd.DataFrame) and "family" not in df.columns:
-            raise DataError("training rows lack the column 'family' (a featurize() output alone is not enough)",
-                            hint="fit on the canonical profile rows themselves: PipeweaveRegressor().fit(rows)")
+            raise DataError(
+                "training rows lack the column 'family' (a featurize() output alone is not enough)",
+                hint="fit on the canonical profile rows themselves: PipeweaveRegressor().fit(rows)",
+            )
         if self.max_rows_per_group and isinstance(df, pd.DataFrame):
             # the shipped recipe: at most max_rows_per_group seeded-random rows per (gpu, family, dtype, source)
             from ._training import cap_rows
 
             pos = pd.DataFrame({c: df[c].to_numpy() for c in ROW_CAP_GROUP if c in df.columns})
-            keep = cap_rows(pos.assign(_row=np.arange(len(df))), int(self.max_rows_per_group), by=ROW_CAP_GROUP,
-                            seed=int(self.random_state))["_row"].to_numpy()
+            keep = cap_rows(
+                pos.assign(_row=np.arange(len(df))),
+                int(self.max_rows_per_group),
+                by=ROW_CAP_GROUP,
+                seed=int(self.random_state),
+            )["_row"].to_numpy()
             if len(keep) < len(df):
                 if sample_weight is not None and np.ndim(sample_weight) and len(sample_weight) == len(df):
                     sample_weight = np.asarray(sample_weight, dtype=float).ravel()[keep]
                 df = df.iloc[keep]
         df = self._prepare(df)
         if "latency_us" not in df.columns:
-            raise DataError("training rows lack the column 'latency_us'",
-                            hint="train on measured profiles, or pass the latencies as y: fit(rows, y)")
+            raise DataError(
+                "training rows lack the column 'latency_us'",
+                hint="train on measured profiles, or pass the latencies as y: fit(rows, y)",
+            )
         lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
         bad = ~np.isfinite(lat) | (lat <= 0)
         if bad.any():
-            raise DataError(f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
-                            f"(first row labels {df.index[bad][:5].tolist()})",
-                            hint="drop them or fix the measurement; latency must be > 0 us")
+            raise DataError(
+                f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
+                f"(first row labels {df.index[bad][:5].tolist()})",
+                hint="drop them or fix the measurement; latency must be > 0 us",
+            )
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         X = design_matrix(df, names)
         target = np.log(lat / self._reference_us(df))
@@ -201,15 +251,17 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             unknown = sorted(set(self.monotone_constraints) - set(names))
             bad = {k: v for k, v in self.monotone_constraints.items() if v not in (-1, 0, 1)}
             if unknown or bad:
-                raise DataError(f"monotone_constraints: unknown features {unknown}, bad directions {bad}",
-                                hint="use model feature names (pipeweave.model.model_feature_names()) -> -1, 0 or +1")
-            params["monotone_constraints"] = "(" + ",".join(str(int(self.monotone_constraints.get(n, 0)))
-                                                            for n in names) + ")"
+                raise DataError(
+                    f"monotone_constraints: unknown features {unknown}, bad directions {bad}",
+                    hint="use model feature names (pipeweave.model.model_feature_names()) -> -1, 0 or +1",
+                )
+            params["monotone_constraints"] = (
+                "(" + ",".join(str(int(self.monotone_constraints.get(n, 0))) for n in names) + ")"
+            )
         callbacks = []
         if self.progress:
             callbacks.append(_tqdm_callback(int(self.n_estimators)))
-        self.booster_ = xgb.train(params, dtrain, num_boost_round=int(self.n_estimators),
-                                  callbacks=callbacks)
+        self.booster_ = xgb.train(params, dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks)
         # per_family: one more booster per family on its own rows; the shared booster above stays
         # as the fallback for families without one
         self.family_boosters_ = {}
@@ -217,8 +269,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
             for name in sorted(set(fam)):
                 m = fam == name
-                dfam = xgb.DMatrix(X[m], label=target[m], weight=None if weight is None else weight[m],
-                                   feature_names=names, nthread=int(self.n_jobs))
+                dfam = xgb.DMatrix(
+                    X[m],
+                    label=target[m],
+                    weight=None if weight is None else weight[m],
+                    feature_names=names,
+                    nthread=int(self.n_jobs),
+                )
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))
@@ -250,8 +307,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             out[todo] = predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))
         return out
 
-    def predict(self, df: pd.DataFrame, *, gpus: Mapping[str, object] | None = None,
-                data: object = None) -> np.ndarray:
+    def predict(
+        self, df: pd.DataFrame, *, gpus: Mapping[str, GPUSpec] | None = None, data: str | os.PathLike[str] | None = None
+    ) -> np.ndarray:
         """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``.
 
         Each distinct launch is featurized and predicted once (every column but
@@ -260,8 +318,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         ``data`` is the data directory (SGLang tuned MoE configs).
         """
         self._check_fitted()
-        if (isinstance(df, pd.DataFrame) and "t_env_us" not in df.columns and not self.use_sass and len(df)
-                and getattr(self, "calibration_", None) is None):
+        if (
+            isinstance(df, pd.DataFrame)
+            and "t_env_us" not in df.columns
+            and not self.use_sass
+            and len(df)
+            and getattr(self, "calibration_", None) is None
+        ):
             return self._predict_launches(df, gpus, data)
         df = self._prepare(df, gpus=gpus, data=data)  # featurize (and attach SASS) once
         pred = self._reference_us(df) * np.exp(self._log_ratio(df))
@@ -272,7 +335,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             pred = np.maximum(pred * np.exp(calibration.log_correction(df)), lower)
         return pred
 
-    def _predict_launches(self, df: pd.DataFrame, gpus: Mapping[str, object] | None, data: object) -> np.ndarray:
+    def _predict_launches(
+        self, df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, data: str | os.PathLike[str] | None
+    ) -> np.ndarray:
         """The hot path: feature arrays (no featurized DataFrame) of each distinct launch, then the boosters."""
         from ..frontend import feature_arrays
 

@@ -20,8 +20,10 @@ __all__ = ["prepare_training_frame", "cap_rows", "IMPOSSIBLE_FACTOR"]
 #: for spec-sheet clock/bandwidth slack and measurement noise).
 IMPOSSIBLE_FACTOR: float = 1.5
 
-def prepare_training_frame(df: pd.DataFrame, *, progress: bool = False, **featurize_kwargs: object
-                           ) -> tuple[pd.DataFrame, pd.DataFrame]:
+
+def prepare_training_frame(
+    df: pd.DataFrame, *, progress: bool = False, **featurize_kwargs: object
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Featurize ``df`` and drop physically impossible rows.
 
     Returns ``(frame, drops)`` where ``drops`` counts dropped rows per (source, family, dtype,
@@ -30,14 +32,20 @@ def prepare_training_frame(df: pd.DataFrame, *, progress: bool = False, **featur
     frame = ensure_features(df.reset_index(drop=True), **featurize_kwargs)
     lat = frame["latency_us"].to_numpy(dtype=float)
     impossible = lat * IMPOSSIBLE_FACTOR < frame["t_lower_us"].to_numpy(dtype=float)
-    drops = (frame.loc[impossible, ["source", "family", "dtype", "gpu"]].astype(str)
-             .value_counts().rename("rows").reset_index())
+    drops = (
+        frame.loc[impossible, ["source", "family", "dtype", "gpu"]]
+        .astype(str)
+        .value_counts()
+        .rename("rows")
+        .reset_index()
+    )
     drops["reason"] = f"faster than the physical lower bound / {IMPOSSIBLE_FACTOR}"
     return frame.loc[~impossible].reset_index(drop=True), drops
 
 
-def cap_rows(df: pd.DataFrame, max_rows: int, *, by: tuple[str, ...] = ("gpu", "family", "dtype", "source"),
-             seed: int = 0) -> pd.DataFrame:
+def cap_rows(
+    df: pd.DataFrame, max_rows: int, *, by: tuple[str, ...] = ("gpu", "family", "dtype", "source"), seed: int = 0
+) -> pd.DataFrame:
     """At most ``max_rows`` seeded-random rows per group ``by`` (all rows of smaller groups)."""
     key = np.random.default_rng(seed).random(len(df))
     groups = [df[c].astype(str).to_numpy() for c in by if c in df.columns]

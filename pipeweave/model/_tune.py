@@ -49,8 +49,16 @@ def logo_cv_mape(frame: pd.DataFrame, params: dict, *, n_jobs: int = 2) -> float
     return float(np.mean(scores))
 
 
-def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None, study_name: str = "pipeweave",
-         seed: int = 0, n_jobs: int = 2, progress: bool = True) -> optuna.Study:
+def tune(
+    frame: pd.DataFrame,
+    *,
+    n_trials: int = 20,
+    storage: str | None = None,
+    study_name: str = "pipeweave",
+    seed: int = 0,
+    n_jobs: int = 2,
+    progress: bool = True,
+) -> optuna.Study:
     """Run (or resume, or join) an optuna study; returns the study (``study.best_params``).
 
     Several processes may share one ``storage`` (e.g. ``sqlite:///tune.db``) and ``study_name``: the
@@ -64,8 +72,10 @@ def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None,
 
     gens = sorted(set(frame["generation"].astype(str))) if "generation" in frame.columns else []
     if len(gens) < 2:  # before any study is created or joined
-        raise DataError(f"tuning needs rows from at least two GPU generations, got {gens}",
-                        hint="load more GPUs (the objective is leave-one-generation-out)")
+        raise DataError(
+            f"tuning needs rows from at least two GPU generations, got {gens}",
+            hint="load more GPUs (the objective is leave-one-generation-out)",
+        )
 
     def objective(trial: optuna.Trial) -> float:
         params: dict[str, float] = {}
@@ -84,8 +94,11 @@ def tune(frame: pd.DataFrame, *, n_trials: int = 20, storage: str | None = None,
         bar = progress_bar(n_trials, "tune", unit="trial")
 
         def one_line(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
-            bar.set_postfix_str(f"trial {trial.number}: MAPE {trial.value} (best {study.best_value:.2f})"
-                                if trial.value is not None else f"trial {trial.number}: {trial.state.name}")
+            bar.set_postfix_str(
+                f"trial {trial.number}: MAPE {trial.value} (best {study.best_value:.2f})"
+                if trial.value is not None
+                else f"trial {trial.number}: {trial.state.name}"
+            )
             bar.update()
 
         study.optimize(objective, n_trials=n_trials, callbacks=[one_line])
@@ -116,14 +129,24 @@ def open_study(storage: str | None, study_name: str, seed: int, *, attempts: int
     for attempt in range(attempts):
         try:
             try:
-                study = optuna.create_study(study_name=study_name, storage=storage, direction="minimize",
-                                            sampler=optuna.samplers.TPESampler(seed=seed))
+                study = optuna.create_study(
+                    study_name=study_name,
+                    storage=storage,
+                    direction="minimize",
+                    sampler=optuna.samplers.TPESampler(seed=seed),
+                )
                 return study, False
             except optuna.exceptions.DuplicatedStudyError:
-                return optuna.load_study(study_name=study_name, storage=cast(str, storage),  # set: a duplicate
-                                         sampler=optuna.samplers.TPESampler(seed=process_seed(seed))), True
+                return optuna.load_study(
+                    study_name=study_name,
+                    storage=cast(str, storage),  # set: a duplicate
+                    sampler=optuna.samplers.TPESampler(seed=process_seed(seed)),
+                ), True
         except (IntegrityError, OperationalError, KeyError) as exc:  # creation race; retry
             last = exc
             time.sleep(0.2 * (attempt + 1))
-    raise DataError(f"could not open study {study_name!r} in {storage!r} after {attempts} attempts "
-                    f"({last.__class__.__name__ if last else '?'})", hint="check the storage URL and that the database is reachable")
+    raise DataError(
+        f"could not open study {study_name!r} in {storage!r} after {attempts} attempts "
+        f"({last.__class__.__name__ if last else '?'})",
+        hint="check the storage URL and that the database is reachable",
+    )

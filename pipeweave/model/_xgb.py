@@ -13,12 +13,29 @@ import numpy as np
 __all__ = ["tree_params", "predict_in_place"]
 
 
-def tree_params(*, max_depth: int, learning_rate: float, subsample: float, colsample_bytree: float,
-                min_child_weight: float, n_jobs: int, random_state: int, max_bin: int = 256) -> dict[str, Any]:
+def tree_params(
+    *,
+    max_depth: int,
+    learning_rate: float,
+    subsample: float,
+    colsample_bytree: float,
+    min_child_weight: float,
+    n_jobs: int,
+    random_state: int,
+    max_bin: int = 256,
+) -> dict[str, Any]:
     """XGBoost booster parameters of a histogram tree ensemble (objective added by the caller)."""
-    return {"max_depth": int(max_depth), "eta": float(learning_rate), "subsample": float(subsample),
-            "colsample_bytree": float(colsample_bytree), "min_child_weight": float(min_child_weight),
-            "nthread": int(n_jobs), "seed": int(random_state), "tree_method": "hist", "max_bin": int(max_bin)}
+    return {
+        "max_depth": int(max_depth),
+        "eta": float(learning_rate),
+        "subsample": float(subsample),
+        "colsample_bytree": float(colsample_bytree),
+        "min_child_weight": float(min_child_weight),
+        "nthread": int(n_jobs),
+        "seed": int(random_state),
+        "tree_method": "hist",
+        "max_bin": int(max_bin),
+    }
 
 
 def predict_in_place(booster: Any, X: np.ndarray, n_jobs: int) -> np.ndarray:

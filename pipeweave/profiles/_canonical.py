@@ -23,11 +23,15 @@ import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .._errors import DataError
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
 
 __all__ = [
     "PROFILE_SUFFIXES",
@@ -47,19 +51,28 @@ USER_SOURCE = "user"
 
 def _read_table(path: Path) -> pd.DataFrame:
     if path.suffix not in PROFILE_SUFFIXES:
-        raise DataError(f"profile file {str(path)!r} must end in .csv or .parquet",
-                        hint="convert it to canonical rows first (pipeweave.profiles.import_profiles)")
+        raise DataError(
+            f"profile file {str(path)!r} must end in .csv or .parquet",
+            hint="convert it to canonical rows first (pipeweave.profiles.import_profiles)",
+        )
     if not path.is_file():
         raise DataError(f"profile file not found: {str(path)!r}", hint="check the path")
     try:
         return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
     except (ValueError, OSError, pd.errors.ParserError) as exc:
-        raise DataError(f"cannot read profile file {str(path)!r}: {exc}".splitlines()[0],
-                        hint="write it with `pipeweave profiles import` (CSV or parquet)") from None
+        raise DataError(
+            f"cannot read profile file {str(path)!r}: {exc}".splitlines()[0],
+            hint="write it with `pipeweave profiles import` (CSV or parquet)",
+        ) from None
 
 
-def check_profiles(df: pd.DataFrame, *, what: str = "profile rows", gpus: Mapping[str, object] | None = None,
-                   need_latency: bool = True) -> pd.DataFrame:
+def check_profiles(
+    df: pd.DataFrame,
+    *,
+    what: str = "profile rows",
+    gpus: Mapping[str, GPUSpec] | None = None,
+    need_latency: bool = True,
+) -> pd.DataFrame:
     """Validated canonical rows (gpu names resolved, ``source`` defaulted, family defaults filled).
 
     Raises :class:`DataError` naming the first bad rows (1-based row numbers) and their reason.
@@ -71,8 +84,9 @@ def check_profiles(df: pd.DataFrame, *, what: str = "profile rows", gpus: Mappin
     need = [c for c in REQUIRED_COLUMNS if need_latency or c != "latency_us"]
     missing = [c for c in need if c not in df.columns]
     if missing:
-        raise DataError(f"{what} lack the columns {missing}",
-                        hint="see `pipeweave profiles -h` for the canonical profile format")
+        raise DataError(
+            f"{what} lack the columns {missing}", hint="see `pipeweave profiles -h` for the canonical profile format"
+        )
     if df.empty:
         raise DataError(f"{what}: no rows", hint="give at least one measured launch")
     df = df.reset_index(drop=True).copy()
@@ -104,18 +118,24 @@ def check_profiles(df: pd.DataFrame, *, what: str = "profile rows", gpus: Mappin
     if len(bad):
         listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in bad.head(5).items())  # type: ignore[call-overload]
         more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
-        raise DataError(f"{what}: {len(bad)} bad rows: {listed}{more}",
-                        hint="fix or drop those rows (row numbers count data rows from 1)")
+        raise DataError(
+            f"{what}: {len(bad)} bad rows: {listed}{more}",
+            hint="fix or drop those rows (row numbers count data rows from 1)",
+        )
     if "generation" not in df.columns or df["generation"].isna().any():
         from ..hardware import get_gpu
 
-        gen = {g: getattr(known[g] if g in known else get_gpu(g), "generation") for g in pd.unique(df["gpu"])}
+        gen = {g: (known[g] if g in known else get_gpu(g)).generation for g in pd.unique(df["gpu"])}
         df["generation"] = df["gpu"].map(gen)
     return df
 
 
-def read_profiles(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
-                  gpus: Mapping[str, object] | None = None, need_latency: bool = True) -> pd.DataFrame:
+def read_profiles(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    need_latency: bool = True,
+) -> pd.DataFrame:
     """Read and validate canonical profile files (CSV/parquet) into one DataFrame.
 
     ``gpus`` maps names to GPUSpec for rows on GPUs outside the catalog. The input files are

@@ -4,22 +4,34 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from .._errors import DataError
 from ._canonical import USER_SOURCE, check_profiles, read_profiles
 
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
 __all__ = ["IMPORT_KINDS", "import_profiles"]
 
 IMPORT_KINDS: tuple[str, ...] = ("canonical", "kineto", "triton-autotune", "ncu")
 
 
-def import_profiles(kind: str, files: Sequence[str | os.PathLike[str]], *, gpu: str | None = None,
-                    family: str | None = None, dtype: str | None = None, key: Sequence[str] = (),
-                    shapes: str | os.PathLike[str] | None = None, fixed: Mapping[str, object] | None = None,
-                    source: str = USER_SOURCE, gpus: Mapping[str, object] | None = None
-                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def import_profiles(
+    kind: str,
+    files: Sequence[str | os.PathLike[str]],
+    *,
+    gpu: str | None = None,
+    family: str | None = None,
+    dtype: str | None = None,
+    key: Sequence[str] = (),
+    shapes: str | os.PathLike[str] | None = None,
+    fixed: Mapping[str, object] | None = None,
+    source: str = USER_SOURCE,
+    gpus: Mapping[str, GPUSpec] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rows, skipped)``: canonical, validated rows from ``files`` of ``kind``; ``skipped`` lists
     what could not become a row (``file, kernel, reason, count``).
 
@@ -65,7 +77,9 @@ def import_profiles(kind: str, files: Sequence[str | os.PathLike[str]], *, gpu: 
     skipped = pd.concat(skips, ignore_index=True) if skips else pd.DataFrame()
     if not frames:
         reasons = "; ".join(skipped["reason"].astype(str).unique()[:3]) if len(skipped) else "empty input"
-        raise DataError(f"no usable launch rows in {[str(f) for f in files]} ({reasons})",
-                        hint=f"check that the files are {kind!r} files (the kind) and their contents")
+        raise DataError(
+            f"no usable launch rows in {[str(f) for f in files]} ({reasons})",
+            hint=f"check that the files are {kind!r} files (the kind) and their contents",
+        )
     rows = check_profiles(pd.concat(frames, ignore_index=True), what="imported rows", gpus=gpus)
     return rows, skipped

@@ -21,6 +21,7 @@ import gzip
 import json
 import os
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -31,8 +32,12 @@ __all__ = ["TORCH_DTYPES", "import_kineto"]
 
 #: PyTorch "Input type" strings -> canonical dtype
 TORCH_DTYPES: dict[str, str] = {
-    "c10::BFloat16": "bfloat16", "c10::Half": "float16", "BFloat16": "bfloat16", "Half": "float16",
-    "torch.bfloat16": "bfloat16", "torch.float16": "float16",
+    "c10::BFloat16": "bfloat16",
+    "c10::Half": "float16",
+    "BFloat16": "bfloat16",
+    "Half": "float16",
+    "torch.bfloat16": "bfloat16",
+    "torch.float16": "float16",
 }
 _GEMM_OPS = ("aten::mm", "aten::addmm", "aten::linear", "aten::bmm")
 
@@ -45,11 +50,15 @@ def _load(path: Path) -> dict:
     except FileNotFoundError:
         raise DataError(f"trace file not found: {str(path)!r}", hint="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
-        raise DataError(f"{str(path)!r} is not a JSON trace ({type(exc).__name__})",
-                        hint="pass the file written by prof.export_chrome_trace()") from None
+        raise DataError(
+            f"{str(path)!r} is not a JSON trace ({type(exc).__name__})",
+            hint="pass the file written by prof.export_chrome_trace()",
+        ) from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
-        raise DataError(f"{str(path)!r} has no 'traceEvents' list: not a PyTorch profiler trace",
-                        hint="pass the file written by prof.export_chrome_trace()")
+        raise DataError(
+            f"{str(path)!r} has no 'traceEvents' list: not a PyTorch profiler trace",
+            hint="pass the file written by prof.export_chrome_trace()",
+        )
     return trace
 
 
@@ -113,8 +122,10 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
         elif cat == "kernel":
             kernels.append(ev)
     if not kernels:
-        raise DataError(f"{str(path)!r} has no GPU kernel events (cat 'kernel'): a CPU-only trace",
-                        hint="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] on the GPU")
+        raise DataError(
+            f"{str(path)!r} has no GPU kernel events (cat 'kernel'): a CPU-only trace",
+            hint="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] on the GPU",
+        )
     rows, skipped = [], []
     per_op: dict[int, dict] = {}
     for ev in kernels:
@@ -131,8 +142,9 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
         if opname not in _GEMM_OPS:
             skipped.append((name, f"launched by {opname}, not a GEMM operator ({', '.join(_GEMM_OPS)})"))
             continue
-        rec = per_op.setdefault(int(ext), {"op": op, "dur": 0.0, "n": 0, "device": args.get("device"),
-                                           "names": []})
+        rec = per_op.setdefault(
+            int(cast(int, ext)), {"op": op, "dur": 0.0, "n": 0, "device": args.get("device"), "names": []}
+        )
         rec["dur"] += float(ev.get("dur", np.nan))
         rec["n"] += 1
         rec["names"].append(name)
@@ -145,11 +157,24 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
             continue
         gname = gpu or devices.get(int(rec["device"]) if rec["device"] is not None else 0)
         if not gname:
-            raise DataError(f"{str(path)!r} has no deviceProperties naming the GPU",
-                            hint="pass gpu= (a catalog name or a spec .toml path)")
+            raise DataError(
+                f"{str(path)!r} has no deviceProperties naming the GPU",
+                hint="pass gpu= (a catalog name or a spec .toml path)",
+            )
         m, n, k, dtype = got
-        rows.append({"gpu": gname, "family": "gemm", "dtype": dtype, "m": m, "n": n, "k": k,
-                     "latency_us": rec["dur"], "kernel_name": rec["names"][0], "n_kernels": rec["n"]})
+        rows.append(
+            {
+                "gpu": gname,
+                "family": "gemm",
+                "dtype": dtype,
+                "m": m,
+                "n": n,
+                "k": k,
+                "latency_us": rec["dur"],
+                "kernel_name": rec["names"][0],
+                "n_kernels": rec["n"],
+            }
+        )
     out = _median_per_launch(pd.DataFrame(rows), ["gpu", "family", "dtype", "m", "n", "k"])
     if len(out):
         out["timing"] = "kineto"
@@ -164,7 +189,10 @@ def _median_per_launch(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     if df.empty:
         return df
     g = df.groupby(key, sort=False, dropna=False)
-    out = g.agg(latency_us=("latency_us", "median"), n_raw_rows=("latency_us", "size"),
-                **{c: (c, "first") for c in df.columns if c not in key and c != "latency_us"}).reset_index()
+    out = g.agg(
+        latency_us=("latency_us", "median"),
+        n_raw_rows=("latency_us", "size"),
+        **{c: (c, "first") for c in df.columns if c not in key and c != "latency_us"},
+    ).reset_index()
     out["n_raw_rows"] = out["n_raw_rows"].astype(float)
     return out

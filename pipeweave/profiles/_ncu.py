@@ -32,8 +32,16 @@ from .._errors import DataError
 __all__ = ["TIME_UNITS_US", "import_ncu", "read_ncu_csv"]
 
 #: time unit in the unit row -> microseconds per unit
-TIME_UNITS_US: dict[str, float] = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3,
-                                   "ms": 1e3, "second": 1e6, "s": 1e6}
+TIME_UNITS_US: dict[str, float] = {
+    "nsecond": 1e-3,
+    "ns": 1e-3,
+    "usecond": 1.0,
+    "us": 1.0,
+    "msecond": 1e3,
+    "ms": 1e3,
+    "second": 1e6,
+    "s": 1e6,
+}
 _BYTE_UNITS: dict[str, float] = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "KB": 1e3, "KiB": 1024.0, "B": 1.0}
 _TIME = "gpu__time_duration.sum"
 
@@ -53,13 +61,17 @@ def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith(('"ID"', "ID,"))), None)
     if start is None:  # ncu may print ==PROF== lines first
-        raise DataError(f"{str(path)!r} has no header row starting with \"ID\": not `ncu --csv --page raw` output",
-                        hint="export with: ncu --import report.ncu-rep --csv --page raw > file.csv")
+        raise DataError(
+            f'{str(path)!r} has no header row starting with "ID": not `ncu --csv --page raw` output',
+            hint="export with: ncu --import report.ncu-rep --csv --page raw > file.csv",
+        )
     rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
     header = rows[0]
     if _TIME not in header:
-        raise DataError(f"{str(path)!r} lacks the metric {_TIME!r}",
-                        hint=f"profile with ncu --metrics {_TIME},launch__grid_size,launch__block_size (or ncu --set full)")
+        raise DataError(
+            f"{str(path)!r} lacks the metric {_TIME!r}",
+            hint=f"profile with ncu --metrics {_TIME},launch__grid_size,launch__block_size (or ncu --set full)",
+        )
     body = [r for r in rows[1:] if len(r) == len(header)]
     if not body:
         raise DataError(f"{str(path)!r} has no launch rows", hint="profile at least one kernel")
@@ -69,24 +81,31 @@ def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
     return pd.DataFrame(data, columns=header), units
 
 
-def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] | None,
-               gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def import_ncu(
+    path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] | None, gpu: str | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(rows, skipped) from one ncu raw CSV joined with the ``shapes`` table (see module docstring)."""
     path = Path(path)
     if shapes is None:
-        raise DataError("ncu files need a shapes CSV (shapes=): ncu does not know each kernel's family and shape",
-                        hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns")
+        raise DataError(
+            "ncu files need a shapes CSV (shapes=): ncu does not know each kernel's family and shape",
+            hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns",
+        )
     launches, units = read_ncu_csv(path)
     try:
         table = pd.read_csv(shapes)
     except FileNotFoundError:
         raise DataError(f"shapes file not found: {str(shapes)!r}", hint="check the path") from None
     if "id" not in table.columns and "kernel" not in table.columns:
-        raise DataError(f"shapes file {str(shapes)!r} needs a column 'kernel' (regex on the kernel name) or 'id'",
-                        hint="e.g. kernel,family,dtype,m,n,k")
+        raise DataError(
+            f"shapes file {str(shapes)!r} needs a column 'kernel' (regex on the kernel name) or 'id'",
+            hint="e.g. kernel,family,dtype,m,n,k",
+        )
     unit = units.get(_TIME, "").strip() or "nsecond"
     if unit not in TIME_UNITS_US:
-        raise DataError(f"{path.name}: unknown time unit {unit!r} for {_TIME}", hint=f"expected one of {list(TIME_UNITS_US)}")
+        raise DataError(
+            f"{path.name}: unknown time unit {unit!r} for {_TIME}", hint=f"expected one of {list(TIME_UNITS_US)}"
+        )
     lat = _number(launches[_TIME]) * TIME_UNITS_US[unit]
     name = launches["Kernel Name"].astype(str) if "Kernel Name" in launches else pd.Series("", index=launches.index)
     ids = _number(launches["ID"])
@@ -101,8 +120,10 @@ def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] |
                 try:
                     hit = name.str.contains(pat, regex=True).to_numpy()
                 except re.error as exc:
-                    raise DataError(f"shapes file row {i + 1}: bad kernel pattern {pat!r} ({exc})",
-                                    hint="use a Python regular expression, e.g. gemm|xmma") from None
+                    raise DataError(
+                        f"shapes file row {i + 1}: bad kernel pattern {pat!r} ({exc})",
+                        hint="use a Python regular expression, e.g. gemm|xmma",
+                    ) from None
                 match = np.where((match < 0) & hit, i, match)
     skipped = [(n, "no row of the shapes table matches this kernel") for n in name[match < 0]]
     bad_t = (match >= 0) & ~(np.isfinite(lat) & (lat > 0))
@@ -118,13 +139,18 @@ def import_ncu(path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] |
         rows["gpu"] = gpu
     elif "gpu" not in rows.columns:
         if "device__attribute_display_name" not in launches:
-            raise DataError(f"{path.name} does not name the GPU (no device__attribute_display_name)",
-                            hint="pass gpu= (a catalog name or a spec .toml path)")
+            raise DataError(
+                f"{path.name} does not name the GPU (no device__attribute_display_name)",
+                hint="pass gpu= (a catalog name or a spec .toml path)",
+            )
         rows["gpu"] = launches["device__attribute_display_name"].to_numpy()[ok]
-    for metric, col, conv in (("launch__grid_size", "grid_size", None), ("launch__block_size", "block_size", None),
-                              ("launch__registers_per_thread", "registers_per_thread", None),
-                              ("launch__shared_mem_per_block_static", "smem_static_bytes", _BYTE_UNITS),
-                              ("launch__shared_mem_per_block_dynamic", "smem_dynamic_bytes", _BYTE_UNITS)):
+    for metric, col, conv in (
+        ("launch__grid_size", "grid_size", None),
+        ("launch__block_size", "block_size", None),
+        ("launch__registers_per_thread", "registers_per_thread", None),
+        ("launch__shared_mem_per_block_static", "smem_static_bytes", _BYTE_UNITS),
+        ("launch__shared_mem_per_block_dynamic", "smem_dynamic_bytes", _BYTE_UNITS),
+    ):
         if metric in launches:
             scale = conv.get(units.get(metric, "byte").strip() or "byte", 1.0) if conv else 1.0
             rows[col] = _number(launches[metric])[ok] * scale

@@ -34,47 +34,69 @@ __all__ = ["TILE_NAMES", "import_triton_autotune"]
 
 #: Triton config names -> tile-plan column
 TILE_NAMES: dict[str, str] = {
-    "BLOCK_SIZE_M": "block_m", "BLOCK_M": "block_m",
-    "BLOCK_SIZE_N": "block_n", "BLOCK_N": "block_n",
-    "BLOCK_SIZE_K": "block_k", "BLOCK_K": "block_k",
-    "GROUP_SIZE_M": "group_m", "GROUP_M": "group_m",
+    "BLOCK_SIZE_M": "block_m",
+    "BLOCK_M": "block_m",
+    "BLOCK_SIZE_N": "block_n",
+    "BLOCK_N": "block_n",
+    "BLOCK_SIZE_K": "block_k",
+    "BLOCK_K": "block_k",
+    "GROUP_SIZE_M": "group_m",
+    "GROUP_M": "group_m",
 }
 
 
-def import_triton_autotune(path: str | os.PathLike[str], *, gpu: str | None, family: str | None,
-                           key: Sequence[str], dtype: str | None = None,
-                           fixed: dict[str, object] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def import_triton_autotune(
+    path: str | os.PathLike[str],
+    *,
+    gpu: str | None,
+    family: str | None,
+    key: Sequence[str],
+    dtype: str | None = None,
+    fixed: dict[str, object] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(rows, skipped) from one ``*.autotune.json``; ``fixed`` adds constant columns (e.g. topk)."""
     path = Path(path)
     if not gpu or not family:
-        raise DataError(f"{str(path)!r}: a Triton autotune cache names neither the GPU nor the kernel family",
-                        hint="pass gpu= (a catalog name or a spec .toml path) and family=")
+        raise DataError(
+            f"{str(path)!r}: a Triton autotune cache names neither the GPU nor the kernel family",
+            hint="pass gpu= (a catalog name or a spec .toml path) and family=",
+        )
     if not key:
-        raise DataError("key (the shape column names) is required for triton-autotune files",
-                        hint="name the shape column of each key entry, e.g. key=('m', 'n', 'k')")
+        raise DataError(
+            "key (the shape column names) is required for triton-autotune files",
+            hint="name the shape column of each key entry, e.g. key=('m', 'n', 'k')",
+        )
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
         raise DataError(f"autotune file not found: {str(path)!r}", hint="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{str(path)!r} is not JSON ({exc.__class__.__name__})",
-                        hint="pass the <kernel>.autotune.json written by cache_results=True") from None
+        raise DataError(
+            f"{str(path)!r} is not JSON ({exc.__class__.__name__})",
+            hint="pass the <kernel>.autotune.json written by cache_results=True",
+        ) from None
     if not isinstance(data, dict) or "key" not in data or "configs_timings" not in data:
-        raise DataError(f"{str(path)!r} lacks 'key' / 'configs_timings': not a Triton autotune cache file",
-                        hint="pass the <kernel>.autotune.json written by cache_results=True")
+        raise DataError(
+            f"{str(path)!r} lacks 'key' / 'configs_timings': not a Triton autotune cache file",
+            hint="pass the <kernel>.autotune.json written by cache_results=True",
+        )
     kvals = list(data["key"]) if isinstance(data["key"], (list, tuple)) else [data["key"]]
     if len(key) > len(kvals):
-        raise DataError(f"key names {len(key)} entries but {path.name} has a key of {len(kvals)}: {kvals}",
-                        hint="give one name (or _) per leading key entry")
+        raise DataError(
+            f"key names {len(key)} entries but {path.name} has a key of {len(kvals)}: {kvals}",
+            hint="give one name (or _) per leading key entry",
+        )
     shape: dict[str, object] = {}
     for name, val in zip(key, kvals):
         if name != "_":
             shape[name] = float(val) if isinstance(val, (int, float)) else val
     if dtype is None:
-        dtype = next((TORCH_DTYPES[str(v)] for v in kvals[len(key):] if str(v) in TORCH_DTYPES), None)
+        dtype = next((TORCH_DTYPES[str(v)] for v in kvals[len(key) :] if str(v) in TORCH_DTYPES), None)
         if dtype is None:
-            raise DataError(f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass dtype= (e.g. 'bfloat16')")
+            raise DataError(
+                f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass dtype= (e.g. 'bfloat16')"
+            )
     rows, skipped = [], []
     for i, item in enumerate(data["configs_timings"]):
         try:
@@ -88,8 +110,15 @@ def import_triton_autotune(path: str | os.PathLike[str], *, gpu: str | None, fam
         if not math.isfinite(t) or t <= 0:
             skipped.append((label, "config failed to compile or run (time is inf)"))
             continue
-        row: dict[str, object] = {"gpu": gpu, "family": family, "dtype": dtype, **shape, **(fixed or {}),
-                                  "latency_us": t * 1000.0, "timing": "triton_do_bench"}
+        row: dict[str, object] = {
+            "gpu": gpu,
+            "family": family,
+            "dtype": dtype,
+            **shape,
+            **(fixed or {}),
+            "latency_us": t * 1000.0,
+            "timing": "triton_do_bench",
+        }
         for k, v in kw.items():
             if k in TILE_NAMES:
                 row[TILE_NAMES[k]] = float(v)

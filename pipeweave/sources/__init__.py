@@ -52,13 +52,13 @@ from ._schema import (
     TILE_COLUMNS,
     empty_profiles,
 )
-from ._sglang import _device_names as sglang_device_names  # catalog name -> SGLang file device name
 from ._sglang import (
     CONFIG_COLUMNS,
     pipeweave_moe_default_config,
     resolve_sglang_moe_configs,
     sglang_moe_config_table,
 )
+from ._sglang import _device_names as sglang_device_names  # catalog name -> SGLang file device name
 from ._validate import validate_profiles
 
 __all__ = [

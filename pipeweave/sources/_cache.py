@@ -20,8 +20,15 @@ from ._manifest import SourceManifest, manifests_digest
 from ._read import expand_files
 from ._schema import PROFILE_COLUMNS, conform
 
-__all__ = ["CACHE_ENV_VAR", "LOADER_VERSION", "cache_dir", "files_fingerprint", "cache_path", "read_cache",
-           "write_cache"]
+__all__ = [
+    "CACHE_ENV_VAR",
+    "LOADER_VERSION",
+    "cache_dir",
+    "files_fingerprint",
+    "cache_path",
+    "read_cache",
+    "write_cache",
+]
 
 CACHE_ENV_VAR = "PIPEWEAVE_CACHE"
 #: Bump whenever the loader's output for the same files changes.
@@ -62,8 +69,9 @@ def files_fingerprint(data_dir: Path, manifests: dict[str, SourceManifest]) -> s
         for spec in manifests[name].datasets:
             for p in expand_files(spec, data_dir):
                 st = p.stat()
-                h.update(f"{name}/{spec.name}|{p.relative_to(data_dir).as_posix()}|{st.st_size}|{st.st_mtime_ns}\n"
-                         .encode())
+                h.update(
+                    f"{name}/{spec.name}|{p.relative_to(data_dir).as_posix()}|{st.st_size}|{st.st_mtime_ns}\n".encode()
+                )
     return h.hexdigest()
 
 
@@ -106,9 +114,10 @@ def write_cache(path: Path, df: pd.DataFrame, meta: dict[str, Any]) -> str | Non
 
 
 def _prune(keep: Path) -> None:
-    others = sorted((p for p in keep.parent.glob("profiles-*.parquet") if p != keep),
-                    key=lambda p: p.stat().st_mtime, reverse=True)
-    for p in others[_KEEP_CACHES - 1:]:
+    others = sorted(
+        (p for p in keep.parent.glob("profiles-*.parquet") if p != keep), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    for p in others[_KEEP_CACHES - 1 :]:
         try:
             p.unlink()
         except OSError:

@@ -40,8 +40,13 @@ def _as_list(value: str | Iterable[str] | None, what: str) -> list[str] | None:
     return out
 
 
-def _check_filters(sources: list[str] | None, families: list[str] | None, dtypes: list[str] | None,
-                   gpus: list[str] | None, known_sources: list[str]) -> list[str] | None:
+def _check_filters(
+    sources: list[str] | None,
+    families: list[str] | None,
+    dtypes: list[str] | None,
+    gpus: list[str] | None,
+    known_sources: list[str],
+) -> list[str] | None:
     if sources is not None:
         bad = [s for s in sources if s not in known_sources]
         if bad:
@@ -71,9 +76,11 @@ def _build(data_dir: Path, manifests: dict[str, SourceManifest]) -> tuple[pd.Dat
                 frames.append(df)
     if not frames:
         globs = [g for m in manifests.values() for s in m.datasets for g in s.files]
-        raise DataError(f"no measurements found under {str(data_dir)!r}: no file matches any of {globs}",
-                        hint="give the data directory (the `data` argument) or set $PIPEWEAVE_DATA to the folder holding aiconfigurator/, pipeweave/ ... "
-                             "(see README.md, section 'Data')")
+        raise DataError(
+            f"no measurements found under {str(data_dir)!r}: no file matches any of {globs}",
+            hint="give the data directory (the `data` argument) or set $PIPEWEAVE_DATA to the folder holding aiconfigurator/, pipeweave/ ... "
+            "(see README.md, section 'Data')",
+        )
     return conform(concat_frames(frames)), log
 
 
@@ -87,22 +94,33 @@ def load_profiles_report(
     cache: bool = True,
 ) -> tuple[pd.DataFrame, LoadReport]:
     """:func:`load_profiles` and its :class:`LoadReport` (rows kept per source/dataset, drops by reason)."""
-    return load_profiles(data, sources=sources, families=families, dtypes=dtypes, gpus=gpus, report=True,
-                         cache=cache)
+    return load_profiles(data, sources=sources, families=families, dtypes=dtypes, gpus=gpus, report=True, cache=cache)
 
 
 @overload
-def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
-                  families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
-                  gpus: str | Iterable[str] | None = None, report: Literal[False] = False,
-                  cache: bool = True) -> pd.DataFrame: ...
+def load_profiles(
+    data: str | os.PathLike[str] | None = None,
+    *,
+    sources: str | Iterable[str] | None = None,
+    families: str | Iterable[str] | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    gpus: str | Iterable[str] | None = None,
+    report: Literal[False] = False,
+    cache: bool = True,
+) -> pd.DataFrame: ...
 
 
 @overload
-def load_profiles(data: str | os.PathLike[str] | None = None, *, sources: str | Iterable[str] | None = None,
-                  families: str | Iterable[str] | None = None, dtypes: str | Iterable[str] | None = None,
-                  gpus: str | Iterable[str] | None = None, report: Literal[True],
-                  cache: bool = True) -> tuple[pd.DataFrame, LoadReport]: ...
+def load_profiles(
+    data: str | os.PathLike[str] | None = None,
+    *,
+    sources: str | Iterable[str] | None = None,
+    families: str | Iterable[str] | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    gpus: str | Iterable[str] | None = None,
+    report: Literal[True],
+    cache: bool = True,
+) -> tuple[pd.DataFrame, LoadReport]: ...
 
 
 def load_profiles(
@@ -136,7 +154,11 @@ def load_profiles(
     dt_list, gpu_list = _as_list(dtypes, "dtypes"), _as_list(gpus, "gpus")
     gpu_list = _check_filters(src_list, fam_list, dt_list, gpu_list, sorted(manifests))
 
-    status, where, df, drops, messages = "off", None, None, None, []
+    status = "off"
+    where: str | None = None
+    df: pd.DataFrame | None = None
+    drops: pd.DataFrame | None = None
+    messages: list[str] = []
     fingerprint = ""
     if cache:
         fingerprint = files_fingerprint(data_dir, manifests)
@@ -157,8 +179,11 @@ def load_profiles(
                 warnings.warn(m, stacklevel=2)
         if cache:
             status = "miss"
-            meta = {"fingerprint": fingerprint, "messages": messages,
-                    "drops": {"columns": list(drops.columns), "rows": drops.values.tolist()}}
+            meta = {
+                "fingerprint": fingerprint,
+                "messages": messages,
+                "drops": {"columns": list(drops.columns), "rows": drops.values.tolist()},
+            }
             err = write_cache(path, df, meta)
             if err:
                 messages.append(err)
@@ -182,14 +207,22 @@ def load_profiles(
             df[col] = df[col].cat.remove_unused_categories()
     if not report:
         return df
+    assert drops is not None  # set by the cache hit or the build above
     dmask = pd.Series(True, index=drops.index)
     if src_list is not None:
         dmask &= drops["source"].isin(src_list)
     if fam_list is not None:
         dmask &= drops["family"].isin(fam_list)
-    rep = LoadReport(data_dir=str(data_dir), kept=kept_counts(df), drops=drops.loc[dmask].reset_index(drop=True),
-                     messages=messages, cache=status, cache_path=where, seconds=time.perf_counter() - t0,
-                     files_fingerprint=fingerprint)
+    rep = LoadReport(
+        data_dir=str(data_dir),
+        kept=kept_counts(df),
+        drops=drops.loc[dmask].reset_index(drop=True),
+        messages=messages,
+        cache=status,
+        cache_path=where,
+        seconds=time.perf_counter() - t0,
+        files_fingerprint=fingerprint,
+    )
     return df, rep
 
 
@@ -211,4 +244,3 @@ def _dtype_tag(s: pd.Series) -> str:
     if isinstance(s.dtype, pd.CategoricalDtype):
         return "category"
     return str(s.dtype)
-

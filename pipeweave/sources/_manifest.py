@@ -77,8 +77,10 @@ class SourceManifest:
 
 
 def _bad(path: Path, what: str) -> DataError:
-    return DataError(f"source manifest {str(path)!r}: {what}",
-                     hint="fix the manifest; the format is described at the top of datasets/sources/aiconfigurator.toml")
+    return DataError(
+        f"source manifest {str(path)!r}: {what}",
+        hint="fix the manifest; the format is described at the top of datasets/sources/aiconfigurator.toml",
+    )
 
 
 def _parse_dataset(path: Path, source: dict[str, Any], d: dict[str, Any], i: int) -> DatasetSpec:
@@ -118,13 +120,23 @@ def _parse_dataset(path: Path, source: dict[str, Any], d: dict[str, Any], i: int
     if fields_needed and not d.get("path_regex"):
         raise _bad(path, f"{where}: uses {fields_needed} but has no path_regex to take them from")
     return DatasetSpec(
-        source=source["name"], name=d["name"], family=d["family"], files=files,
-        latency_column=d["latency_column"], latency_factor_us=_LATENCY_TO_US[unit],
-        gpu_column=d["gpu_column"], columns=columns, optional=optional, constants=constants,
+        source=source["name"],
+        name=d["name"],
+        family=d["family"],
+        files=files,
+        latency_column=d["latency_column"],
+        latency_factor_us=_LATENCY_TO_US[unit],
+        gpu_column=d["gpu_column"],
+        columns=columns,
+        optional=optional,
+        constants=constants,
         keep={k: tuple(v) for k, v in d.get("keep", {}).items()},
         values={k: dict(v) for k, v in d.get("values", {}).items()},
-        path_regex=d.get("path_regex"), membership=membership,
-        timing=d.get("timing", source.get("timing", "")), note=d.get("note", ""), transform=transform,
+        path_regex=d.get("path_regex"),
+        membership=membership,
+        timing=d.get("timing", source.get("timing", "")),
+        note=d.get("note", ""),
+        transform=transform,
         per_gpu=per_gpu,
     )
 
@@ -168,8 +180,10 @@ def manifests_digest(directory: Path = MANIFEST_DIR) -> str:
 def load_manifests(directory: Path = MANIFEST_DIR) -> dict[str, SourceManifest]:
     """All manifests in ``directory`` keyed by source name."""
     if not Path(directory).is_dir():
-        raise DataError(f"source manifest folder {str(directory)!r} does not exist",
-                        hint="it ships with the repository (datasets/sources/*.toml); restore it from git")
+        raise DataError(
+            f"source manifest folder {str(directory)!r} does not exist",
+            hint="it ships with the repository (datasets/sources/*.toml); restore it from git",
+        )
     return _load_dir(str(directory), manifests_digest(directory))
 
 

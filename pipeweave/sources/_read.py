@@ -45,8 +45,10 @@ def _file_columns(path: Path) -> list[str]:
             return list(pq.read_schema(path).names)
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
     except Exception as exc:  # unreadable / corrupt file
-        raise DataError(f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
-                        hint="re-copy the file from its source (see the folder's PROVENANCE.md)") from exc
+        raise DataError(
+            f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
+            hint="re-copy the file from its source (see the folder's PROVENANCE.md)",
+        ) from exc
 
 
 def _read_table(path: Path, columns: list[str], categorical: list[str]) -> pd.DataFrame:
@@ -57,14 +59,19 @@ def _read_table(path: Path, columns: list[str], categorical: list[str]) -> pd.Da
             import pyarrow.parquet as pq
 
             schema = pq.read_schema(path)
-            strings = [c for c in columns if pa.types.is_string(schema.field(c).type)
-                       or pa.types.is_large_string(schema.field(c).type)]
+            strings = [
+                c
+                for c in columns
+                if pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type)
+            ]
             table = pq.read_table(path, columns=columns, read_dictionary=strings)
             return table.to_pandas()
         return pd.read_csv(path, usecols=columns, dtype={c: "category" for c in categorical if c in columns})
     except Exception as exc:
-        raise DataError(f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
-                        hint="re-copy the file from its source (see the folder's PROVENANCE.md)") from exc
+        raise DataError(
+            f"cannot read {str(path)!r}: {type(exc).__name__}: {exc}",
+            hint="re-copy the file from its source (see the folder's PROVENANCE.md)",
+        ) from exc
 
 
 def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.DataFrame | None:
@@ -73,8 +80,10 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
     if spec.path_regex:
         match = re.search(spec.path_regex, rel)
         if match is None:
-            log.note(f"{spec.source}/{spec.name}: file {rel!r} matches the glob but not path_regex "
-                     f"{spec.path_regex!r}; skipped")
+            log.note(
+                f"{spec.source}/{spec.name}: file {rel!r} matches the glob but not path_regex "
+                f"{spec.path_regex!r}; skipped"
+            )
             return None
         fields = {k: v for k, v in match.groupdict().items() if v is not None}
     found = _file_columns(path)
@@ -84,7 +93,7 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
         raise DataError(
             f"{str(path)!r} ({spec.source} {spec.name}) lacks column(s) {missing}; columns found: {found}",
             hint=f"expected columns {required} (mapping in datasets/sources/{spec.source}.toml); "
-                 "the file may be from another version of the source or renamed",
+            "the file may be from another version of the source or renamed",
         )
     optional_present = [c for c in spec.optional_columns() if c in found]
     to_cat = [src for canon, src in spec.columns.items() if canon in STRING_COLUMNS] + [spec.gpu_column]
@@ -132,9 +141,10 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
     for canon, value in spec.constants.items():
         out[canon] = _const(value, n) if canon in STRING_COLUMNS else float(value)
     out["_gpu_raw"] = column(spec.gpu_column, True)
-    out["latency_us"] = pd.to_numeric(raw[spec.latency_column], errors="coerce").to_numpy(
-        dtype="float64", na_value=np.nan) \
+    out["latency_us"] = (
+        pd.to_numeric(raw[spec.latency_column], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
         * spec.latency_factor_us
+    )
     if spec.membership is not None:
         fld, flag_cols = spec.membership
         value = fields.get(fld[1:])
@@ -179,17 +189,24 @@ def concat_frames(frames: list[pd.DataFrame]) -> pd.DataFrame:
     for c in cols:
         present = [f[c] for f in frames if c in f.columns]
         if any(isinstance(s.dtype, pd.CategoricalDtype) for s in present):
-            parts = [f[c].array if c in f.columns and isinstance(f[c].dtype, pd.CategoricalDtype)
-                     else pd.Categorical(f[c].to_numpy(object)) if c in f.columns else _const(None, len(f))
-                     for f in frames]
+            parts = [
+                f[c].array
+                if c in f.columns and isinstance(f[c].dtype, pd.CategoricalDtype)
+                else pd.Categorical(f[c].to_numpy(object))
+                if c in f.columns
+                else _const(None, len(f))
+                for f in frames
+            ]
             parts = [p.set_categories(p.categories.astype(object)) for p in parts]
             out[c] = union_categoricals(parts, ignore_order=True)
         elif all(s.dtype == bool for s in present):
-            out[c] = np.concatenate([f[c].to_numpy() if c in f.columns else np.zeros(len(f), dtype=bool)
-                                     for f in frames])
+            out[c] = np.concatenate(
+                [f[c].to_numpy() if c in f.columns else np.zeros(len(f), dtype=bool) for f in frames]
+            )
         else:
-            out[c] = np.concatenate([f[c].to_numpy(dtype="float64") if c in f.columns
-                                     else np.full(len(f), np.nan) for f in frames])
+            out[c] = np.concatenate(
+                [f[c].to_numpy(dtype="float64") if c in f.columns else np.full(len(f), np.nan) for f in frames]
+            )
     return pd.DataFrame(out, index=pd.RangeIndex(sum(len(f) for f in frames)), copy=False)
 
 
@@ -214,9 +231,11 @@ def resolve_gpus(df: pd.DataFrame, spec: DatasetSpec, log: DropLog) -> pd.DataFr
             files = sorted(str(f) for f in pd.unique(df.loc[sel, "_file"]))
             cnt = int(sel.sum())
             log.add(spec.source, spec.name, spec.family, f"unknown GPU {name!r}", cnt)
-            msg = (f"{spec.source}/{spec.name}: GPU {name!r} is not in the GPU catalog; its {cnt:,} rows were "
-                   f"skipped (files: {', '.join(files[:5])}{' ...' if len(files) > 5 else ''}). Add the GPU or "
-                   "an alias to datasets/gpus.toml to load them.")
+            msg = (
+                f"{spec.source}/{spec.name}: GPU {name!r} is not in the GPU catalog; its {cnt:,} rows were "
+                f"skipped (files: {', '.join(files[:5])}{' ...' if len(files) > 5 else ''}). Add the GPU or "
+                "an alias to datasets/gpus.toml to load them."
+            )
             log.note(msg)
             warnings.warn(msg, stacklevel=4)
             continue
@@ -236,8 +255,10 @@ def _key_columns(spec: DatasetSpec, df: pd.DataFrame) -> list[str]:
     key += [c for c in TILE_COLUMNS if c in df.columns]
     missing = [c for c in key if c not in df.columns]
     if missing:
-        raise DataError(f"source manifest {spec.source}.toml, dataset {spec.name!r} (family {spec.family}) maps no "
-                        f"column to {missing}; every key column of the family must be mapped or given a constant")
+        raise DataError(
+            f"source manifest {spec.source}.toml, dataset {spec.name!r} (family {spec.family}) maps no "
+            f"column to {missing}; every key column of the family must be mapped or given a constant"
+        )
     return key
 
 
@@ -261,11 +282,12 @@ def _aggregate(df: pd.DataFrame, key: list[str], spec: DatasetSpec, log: DropLog
     lat = d["latency_us"].groupby(gid).median()
     nraw = d["n_raw_rows"].groupby(gid).sum()
     df = df.copy()
-    df.loc[first_idx, "latency_us"] = lat.loc[order].to_numpy()
-    df.loc[first_idx, "n_raw_rows"] = nraw.loc[order].to_numpy()
+    # pandas-stubs: .loc takes label arrays (an Index, integer group ids) too
+    df.loc[first_idx, "latency_us"] = lat.loc[order].to_numpy()  # type: ignore[index]
+    df.loc[first_idx, "n_raw_rows"] = nraw.loc[order].to_numpy()  # type: ignore[index]
     for col in BOOL_COLUMNS:
         if col in df.columns:
-            df.loc[first_idx, col] = d[col].groupby(gid).any().loc[order].to_numpy()
+            df.loc[first_idx, col] = d[col].groupby(gid).any().loc[order].to_numpy()  # type: ignore[index]
     log.add(spec.source, spec.name, spec.family, reason, int(dup.sum() - first.sum()))
     drop = dup.copy()
     drop[np.flatnonzero(dup)[first]] = False

@@ -20,7 +20,7 @@ def kept_counts(df: pd.DataFrame) -> pd.DataFrame:
     keys = KEPT_COLUMNS[:-1]
     if df.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in keys} | {"rows": pd.Series(dtype="int64")})
-    counts = (df.groupby(keys, observed=True, sort=True).size().rename("rows").reset_index())
+    counts = df.groupby(keys, observed=True, sort=True).size().rename("rows").reset_index()
     for c in keys:
         counts[c] = counts[c].astype(object)
     return counts[counts["rows"] > 0].reset_index(drop=True)
@@ -81,13 +81,17 @@ class LoadReport:
 
     def kept_records(self) -> list[dict[str, Any]]:
         """``kept`` as a list of plain dicts (JSON-ready)."""
-        return [{k: (int(v) if k == "rows" else str(v)) for k, v in r.items()}
-                for r in self.kept.to_dict(orient="records")]
+        return [
+            {str(k): (int(v) if k == "rows" else str(v)) for k, v in r.items()}
+            for r in self.kept.to_dict(orient="records")
+        ]
 
     def drop_records(self) -> list[dict[str, Any]]:
         """``drops`` as a list of plain dicts (JSON-ready)."""
-        return [{k: (int(v) if k == "rows" else str(v)) for k, v in r.items()}
-                for r in self.drops.to_dict(orient="records")]
+        return [
+            {str(k): (int(v) if k == "rows" else str(v)) for k, v in r.items()}
+            for r in self.drops.to_dict(orient="records")
+        ]
 
     def to_text(self) -> str:
         """A human-readable table of the kept rows, the drops and the messages."""

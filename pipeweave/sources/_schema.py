@@ -44,12 +44,25 @@ COMMON_COLUMNS: tuple[str, ...] = (
 )
 GEMM_COLUMNS: tuple[str, ...] = ("m", "n", "k")
 MOE_COLUMNS: tuple[str, ...] = (
-    "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size", "moe_ep_size",
+    "num_tokens",
+    "hidden_size",
+    "inter_size",
+    "topk",
+    "num_experts",
+    "moe_tp_size",
+    "moe_ep_size",
     "distribution",
 )
 ATTENTION_COLUMNS: tuple[str, ...] = (
-    "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "window_size",
-    "backend", "kv_cache_dtype",
+    "batch_size",
+    "isl",
+    "num_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "step",
+    "window_size",
+    "backend",
+    "kv_cache_dtype",
 )
 #: Non-tensor families (issue 13). rmsnorm: num_tokens x hidden_size; silu_mul: num_tokens x
 #: inter_size (the OUTPUT width; the kernel reads 2 x inter_size per token); elementwise_fp32 /
@@ -60,12 +73,15 @@ ATTENTION_COLUMNS: tuple[str, ...] = (
 OP_COLUMNS: tuple[str, ...] = (
     "op",  # operator inside a family (NeuSight OPName: bmm, linear, add, gelu, softmax, ln ...)
     "kernel_name",  # name of the (dominant) CUDA kernel the source recorded, e.g. volta_sgemm_128x64_tn
-    "q_lengths", "kv_lengths",  # attention_flashinfer: per-request query / KV lengths, ";"-joined
+    "q_lengths",
+    "kv_lengths",  # attention_flashinfer: per-request query / KV lengths, ";"-joined
 )
 EXTRA_COLUMNS: tuple[str, ...] = (
     "n_raw_rows",  # source rows merged into this row (>1 when repeated keys were median-aggregated)
     "split",  # the source's own train/test file (pipeweave gemm_fp8), NaN elsewhere
-    "in_dse_99", "in_dse_99_5", "in_dse_top3",  # moe_dse file membership (False elsewhere)
+    "in_dse_99",
+    "in_dse_99_5",
+    "in_dse_top3",  # moe_dse file membership (False elsewhere)
     # what a fused-MoE row with moe_ep_size > 1 timed on its rank (per source and GPU, from the manifest):
     # rank_all_tokens (all T*topk routed rows enter the rank's grid) or rank_local_tokens (T*topk/EP rows)
     "moe_ep_semantics",
@@ -73,20 +89,49 @@ EXTRA_COLUMNS: tuple[str, ...] = (
 
 #: Every column of the profile table, in order.
 PROFILE_COLUMNS: list[str] = [
-    *COMMON_COLUMNS, *GEMM_COLUMNS, *MOE_COLUMNS, *ATTENTION_COLUMNS, *TILE_COLUMNS, *OP_COLUMNS, *EXTRA_COLUMNS,
+    *COMMON_COLUMNS,
+    *GEMM_COLUMNS,
+    *MOE_COLUMNS,
+    *ATTENTION_COLUMNS,
+    *TILE_COLUMNS,
+    *OP_COLUMNS,
+    *EXTRA_COLUMNS,
 ]
 
 STRING_COLUMNS: tuple[str, ...] = (
-    "source", "dataset", "timing", "gpu", "generation", "family", "dtype", "distribution", "backend",
-    "kv_cache_dtype", "split", "op", "kernel_name", "q_lengths", "kv_lengths", "moe_ep_semantics",
+    "source",
+    "dataset",
+    "timing",
+    "gpu",
+    "generation",
+    "family",
+    "dtype",
+    "distribution",
+    "backend",
+    "kv_cache_dtype",
+    "split",
+    "op",
+    "kernel_name",
+    "q_lengths",
+    "kv_lengths",
+    "moe_ep_semantics",
 )
 BOOL_COLUMNS: tuple[str, ...] = ("in_dse_99", "in_dse_99_5", "in_dse_top3")
 NUMERIC_COLUMNS: tuple[str, ...] = tuple(
     c for c in PROFILE_COLUMNS if c not in STRING_COLUMNS and c not in BOOL_COLUMNS
 )
 
-_ATTN_KEY = ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step", "window_size",
-             "kv_cache_dtype", "backend")
+_ATTN_KEY = (
+    "batch_size",
+    "isl",
+    "num_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "step",
+    "window_size",
+    "kv_cache_dtype",
+    "backend",
+)
 
 #: Columns that, with ``gpu``, ``dtype`` and the tile plan, identify one launch of a family.
 FAMILY_KEY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -97,8 +142,15 @@ FAMILY_KEY_COLUMNS: dict[str, tuple[str, ...]] = {
     "attention_generation": _ATTN_KEY,
     "rmsnorm": ("num_tokens", "hidden_size"),
     "silu_mul": ("num_tokens", "inter_size"),
-    "attention_flashinfer": ("backend", "batch_size", "num_heads", "num_key_value_heads", "head_dim",
-                             "q_lengths", "kv_lengths"),
+    "attention_flashinfer": (
+        "backend",
+        "batch_size",
+        "num_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "q_lengths",
+        "kv_lengths",
+    ),
     "gemm_fp32": ("op", "batch_size", "m", "n", "k"),
     "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
     "softmax_fp32": ("num_tokens", "hidden_size"),
@@ -114,8 +166,7 @@ FAMILY_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
     "attention_generation": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "step"),
     "rmsnorm": ("num_tokens", "hidden_size"),
     "silu_mul": ("num_tokens", "inter_size"),
-    "attention_flashinfer": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths",
-                             "kv_lengths"),
+    "attention_flashinfer": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths", "kv_lengths"),
     "gemm_fp32": GEMM_COLUMNS,
     "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
     "softmax_fp32": ("num_tokens", "hidden_size"),
@@ -160,8 +211,11 @@ def conform(df: pd.DataFrame, *, keep_extra: bool = False) -> pd.DataFrame:
             vals = df[col] if col in df else pd.Series(False, index=df.index)
             out[col] = vals.fillna(False).astype(bool).to_numpy() if n else np.zeros(0, dtype=bool)
         elif col in STRING_COLUMNS:
-            out[col] = _as_category(df[col]) if col in df else pd.Categorical.from_codes(
-                np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+            out[col] = (
+                _as_category(df[col])
+                if col in df
+                else pd.Categorical.from_codes(np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+            )
         elif col not in df:
             out[col] = np.full(n, np.nan)
         elif df[col].dtype == np.float64:
@@ -189,6 +243,7 @@ def _as_category(s: pd.Series) -> pd.Categorical:
     codes = remap[np.asarray(cat.codes, dtype=np.int64)]
     cats = pd.Index([names[i] for i in order], dtype=object)
     if cats.has_duplicates:  # e.g. 1 and "1": fall back to a full string conversion
-        return pd.Categorical(s.astype(object).where(s.notna(), None).map(
-            lambda v: v if v is None else str(v)).to_numpy(dtype=object))
+        return pd.Categorical(
+            s.astype(object).where(s.notna(), None).map(lambda v: v if v is None else str(v)).to_numpy(dtype=object)
+        )
     return pd.Categorical.from_codes(codes, categories=cats)

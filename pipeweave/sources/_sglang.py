@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -52,13 +53,16 @@ def _read_table(path: str, size: int, mtime_ns: int) -> pd.DataFrame:
     try:
         df = pd.read_csv(path)
     except Exception as exc:
-        raise DataError(f"cannot read {path!r}: {type(exc).__name__}: {exc}",
-                        hint="re-copy it from the sglang==0.5.10 wheel (see sglang_moe_configs/PROVENANCE.md)") from exc
+        raise DataError(
+            f"cannot read {path!r}: {type(exc).__name__}: {exc}",
+            hint="re-copy it from the sglang==0.5.10 wheel (see sglang_moe_configs/PROVENANCE.md)",
+        ) from exc
     missing = [c for c in mapping.values() if c not in df.columns]
     if missing:
-        raise DataError(f"{path!r} lacks column(s) {missing}; columns found: {list(df.columns)}",
-                        hint="expected the flat CSV of sglang_moe_configs (mapping in "
-                             "datasets/sources/sglang_moe_configs.toml)")
+        raise DataError(
+            f"{path!r} lacks column(s) {missing}; columns found: {list(df.columns)}",
+            hint="expected the flat CSV of sglang_moe_configs (mapping in datasets/sources/sglang_moe_configs.toml)",
+        )
     out = pd.DataFrame({canon: df[src] for canon, src in mapping.items()})
     out["triton_version"] = out["triton_dir"].str.removeprefix("triton_").str.replace("_", ".", regex=False)
     for col in ("config_dtype", "block_shape"):
@@ -86,8 +90,10 @@ def sglang_moe_config_table(data: str | os.PathLike[str] | None = None) -> pd.Da
     rel = _manifest_raw()["source"]["files"][0]
     path = data_dir / rel
     if not path.is_file():
-        raise DataError(f"SGLang MoE config table not found at {str(path)!r}",
-                        hint="copy sglang_moe_configs/ into the data directory (see its PROVENANCE.md)")
+        raise DataError(
+            f"SGLang MoE config table not found at {str(path)!r}",
+            hint="copy sglang_moe_configs/ into the data directory (see its PROVENANCE.md)",
+        )
     st = path.stat()
     return _read_table(str(path), st.st_size, st.st_mtime_ns).copy()
 
@@ -162,12 +168,24 @@ def resolve_sglang_moe_configs(
 
 
 #: every column the lookup reads (rows equal on these resolve to the same plan)
-_LOOKUP_INPUT_COLUMNS: tuple[str, ...] = ("gpu", "dtype", "num_tokens", "num_experts", "inter_size", "moe_tp_size",
-                                          "moe_ep_size", *TILE_COLUMNS)
+_LOOKUP_INPUT_COLUMNS: tuple[str, ...] = (
+    "gpu",
+    "dtype",
+    "num_tokens",
+    "num_experts",
+    "inter_size",
+    "moe_tp_size",
+    "moe_ep_size",
+    *TILE_COLUMNS,
+)
 
 
-def _resolve(df: pd.DataFrame, data: str | os.PathLike[str] | None, triton_version: str | None,
-             fallback_versions: Sequence[str] | None) -> pd.DataFrame:
+def _resolve(
+    df: pd.DataFrame,
+    data: str | os.PathLike[str] | None,
+    triton_version: str | None,
+    fallback_versions: Sequence[str] | None,
+) -> pd.DataFrame:
     raw = _manifest_raw()
     lookup = raw["lookup"]
     first = triton_version or lookup["preferred_triton_version"]
@@ -184,19 +202,22 @@ def _resolve(df: pd.DataFrame, data: str | os.PathLike[str] | None, triton_versi
     dtypes: dict[str, dict[str, str]] = raw["dtypes"]
     dt_series = df["dtype"] if isinstance(df["dtype"].dtype, pd.CategoricalDtype) else df["dtype"].astype(object)
     unknown = sorted({str(d) for d in pd.unique(dt_series.dropna())} - set(dtypes)) + (
-        ["<missing>"] if dt_series.isna().any() else [])
+        ["<missing>"] if dt_series.isna().any() else []
+    )
     if unknown:
         raise DataError(f"no SGLang fused-MoE config rule for dtype(s) {unknown}; known: {sorted(dtypes)}")
     dtype = dt_series.astype(str).to_numpy(dtype=object)
     n = len(df)
     gpu = df["gpu"] if isinstance(df["gpu"].dtype, pd.CategoricalDtype) else df["gpu"].astype(object)
-    keys = pd.DataFrame({
-        "device_name": gpu.map(_device_names()).to_numpy(dtype=object),
-        "num_experts_local": e_local,
-        "n_local": n_local,
-        "config_dtype": dt_series.map({k: v["config_dtype"] for k, v in dtypes.items()}).to_numpy(dtype=object),
-        "block_shape": dt_series.map({k: v["block_shape"] for k, v in dtypes.items()}).to_numpy(dtype=object),
-    })
+    keys = pd.DataFrame(
+        {
+            "device_name": gpu.map(_device_names()).to_numpy(dtype=object),
+            "num_experts_local": e_local,
+            "n_local": n_local,
+            "config_dtype": dt_series.map({k: v["config_dtype"] for k, v in dtypes.items()}).to_numpy(dtype=object),
+            "block_shape": dt_series.map({k: v["block_shape"] for k, v in dtypes.items()}).to_numpy(dtype=object),
+        }
+    )
     table = sglang_moe_config_table(data)
     table = table[~table["down_moe"] & ~table["per_channel_quant"]]
 
@@ -237,7 +258,7 @@ def _resolve(df: pd.DataFrame, data: str | os.PathLike[str] | None, triton_versi
                 sel = no & (dtype == d) & (small == is_small)
                 if sel.any():
                     tiles[sel] = np.asarray(defaults[d][which], dtype="float64")
-    return _finish(df, tiles, origin, np.where(has, row_file, None).astype(object))
+    return _finish(df, tiles, origin, np.where(has, row_file, cast(Any, None)).astype(object))
 
 
 def _pipeweave_calculator(m: np.ndarray, e: np.ndarray, h: np.ndarray, smem: np.ndarray) -> np.ndarray:
@@ -250,8 +271,9 @@ def _pipeweave_calculator(m: np.ndarray, e: np.ndarray, h: np.ndarray, smem: np.
     )
     bn = np.where(s100, np.where((h <= 1536) & (m <= 128), 16, 64), 128)
     bk = np.where(m <= 256, np.where(s100, 256, 128), 64)
-    gm = np.select([h <= 2048, h <= 3072], [1, np.where(s100 | s164, 16, 1)],
-                   default=np.where(s100, 16, np.where(s164, 32, 1)))
+    gm = np.select(
+        [h <= 2048, h <= 3072], [1, np.where(s100 | s164, 16, 1)], default=np.where(s100, 16, np.where(s164, 32, 1))
+    )
     return np.stack([bm, bn, bk, gm], axis=1).astype("float64")
 
 
@@ -291,5 +313,6 @@ def pipeweave_moe_default_config(
         tiles[:, :4] = _pipeweave_calculator(m, e, h, smem)
     else:
         raise DataError(f"unknown PipeWeave MoE config rule {rule!r}; expected 'sglang_heuristic' or 'calculator'")
-    return _finish(df, np.array(tiles, dtype="float64"), np.full(n, "default", dtype=object),
-                   np.full(n, None, dtype=object))
+    return _finish(
+        df, np.array(tiles, dtype="float64"), np.full(n, "default", dtype=object), np.full(n, None, dtype=object)
+    )

@@ -37,8 +37,11 @@ class Transform:
 _TILE_PATTERNS: tuple[tuple[str, tuple[str, ...], dict[str, float]], ...] = (
     (r"tilesize(\d+)x(\d+)x(\d+)_stage(\d+)", ("block_m", "block_n", "block_k", "num_stages"), {}),
     (r"cutlass_\d+_simt_sgemm_(\d+)x(\d+)_(\d+)x(\d+)", ("block_m", "block_n", "block_k", "num_stages"), {}),
-    (r"(?:maxwell|pascal|volta|turing|ampere)_sgemm_(\d+)x(\d+)", ("block_m", "block_n"),
-     {"block_k": 8.0, "num_stages": 2.0}),
+    (
+        r"(?:maxwell|pascal|volta|turing|ampere)_sgemm_(\d+)x(\d+)",
+        ("block_m", "block_n"),
+        {"block_k": 8.0, "num_stages": 2.0},
+    ),
     (r"(?<![a-z_])sgemm_(\d+)x(\d+)x(\d+)_", ("block_m", "block_n", "block_k"), {"num_stages": 2.0}),
 )
 
@@ -70,8 +73,11 @@ def _neusight_gemm(raw: pd.DataFrame) -> pd.DataFrame:
     out = raw.copy()
     for c in tiles.columns:
         out[f"_{c}"] = tiles[c].to_numpy()
-    threads = (pd.to_numeric(raw["Block x"], errors="coerce") * pd.to_numeric(raw["Block y"], errors="coerce")
-               * pd.to_numeric(raw["Block z"], errors="coerce")).to_numpy(dtype=float)
+    threads = (
+        pd.to_numeric(raw["Block x"], errors="coerce")
+        * pd.to_numeric(raw["Block y"], errors="coerce")
+        * pd.to_numeric(raw["Block z"], errors="coerce")
+    ).to_numpy(dtype=float)
     # warps per CTA: part of the kernel's identity (the launch's block size), NaN with the tile
     out["_num_warps"] = np.where(np.isfinite(tiles["block_m"].to_numpy()), threads / 32.0, np.nan)
     return out
@@ -86,7 +92,7 @@ def _fork_silu(raw: pd.DataFrame) -> pd.DataFrame:
 def _fork_attention(raw: pd.DataFrame) -> pd.DataFrame:
     out = raw.copy()
     for src, dst in (("q_lengths", "_q_lengths"), ("kv_lengths", "_kv_lengths")):
-        out[dst] = (raw[src].astype(str).str.strip("[] ").str.replace(r"\s*,\s*", ";", regex=True))
+        out[dst] = raw[src].astype(str).str.strip("[] ").str.replace(r"\s*,\s*", ";", regex=True)
     return out
 
 
@@ -99,9 +105,14 @@ def _vidur_mlp(raw: pd.DataFrame) -> pd.DataFrame:
 
 
 TRANSFORMS: dict[str, Transform] = {
-    t.name: t for t in (
-        Transform("neusight_gemm", ("Kernel Name", "Block x", "Block y", "Block z"),
-                  ("_block_m", "_block_n", "_block_k", "_num_stages", "_num_warps"), _neusight_gemm),
+    t.name: t
+    for t in (
+        Transform(
+            "neusight_gemm",
+            ("Kernel Name", "Block x", "Block y", "Block z"),
+            ("_block_m", "_block_n", "_block_k", "_num_stages", "_num_warps"),
+            _neusight_gemm,
+        ),
         Transform("fork_silu_mul", ("dim",), ("_inter_size",), _fork_silu),
         Transform("fork_attention", ("q_lengths", "kv_lengths"), ("_q_lengths", "_kv_lengths"), _fork_attention),
         Transform("vidur_mlp", ("n_expanded_embd", "num_tensor_parallel_workers"), ("_inter_size",), _vidur_mlp),

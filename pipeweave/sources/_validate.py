@@ -56,8 +56,10 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
     need = ["family", "gpu", "dtype"] + (["latency_us"] if require_latency else [])
     missing = [c for c in need if c not in df.columns]
     if missing:
-        raise DataError(f"the profile table lacks column(s) {missing}; columns found: {list(df.columns)}",
-                        hint="see pipeweave.sources.PROFILE_COLUMNS for the canonical names")
+        raise DataError(
+            f"the profile table lacks column(s) {missing}; columns found: {list(df.columns)}",
+            hint="see pipeweave.sources.PROFILE_COLUMNS for the canonical names",
+        )
     work = df.copy()
     for col in ("family", "gpu", "dtype"):
         bad = work[col].isna()
@@ -66,8 +68,9 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
     fam = work["family"].astype(str)
     unknown = ~fam.isin(FAMILIES)
     if unknown.any():
-        raise UnknownFamilyError(f"unknown kernel family in {_rows(work.index[unknown], fam)}; "
-                                 f"valid families: {list(FAMILIES)}")
+        raise UnknownFamilyError(
+            f"unknown kernel family in {_rows(work.index[unknown], fam)}; valid families: {list(FAMILIES)}"
+        )
     dt = work["dtype"].astype(str)
     bad = ~dt.isin(DTYPES)
     if bad.any():
@@ -82,8 +85,10 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
             canon[name] = resolve_gpu_name(name)
         except UnknownGPUError as exc:
             rows = work.index[(gpu_raw == name).to_numpy()]
-            raise DataError(f"GPU {name!r} in {_rows(rows)} is not in the GPU catalog: {exc}",
-                            hint="use a catalog name or alias (`pipeweave gpus`)") from exc
+            raise DataError(
+                f"GPU {name!r} in {_rows(rows)} is not in the GPU catalog: {exc}",
+                hint="use a catalog name or alias (`pipeweave gpus`)",
+            ) from exc
     work["gpu"] = gpu_raw.map(canon)
     work["generation"] = work["gpu"].map({c: generation_of(c) for c in set(canon.values())})
 
@@ -92,9 +97,10 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
         req = FAMILY_REQUIRED_COLUMNS[family]
         missing = [c for c in req if c not in work.columns]
         if missing:
-            raise DataError(f"{int(sel.sum())} {family} row(s) need column(s) {missing}; "
-                            f"columns found: {list(df.columns)}",
-                            hint=f"a {family} launch is described by {list(req)}")
+            raise DataError(
+                f"{int(sel.sum())} {family} row(s) need column(s) {missing}; columns found: {list(df.columns)}",
+                hint=f"a {family} launch is described by {list(req)}",
+            )
         for col, default in FAMILY_DEFAULTS[family].items():
             if col not in work.columns:
                 work[col] = np.nan if col in NUMERIC_COLUMNS else None
@@ -104,18 +110,22 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
             if fill.any():
                 work.loc[fill, col] = default
         for col in tuple(c for c in req if c not in STRING_COLUMNS) + tuple(
-                c for c in FAMILY_DEFAULTS[family] if c in NUMERIC_COLUMNS):
+            c for c in FAMILY_DEFAULTS[family] if c in NUMERIC_COLUMNS
+        ):
             vals = pd.to_numeric(work.loc[sel, col], errors="coerce")
             bad = ~np.isfinite(vals.to_numpy(dtype="float64", na_value=np.nan))
             if bad.any():
                 idx = vals.index[bad]
-                raise DataError(f"{family} column {col!r} is missing or not a finite number in "
-                                f"{_rows(idx, work.loc[idx, col])}")
+                raise DataError(
+                    f"{family} column {col!r} is missing or not a finite number in {_rows(idx, work.loc[idx, col])}"
+                )
             low = (vals < 0) if col in ZERO_OK_COLUMNS else (vals <= 0)
             if low.any():
                 idx = vals.index[low.to_numpy()]
-                raise DataError(f"{family} column {col!r} must be {'>= 0' if col in ZERO_OK_COLUMNS else '> 0'}; "
-                                f"got {_rows(idx, work.loc[idx, col])}")
+                raise DataError(
+                    f"{family} column {col!r} must be {'>= 0' if col in ZERO_OK_COLUMNS else '> 0'}; "
+                    f"got {_rows(idx, work.loc[idx, col])}"
+                )
 
     if "latency_us" in work.columns:
         lat = pd.to_numeric(work["latency_us"], errors="coerce")
@@ -127,15 +137,20 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
             raise DataError(f"latency_us is not a number in {_rows(idx, raw)}")
         arr = lat.to_numpy(dtype="float64", na_value=np.nan)
         if require_latency and np.isnan(arr).any():
-            raise DataError(f"latency_us is missing in {_rows(work.index[np.isnan(arr)])}",
-                            hint="every measured row needs its latency in microseconds")
+            raise DataError(
+                f"latency_us is missing in {_rows(work.index[np.isnan(arr)])}",
+                hint="every measured row needs its latency in microseconds",
+            )
         from ..frontend import MAX_LATENCY_US
 
         bad = ~np.isnan(arr) & ~(np.isfinite(arr) & (arr > 0) & (arr <= MAX_LATENCY_US))
         if bad.any():
             idx = work.index[bad]
-            raise DataError(f"latency_us must be a finite number > 0 and <= {MAX_LATENCY_US:g} (microseconds); "
-                            f"got {_rows(idx, raw)}", hint="check the unit: latency_us is in microseconds")
+            raise DataError(
+                f"latency_us must be a finite number > 0 and <= {MAX_LATENCY_US:g} (microseconds); "
+                f"got {_rows(idx, raw)}",
+                hint="check the unit: latency_us is in microseconds",
+            )
     for col in [c for c in NUMERIC_COLUMNS if c in work.columns and c != "latency_us"]:
         raw = work[col]
         nonnum = raw.notna().to_numpy() & pd.to_numeric(raw, errors="coerce").isna().to_numpy()

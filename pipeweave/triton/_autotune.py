@@ -41,14 +41,36 @@ _KNOB_DEFAULTS = {"group_m": 1, "num_warps": 4, "num_stages": 3}
 #: Builtin families: the kernel arguments each shape column is read from (documentation; see _builtin_shape).
 FAMILY_ARGUMENTS: dict[str, dict[str, str]] = {
     "gemm": {"m": "M", "n": "N", "k": "K", "dtype": "a_ptr.dtype (else the first tensor argument's dtype)"},
-    "moe_w13": {"num_tokens": "num_valid_tokens // top_k", "num_experts": "b_ptr.shape[0]", "topk": "top_k",
-                "hidden_size": "K", "inter_size": "N // 2", "dtype": "a_ptr.dtype"},
+    "moe_w13": {
+        "num_tokens": "num_valid_tokens // top_k",
+        "num_experts": "b_ptr.shape[0]",
+        "topk": "top_k",
+        "hidden_size": "K",
+        "inter_size": "N // 2",
+        "dtype": "a_ptr.dtype",
+    },
 }
-_FAMILY_ALIASES = {"gemm": "gemm", "matmul": "gemm", "moe_w13": "moe_w13", "fused_moe": "moe_w13",
-                   "fused_moe_kernel": "moe_w13", "sglang_fused_moe": "moe_w13"}
-_TORCH_DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "half": "float16", "float8_e4m3fn": "fp8",
-                 "float8_e4m3fnuz": "fp8", "float8_e5m2": "fp8", "float32": "float32", "bf16": "bfloat16",
-                 "fp16": "float16", "fp8": "fp8", "fp8e4nv": "fp8"}
+_FAMILY_ALIASES = {
+    "gemm": "gemm",
+    "matmul": "gemm",
+    "moe_w13": "moe_w13",
+    "fused_moe": "moe_w13",
+    "fused_moe_kernel": "moe_w13",
+    "sglang_fused_moe": "moe_w13",
+}
+_TORCH_DTYPES = {
+    "bfloat16": "bfloat16",
+    "float16": "float16",
+    "half": "float16",
+    "float8_e4m3fn": "fp8",
+    "float8_e4m3fnuz": "fp8",
+    "float8_e5m2": "fp8",
+    "float32": "float32",
+    "bf16": "bfloat16",
+    "fp16": "float16",
+    "fp8": "fp8",
+    "fp8e4nv": "fp8",
+}
 
 
 def current_gpu() -> str:
@@ -56,11 +78,15 @@ def current_gpu() -> str:
     try:
         import torch
     except ImportError:
-        raise DataError("pipeweave.triton needs the GPU name: torch is not installed, so it cannot be read from "
-                        "the current device", hint='pass gpu="H100" (any name `pipeweave gpus` lists)') from None
+        raise DataError(
+            "pipeweave.triton needs the GPU name: torch is not installed, so it cannot be read from the current device",
+            hint='pass gpu="H100" (any name `pipeweave gpus` lists)',
+        ) from None
     if not torch.cuda.is_available():
-        raise DataError("pipeweave.triton needs the GPU name: torch sees no CUDA device",
-                        hint='pass gpu="H100" (any name `pipeweave gpus` lists)')
+        raise DataError(
+            "pipeweave.triton needs the GPU name: torch sees no CUDA device",
+            hint='pass gpu="H100" (any name `pipeweave gpus` lists)',
+        )
     return str(torch.cuda.get_device_name())
 
 
@@ -74,9 +100,11 @@ def _dtype_name(x: Any) -> str | None:
 
 def _int(args: Mapping[str, Any], name: str, family: str) -> int:
     if name not in args:
-        raise DataError(f"the {family} kernel arguments lack {name!r} (got {sorted(args)[:12]})",
-                        hint=f"pass shape={{...}} or shape=lambda **a: {{...}} mapping your arguments to the "
-                             f"{family} shape columns")
+        raise DataError(
+            f"the {family} kernel arguments lack {name!r} (got {sorted(args)[:12]})",
+            hint=f"pass shape={{...}} or shape=lambda **a: {{...}} mapping your arguments to the "
+            f"{family} shape columns",
+        )
     v = args[name]
     try:
         return int(v.item() if hasattr(v, "item") else v)
@@ -88,20 +116,34 @@ def _builtin_shape(family: str, args: Mapping[str, Any]) -> dict[str, Any]:
     """Shape columns (and dtype) of a builtin family from the kernel's arguments."""
     if family == "gemm":
         dtype = _dtype_name(args.get("a_ptr")) or next(
-            (d for d in (_dtype_name(v) for v in args.values()) if d is not None), None)
-        return {"m": _int(args, "M", family), "n": _int(args, "N", family), "k": _int(args, "K", family),
-                **({"dtype": dtype} if dtype else {})}
+            (d for d in (_dtype_name(v) for v in args.values()) if d is not None), None
+        )
+        return {
+            "m": _int(args, "M", family),
+            "n": _int(args, "N", family),
+            "k": _int(args, "K", family),
+            **({"dtype": dtype} if dtype else {}),
+        }
     # SGLang fused_moe_kernel: C[sorted tokens, N] = A[tokens, K] x B[e][K, N]; W13: N = 2 * inter_size
     b = args.get("b_ptr")
     if b is None or not hasattr(b, "shape"):
-        raise DataError("the moe_w13 kernel arguments lack b_ptr with a shape (E, N, K)",
-                        hint="pass shape={'num_tokens': ..., 'num_experts': ..., ...} instead")
+        raise DataError(
+            "the moe_w13 kernel arguments lack b_ptr with a shape (E, N, K)",
+            hint="pass shape={'num_tokens': ..., 'num_experts': ..., ...} instead",
+        )
     topk = _int(args, "top_k", family)
     tokens = _int(args, "num_valid_tokens", family) // max(topk, 1)
     dtype = _dtype_name(args.get("a_ptr"))
-    return {"num_tokens": tokens, "num_experts": int(b.shape[0]), "topk": topk, "hidden_size": _int(args, "K", family),
-            "inter_size": _int(args, "N", family) // 2, "moe_tp_size": 1, "moe_ep_size": 1,
-            **({"dtype": dtype} if dtype else {})}
+    return {
+        "num_tokens": tokens,
+        "num_experts": int(b.shape[0]),
+        "topk": topk,
+        "hidden_size": _int(args, "K", family),
+        "inter_size": _int(args, "N", family) // 2,
+        "moe_tp_size": 1,
+        "moe_ep_size": 1,
+        **({"dtype": dtype} if dtype else {}),
+    }
 
 
 def _knobs(cfg: Any) -> tuple[int, ...]:
@@ -113,8 +155,10 @@ def _knobs(cfg: Any) -> tuple[int, ...]:
     for knob, names in CONFIG_ARG_NAMES.items():
         v = next((kw[n] for n in names if n in kw and kw[n] is not None), _KNOB_DEFAULTS.get(knob))
         if v is None:
-            raise DataError(f"the config sets none of {list(names)}", hint="name the tile constexprs BLOCK_SIZE_M, "
-                            "BLOCK_SIZE_N, BLOCK_SIZE_K (or BLOCK_M/N/K)")
+            raise DataError(
+                f"the config sets none of {list(names)}",
+                hint="name the tile constexprs BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K (or BLOCK_M/N/K)",
+            )
         out.append(int(v))
     return tuple(out)
 
@@ -150,8 +194,17 @@ class LaunchRanker:
             ex = pd.DataFrame(self._extra, columns=list(CONFIG_COLUMNS), dtype=float)
             cfgs = pd.concat([cfgs, ex[config_fits(ex, self.spec, self.dtype)]], ignore_index=True)
             cfgs = cfgs.drop_duplicates().reset_index(drop=True)
-        row = pd.DataFrame([{"gpu": self.spec.name, "generation": self.spec.generation, "family": self.family,
-                             "dtype": self.dtype, **self.shape}])
+        row = pd.DataFrame(
+            [
+                {
+                    "gpu": self.spec.name,
+                    "generation": self.spec.generation,
+                    "family": self.family,
+                    "dtype": self.dtype,
+                    **self.shape,
+                }
+            ]
+        )
         cand, feat = candidate_features(row, gpus={self.spec.name: self.spec}, configs=cfgs)
         score = np.asarray(self.ranker.decision_function(feat), dtype=float)
         allowed = self.ranker.restrict(cand) if hasattr(self.ranker, "restrict") else np.ones(len(cand), bool)
@@ -190,15 +243,24 @@ def _load_ranker(models: str | None) -> Any:
 class _Engine:
     """Resolves (gpu, family, shape source) once and caches a :class:`LaunchRanker` per launch."""
 
-    def __init__(self, gpu: str | None, family: str, shape: Mapping[str, Any] | Callable[..., Mapping] | None,
-                 dtype: str | None, models: str | os.PathLike[str] | None, max_launches: int = 256) -> None:
+    def __init__(
+        self,
+        gpu: str | None,
+        family: str,
+        shape: Mapping[str, Any] | Callable[..., Mapping] | None,
+        dtype: str | None,
+        models: str | os.PathLike[str] | None,
+        max_launches: int = 256,
+    ) -> None:
         from ..hardware import GPUSpec, get_gpu
 
         fam = _FAMILY_ALIASES.get(str(family))
         if fam is None:
-            raise DataError(f"family {family!r} has no Triton tile-config model",
-                            hint=f"use one of {sorted(_FAMILY_ALIASES)} (gemm-like kernels: family='gemm' "
-                                 "with shape={'m': ..., 'n': ..., 'k': ...})")
+            raise DataError(
+                f"family {family!r} has no Triton tile-config model",
+                hint=f"use one of {sorted(_FAMILY_ALIASES)} (gemm-like kernels: family='gemm' "
+                "with shape={'m': ..., 'n': ..., 'k': ...})",
+            )
         self.family = fam
         self.spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu if gpu is not None else current_gpu())
         self.shape = shape
@@ -233,8 +295,14 @@ class _Engine:
         return lr
 
 
-def perf_model(gpu: str | None = None, family: str = "gemm", *, shape: Mapping[str, Any] | Callable | None = None,
-               dtype: str | None = None, models: str | os.PathLike[str] | None = None) -> Callable[..., float]:
+def perf_model(
+    gpu: str | None = None,
+    family: str = "gemm",
+    *,
+    shape: Mapping[str, Any] | Callable | None = None,
+    dtype: str | None = None,
+    models: str | os.PathLike[str] | None = None,
+) -> Callable[..., float]:
     """A ``perf_model`` for ``triton.autotune(prune_configs_by={"perf_model": f, "top_k": k})``.
 
     ``f(**kernel_args, **config_kwargs)`` returns the config's place (1 = best, a float; ``inf`` = does not fit)
@@ -253,9 +321,18 @@ def perf_model(gpu: str | None = None, family: str = "gemm", *, shape: Mapping[s
     return f
 
 
-def rank(configs: Iterable[Any], named_args: Mapping[str, Any] | None = None, *, gpu: str | None = None,
-         family: str = "gemm", shape: Mapping[str, Any] | Callable | None = None, dtype: str | None = None,
-         models: str | os.PathLike[str] | None = None, _engine: Any = None, **kwargs: Any) -> list[tuple[Any, float]]:
+def rank(
+    configs: Iterable[Any],
+    named_args: Mapping[str, Any] | None = None,
+    *,
+    gpu: str | None = None,
+    family: str = "gemm",
+    shape: Mapping[str, Any] | Callable | None = None,
+    dtype: str | None = None,
+    models: str | os.PathLike[str] | None = None,
+    _engine: Any = None,
+    **kwargs: Any,
+) -> list[tuple[Any, float]]:
     """``[(config, place), ...]`` best first (place as in :func:`perf_model`); configs are triton.Config objects,
     dicts of kernel/config kwargs or (BM, BN, BK, GROUP_M, warps, stages) tuples."""
     eng = _engine if _engine is not None else _engine_for(gpu, family, shape, dtype, models)
@@ -280,9 +357,18 @@ def _engine_for(gpu: Any, family: str, shape: Any, dtype: str | None, models: An
     return _engine_cached(g, family, key, dtype, None if models is None else str(models))
 
 
-def prune(configs: Sequence[Any], named_args: Mapping[str, Any] | None = None, *, gpu: str | None = None,
-          family: str = "gemm", shape: Mapping[str, Any] | Callable | None = None, keep: float = 0.1,
-          dtype: str | None = None, models: str | os.PathLike[str] | None = None, **kwargs: Any) -> list[Any]:
+def prune(
+    configs: Sequence[Any],
+    named_args: Mapping[str, Any] | None = None,
+    *,
+    gpu: str | None = None,
+    family: str = "gemm",
+    shape: Mapping[str, Any] | Callable | None = None,
+    keep: float = 0.1,
+    dtype: str | None = None,
+    models: str | os.PathLike[str] | None = None,
+    **kwargs: Any,
+) -> list[Any]:
     """The best ``keep`` of ``configs`` (a share in (0, 1], or a count >= 1), best first; never empty.
 
     Signature-compatible with Triton's ``early_config_prune(configs, named_args, **kwargs)`` once ``gpu``,
@@ -300,9 +386,15 @@ def prune(configs: Sequence[Any], named_args: Mapping[str, Any] | None = None, *
     return (fit or [c for c, _ in ranked])[:n]
 
 
-def pruner(gpu: str | None = None, family: str = "gemm", *, shape: Mapping[str, Any] | Callable | None = None,
-           keep: float = 0.1, dtype: str | None = None,
-           models: str | os.PathLike[str] | None = None) -> Callable[..., list[Any]]:
+def pruner(
+    gpu: str | None = None,
+    family: str = "gemm",
+    *,
+    shape: Mapping[str, Any] | Callable | None = None,
+    keep: float = 0.1,
+    dtype: str | None = None,
+    models: str | os.PathLike[str] | None = None,
+) -> Callable[..., list[Any]]:
     """``early_config_prune`` callable: ``pruner(gpu="H100", family="gemm", keep=0.1)``."""
     eng = _Engine(gpu, family, shape, dtype, models)
 
@@ -335,12 +427,21 @@ def bench_rank100(gpu: str = "H100", repeats: int = 20) -> dict[str, float]:
 
     space = config_space(gpu).sample(n=100, random_state=0)
     names = ["BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages"]
-    cfgs = [dict(zip(names, map(int, r))) for r in space[["block_m", "block_n", "block_k", "group_m", "num_warps",
-                                                          "num_stages"]].to_numpy()]
+    cfgs = [
+        dict(zip(names, map(int, r)))
+        for r in space[["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]].to_numpy()
+    ]
     launches = {
         "gemm": {"a_ptr": _T((4096, 4096), "torch.bfloat16"), "M": 4096, "N": 4096, "K": 4096},
-        "moe_w13": {"a_ptr": _T((512, 4096), "torch.bfloat16"), "b_ptr": _T((64, 3072, 4096), "torch.bfloat16"),
-                    "N": 3072, "K": 4096, "EM": 4608, "num_valid_tokens": 4096, "top_k": 8},
+        "moe_w13": {
+            "a_ptr": _T((512, 4096), "torch.bfloat16"),
+            "b_ptr": _T((64, 3072, 4096), "torch.bfloat16"),
+            "N": 3072,
+            "K": 4096,
+            "EM": 4608,
+            "num_valid_tokens": 4096,
+            "top_k": 8,
+        },
     }
     out: dict[str, float] = {}
     for fam, args in launches.items():
@@ -352,7 +453,7 @@ def bench_rank100(gpu: str = "H100", repeats: int = 20) -> dict[str, float]:
         for _ in range(repeats):
             t = time.perf_counter()
             est = {i: f(**args, **c) for i, c in enumerate(cfgs)}
-            sorted(est, key=est.get)
+            sorted(est, key=lambda i: est[i])
             ts.append(time.perf_counter() - t)
         out[f"{fam}_perf_model_100_ms"] = 1e3 * float(np.median(ts))
         g = pruner(gpu=gpu, family=fam)

@@ -103,9 +103,19 @@ def test_xgboost_raw_depth_chosen_inside_training(small_frame):
 
 def test_crude_features_of_a_hand_made_gemm():
     """One hand-made GEMM on a hand-made 100-SM GPU (not measured data)."""
-    df = pd.DataFrame({"family": ["gemm"], "dtype": ["bfloat16"], "m": [256.0], "n": [1000.0], "k": [4096.0],
-                       "gpu_sm_count": [100.0], "peak_tensor_flops_per_us": [1e9], "gpu_dram_bw_gbps": [2000.0],
-                       "gpu_l2_mib": [50.0]})
+    df = pd.DataFrame(
+        {
+            "family": ["gemm"],
+            "dtype": ["bfloat16"],
+            "m": [256.0],
+            "n": [1000.0],
+            "k": [4096.0],
+            "gpu_sm_count": [100.0],
+            "peak_tensor_flops_per_us": [1e9],
+            "gpu_dram_bw_gbps": [2000.0],
+            "gpu_l2_mib": [50.0],
+        }
+    )
     X, t_wq = crude_features(df)
     f = dict(zip(CRUDE_FEATURES, X[0]))
     tiles = 2 * 8  # ceil(256/128) * ceil(1000/128)

@@ -116,4 +116,6 @@ def test_linear_trend_extrapolates(two_regimes):
     err_rbf = np.abs(rbf.predict(two_regimes)[8:] - r[8:]).max()
     err_lin = np.abs(lin.predict(two_regimes)[8:] - r[8:]).max()
     assert err_lin < err_rbf
-    np.testing.assert_allclose(ResidualCorrection.from_dict(lin.to_dict()).predict(two_regimes), lin.predict(two_regimes))
+    np.testing.assert_allclose(
+        ResidualCorrection.from_dict(lin.to_dict()).predict(two_regimes), lin.predict(two_regimes)
+    )

@@ -30,9 +30,28 @@ HEAD_GEMM = "family,gpu,dtype,m,n,k"
 def model(tmp_path_factory, data_dir):
     """A tiny real model (gemm, moe_w13, attention on a few hundred real rows, 3 trees)."""
     path = tmp_path_factory.mktemp("model") / "tiny.ubj"
-    rc = main(["train", "--data", str(data_dir), "--families", "gemm", "moe_w13", "attention_context",
-               "attention_generation", "--sources", "aiconfigurator", "pipeweave", "--max-rows-per-group", "100",
-               "--n-estimators", "3", "--no-progress", "--out", str(path)])
+    rc = main(
+        [
+            "train",
+            "--data",
+            str(data_dir),
+            "--families",
+            "gemm",
+            "moe_w13",
+            "attention_context",
+            "attention_generation",
+            "--sources",
+            "aiconfigurator",
+            "pipeweave",
+            "--max-rows-per-group",
+            "100",
+            "--n-estimators",
+            "3",
+            "--no-progress",
+            "--out",
+            str(path),
+        ]
+    )
     assert rc == 0
     return path
 
@@ -116,47 +135,92 @@ CASES: list[tuple] = [
     _row_case("family-blank", ",H100,bfloat16,64,64,64", ["family is blank", "gemm"]),
     _row_case("gpu-blank", "gemm,,bfloat16,64,64,64", ["gpu is blank", "--gpu"]),
     _row_case("gpu-unknown", "gemm,H1000,bfloat16,64,64,64", ["H1000"]),
-    _row_case("block-negative", "gemm,H100,bfloat16,4096,4096,4096,-128,64,64,8,4,3", ["block_m=-128", "power of two"],
-              head=TILE),
+    _row_case(
+        "block-negative",
+        "gemm,H100,bfloat16,4096,4096,4096,-128,64,64,8,4,3",
+        ["block_m=-128", "power of two"],
+        head=TILE,
+    ),
     _row_case("block-zero", "gemm,H100,bfloat16,4096,4096,4096,0,64,64,8,4,3", ["block_m=0"], head=TILE),
     _row_case("block-63", "gemm,H100,bfloat16,4096,4096,4096,63,64,64,8,4,3", ["block_m=63"], head=TILE),
     _row_case("tile-4096", "gemm,H100,bfloat16,4096,4096,4096,4096,4096,4096,8,4,3", ["block_m=4096"], head=TILE),
-    _row_case("tile-smem", "gemm,H100,bfloat16,4096,4096,4096,256,256,256,1,8,4",
-              ["256,256,256,1,8,4", "shared memory", "Triton would refuse"], head=TILE),
-    _row_case("tile-regs", "gemm,H100,bfloat16,4096,4096,4096,256,256,32,1,4,2", ["registers", "more warps"],
-              head=TILE),
+    _row_case(
+        "tile-smem",
+        "gemm,H100,bfloat16,4096,4096,4096,256,256,256,1,8,4",
+        ["256,256,256,1,8,4", "shared memory", "Triton would refuse"],
+        head=TILE,
+    ),
+    _row_case(
+        "tile-regs", "gemm,H100,bfloat16,4096,4096,4096,256,256,32,1,4,2", ["registers", "more warps"], head=TILE
+    ),
     _row_case("tile-warps-3", "gemm,H100,bfloat16,4096,4096,4096,64,64,64,8,3,3", ["num_warps=3"], head=TILE),
     _row_case("tile-stages-0", "gemm,H100,bfloat16,4096,4096,4096,64,64,64,8,4,0", ["num_stages=0"], head=TILE),
-    _row_case("tile-lone-block_m", "gemm,H100,bfloat16,4096,4096,4096,128", ["block_m=128", "block_n, block_k"],
-              head="family,gpu,dtype,m,n,k,block_m"),
+    _row_case(
+        "tile-lone-block_m",
+        "gemm,H100,bfloat16,4096,4096,4096,128",
+        ["block_m=128", "block_n, block_k"],
+        head="family,gpu,dtype,m,n,k,block_m",
+    ),
     _row_case("topk-gt-experts", "moe_w13,H100,bfloat16,64,4096,1536,80,64", ["topk=80", "num_experts=64"], head=MOE),
     _row_case("topk-zero", "moe_w13,H100,bfloat16,64,4096,1536,0,64", ["topk=0"], head=MOE),
-    _row_case("ep-gt-experts", "fused_moe,H100,bfloat16,64,4096,1536,8,64,1,128,balanced",
-              ["moe_ep_size=128", "num_experts=64"], head=FMOE),
-    _row_case("tp-not-dividing", "fused_moe,H100,bfloat16,64,4096,1536,8,64,7,1,balanced", ["moe_tp_size=7"],
-              head=FMOE),
-    _row_case("distribution-garbage", "fused_moe,H100,bfloat16,64,4096,1536,8,64,1,1,garbage",
-              ["distribution=garbage", "power_law_"], head=FMOE),
-    _row_case("kv-gt-heads", "attention_context,H100,bfloat16,1,128,8,12,128", ["num_key_value_heads=12",
-                                                                                 "must divide"], head=ATT),
+    _row_case(
+        "ep-gt-experts",
+        "fused_moe,H100,bfloat16,64,4096,1536,8,64,1,128,balanced",
+        ["moe_ep_size=128", "num_experts=64"],
+        head=FMOE,
+    ),
+    _row_case(
+        "tp-not-dividing", "fused_moe,H100,bfloat16,64,4096,1536,8,64,7,1,balanced", ["moe_tp_size=7"], head=FMOE
+    ),
+    _row_case(
+        "distribution-garbage",
+        "fused_moe,H100,bfloat16,64,4096,1536,8,64,1,1,garbage",
+        ["distribution=garbage", "power_law_"],
+        head=FMOE,
+    ),
+    _row_case(
+        "kv-gt-heads",
+        "attention_context,H100,bfloat16,1,128,8,12,128",
+        ["num_key_value_heads=12", "must divide"],
+        head=ATT,
+    ),
     _row_case("kv-not-dividing", "attention_context,H100,bfloat16,1,128,32,12,128", ["num_heads=32"], head=ATT),
-    _row_case("head-dim-7", "attention_context,H100,bfloat16,1,128,32,8,7", ["head_dim=7", "multiple of 8"],
-              head=ATT),
+    _row_case("head-dim-7", "attention_context,H100,bfloat16,1,128,32,8,7", ["head_dim=7", "multiple of 8"], head=ATT),
     _row_case("isl-zero", "attention_context,H100,bfloat16,1,0,32,8,128", ["isl=0"], head=ATT),
     _row_case("batch-fraction", "attention_context,H100,bfloat16,1.5,128,32,8,128", ["batch_size=1.5"], head=ATT),
     _row_case("decode-step-zero", "attention_generation,H100,bfloat16,1,0,32,8,128", ["step=0"], head=GEN),
-    _row_case("backend-unknown", "attention_context,H100,bfloat16,1,128,32,8,128,cudnn",
-              ["'cudnn'", "flash_attention"], head=ATT + ",backend"),
-    _row_case("kv-dtype-int2", "attention_context,H100,bfloat16,1,128,32,8,128,int2", ["'int2'", "fp8"],
-              head=ATT + ",kv_cache_dtype"),
-    _row_case("tiles-on-attention", "attention_context,H100,bfloat16,1,128,32,8,128,64",
-              ["not used by attention_context", "leave them blank"], head=ATT + ",block_m"),
-    _row_case("source-unknown", "gemm,H100,bfloat16,64,64,64,xx", ["unknown source 'xx'", "aiconfigurator"],
-              head=HEAD_GEMM + ",source"),
-    ("gpu-conflicts-flag", {"rows.csv": _csv("gemm,A100,bfloat16,64,64,64", "gemm,H100,bfloat16,64,64,64")},
-     [*PO, "--gpu", "H100"], 1, ["row 1", "'A100'", "--gpu is 'H100-SXM'"]),
-    ("all-rows-bad", {"rows.csv": _csv("gemm,H100,bfloat16,abc,64,64")}, PO, 2, ["row 1", "m=abc",
-                                                                                   "no row predicted"]),
+    _row_case(
+        "backend-unknown",
+        "attention_context,H100,bfloat16,1,128,32,8,128,cudnn",
+        ["'cudnn'", "flash_attention"],
+        head=ATT + ",backend",
+    ),
+    _row_case(
+        "kv-dtype-int2",
+        "attention_context,H100,bfloat16,1,128,32,8,128,int2",
+        ["'int2'", "fp8"],
+        head=ATT + ",kv_cache_dtype",
+    ),
+    _row_case(
+        "tiles-on-attention",
+        "attention_context,H100,bfloat16,1,128,32,8,128,64",
+        ["not used by attention_context", "leave them blank"],
+        head=ATT + ",block_m",
+    ),
+    _row_case(
+        "source-unknown",
+        "gemm,H100,bfloat16,64,64,64,xx",
+        ["unknown source 'xx'", "aiconfigurator"],
+        head=HEAD_GEMM + ",source",
+    ),
+    (
+        "gpu-conflicts-flag",
+        {"rows.csv": _csv("gemm,A100,bfloat16,64,64,64", "gemm,H100,bfloat16,64,64,64")},
+        [*PO, "--gpu", "H100"],
+        1,
+        ["row 1", "'A100'", "--gpu is 'H100-SXM'"],
+    ),
+    ("all-rows-bad", {"rows.csv": _csv("gemm,H100,bfloat16,abc,64,64")}, PO, 2, ["row 1", "m=abc", "no row predicted"]),
     # ---- CSV files
     ("csv-empty", {"rows.csv": ""}, PO, 2, ["rows.csv", "is empty"]),
     ("csv-header-only", {"rows.csv": HEAD_GEMM + "\n"}, PO, 2, ["header but no rows"]),
@@ -164,124 +228,448 @@ CASES: list[tuple] = [
     ("csv-binary", {"rows.csv": bytes(range(256)) * 8}, PO, 2, ["binary", "UTF-8 CSV"]),
     ("csv-ragged-long", {"rows.csv": _csv(GOOD_GEMM + ",7")}, PO, 2, ["more fields than its header"]),
     ("csv-ragged-mixed", {"rows.csv": _csv(GOOD_GEMM, GOOD_GEMM + ",7")}, PO, 2, ["line 3", "as many fields"]),
-    ("csv-duplicate-columns", {"rows.csv": _csv(GOOD_GEMM + ",8", head=HEAD_GEMM + ",m")}, PO, 2,
-     ["['m']", "more than once"]),
-    ("csv-not-utf8", {"rows.csv": _csv("gemm,H100,bfloat16,64,64,64").encode() + b"\xff\xfe\xfa,1\n" + b"x" * 64},
-     PO, 2, ["not UTF-8"]),
+    (
+        "csv-duplicate-columns",
+        {"rows.csv": _csv(GOOD_GEMM + ",8", head=HEAD_GEMM + ",m")},
+        PO,
+        2,
+        ["['m']", "more than once"],
+    ),
+    (
+        "csv-not-utf8",
+        {"rows.csv": _csv("gemm,H100,bfloat16,64,64,64").encode() + b"\xff\xfe\xfa,1\n" + b"x" * 64},
+        PO,
+        2,
+        ["not UTF-8"],
+    ),
     ("csv-missing", {}, PO, 2, ["rows.csv", "not found"]),
     ("csv-is-directory", {"rows.csv/keep": "x"}, PO, 2, ["is a directory"]),
-    ("csv-no-gpu-column", {"rows.csv": _csv("gemm,bfloat16,64,64,64", head="family,dtype,m,n,k")}, PO, 2,
-     ["no `gpu` column", "--gpu"]),
-    ("csv-no-family-column", {"rows.csv": _csv("H100,bfloat16,64,64,64", head="gpu,dtype,m,n,k")}, PO, 2,
-     ["missing column 'family'"]),
-    ("csv-missing-shape-column", {"rows.csv": _csv("gemm,H100,bfloat16,64,64", head="family,gpu,dtype,m,n")}, PO, 2,
-     ["missing column 'k'"]),
+    (
+        "csv-no-gpu-column",
+        {"rows.csv": _csv("gemm,bfloat16,64,64,64", head="family,dtype,m,n,k")},
+        PO,
+        2,
+        ["no `gpu` column", "--gpu"],
+    ),
+    (
+        "csv-no-family-column",
+        {"rows.csv": _csv("H100,bfloat16,64,64,64", head="gpu,dtype,m,n,k")},
+        PO,
+        2,
+        ["missing column 'family'"],
+    ),
+    (
+        "csv-missing-shape-column",
+        {"rows.csv": _csv("gemm,H100,bfloat16,64,64", head="family,gpu,dtype,m,n")},
+        PO,
+        2,
+        ["missing column 'k'"],
+    ),
     # ---- output paths
     ("output-is-input", {"rows.csv": _csv(GOOD_GEMM)}, [*PI, "--output", _ROW], 2, ["never overwrites its input"]),
-    ("output-symlink-to-input", {"rows.csv": _csv(GOOD_GEMM), "@link.csv": "rows.csv"},
-     [*PI, "--output", "{tmp}/link.csv"], 2, ["is the --input file"]),
-    ("output-hardlink-to-input", {"rows.csv": _csv(GOOD_GEMM), "#hard.csv": "rows.csv"},
-     [*PI, "--output", "{tmp}/hard.csv"], 2, ["is the --input file"]),
-    ("output-directory", {"rows.csv": _csv(GOOD_GEMM), "outdir/keep": "x"}, [*PI, "--output", "{tmp}/outdir"], 2,
-     ["outdir", "is a directory"]),
-    ("output-under-a-file", {"rows.csv": _csv(GOOD_GEMM)}, [*PI, "--output", "{tmp}/rows.csv/out.csv"], 2,
-     ["which is a file"]),
-    ("output-unwritable", {"rows.csv": _csv(GOOD_GEMM)}, [*PI, "--output", "/proc/pipeweave_out.csv"], 2,
-     ["/proc", "cannot create files"]),
-    ("output-without-input", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8",
-                                  "--output", "{tmp}/o.csv"], 2, ["needs --input"]),
+    (
+        "output-symlink-to-input",
+        {"rows.csv": _csv(GOOD_GEMM), "@link.csv": "rows.csv"},
+        [*PI, "--output", "{tmp}/link.csv"],
+        2,
+        ["is the --input file"],
+    ),
+    (
+        "output-hardlink-to-input",
+        {"rows.csv": _csv(GOOD_GEMM), "#hard.csv": "rows.csv"},
+        [*PI, "--output", "{tmp}/hard.csv"],
+        2,
+        ["is the --input file"],
+    ),
+    (
+        "output-directory",
+        {"rows.csv": _csv(GOOD_GEMM), "outdir/keep": "x"},
+        [*PI, "--output", "{tmp}/outdir"],
+        2,
+        ["outdir", "is a directory"],
+    ),
+    (
+        "output-under-a-file",
+        {"rows.csv": _csv(GOOD_GEMM)},
+        [*PI, "--output", "{tmp}/rows.csv/out.csv"],
+        2,
+        ["which is a file"],
+    ),
+    (
+        "output-unwritable",
+        {"rows.csv": _csv(GOOD_GEMM)},
+        [*PI, "--output", "/proc/pipeweave_out.csv"],
+        2,
+        ["/proc", "cannot create files"],
+    ),
+    (
+        "output-without-input",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8", "--output", "{tmp}/o.csv"],
+        2,
+        ["needs --input"],
+    ),
     ("json-with-input", {"rows.csv": _csv(GOOD_GEMM)}, [*PI, "--json"], 2, ["--json", "drop"]),
     ("flags-with-input", {"rows.csv": _csv(GOOD_GEMM)}, [*PI, "--family", "gemm"], 2, ["'--family'", "--input"]),
     # ---- launch flags (the same domain as CSV rows)
-    ("flag-m-fraction", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "4096.5", "--n", "8", "--k", "8"], 2,
-     ["--m", "'4096.5'"]),
-    ("flag-m-negative", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "-5", "--n", "8", "--k", "8"], 2,
-     ["m=-5", "--m"]),
-    ("flag-config-63", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                            "--config", "63,64,64,8,4,3"], 2, ["block_m=63", "--config"]),
-    ("flag-config-4096", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                              "--config", "4096,4096,4096,8,4,3"], 2, ["block_m=4096"]),
-    ("flag-config-smem", {}, [*P, "--gpu", "A100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                              "--config", "128,256,128,8,8,5"], 2, ["shared memory", "A100", "Triton would refuse"]),
-    ("flag-config-zero", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                              "--config", "0,64,64,8,4,3"], 2, ["'0,64,64,8,4,3'", "64,64,32,8,4,3"]),
-    ("flag-config-text", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                              "--config", "big"], 2, ["'big'"]),
-    ("flag-dtype-bf16", {}, [*P, "--gpu", "H100", "--family", "gemm", "--dtype", "bf16", "--m", "8", "--n", "8",
-                             "--k", "8"], 2, ["'bf16'", "did you mean 'bfloat16'"]),
-    ("flag-topk", {}, [*P, "--gpu", "H100", "--family", "moe_w13", "--num-tokens", "64", "--hidden-size", "4096",
-                       "--inter-size", "1536", "--topk", "80", "--num-experts", "64"], 2, ["topk=80", "--topk"]),
-    ("flag-kv-heads", {}, [*P, "--gpu", "H100", "--family", "attention_context", "--batch-size", "1", "--isl", "128",
-                           "--num-heads", "8", "--num-kv-heads", "12", "--head-dim", "128"], 2,
-     ["num_key_value_heads=12", "--num-kv-heads"]),
-    ("flag-head-dim", {}, [*P, "--gpu", "H100", "--family", "attention_generation", "--batch-size", "1", "--step",
-                           "128", "--num-heads", "8", "--num-kv-heads", "8", "--head-dim", "7"], 2, ["head_dim=7"]),
-    ("flag-gpu-unknown", {}, [*P, "--gpu", "H1000", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"], 2,
-     ["'H1000'"]),
-    ("flag-backend", {}, [*P, "--gpu", "H100", "--family", "attention_context", "--backend", "cudnn"], 2,
-     ["'cudnn'", "flash_attention"]),
+    (
+        "flag-m-fraction",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--m", "4096.5", "--n", "8", "--k", "8"],
+        2,
+        ["--m", "'4096.5'"],
+    ),
+    (
+        "flag-m-negative",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--m", "-5", "--n", "8", "--k", "8"],
+        2,
+        ["m=-5", "--m"],
+    ),
+    (
+        "flag-config-63",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--config", "63,64,64,8,4,3"],
+        2,
+        ["block_m=63", "--config"],
+    ),
+    (
+        "flag-config-4096",
+        {},
+        [
+            *P,
+            "--gpu",
+            "H100",
+            "--family",
+            "gemm",
+            "--m",
+            "64",
+            "--n",
+            "64",
+            "--k",
+            "64",
+            "--config",
+            "4096,4096,4096,8,4,3",
+        ],
+        2,
+        ["block_m=4096"],
+    ),
+    (
+        "flag-config-smem",
+        {},
+        [
+            *P,
+            "--gpu",
+            "A100",
+            "--family",
+            "gemm",
+            "--m",
+            "64",
+            "--n",
+            "64",
+            "--k",
+            "64",
+            "--config",
+            "128,256,128,8,8,5",
+        ],
+        2,
+        ["shared memory", "A100", "Triton would refuse"],
+    ),
+    (
+        "flag-config-zero",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--config", "0,64,64,8,4,3"],
+        2,
+        ["'0,64,64,8,4,3'", "64,64,32,8,4,3"],
+    ),
+    (
+        "flag-config-text",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--config", "big"],
+        2,
+        ["'big'"],
+    ),
+    (
+        "flag-dtype-bf16",
+        {},
+        [*P, "--gpu", "H100", "--family", "gemm", "--dtype", "bf16", "--m", "8", "--n", "8", "--k", "8"],
+        2,
+        ["'bf16'", "did you mean 'bfloat16'"],
+    ),
+    (
+        "flag-topk",
+        {},
+        [
+            *P,
+            "--gpu",
+            "H100",
+            "--family",
+            "moe_w13",
+            "--num-tokens",
+            "64",
+            "--hidden-size",
+            "4096",
+            "--inter-size",
+            "1536",
+            "--topk",
+            "80",
+            "--num-experts",
+            "64",
+        ],
+        2,
+        ["topk=80", "--topk"],
+    ),
+    (
+        "flag-kv-heads",
+        {},
+        [
+            *P,
+            "--gpu",
+            "H100",
+            "--family",
+            "attention_context",
+            "--batch-size",
+            "1",
+            "--isl",
+            "128",
+            "--num-heads",
+            "8",
+            "--num-kv-heads",
+            "12",
+            "--head-dim",
+            "128",
+        ],
+        2,
+        ["num_key_value_heads=12", "--num-kv-heads"],
+    ),
+    (
+        "flag-head-dim",
+        {},
+        [
+            *P,
+            "--gpu",
+            "H100",
+            "--family",
+            "attention_generation",
+            "--batch-size",
+            "1",
+            "--step",
+            "128",
+            "--num-heads",
+            "8",
+            "--num-kv-heads",
+            "8",
+            "--head-dim",
+            "7",
+        ],
+        2,
+        ["head_dim=7"],
+    ),
+    (
+        "flag-gpu-unknown",
+        {},
+        [*P, "--gpu", "H1000", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"],
+        2,
+        ["'H1000'"],
+    ),
+    (
+        "flag-backend",
+        {},
+        [*P, "--gpu", "H100", "--family", "attention_context", "--backend", "cudnn"],
+        2,
+        ["'cudnn'", "flash_attention"],
+    ),
     ("flag-family-missing", {}, [*P, "--gpu", "H100", "--m", "8"], 2, ["--family is required"]),
     ("flag-shape-missing", {}, [*P, "--gpu", "H100", "--family", "gemm", "--m", "8"], 2, ["--n", "--k"]),
-    ("explain-m-negative", {}, ["explain", "--gpu", "H100", "--family", "gemm", "--m", "-5", "--n", "8", "--k", "8"],
-     2, ["m=-5"]),
-    ("explain-config", {}, ["explain", "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64",
-                            "--config", "4096,4096,4096,8,4,3"], 2, ["block_m=4096"]),
+    (
+        "explain-m-negative",
+        {},
+        ["explain", "--gpu", "H100", "--family", "gemm", "--m", "-5", "--n", "8", "--k", "8"],
+        2,
+        ["m=-5"],
+    ),
+    (
+        "explain-config",
+        {},
+        [
+            "explain",
+            "--gpu",
+            "H100",
+            "--family",
+            "gemm",
+            "--m",
+            "64",
+            "--n",
+            "64",
+            "--k",
+            "64",
+            "--config",
+            "4096,4096,4096,8,4,3",
+        ],
+        2,
+        ["block_m=4096"],
+    ),
     # ---- spec files (unit slips, generation/compute-capability, shadowing a catalog GPU)
-    ("spec-bw-tbps", {"g.toml": _spec_text(**{"dram_bw_gbps = 1008": "dram_bw_gbps = 1.008"})},
-     ["gpus", "--gpu", "{tmp}/g.toml"], 2, ["dram_bw_gbps", "1.008", "GB/s"]),
-    ("spec-clock-ghz", {"g.toml": _spec_text(**{"sm_clock_mhz = 2520": "sm_clock_mhz = 2.52"})},
-     ["gpus", "--gpu", "{tmp}/g.toml"], 2, ["sm_clock_mhz", "2.52", "MHz"]),
-    ("spec-tensor-tflops", {"g.toml": _spec_text(**{"bf16 = 512,": "bf16 = 0.165,"})},
-     [*P, "--gpu", "{tmp}/g.toml", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"], 2,
-     ["tensor_flop_per_clk_per_sm.bf16", "0.165", "not TFLOPS"]),
-    ("spec-cc-vs-generation", {"g.toml": _spec_text(**{'compute_capability = "8.9"': 'compute_capability = "9.0"'})},
-     ["gpus", "--gpu", "{tmp}/g.toml"], 2, ["'9.0'", "'ada'", "8.9"]),
-    ("spec-shadows-catalog", {"g.toml": _spec_text(**{'name = "RTX-4090"': 'name = "H100-SXM"'})},
-     [*P, "--gpu", "{tmp}/g.toml", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"], 2,
-     ["'H100-SXM'", "catalog GPU", "rename"]),
-    ("spec-alias-shadows", {"g.toml": _spec_text(**{'aliases = ["NVIDIA GeForce RTX 4090", "RTX 4090"]':
-                                                    'aliases = ["A100"]'})},
-     ["gpus", "--gpu", "{tmp}/g.toml"], 2, ["'A100'", "catalog GPU"]),
+    (
+        "spec-bw-tbps",
+        {"g.toml": _spec_text(**{"dram_bw_gbps = 1008": "dram_bw_gbps = 1.008"})},
+        ["gpus", "--gpu", "{tmp}/g.toml"],
+        2,
+        ["dram_bw_gbps", "1.008", "GB/s"],
+    ),
+    (
+        "spec-clock-ghz",
+        {"g.toml": _spec_text(**{"sm_clock_mhz = 2520": "sm_clock_mhz = 2.52"})},
+        ["gpus", "--gpu", "{tmp}/g.toml"],
+        2,
+        ["sm_clock_mhz", "2.52", "MHz"],
+    ),
+    (
+        "spec-tensor-tflops",
+        {"g.toml": _spec_text(**{"bf16 = 512,": "bf16 = 0.165,"})},
+        [*P, "--gpu", "{tmp}/g.toml", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"],
+        2,
+        ["tensor_flop_per_clk_per_sm.bf16", "0.165", "not TFLOPS"],
+    ),
+    (
+        "spec-cc-vs-generation",
+        {"g.toml": _spec_text(**{'compute_capability = "8.9"': 'compute_capability = "9.0"'})},
+        ["gpus", "--gpu", "{tmp}/g.toml"],
+        2,
+        ["'9.0'", "'ada'", "8.9"],
+    ),
+    (
+        "spec-shadows-catalog",
+        {"g.toml": _spec_text(**{'name = "RTX-4090"': 'name = "H100-SXM"'})},
+        [*P, "--gpu", "{tmp}/g.toml", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"],
+        2,
+        ["'H100-SXM'", "catalog GPU", "rename"],
+    ),
+    (
+        "spec-alias-shadows",
+        {"g.toml": _spec_text(**{'aliases = ["NVIDIA GeForce RTX 4090", "RTX 4090"]': 'aliases = ["A100"]'})},
+        ["gpus", "--gpu", "{tmp}/g.toml"],
+        2,
+        ["'A100'", "catalog GPU"],
+    ),
     ("spec-unparsable", {"g.toml": "name = [\n"}, ["gpus", "--gpu", "{tmp}/g.toml"], 2, ["could not be parsed"]),
     ("spec-missing-file", {}, ["gpus", "--gpu", "{tmp}/nope.toml"], 2, ["nope.toml", "not found"]),
     # ---- model files
-    ("model-missing", {}, ["predict", "--model", "{tmp}/none.ubj", "--gpu", "H100", "--family", "gemm", "--m", "8",
-                           "--n", "8", "--k", "8"], 2, ["none.ubj", "not found", "pipeweave train"]),
-    ("model-directory", {"m.ubj/keep": "x"}, ["predict", "--model", "{tmp}/m.ubj", "--gpu", "H100", "--family",
-                                              "gemm", "--m", "8", "--n", "8", "--k", "8"], 2, ["is not a file"]),
-    ("model-garbage", {"m.ubj": b"\x00garbage"}, ["predict", "--model", "{tmp}/m.ubj", "--gpu", "H100", "--family",
-                                                   "gemm", "--m", "8", "--n", "8", "--k", "8"], 2,
-     ["not an XGBoost model file", "pipeweave train"]),
+    (
+        "model-missing",
+        {},
+        [
+            "predict",
+            "--model",
+            "{tmp}/none.ubj",
+            "--gpu",
+            "H100",
+            "--family",
+            "gemm",
+            "--m",
+            "8",
+            "--n",
+            "8",
+            "--k",
+            "8",
+        ],
+        2,
+        ["none.ubj", "not found", "pipeweave train"],
+    ),
+    (
+        "model-directory",
+        {"m.ubj/keep": "x"},
+        ["predict", "--model", "{tmp}/m.ubj", "--gpu", "H100", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"],
+        2,
+        ["is not a file"],
+    ),
+    (
+        "model-garbage",
+        {"m.ubj": b"\x00garbage"},
+        ["predict", "--model", "{tmp}/m.ubj", "--gpu", "H100", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"],
+        2,
+        ["not an XGBoost model file", "pipeweave train"],
+    ),
     # ---- train
-    ("train-n-estimators-negative", {}, ["train", "--n-estimators", "-5", "--out", "{tmp}/m.ubj"], 2,
-     ["--n-estimators", "-5", ">= 1"]),
-    ("train-n-estimators-zero", {}, ["train", "--n-estimators", "0", "--out", "{tmp}/m.ubj"], 2,
-     ["--n-estimators", "0 is not allowed"]),
+    (
+        "train-n-estimators-negative",
+        {},
+        ["train", "--n-estimators", "-5", "--out", "{tmp}/m.ubj"],
+        2,
+        ["--n-estimators", "-5", ">= 1"],
+    ),
+    (
+        "train-n-estimators-zero",
+        {},
+        ["train", "--n-estimators", "0", "--out", "{tmp}/m.ubj"],
+        2,
+        ["--n-estimators", "0 is not allowed"],
+    ),
     ("train-n-estimators-text", {}, ["train", "--n-estimators", "many", "--out", "{tmp}/m.ubj"], 2, ["'many'"]),
-    ("train-max-rows-negative", {}, ["train", "--max-rows-per-group", "-1", "--out", "{tmp}/m.ubj"], 2,
-     ["--max-rows-per-group", "-1"]),
-    ("train-params-bad-json", {}, ["train", "--params", "{bad", "--out", "{tmp}/m.ubj"], 2,
-     ["'{bad'", "not JSON", "JSON object"]),
+    (
+        "train-max-rows-negative",
+        {},
+        ["train", "--max-rows-per-group", "-1", "--out", "{tmp}/m.ubj"],
+        2,
+        ["--max-rows-per-group", "-1"],
+    ),
+    (
+        "train-params-bad-json",
+        {},
+        ["train", "--params", "{bad", "--out", "{tmp}/m.ubj"],
+        2,
+        ["'{bad'", "not JSON", "JSON object"],
+    ),
     ("train-params-list", {}, ["train", "--params", "[1, 2]", "--out", "{tmp}/m.ubj"], 2, ["JSON list", "object"]),
-    ("train-params-unknown-key", {}, ["train", "--params", '{"max_dept": 4}', "--out", "{tmp}/m.ubj"], 2,
-     ["'max_dept'", "did you mean 'max_depth'"]),
-    ("train-params-bad-value", {}, ["train", "--params", '{"learning_rate": -1}', "--out", "{tmp}/m.ubj"], 2,
-     ["learning_rate=-1", "(0, 1]"]),
+    (
+        "train-params-unknown-key",
+        {},
+        ["train", "--params", '{"max_dept": 4}', "--out", "{tmp}/m.ubj"],
+        2,
+        ["'max_dept'", "did you mean 'max_depth'"],
+    ),
+    (
+        "train-params-bad-value",
+        {},
+        ["train", "--params", '{"learning_rate": -1}', "--out", "{tmp}/m.ubj"],
+        2,
+        ["learning_rate=-1", "(0, 1]"],
+    ),
     ("train-out-extension", {}, ["train", "--out", "{tmp}/model.pkl"], 2, ["model.pkl", ".ubj or .json"]),
     ("train-out-directory", {"m.ubj/keep": "x"}, ["train", "--out", "{tmp}/m.ubj"], 2, ["is a directory"]),
     ("train-out-under-file", {"f": "x"}, ["train", "--out", "{tmp}/f/m.ubj"], 2, ["which is a file"]),
-    ("train-data-missing", {}, ["train", "--data", "{tmp}/nodata", "--out", "{tmp}/m.ubj"], 2,
-     ["nodata", "not a directory"]),
-    ("train-data-empty", {"d/keep": "x"}, ["train", "--data", "{tmp}/d", "--out", "{tmp}/m.ubj"], 2,
-     ["no measurements found"]),
+    (
+        "train-data-missing",
+        {},
+        ["train", "--data", "{tmp}/nodata", "--out", "{tmp}/m.ubj"],
+        2,
+        ["nodata", "not a directory"],
+    ),
+    (
+        "train-data-empty",
+        {"d/keep": "x"},
+        ["train", "--data", "{tmp}/d", "--out", "{tmp}/m.ubj"],
+        2,
+        ["no measurements found"],
+    ),
     ("data-is-a-file", {"f.csv": "x"}, ["data", "--data", "{tmp}/f.csv"], 2, ["f.csv", "not a directory"]),
     # ---- tune
     ("tune-storage-not-url", {}, ["tune", "--storage", "notaurl"], 2, ["'notaurl'", "sqlite:///"]),
     ("tune-storage-unknown-kind", {}, ["tune", "--storage", "foo://x"], 2, ["'foo'"]),
-    ("tune-storage-driver-missing", {}, ["tune", "--storage", "mysql://user@host/db"], 2,
-     ["driver is not installed", "pip install"]),
-    ("tune-storage-unwritable", {}, ["tune", "--storage", "sqlite:////proc/pipeweave_tune.db"], 2,
-     ["/proc", "cannot create files"]),
+    (
+        "tune-storage-driver-missing",
+        {},
+        ["tune", "--storage", "mysql://user@host/db"],
+        2,
+        ["driver is not installed", "pip install"],
+    ),
+    (
+        "tune-storage-unwritable",
+        {},
+        ["tune", "--storage", "sqlite:////proc/pipeweave_tune.db"],
+        2,
+        ["/proc", "cannot create files"],
+    ),
     ("tune-storage-no-folder", {}, ["tune", "--storage", "sqlite:///{tmp}/no/such/dir/t.db"], 2, ["does not exist"]),
     ("tune-storage-directory", {"db/keep": "x"}, ["tune", "--storage", "sqlite:///{tmp}/db"], 2, ["is a directory"]),
     ("tune-n-trials-zero", {}, ["tune", "--n-trials", "0"], 2, ["--n-trials", "0 is not allowed"]),
@@ -329,8 +717,10 @@ def test_bad_input(cid, files, argv, rc, needles, model, tmp_path, capsys):
 def test_partial_output_keeps_good_rows(model, tmp_path, capsys):
     src = tmp_path / "rows.csv"
     src.write_text(_csv(GOOD_GEMM, "gemm,H100,bfloat16,abc,64,64", "gemm,H100,bfloat16,64,64,64"))
-    rc, _, err = _run([*[a.replace("{model}", str(model)) for a in P], "--input", str(src), "--output",
-                       str(tmp_path / "out.csv")], capsys)
+    rc, _, err = _run(
+        [*[a.replace("{model}", str(model)) for a in P], "--input", str(src), "--output", str(tmp_path / "out.csv")],
+        capsys,
+    )
     assert rc == 1 and "row 2: not predicted: m=abc" in err and "1 of 3 rows not predicted" in err
     import pandas as pd
 
@@ -347,8 +737,23 @@ def test_defaults_and_derived_columns_are_not_errors(model, tmp_path, capsys):
     rc, out, err = _run([*[a.replace("{model}", str(model)) for a in P], "--input", str(src)], capsys)
     assert rc == 0, err
     assert "t_env_us" in out.splitlines()[0] and "latency_us_pred" in out.splitlines()[0]
-    flags = ["--gpu", "H100", "--family", "attention_context", "--batch-size", "1", "--isl", "128", "--num-heads", "32",
-             "--num-kv-heads", "8", "--head-dim", "128", "--json"]
+    flags = [
+        "--gpu",
+        "H100",
+        "--family",
+        "attention_context",
+        "--batch-size",
+        "1",
+        "--isl",
+        "128",
+        "--num-heads",
+        "32",
+        "--num-kv-heads",
+        "8",
+        "--head-dim",
+        "128",
+        "--json",
+    ]
     rc, out_flags, _ = _run([*[a.replace("{model}", str(model)) for a in P], *flags], capsys)
     assert rc == 0
     import json
@@ -366,8 +771,9 @@ def test_output_symlink_keeps_the_link(model, tmp_path, capsys):
     target.write_text("old\n")
     link = tmp_path / "link.csv"
     link.symlink_to(target)
-    rc, _, err = _run([*[a.replace("{model}", str(model)) for a in P], "--input", str(src), "--output", str(link)],
-                      capsys)
+    rc, _, err = _run(
+        [*[a.replace("{model}", str(model)) for a in P], "--input", str(src), "--output", str(link)], capsys
+    )
     assert rc == 0, err
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert "latency_us_pred" in target.read_text()
@@ -383,7 +789,7 @@ def _tampered(model: Path, tmp: Path, how: str) -> Path:
     data = model.read_bytes()
     out = tmp / f"{how}.ubj"
     if how.startswith("truncated"):
-        out.write_bytes(data[:int(how.split("_")[1])])
+        out.write_bytes(data[: int(how.split("_")[1])])
     elif how == "bitflip":
         b = bytearray(data)
         b[len(b) // 3] ^= 0x10
@@ -406,32 +812,39 @@ def _tampered(model: Path, tmp: Path, how: str) -> Path:
         elif how == "booster_blob_swapped":
             fams = stamp["family_boosters"]
             a, b = booster.attr(f"pipeweave_family_{fams[0]}"), booster.attr(f"pipeweave_family_{fams[1]}")
-            booster.set_attr(pipeweave_stamp=json.dumps(stamp),
-                             **{f"pipeweave_family_{fams[0]}": b, f"pipeweave_family_{fams[1]}": a})
+            booster.set_attr(
+                pipeweave_stamp=json.dumps(stamp),
+                **{f"pipeweave_family_{fams[0]}": b, f"pipeweave_family_{fams[1]}": a},
+            )
         elif how == "no_stamp":
             booster.set_attr(pipeweave_stamp=None)
         booster.save_model(str(out))
     return out
 
 
-@pytest.mark.parametrize("how, needles", [
-    ("truncated_10", ["truncated", "pipeweave train"]),
-    ("truncated_1000", ["truncated"]),
-    ("truncated_20000", ["truncated"]),
-    ("bitflip", ["SHA-256", "altered"]),
-    ("appended", ["bytes but was written with"]),
-    ("stamp_not_json", ["not JSON"]),
-    ("stamp_list", ["JSON list"]),
-    ("stamp_features_text", ["'features'", "expected a list"]),
-    ("booster_not_base64", ["not base64"]),
-    ("booster_blob_swapped", ["recorded length/SHA-256"]),
-    ("no_stamp", ["no pipeweave stamp"]),
-])
+@pytest.mark.parametrize(
+    "how, needles",
+    [
+        ("truncated_10", ["truncated", "pipeweave train"]),
+        ("truncated_1000", ["truncated"]),
+        ("truncated_20000", ["truncated"]),
+        ("bitflip", ["SHA-256", "altered"]),
+        ("appended", ["bytes but was written with"]),
+        ("stamp_not_json", ["not JSON"]),
+        ("stamp_list", ["JSON list"]),
+        ("stamp_features_text", ["'features'", "expected a list"]),
+        ("booster_not_base64", ["not base64"]),
+        ("booster_blob_swapped", ["recorded length/SHA-256"]),
+        ("no_stamp", ["no pipeweave stamp"]),
+    ],
+)
 def test_damaged_model_file(how, needles, model, tmp_path, capsys):
     bad = _tampered(model, tmp_path, how)
     before = bad.read_bytes()
-    rc, _, err = _run(["predict", "--model", str(bad), "--gpu", "H100", "--family", "gemm", "--m", "8", "--n", "8",
-                       "--k", "8"], capsys)
+    rc, _, err = _run(
+        ["predict", "--model", str(bad), "--gpu", "H100", "--family", "gemm", "--m", "8", "--n", "8", "--k", "8"],
+        capsys,
+    )
     assert rc == 2 and "Traceback" not in err
     for needle in needles:
         assert needle in err, err
@@ -512,8 +925,9 @@ def test_two_tune_processes_share_a_fresh_sqlite_study(tmp_path, small_frame):
 
     frame_path = tmp_path / "frame.parquet"
     gens = small_frame["generation"].astype(str)
-    small_frame[gens.isin(["ampere", "hopper", "ada"])].groupby("generation", observed=True).head(40) \
-        .reset_index(drop=True).to_parquet(frame_path)
+    small_frame[gens.isin(["ampere", "hopper", "ada"])].groupby("generation", observed=True).head(40).reset_index(
+        drop=True
+    ).to_parquet(frame_path)
     db = tmp_path / "tune.db"
     worker = textwrap.dedent(f"""
         import pandas as pd

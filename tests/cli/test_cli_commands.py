@@ -22,8 +22,24 @@ def test_help_and_version(capsys):
 
 
 def test_explain_json_fields(capsys):
-    rc = main(["explain", "--gpu", "H100", "--family", "gemm", "--dtype", "bfloat16", "--m", "4096", "--n", "4096",
-               "--k", "4096", "--json"])
+    rc = main(
+        [
+            "explain",
+            "--gpu",
+            "H100",
+            "--family",
+            "gemm",
+            "--dtype",
+            "bfloat16",
+            "--m",
+            "4096",
+            "--n",
+            "4096",
+            "--k",
+            "4096",
+            "--json",
+        ]
+    )
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
     assert set(obj) >= {"tile_plan", "pipes", "bound_pipe", "roofline_us", "tilesight_us"}
@@ -35,8 +51,22 @@ def test_explain_json_fields(capsys):
 def test_explain_spec_file_gpu(capsys, tmp_path):
     from pipeweave._paths import DATASETS_DIR
 
-    rc = main(["explain", "--gpu", str(DATASETS_DIR / "example_gpu_spec.toml"), "--family", "gemm",
-               "--m", "1024", "--n", "1024", "--k", "1024", "--json"])
+    rc = main(
+        [
+            "explain",
+            "--gpu",
+            str(DATASETS_DIR / "example_gpu_spec.toml"),
+            "--family",
+            "gemm",
+            "--m",
+            "1024",
+            "--n",
+            "1024",
+            "--k",
+            "1024",
+            "--json",
+        ]
+    )
     assert rc == 0
     assert json.loads(capsys.readouterr().out)["envelope_us"] > 0
 
@@ -47,23 +77,60 @@ def test_explain_errors_are_one_line(capsys):
     assert "unknown GPU 'H1000'" in err and "Traceback" not in err
     assert main(["explain", "--gpu", "H100", "--family", "gemm", "--m", "8"]) == 2
     assert "--n" in capsys.readouterr().err
-    assert main(["explain", "--gpu", "A100", "--family", "gemm", "--dtype", "fp8", "--m", "8", "--n", "8",
-                 "--k", "8"]) == 2
+    assert (
+        main(["explain", "--gpu", "A100", "--family", "gemm", "--dtype", "fp8", "--m", "8", "--n", "8", "--k", "8"])
+        == 2
+    )
     assert "fp8" in capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory, data_dir):
     path = tmp_path_factory.mktemp("models") / "tiny.ubj"
-    rc = main(["train", "--data", str(data_dir), "--families", "moe_w13", "gemm", "--sources", "pipeweave",
-               "--n-estimators", "5", "--no-progress", "--out", str(path)])
+    rc = main(
+        [
+            "train",
+            "--data",
+            str(data_dir),
+            "--families",
+            "moe_w13",
+            "gemm",
+            "--sources",
+            "pipeweave",
+            "--n-estimators",
+            "5",
+            "--no-progress",
+            "--out",
+            str(path),
+        ]
+    )
     assert rc == 0 and path.exists()
     return path
 
 
 def test_predict_single_launch(tiny_model, capsys):
-    rc = main(["predict", "--model", str(tiny_model), "--gpu", "B300", "--family", "moe_w13", "--num-tokens", "64",
-               "--num-experts", "64", "--topk", "8", "--hidden-size", "4096", "--inter-size", "1536", "--json"])
+    rc = main(
+        [
+            "predict",
+            "--model",
+            str(tiny_model),
+            "--gpu",
+            "B300",
+            "--family",
+            "moe_w13",
+            "--num-tokens",
+            "64",
+            "--num-experts",
+            "64",
+            "--topk",
+            "8",
+            "--hidden-size",
+            "4096",
+            "--inter-size",
+            "1536",
+            "--json",
+        ]
+    )
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["gpu"] == "B300" and obj["latency_us_pred"] > 0
@@ -71,8 +138,25 @@ def test_predict_single_launch(tiny_model, capsys):
 
 def test_predict_attention_names_its_backend(tiny_model, capsys):
     # the tiny model has no attention booster: the shared fallback booster answers
-    args = ["predict", "--model", str(tiny_model), "--gpu", "H200", "--family", "attention_context",
-            "--batch-size", "2", "--isl", "128", "--num-heads", "32", "--num-kv-heads", "8", "--head-dim", "128"]
+    args = [
+        "predict",
+        "--model",
+        str(tiny_model),
+        "--gpu",
+        "H200",
+        "--family",
+        "attention_context",
+        "--batch-size",
+        "2",
+        "--isl",
+        "128",
+        "--num-heads",
+        "32",
+        "--num-kv-heads",
+        "8",
+        "--head-dim",
+        "128",
+    ]
     assert main(args) == 0
     assert "(flash_attention)" in capsys.readouterr().out  # the documented default
     assert main(args + ["--backend", "trtllm_mha", "--json"]) == 0
@@ -81,11 +165,20 @@ def test_predict_attention_names_its_backend(tiny_model, capsys):
 
 
 def test_predict_csv_reports_bad_rows_and_predicts_the_rest(tiny_model, tmp_path, capsys):
-    rows = pd.DataFrame({  # hand-made launch rows; row 2 has an unknown family, row 3 a bad shape
-        "family": ["moe_w13", "conv2d", "moe_w13", "gemm"], "dtype": ["bfloat16", "bfloat16", "bfloat16", "fp8"],
-        "num_tokens": [128, 1, -5, None], "num_experts": [64, 1, 64, None], "topk": [8, 1, 8, None],
-        "hidden_size": [4096, 1, 4096, None], "inter_size": [1536, 1, 1536, None],
-        "m": [None, None, None, 256], "n": [None, None, None, 512], "k": [None, None, None, 1024]})
+    rows = pd.DataFrame(
+        {  # hand-made launch rows; row 2 has an unknown family, row 3 a bad shape
+            "family": ["moe_w13", "conv2d", "moe_w13", "gemm"],
+            "dtype": ["bfloat16", "bfloat16", "bfloat16", "fp8"],
+            "num_tokens": [128, 1, -5, None],
+            "num_experts": [64, 1, 64, None],
+            "topk": [8, 1, 8, None],
+            "hidden_size": [4096, 1, 4096, None],
+            "inter_size": [1536, 1, 1536, None],
+            "m": [None, None, None, 256],
+            "n": [None, None, None, 512],
+            "k": [None, None, None, 1024],
+        }
+    )
     src = tmp_path / "rows.csv"
     rows.to_csv(src, index=False)
     out = tmp_path / "preds.csv"
@@ -100,6 +193,8 @@ def test_predict_csv_reports_bad_rows_and_predicts_the_rest(tiny_model, tmp_path
 def test_predict_refuses_model_from_other_schema(tmp_path, capsys):
     bad = tmp_path / "bad.ubj"
     bad.write_bytes(b"\x00garbage")
-    assert main(["predict", "--model", str(bad), "--gpu", "H100", "--family", "gemm", "--m", "1", "--n", "1",
-                 "--k", "1"]) == 2
+    assert (
+        main(["predict", "--model", str(bad), "--gpu", "H100", "--family", "gemm", "--m", "1", "--n", "1", "--k", "1"])
+        == 2
+    )
     assert "pipeweave train" in capsys.readouterr().err

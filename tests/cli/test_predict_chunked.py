@@ -15,8 +15,19 @@ import pytest
 
 from pipeweave.cli.main import main
 
-LAUNCH_COLUMNS = ["family", "dtype", "m", "n", "k", "num_tokens", "hidden_size", "inter_size", "topk",
-                  "num_experts", "gpu"]
+LAUNCH_COLUMNS = [
+    "family",
+    "dtype",
+    "m",
+    "n",
+    "k",
+    "num_tokens",
+    "hidden_size",
+    "inter_size",
+    "topk",
+    "num_experts",
+    "gpu",
+]
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +87,13 @@ def test_chunk_rows_must_be_positive(tiny_model, launch_csv, capsys):
 
 
 def test_single_launch_process_does_not_import_scikit_learn(tiny_model):
-    code = ("import sys\nfrom pipeweave.cli.main import main\n"
-            f"rc = main(['predict', '--model', {tiny_model!r}, '--gpu', 'B300', '--family', 'gemm', "
-            "'--dtype', 'bfloat16', '--m', '4096', '--n', '4096', '--k', '4096'])\n"
-            "heavy = sorted(m for m in ('sklearn', 'scipy.stats') if m in sys.modules)\n"
-            "print('RC', rc, 'HEAVY', heavy)\n")
+    code = (
+        "import sys\nfrom pipeweave.cli.main import main\n"
+        f"rc = main(['predict', '--model', {tiny_model!r}, '--gpu', 'B300', '--family', 'gemm', "
+        "'--dtype', 'bfloat16', '--m', '4096', '--n', '4096', '--k', '4096'])\n"
+        "heavy = sorted(m for m in ('sklearn', 'scipy.stats') if m in sys.modules)\n"
+        "print('RC', rc, 'HEAVY', heavy)\n"
+    )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "RC 0 HEAVY []" in res.stdout, res.stdout + res.stderr
     assert " us  (gemm bfloat16 on B300)" in res.stdout

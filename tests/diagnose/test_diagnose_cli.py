@@ -8,16 +8,37 @@ import pytest
 
 from pipeweave.cli.main import main
 
-LAUNCH = ["--gpu", "H100", "--family", "moe_w13", "--num-tokens", "512", "--num-experts", "64", "--topk", "8",
-          "--hidden-size", "4096", "--inter-size", "1536"]
+LAUNCH = [
+    "--gpu",
+    "H100",
+    "--family",
+    "moe_w13",
+    "--num-tokens",
+    "512",
+    "--num-experts",
+    "64",
+    "--topk",
+    "8",
+    "--hidden-size",
+    "4096",
+    "--inter-size",
+    "1536",
+]
 
 
 def test_cli_json_fields(capsys, shipped_models):
     rc = main(["diagnose", *LAUNCH, "--config", "64,64,32,8,4,3", "--measured-us", "1234.5", "--top", "3", "--json"])
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
-    assert {"predicted_us", "ceiling_us", "measured_over_ceiling", "headroom_verdict", "bound_pipe",
-            "recommendations", "pipe_utilization"} <= set(obj)
+    assert {
+        "predicted_us",
+        "ceiling_us",
+        "measured_over_ceiling",
+        "headroom_verdict",
+        "bound_pipe",
+        "recommendations",
+        "pipe_utilization",
+    } <= set(obj)
     assert obj["predicted_us"] > 0 and obj["ceiling_us"] > 0
     assert obj["measured_over_ceiling"] == pytest.approx(1234.5 / obj["ceiling_us"])
     assert obj["ceiling_us"] >= obj["lower_bound_us"]
@@ -39,8 +60,11 @@ def test_help_examples_are_physically_possible(capsys, shipped_models):
     from pipeweave.diagnose import check_invariants
 
     text = DESCRIPTION.replace("\\\n", " ")
-    cmds = [shlex.split(line.strip(), comments=True)[1:] for line in text.splitlines()
-            if line.strip().startswith("pipeweave diagnose --gpu") and "--kernel" not in line]
+    cmds = [
+        shlex.split(line.strip(), comments=True)[1:]
+        for line in text.splitlines()
+        if line.strip().startswith("pipeweave diagnose --gpu") and "--kernel" not in line
+    ]
     assert len(cmds) >= 2
     for argv in cmds:
         assert main([*argv, "--json"]) == 0
@@ -57,15 +81,18 @@ def test_cli_text_output(capsys, shipped_models):
     assert "ceiling" in out and "bound pipe" in out and "ranked configs" in out and "(given)" in out
 
 
-@pytest.mark.parametrize("argv, needle", [
-    ([*LAUNCH, "--config", "64,64,32"], "six positive integers"),
-    ([*LAUNCH, "--config", "64,64,x,8,4,3"], "six positive integers"),
-    (["--gpu", "NoSuchGPU-9000", "--family", "moe_w13", "--num-tokens", "4"], "NoSuchGPU-9000"),
-    (["--family", "moe_w13"], "needs --gpu"),
-    (["--gpu", "H100"], "needs --family"),
-    ([*LAUNCH, "--measured-us", "0"], "positive"),
-    (["--gpu", "H100", "--family", "gemm", "--m", "128"], "needs"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        ([*LAUNCH, "--config", "64,64,32"], "six positive integers"),
+        ([*LAUNCH, "--config", "64,64,x,8,4,3"], "six positive integers"),
+        (["--gpu", "NoSuchGPU-9000", "--family", "moe_w13", "--num-tokens", "4"], "NoSuchGPU-9000"),
+        (["--family", "moe_w13"], "needs --gpu"),
+        (["--gpu", "H100"], "needs --family"),
+        ([*LAUNCH, "--measured-us", "0"], "positive"),
+        (["--gpu", "H100", "--family", "gemm", "--m", "128"], "needs"),
+    ],
+)
 def test_cli_errors(capsys, shipped_models, argv, needle):
     rc = main(["diagnose", *argv, "--json"])
     assert rc == 2
@@ -78,8 +105,10 @@ def test_kernel_without_triton(capsys, monkeypatch, tmp_path):
     from pipeweave.frontend.sass import _compile
 
     def no_triton():
-        raise CompileError("the SASS front-end needs Triton, which is not importable (No module named 'triton')",
-                           hint="pip install 'pipeweave[sass]'")
+        raise CompileError(
+            "the SASS front-end needs Triton, which is not importable (No module named 'triton')",
+            hint="pip install 'pipeweave[sass]'",
+        )
 
     monkeypatch.setattr(_compile, "import_triton", no_triton)
     k = tmp_path / "k.py"
@@ -93,10 +122,25 @@ def test_kernel_without_triton(capsys, monkeypatch, tmp_path):
 def test_kernel_compile_failure(capsys, tmp_path):
     pytest.importorskip("triton")
     k = tmp_path / "bad_kernel.py"
-    k.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\ndef bad(x_ptr, BLOCK: tl.constexpr):\n"
-                 "    offs = tl.arange(0, BLOCK)\n    tl.store(x_ptr + offs, undefined_name)\n")
-    rc = main(["diagnose", "--gpu", "A100", "--kernel", f"{k}:bad", "--config", "1,1024,1,1,4,1",
-               "--signature", "x_ptr=*fp32,BLOCK=1024", "--grid", "4"])
+    k.write_text(
+        "import triton\nimport triton.language as tl\n\n@triton.jit\ndef bad(x_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n    tl.store(x_ptr + offs, undefined_name)\n"
+    )
+    rc = main(
+        [
+            "diagnose",
+            "--gpu",
+            "A100",
+            "--kernel",
+            f"{k}:bad",
+            "--config",
+            "1,1024,1,1,4,1",
+            "--signature",
+            "x_ptr=*fp32,BLOCK=1024",
+            "--grid",
+            "4",
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
     assert "could not compile" in err
@@ -109,13 +153,30 @@ def test_kernel_compile_failure(capsys, tmp_path):
 def test_kernel_diagnosis(capsys, tmp_path):
     pytest.importorskip("triton")
     k = tmp_path / "scale_kernel.py"
-    k.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\n"
-                 "def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n"
-                 "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    m = offs < n\n"
-                 "    x = tl.load(x_ptr + offs, mask=m)\n    tl.store(y_ptr + offs, tl.exp(x) * 2.0, mask=m)\n")
-    rc = main(["diagnose", "--gpu", "A100", "--kernel", f"{k}:scale", "--config", "1,1024,1,1,4,1",
-               "--signature", "x_ptr=*fp32,y_ptr=*fp32,n=1048576,BLOCK=1024", "--grid", "1024",
-               "--measured-us", "20", "--json"])
+    k.write_text(
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+        "def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n"
+        "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n    m = offs < n\n"
+        "    x = tl.load(x_ptr + offs, mask=m)\n    tl.store(y_ptr + offs, tl.exp(x) * 2.0, mask=m)\n"
+    )
+    rc = main(
+        [
+            "diagnose",
+            "--gpu",
+            "A100",
+            "--kernel",
+            f"{k}:scale",
+            "--config",
+            "1,1024,1,1,4,1",
+            "--signature",
+            "x_ptr=*fp32,y_ptr=*fp32,n=1048576,BLOCK=1024",
+            "--grid",
+            "1024",
+            "--measured-us",
+            "20",
+            "--json",
+        ]
+    )
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["ceiling_us"] > 0 and obj["measured_over_ceiling"] == pytest.approx(20 / obj["ceiling_us"])

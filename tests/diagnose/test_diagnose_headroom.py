@@ -9,10 +9,26 @@ from pipeweave import DataError
 from pipeweave.diagnose import DiagnoseModels, diagnose
 from pipeweave.frontend import featurize
 
-ROW = {"gpu": "H100", "family": "moe_w13", "dtype": "bfloat16", "source": "pipeweave", "num_tokens": 512,
-       "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536, "moe_tp_size": 1, "moe_ep_size": 1,
-       "distribution": "balanced", "block_m": 64, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4,
-       "num_stages": 3}
+ROW = {
+    "gpu": "H100",
+    "family": "moe_w13",
+    "dtype": "bfloat16",
+    "source": "pipeweave",
+    "num_tokens": 512,
+    "num_experts": 64,
+    "topk": 8,
+    "hidden_size": 4096,
+    "inter_size": 1536,
+    "moe_tp_size": 1,
+    "moe_ep_size": 1,
+    "distribution": "balanced",
+    "block_m": 64,
+    "block_n": 64,
+    "block_k": 32,
+    "group_m": 8,
+    "num_warps": 4,
+    "num_stages": 3,
+}
 
 
 class _Ranker:
@@ -90,8 +106,9 @@ def test_headroom_verdicts():
 
 
 def test_default_config_when_none_given():
-    row = {k: v for k, v in ROW.items() if k not in ("block_m", "block_n", "block_k", "group_m", "num_warps",
-                                                       "num_stages")}
+    row = {
+        k: v for k, v in ROW.items() if k not in ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+    }
     res = diagnose(row, top=1, models=_models())
     assert res["config"] == "64,64,64,16,4,3" and res["config_origin"] == "default"  # M=512 > E=64
 

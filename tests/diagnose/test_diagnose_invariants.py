@@ -12,21 +12,33 @@ from hypothesis import strategies as st
 from pipeweave.diagnose import CONFIG_VALUES, DiagnoseModels, check_invariants, diagnose
 
 GPUS = ["A100-SXM", "H100-SXM", "L40S", "B200", "RTX-PRO-6000-S", "H20"]
-_SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+_SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @st.composite
 def launches(draw, family):
     row = {"gpu": draw(st.sampled_from(GPUS)), "family": family, "dtype": "bfloat16"}
     if family == "gemm":
-        row.update(m=draw(st.sampled_from([1, 16, 128, 1000, 4096, 16384])),
-                   n=draw(st.sampled_from([128, 1024, 4096, 14336])), k=draw(st.sampled_from([256, 4096, 8192])))
+        row.update(
+            m=draw(st.sampled_from([1, 16, 128, 1000, 4096, 16384])),
+            n=draw(st.sampled_from([128, 1024, 4096, 14336])),
+            k=draw(st.sampled_from([256, 4096, 8192])),
+        )
     else:
-        row.update(num_tokens=draw(st.sampled_from([1, 8, 64, 512, 4096])),
-                   num_experts=draw(st.sampled_from([8, 64, 128])), topk=draw(st.sampled_from([1, 2, 8])),
-                   hidden_size=draw(st.sampled_from([2048, 4096, 7168])),
-                   inter_size=draw(st.sampled_from([256, 1344, 1536, 2048])), moe_tp_size=1, moe_ep_size=1)
+        row.update(
+            num_tokens=draw(st.sampled_from([1, 8, 64, 512, 4096])),
+            num_experts=draw(st.sampled_from([8, 64, 128])),
+            topk=draw(st.sampled_from([1, 2, 8])),
+            hidden_size=draw(st.sampled_from([2048, 4096, 7168])),
+            inter_size=draw(st.sampled_from([256, 1344, 1536, 2048])),
+            moe_tp_size=1,
+            moe_ep_size=1,
+        )
         if family == "moe_w13":
             row["source"] = "pipeweave"
     if draw(st.booleans()):  # a given config, feasible or not
@@ -94,8 +106,12 @@ def test_invariants_any_model_output(family, data):
     seed = data.draw(st.integers(0, 10_000))
     stub = DiagnoseModels(ranker=_NoisyRanker(seed), ceiling=_NoisyCeiling(seed + 7), latency=_NoisyLatency(seed))
     row = data.draw(launches(family))
-    res = diagnose(row, measured_us=data.draw(st.one_of(st.none(), st.floats(0.01, 1e5))),
-                   top=data.draw(st.integers(1, 8)), models=stub)
+    res = diagnose(
+        row,
+        measured_us=data.draw(st.one_of(st.none(), st.floats(0.01, 1e5))),
+        top=data.draw(st.integers(1, 8)),
+        models=stub,
+    )
     check_invariants(res)
     g = [r for r in res["recommendations"] if r["is_given"]]
     assert len(g) == 1 and g[0]["speedup"] == pytest.approx(1.0)

@@ -58,8 +58,20 @@ def kernel_file(tmp_path):
 
 @pytest.mark.triton
 def test_user_kernel_dram_from_signature(capsys, kernel_file):
-    argv = ["diagnose", "--gpu", "H100", "--kernel", kernel_file, "--config", "1,1024,1,1,4,1",
-            "--signature", SIG, "--grid", "cdiv(n, BLOCK)", "--json"]
+    argv = [
+        "diagnose",
+        "--gpu",
+        "H100",
+        "--kernel",
+        kernel_file,
+        "--config",
+        "1,1024,1,1,4,1",
+        "--signature",
+        SIG,
+        "--grid",
+        "cdiv(n, BLOCK)",
+        "--json",
+    ]
     assert main([*argv, "--measured-us", "70"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["dram_bytes"] == 3 * 4 * N and obj["dram_bytes_source"] == "pointer shapes in --signature"
@@ -77,8 +89,28 @@ def test_user_kernel_dram_from_signature(capsys, kernel_file):
 
 @pytest.mark.triton
 def test_user_kernel_search_varies_block_sizes(capsys, kernel_file):
-    assert main(["diagnose", "--gpu", "H100", "--kernel", kernel_file, "--config", "1,1024,1,1,4,1",
-                 "--signature", SIG, "--grid", "cdiv(n, BLOCK)", "--search", "--top", "20", "--json"]) == 0
+    assert (
+        main(
+            [
+                "diagnose",
+                "--gpu",
+                "H100",
+                "--kernel",
+                kernel_file,
+                "--config",
+                "1,1024,1,1,4,1",
+                "--signature",
+                SIG,
+                "--grid",
+                "cdiv(n, BLOCK)",
+                "--search",
+                "--top",
+                "20",
+                "--json",
+            ]
+        )
+        == 0
+    )
     obj = json.loads(capsys.readouterr().out)
     recs = obj["recommendations"]
     check_invariants(obj)
@@ -95,21 +127,50 @@ def test_user_kernel_search_varies_block_sizes(capsys, kernel_file):
 def test_sass_kernel_fills_block_constants_from_config(capsys, tmp_path):
     pytest.importorskip("triton")
     k = tmp_path / "tile.py"
-    k.write_text("import triton\nimport triton.language as tl\n\n@triton.jit\n"
-                 "def tile(x_ptr, n, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):\n"
-                 "    offs = tl.program_id(0) * BLOCK_SIZE_M * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_M * BLOCK_SIZE_N)\n"
-                 "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)\n")
-    assert main(["sass", "--kernel", f"{k}:tile", "--arch", "sm_90", "--config", "16,32,16,1,4,1",
-                 "--signature", "x_ptr=*fp32[1048576],n=1048576", "--grid", "cdiv(n, BLOCK_SIZE_M * BLOCK_SIZE_N)",
-                 "--json"]) == 0
+    k.write_text(
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+        "def tile(x_ptr, n, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK_SIZE_M * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_M * BLOCK_SIZE_N)\n"
+        "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)\n"
+    )
+    assert (
+        main(
+            [
+                "sass",
+                "--kernel",
+                f"{k}:tile",
+                "--arch",
+                "sm_90",
+                "--config",
+                "16,32,16,1,4,1",
+                "--signature",
+                "x_ptr=*fp32[1048576],n=1048576",
+                "--grid",
+                "cdiv(n, BLOCK_SIZE_M * BLOCK_SIZE_N)",
+                "--json",
+            ]
+        )
+        == 0
+    )
     obj = json.loads(capsys.readouterr().out)
     assert obj["grid"] == 1048576 // 512 and obj["config"]["block_m"] == 16
 
 
 @pytest.mark.triton
 def test_explain_and_predict_kernel(capsys, kernel_file):
-    base = ["--gpu", "H100", "--kernel", kernel_file, "--config", "1,1024,1,1,4,1", "--signature", SIG,
-            "--grid", "cdiv(n, BLOCK)", "--json"]
+    base = [
+        "--gpu",
+        "H100",
+        "--kernel",
+        kernel_file,
+        "--config",
+        "1,1024,1,1,4,1",
+        "--signature",
+        SIG,
+        "--grid",
+        "cdiv(n, BLOCK)",
+        "--json",
+    ]
     assert main(["predict", *base]) == 0
     p = json.loads(capsys.readouterr().out)
     assert p["predicted_us"] > 50 and "analytical SASS bound" in p["method"]

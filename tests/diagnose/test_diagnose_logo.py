@@ -30,8 +30,11 @@ def test_training_frames_exclude_held_out_generation(dse_frames):
         assert f.generation not in set(fr["sweeps"]["generation"])
         assert f.generation not in set(fr["defaults"]["generation"])  # e.g. RTX A6000 leaves with ampere
         # the transfer reference draws on a training GPU only
-        shapes = sweeps[sweeps["gpu"] == f.test_gpus[0]].drop_duplicates(
-            ["num_tokens", "num_experts", "topk", "hidden_size", "inter_size"]).head(5)
+        shapes = (
+            sweeps[sweeps["gpu"] == f.test_gpus[0]]
+            .drop_duplicates(["num_tokens", "num_experts", "topk", "hidden_size", "inter_size"])
+            .head(5)
+        )
         _, src = transfer_configs(f.test_gpus[0], shapes, fr["sweeps"])
         assert src in f.train_gpus
 

@@ -16,7 +16,8 @@ def small(dse_frames):
     sweeps, _ = dse_frames
     s = sweeps[(sweeps["gpu"] == "H20") & sweeps["num_tokens"].isin([16.0, 1024.0]) & (sweeps["num_experts"] == 64)]
     shapes = s.drop_duplicates(list(DSE_SHAPE_COLUMNS))[
-        ["source", "gpu", "generation", "family", "dtype", "distribution", *DSE_SHAPE_COLUMNS]].reset_index(drop=True)
+        ["source", "gpu", "generation", "family", "dtype", "distribution", *DSE_SHAPE_COLUMNS]
+    ].reset_index(drop=True)
     cand, feat = candidate_features(shapes)
     return s, cand, feat, candidate_labels(cand, s)
 

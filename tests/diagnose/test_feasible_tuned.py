@@ -31,9 +31,19 @@ def test_triton_smem_rule_hand_checked():
 
 def test_diagnose_uses_the_frontend_rule():
     rng = np.random.default_rng(0)
-    cfg = pd.DataFrame({c: rng.choice(v, 200) for c, v in
-                        {"block_m": [16, 64, 128], "block_n": [32, 128], "block_k": [32, 64],
-                         "group_m": [1], "num_warps": [4, 8], "num_stages": [2, 3, 5]}.items()}).astype(float)
+    cfg = pd.DataFrame(
+        {
+            c: rng.choice(v, 200)
+            for c, v in {
+                "block_m": [16, 64, 128],
+                "block_n": [32, 128],
+                "block_k": [32, 64],
+                "group_m": [1],
+                "num_warps": [4, 8],
+                "num_stages": [2, 3, 5],
+            }.items()
+        }
+    ).astype(float)
     for g in ("A100-SXM", "H100-SXM", "B200", "RTX-PRO-6000-S"):
         spec = get_gpu(g)
         want = triton_smem_bytes(cfg.block_m, cfg.block_n, cfg.block_k, cfg.num_stages, 2.0, 2.0, spec.sm_arch)

@@ -20,18 +20,27 @@ def make_profiles(n_shapes: int = 20, seed: int = 0) -> pd.DataFrame:
             k = 2.0 ** (9 + s % 6)  # 512 .. 16384: some deep-k rows
             for gpu, gen in GPUS.items():
                 lat = m * n * k / 2e8 * rng.uniform(0.8, 1.25) + 2.0
-                rows.append({"family": family, "source": source, "gpu": gpu, "generation": gen,
-                             "m": m, "n": n, "k": k if family.startswith("gemm") else np.nan,
-                             "num_tokens": np.nan if family.startswith("gemm") else m,
-                             "hidden_size": np.nan if family.startswith("gemm") else n,
-                             "latency_us": lat})
+                rows.append(
+                    {
+                        "family": family,
+                        "source": source,
+                        "gpu": gpu,
+                        "generation": gen,
+                        "m": m,
+                        "n": n,
+                        "k": k if family.startswith("gemm") else np.nan,
+                        "num_tokens": np.nan if family.startswith("gemm") else m,
+                        "hidden_size": np.nan if family.startswith("gemm") else n,
+                        "latency_us": lat,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 class ConstMethod:
     """Predicts the training median for every row."""
 
-    def fit(self, df: pd.DataFrame) -> "ConstMethod":
+    def fit(self, df: pd.DataFrame) -> ConstMethod:
         self.value_ = float(df["latency_us"].median())
         return self
 
@@ -42,7 +51,7 @@ class ConstMethod:
 class FlopMethod:
     """Analytical stand-in: no-op fit, prediction from the shape."""
 
-    def fit(self, df: pd.DataFrame) -> "FlopMethod":
+    def fit(self, df: pd.DataFrame) -> FlopMethod:
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:

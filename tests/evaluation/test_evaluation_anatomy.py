@@ -35,17 +35,26 @@ def pred() -> pd.DataFrame:
     df = make_profiles()
     df = df[df["family"] == "gemm_bf16"].reset_index(drop=True)
     df["log2_ai_over_ridge"] = np.where(np.arange(len(df)) % 2 == 0, 1.0, -1.0)
-    return run_protocol(df, {"pipeweave": FlopMethod, "xgboost_crude": ConstMethod, "pipeweave_scaled": ScaledFlop},
-                        "logo", progress=False, keep=("log2_ai_over_ridge",))
+    return run_protocol(
+        df,
+        {"pipeweave": FlopMethod, "xgboost_crude": ConstMethod, "pipeweave_scaled": ScaledFlop},
+        "logo",
+        progress=False,
+        keep=("log2_ai_over_ridge",),
+    )
 
 
 def test_regime_labels() -> None:
-    p = pd.DataFrame({"family": ["gemm", "gemm", "gemm", "fused_moe", "fused_moe", "attention_context"],
-                      "latency_us": [5.0, 50.0, 50.0, 50.0, 50.0, 50.0],
-                      "log2_ai_over_ridge": [3.0, 3.0, -3.0, -1.0, -1.0, 1.0],
-                      "moe_ep_size": [np.nan, np.nan, np.nan, 1.0, 4.0, np.nan],
-                      "moe_ep_semantics": [None, None, None, "rank_all_tokens", "rank_local_tokens", None],
-                      "backend": [None, None, None, None, None, "triton"]})
+    p = pd.DataFrame(
+        {
+            "family": ["gemm", "gemm", "gemm", "fused_moe", "fused_moe", "attention_context"],
+            "latency_us": [5.0, 50.0, 50.0, 50.0, 50.0, 50.0],
+            "log2_ai_over_ridge": [3.0, 3.0, -3.0, -1.0, -1.0, 1.0],
+            "moe_ep_size": [np.nan, np.nan, np.nan, 1.0, 4.0, np.nan],
+            "moe_ep_semantics": [None, None, None, "rank_all_tokens", "rank_local_tokens", None],
+            "backend": [None, None, None, None, None, "triton"],
+        }
+    )
     lab = regime_labels(p)
     assert list(lab["regime"]) == ["small", "compute", "memory", "memory", "memory", "compute"]
     assert list(lab["layout"]) == ["-", "-", "-", "ep1", "ep>1 local-tokens", "triton"]
@@ -87,8 +96,9 @@ def test_findings_and_markdown_are_computed(pred: pd.DataFrame) -> None:
     found = anatomy_findings(tables)["gemm_bf16"]
     assert any(line.startswith("pipeweave vs xgboost_crude") for line in found)
     assert any("pipeweave_scaled" in line for line in found)
-    md = render_anatomy_markdown(tables, {"command": "test", "data_fingerprint": "x", "max_train_rows_per_gpu": 1,
-                                          "n_estimators": 1}, {})
+    md = render_anatomy_markdown(
+        tables, {"command": "test", "data_fingerprint": "x", "max_train_rows_per_gpu": 1, "n_estimators": 1}, {}
+    )
     assert "## gemm_bf16" in md and "oracle per-GPU scalar" in md and "nested leave-one-generation-out" in md
 
 
@@ -103,9 +113,13 @@ def test_plots_draw_from_tables(pred: pd.DataFrame) -> None:
 
 def test_semantics_flags_mark_the_minority_ep_semantics() -> None:
     """Hand-made rows: 3 GPUs timed all tokens per rank, 1 GPU per-rank tokens."""
-    f = pd.DataFrame({"source": ["s"] * 8,
-                      "moe_ep_size": [1.0, 4.0, 1.0, 4.0, 8.0, 2.0, 8.0, np.nan],
-                      "moe_ep_semantics": ["a", "a", "a", "a", "a", "l", "l", None]})
+    f = pd.DataFrame(
+        {
+            "source": ["s"] * 8,
+            "moe_ep_size": [1.0, 4.0, 1.0, 4.0, 8.0, 2.0, 8.0, np.nan],
+            "moe_ep_semantics": ["a", "a", "a", "a", "a", "l", "l", None],
+        }
+    )
     assert semantics_flags(f).tolist() == [False, False, False, False, False, True, True, False]
     assert not semantics_flags(f.drop(columns="moe_ep_semantics")).any()
 
@@ -119,10 +133,24 @@ def test_ep_semantics_evidence_separates_flat_from_per_rank() -> None:
         for t in (4096.0, 8192.0):
             for ep in (1.0, 2.0, 4.0, 8.0):
                 lat = 100.0 * (0.95 if ep > 1 else 1.0) if gpu == "F" else 100.0 / ep
-                rows.append({"source": "s", "gpu": gpu, "family": "fused_moe", "dtype": "bfloat16",
-                             "num_tokens": t, "hidden_size": 4096.0, "inter_size": 1024.0, "topk": 8.0,
-                             "num_experts": 256.0, "moe_tp_size": 1.0, "moe_ep_size": ep, "distribution": "balanced",
-                             "latency_us": lat, "moe_ep_semantics": flag})
+                rows.append(
+                    {
+                        "source": "s",
+                        "gpu": gpu,
+                        "family": "fused_moe",
+                        "dtype": "bfloat16",
+                        "num_tokens": t,
+                        "hidden_size": 4096.0,
+                        "inter_size": 1024.0,
+                        "topk": 8.0,
+                        "num_experts": 256.0,
+                        "moe_tp_size": 1.0,
+                        "moe_ep_size": ep,
+                        "distribution": "balanced",
+                        "latency_us": lat,
+                        "moe_ep_semantics": flag,
+                    }
+                )
     ev = ep_semantics_evidence(pd.DataFrame(rows)).set_index("gpu")
     assert ev.loc["F", "share_flat"] == 100.0 and ev.loc["F", "share_per_rank"] == 0.0
     assert ev.loc["R", "share_per_rank"] == 100.0 and ev.loc["R", "median_ep4"] == pytest.approx(0.25)
@@ -134,10 +162,21 @@ def test_write_anatomy_report_files(tmp_path, pred: pd.DataFrame) -> None:
 
     from pipeweave.evaluation._anatomy import write_anatomy_report
 
-    res = write_anatomy_report(pred, pd.DataFrame(), tmp_path, {"command": "t", "data_fingerprint": "x",
-                                                                 "max_train_rows_per_gpu": 1, "n_estimators": 1})
+    res = write_anatomy_report(
+        pred,
+        pd.DataFrame(),
+        tmp_path,
+        {"command": "t", "data_fingerprint": "x", "max_train_rows_per_gpu": 1, "n_estimators": 1},
+    )
     assert json.loads((tmp_path / "results.json").read_text())["findings"] == res["findings"]
-    for name in ("results.md", "folds.csv", "regimes.csv", "oracle.csv", "ablations.csv",
-                 "figures/gemm_bf16.regimes.png", "figures/gemm_bf16.oracle.png"):
+    for name in (
+        "results.md",
+        "folds.csv",
+        "regimes.csv",
+        "oracle.csv",
+        "ablations.csv",
+        "figures/gemm_bf16.regimes.png",
+        "figures/gemm_bf16.oracle.png",
+    ):
         assert (tmp_path / name).is_file(), name
     assert not list(tmp_path.rglob(".*"))

@@ -79,11 +79,13 @@ def test_bootstrap_ci_edge_cases() -> None:
 
 def test_summarize_groups_and_missing() -> None:
     # hand-made: group a = the 5 rows above, group b = one exact row + one failed (NaN) row
-    df = pd.DataFrame({
-        "g": ["a"] * 5 + ["b", "b"],
-        "pred_us": [*PRED, 4.0, np.nan],
-        "latency_us": [*MEAS, 4.0, 4.0],
-    })
+    df = pd.DataFrame(
+        {
+            "g": ["a"] * 5 + ["b", "b"],
+            "pred_us": [*PRED, 4.0, np.nan],
+            "latency_us": [*MEAS, 4.0, 4.0],
+        }
+    )
     s = summarize(df, ["g"], n_boot=200)
     assert list(s.columns) == ["g", *METRIC_COLUMNS]
     a = s.set_index("g").loc["a"]

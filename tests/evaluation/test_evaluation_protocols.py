@@ -20,16 +20,24 @@ class Recorder:
     def __init__(self, log: list[dict]) -> None:
         self.log = log
 
-    def fit(self, df: pd.DataFrame) -> "Recorder":
-        self.entry = {"train_gens": set(df["generation"]), "train_shapes": set(shape_groups(df)),
-                      "families": set(df["family"]), "sources": set(df["source"]),
-                      "train_index": set(df.index)}
+    def fit(self, df: pd.DataFrame) -> Recorder:
+        self.entry = {
+            "train_gens": set(df["generation"]),
+            "train_shapes": set(shape_groups(df)),
+            "families": set(df["family"]),
+            "sources": set(df["source"]),
+            "train_index": set(df.index),
+        }
         self.log.append(self.entry)
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
-        self.entry.update(test_gens=set(df["generation"]), test_shapes=set(shape_groups(df)),
-                          test_has_target="latency_us" in df.columns, test_index=set(df.index))
+        self.entry.update(
+            test_gens=set(df["generation"]),
+            test_shapes=set(shape_groups(df)),
+            test_has_target="latency_us" in df.columns,
+            test_index=set(df.index),
+        )
         return np.ones(len(df))
 
 
@@ -106,7 +114,7 @@ def test_output_columns_rows_and_regimes(profiles: pd.DataFrame) -> None:
 class Fragile:
     """Fails when trained without blackwell (i.e. on the blackwell fold)."""
 
-    def fit(self, df: pd.DataFrame) -> "Fragile":
+    def fit(self, df: pd.DataFrame) -> Fragile:
         if "blackwell" not in set(df["generation"]):
             raise ValueError("no blackwell in training")
         return self
@@ -142,7 +150,7 @@ class Est(BaseEstimator):
     def __init__(self, scale: float = 2.0) -> None:
         self.scale = scale
 
-    def fit(self, df: pd.DataFrame) -> "Est":
+    def fit(self, df: pd.DataFrame) -> Est:
         self.fitted_ = True
         return self
 
@@ -161,7 +169,7 @@ def test_fresh_instance_per_fold(profiles: pd.DataFrame) -> None:
     seen: list[int] = []
 
     class Counting(ConstMethod):
-        def fit(self, df: pd.DataFrame) -> "Counting":
+        def fit(self, df: pd.DataFrame) -> Counting:
             assert not hasattr(self, "value_"), "re-used a fitted instance"
             seen.append(id(self))
             return super().fit(df)

@@ -31,7 +31,7 @@ from pipeweave.evaluation import (
 class HalfBroken(FlopMethod):
     """Fails on the hopper fold only."""
 
-    def fit(self, df: pd.DataFrame) -> "HalfBroken":
+    def fit(self, df: pd.DataFrame) -> HalfBroken:
         if "hopper" not in set(df["generation"]):
             raise RuntimeError("hopper missing")
         return self
@@ -40,14 +40,20 @@ class HalfBroken(FlopMethod):
 @pytest.fixture(scope="module")
 def pred() -> pd.DataFrame:
     with pytest.warns(RuntimeWarning, match="hopper missing"):
-        return run_protocol(make_profiles(), {"const": ConstMethod, "flop": FlopMethod, "broken": HalfBroken},
-                            "logo", progress=False)
+        return run_protocol(
+            make_profiles(), {"const": ConstMethod, "flop": FlopMethod, "broken": HalfBroken}, "logo", progress=False
+        )
 
 
 @pytest.fixture(scope="module")
 def results(pred: pd.DataFrame) -> dict:
-    return build_results(pred, protocol="logo", data_fingerprint="sha256:test",
-                         extra={"note": "unit test", "x": np.float64(1.5), "bad": float("nan")}, n_boot=200)
+    return build_results(
+        pred,
+        protocol="logo",
+        data_fingerprint="sha256:test",
+        extra={"note": "unit test", "x": np.float64(1.5), "bad": float("nan")},
+        n_boot=200,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +78,7 @@ def test_build_results_structure(results: dict, pred: pd.DataFrame) -> None:
     gens = ["ampere", "ada", "hopper", "blackwell", "all"]
     for key, per_method in results["results"].items():
         assert list(per_method) == ["const", "flop", "broken"]
-        for m, per_gen in per_method.items():
+        for _m, per_gen in per_method.items():
             assert list(per_gen) == gens
             for rec in per_gen.values():
                 assert tuple(rec) == (*STAT_KEYS, "mape_ge10us")
@@ -101,7 +107,10 @@ def test_build_results_numbers(results: dict, pred: pd.DataFrame) -> None:
     assert hop["n"] == 0 and hop["n_missing"] > 0 and hop["mape"] is None
     assert results["results"]["gemm_bf16"]["broken"]["all"]["n_missing"] == hop["n_missing"]
     assert {(e["family_key"], e["fold"], e["method"]) for e in results["errors"]} == {
-        ("gemm_bf16", "hopper", "broken"), ("moe_bf16[aic]", "hopper", "broken"), ("moe_bf16[pw]", "hopper", "broken")}
+        ("gemm_bf16", "hopper", "broken"),
+        ("moe_bf16[aic]", "hopper", "broken"),
+        ("moe_bf16[pw]", "hopper", "broken"),
+    }
 
 
 def test_write_report_files_and_json_round_trip(report_dir: tuple[Path, dict], results: dict) -> None:
@@ -120,8 +129,11 @@ def test_write_report_files_and_json_round_trip(report_dir: tuple[Path, dict], r
     assert "## moe_bf16[pw]" in md and "**" in md and "figures/gemm_bf16.scatter.png" in md
     assert "## Errors" in md
     back = pd.read_csv(out / "predictions.csv.gz")
-    assert len(back) == sum(r["n"] + r["n_missing"] for key in results["results"]
-                            for r in [v["all"] for v in results["results"][key].values()])
+    assert len(back) == sum(
+        r["n"] + r["n_missing"]
+        for key in results["results"]
+        for r in [v["all"] for v in results["results"][key].values()]
+    )
 
 
 def test_figure_csv_holds_plotted_data(report_dir: tuple[Path, dict], pred: pd.DataFrame) -> None:
@@ -138,8 +150,13 @@ def test_figure_csv_holds_plotted_data(report_dir: tuple[Path, dict], pred: pd.D
 
 
 def test_results_are_byte_reproducible(tmp_path: Path, pred: pd.DataFrame, results: dict) -> None:
-    again = build_results(pred.copy(), protocol="logo", data_fingerprint="sha256:test",
-                          extra={"note": "unit test", "x": np.float64(1.5), "bad": float("nan")}, n_boot=200)
+    again = build_results(
+        pred.copy(),
+        protocol="logo",
+        data_fingerprint="sha256:test",
+        extra={"note": "unit test", "x": np.float64(1.5), "bad": float("nan")},
+        n_boot=200,
+    )
     a = atomic_write_json(tmp_path / "a.json", results).read_bytes()
     b = atomic_write_json(tmp_path / "b.json", again).read_bytes()
     assert a == b
@@ -188,18 +205,32 @@ def test_results_on_rows_of_at_least_10us(results: dict, pred: pd.DataFrame) -> 
 
 
 def test_results_without_flagged_rows(pred: pd.DataFrame) -> None:
-    flagged = pred.assign(semantics_flagged=(pred["gpu"] == "B200") & (pred["family"] == "moe_bf16")
-                          & (pred["source"] == "aic"))
+    flagged = pred.assign(
+        semantics_flagged=(pred["gpu"] == "B200") & (pred["family"] == "moe_bf16") & (pred["source"] == "aic")
+    )
     res = build_results(flagged, protocol="logo", data_fingerprint="x", n_boot=20)
     assert list(res["results_unflagged"]) == ["moe_bf16[aic]"]
-    n_b200 = int(((flagged["gpu"] == "B200") & (flagged["family"] == "moe_bf16") & (flagged["source"] == "aic")
-                  & (flagged["method"] == "flop")).sum())
-    assert res["flagged"]["moe_bf16[aic]"] == {"n": n_b200, "by_generation": {"blackwell": n_b200},
-                                              "by_gpu": {"B200": n_b200}}
+    n_b200 = int(
+        (
+            (flagged["gpu"] == "B200")
+            & (flagged["family"] == "moe_bf16")
+            & (flagged["source"] == "aic")
+            & (flagged["method"] == "flop")
+        ).sum()
+    )
+    assert res["flagged"]["moe_bf16[aic]"] == {
+        "n": n_b200,
+        "by_generation": {"blackwell": n_b200},
+        "by_gpu": {"B200": n_b200},
+    }
     uf = res["results_unflagged"]["moe_bf16[aic]"]["flop"]
     assert "blackwell" not in uf  # the only blackwell GPU is flagged
-    keep = flagged[(flagged["family"] == "moe_bf16") & (flagged["source"] == "aic") & (flagged["method"] == "flop")
-                   & ~flagged["semantics_flagged"]]
+    keep = flagged[
+        (flagged["family"] == "moe_bf16")
+        & (flagged["source"] == "aic")
+        & (flagged["method"] == "flop")
+        & ~flagged["semantics_flagged"]
+    ]
     assert uf["all"]["n"] == len(keep)
     assert uf["all"]["mape"] == pytest.approx(mape(keep["pred_us"], keep["latency_us"]), abs=1e-4)
     # the all-rows results are unchanged by the flag
@@ -209,8 +240,13 @@ def test_results_without_flagged_rows(pred: pd.DataFrame) -> None:
 
 
 def test_method_notes_and_tuning_statement_rendered(pred: pd.DataFrame) -> None:
-    res = build_results(pred, protocol="logo", data_fingerprint="x", n_boot=10,
-                        extra={"method_notes": {"flop": "FLOPs / 2e8 + 2 us"}, "tuning": "nothing tuned"})
+    res = build_results(
+        pred,
+        protocol="logo",
+        data_fingerprint="x",
+        n_boot=10,
+        extra={"method_notes": {"flop": "FLOPs / 2e8 + 2 us"}, "tuning": "nothing tuned"},
+    )
     md = render_markdown(res)
     assert "## Methods" in md and "- `flop`: FLOPs / 2e8 + 2 us" in md and "- tuning: nothing tuned." in md
     assert "## Methods" not in render_markdown(build_results(pred, protocol="logo", data_fingerprint="x", n_boot=10))

@@ -32,8 +32,15 @@ def test_capped_training_caps_rows_per_gpu(small_frame):
 
 
 def test_make_methods_ablations_only_on_headline_families():
-    names = ["pipeweave", "pipeweave_no_sass", "pipeweave_no_l2_sched", "roofline", "tilesight", "kernelsight",
-             "xgboost_raw"]
+    names = [
+        "pipeweave",
+        "pipeweave_no_sass",
+        "pipeweave_no_l2_sched",
+        "roofline",
+        "tilesight",
+        "kernelsight",
+        "xgboost_raw",
+    ]
     head = make_methods(names, label="gemm_bf16", has_sass=True, max_rows_per_gpu=10)
     other = make_methods(names, label="attention_context", has_sass=True, max_rows_per_gpu=10)
     assert list(head) == [n for n in names if n != "pipeweave_no_sass"]  # gemm is not a Triton kernel
@@ -44,8 +51,13 @@ def test_make_methods_ablations_only_on_headline_families():
 
 def test_logo_on_real_rows_all_methods_same_rows(small_frame):
     df = small_frame.assign(eval_family=small_frame["family"].astype(str))
-    methods = make_methods(["pipeweave", "roofline", "tilesight", "kernelsight"], label="x", has_sass=False,
-                           max_rows_per_gpu=100, n_estimators=5)
+    methods = make_methods(
+        ["pipeweave", "roofline", "tilesight", "kernelsight"],
+        label="x",
+        has_sass=False,
+        max_rows_per_gpu=100,
+        n_estimators=5,
+    )
     pred = run_protocol(df, methods, "logo", family_col="eval_family", progress=False)
     assert set(pred["method"]) == {"pipeweave", "roofline", "tilesight", "kernelsight"}
     per_method = pred.groupby("method")["row_id"].apply(lambda s: tuple(sorted(s)))

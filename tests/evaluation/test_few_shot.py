@@ -43,8 +43,20 @@ def frame():
     sizes = rng.choice([64, 128, 256, 512, 1024, 2048, 4096, 8192], size=(60, 3))
     rows = []
     for gpu, gen in GPUS.items():
-        rows.append(pd.DataFrame({"source": "user", "gpu": gpu, "generation": gen, "family": "gemm",
-                                  "dtype": "bfloat16", "m": sizes[:, 0], "n": sizes[:, 1], "k": sizes[:, 2]}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "source": "user",
+                    "gpu": gpu,
+                    "generation": gen,
+                    "family": "gemm",
+                    "dtype": "bfloat16",
+                    "m": sizes[:, 0],
+                    "n": sizes[:, 1],
+                    "k": sizes[:, 2],
+                }
+            )
+        )
     df = ensure_features(pd.concat(rows, ignore_index=True))
     big = (df["log10_t_env_us"] > 2).to_numpy()
     df["latency_us"] = df["t_env_us"] * df["gpu"].map(FACTOR).to_numpy() * np.where(big, 1.0, 1.3)
@@ -72,10 +84,20 @@ def test_few_shot_fold_contract(frame):
 
 
 def test_plot_data_few_shot_and_draw():
-    report = {"results": {"gemm_bf16": {"0": {"ada": {"mape": 20.0, "median_ape": 15.0, "p90_ape": 40.0, "n": 10},
-                                              "ampere": {"mape": 12.0, "median_ape": 9.0, "p90_ape": 25.0, "n": 10}},
-                                        "8": {"ada": {"mape": 14.0, "median_ape": 10.0, "p90_ape": 30.0, "n": 10},
-                                              "ampere": {"mape": 10.0, "median_ape": 8.0, "p90_ape": 20.0, "n": 10}}}}}
+    report = {
+        "results": {
+            "gemm_bf16": {
+                "0": {
+                    "ada": {"mape": 20.0, "median_ape": 15.0, "p90_ape": 40.0, "n": 10},
+                    "ampere": {"mape": 12.0, "median_ape": 9.0, "p90_ape": 25.0, "n": 10},
+                },
+                "8": {
+                    "ada": {"mape": 14.0, "median_ape": 10.0, "p90_ape": 30.0, "n": 10},
+                    "ampere": {"mape": 10.0, "median_ape": 8.0, "p90_ape": 20.0, "n": 10},
+                },
+            }
+        }
+    }
     data = plot_data_few_shot(report, "gemm_bf16")
     assert data["generation"].tolist() == ["ampere", "ampere", "ada", "ada"]
     assert data["shots"].tolist() == [0, 8, 0, 8] and data["mape"].tolist() == [12.0, 10.0, 20.0, 14.0]

@@ -24,9 +24,23 @@ def test_cta_pair_only_on_datacenter_blackwell():
 
 def test_cta_pair_halves_b_in_shared_memory_not_a():
     spec = spec_arrays(pd.Series(["B200"]))
-    kw = dict(rows=np.array([8192.0]), n=np.array([8192.0]), k=np.array([8192.0]), bm=128.0, bn=256.0, bk=64.0,
-              group_m=8.0, warps=8.0, stages=4.0, a_bytes=2.0, b_bytes=2.0, out_bytes=2.0,
-              tensor_rate=spec["tensor_bf16_flop_per_clk_per_sm"], spec=spec, multicast=2.0)
+    kw = dict(
+        rows=np.array([8192.0]),
+        n=np.array([8192.0]),
+        k=np.array([8192.0]),
+        bm=128.0,
+        bn=256.0,
+        bk=64.0,
+        group_m=8.0,
+        warps=8.0,
+        stages=4.0,
+        a_bytes=2.0,
+        b_bytes=2.0,
+        out_bytes=2.0,
+        tensor_rate=spec["tensor_bf16_flop_per_clk_per_sm"],
+        spec=spec,
+        multicast=2.0,
+    )
     one, pair = tiled_matmul("g", **kw), tiled_matmul("g", pair_mma=2.0, **kw)
     a_bytes, b_bytes = 128 * 2 * 64, 256 * 2 * 64
     assert one.smem_bytes_it[0] == 2 * (a_bytes + b_bytes)
@@ -41,9 +55,21 @@ def test_large_blackwell_gemm_is_tensor_bound_like_hopper():
 
 
 def test_moe_shape_features():
-    rows = pd.DataFrame({"family": "fused_moe", "gpu": "H100-SXM", "dtype": "bfloat16", "num_tokens": [4096, 1],
-                         "hidden_size": 4096, "inter_size": 1536, "topk": 8, "num_experts": 128, "moe_tp_size": 1,
-                         "moe_ep_size": [4, 1], "distribution": "balanced"})
+    rows = pd.DataFrame(
+        {
+            "family": "fused_moe",
+            "gpu": "H100-SXM",
+            "dtype": "bfloat16",
+            "num_tokens": [4096, 1],
+            "hidden_size": 4096,
+            "inter_size": 1536,
+            "topk": 8,
+            "num_experts": 128,
+            "moe_tp_size": 1,
+            "moe_ep_size": [4, 1],
+            "distribution": "balanced",
+        }
+    )
     f = featurize(rows, moe_configs="default")
     assert f["log2_num_tokens"].tolist() == [12.0, 0.0] and np.allclose(f["log2_topk"], 3.0)
     assert featurize(_gemm("A100-SXM"))["log2_num_tokens"].isna().all()  # other families: NaN

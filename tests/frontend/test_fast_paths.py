@@ -9,15 +9,22 @@ import numpy as np
 import pandas as pd
 
 from pipeweave.frontend._demand import envelope_us, schedule
-from pipeweave.frontend._families import _cublas_multicast, _gemm_heuristic, _async_mma, _slice_spec, _tensor_rate
+from pipeweave.frontend._families import _async_mma, _cublas_multicast, _gemm_heuristic, _slice_spec, _tensor_rate
 from pipeweave.frontend._featurize import spec_arrays
 from pipeweave.frontend._kernels import tiled_matmul
 from pipeweave.frontend._routing import routing_stats
 from pipeweave.frontend._tileplan import gemm_candidates
 
 # hand-made GEMM shapes: decode-like skinny, square, deep-K, odd sizes, on four architectures
-_SHAPES = [(1, 4096, 4096), (16, 7168, 2048), (128, 128, 65536), (4096, 4096, 4096), (8192, 1024, 28672),
-           (333, 777, 999), (64, 256, 128)]
+_SHAPES = [
+    (1, 4096, 4096),
+    (16, 7168, 2048),
+    (128, 128, 65536),
+    (4096, 4096, 4096),
+    (8192, 1024, 28672),
+    (333, 777, 999),
+    (64, 256, 128),
+]
 _GPUS = ["A100-SXM", "H100-SXM", "L40S", "B200"]
 
 
@@ -39,10 +46,25 @@ def _brute_force_choice(df: pd.DataFrame) -> np.ndarray:
         cand = gemm_candidates(bool(hc[i]), bool(ab[i] < 2)).to_numpy()
         idx = np.full(len(cand), i)
         sp = _slice_spec(spec, idx)
-        kd = tiled_matmul("gemm", rows=m[idx], n=n[idx], k=k[idx], bm=cand[:, 0], bn=cand[:, 1], bk=cand[:, 2],
-                          group_m=cand[:, 3], warps=cand[:, 4], stages=cand[:, 5], a_bytes=ab[idx], b_bytes=ab[idx],
-                          out_bytes=2.0, tensor_rate=rate[idx], spec=sp, split_k=cand[:, 6],
-                          multicast=_cublas_multicast(m[idx], cand[:, 0], hc[idx]))
+        kd = tiled_matmul(
+            "gemm",
+            rows=m[idx],
+            n=n[idx],
+            k=k[idx],
+            bm=cand[:, 0],
+            bn=cand[:, 1],
+            bk=cand[:, 2],
+            group_m=cand[:, 3],
+            warps=cand[:, 4],
+            stages=cand[:, 5],
+            a_bytes=ab[idx],
+            b_bytes=ab[idx],
+            out_bytes=2.0,
+            tensor_rate=rate[idx],
+            spec=sp,
+            split_k=cand[:, 6],
+            multicast=_cublas_multicast(m[idx], cand[:, 0], hc[idx]),
+        )
         env = schedule(kd, sp)["t_env_us"]
         tiles_mn = np.ceil(m[i] / cand[:, 0]) * np.ceil(n[i] / cand[:, 1])
         ok = (cand[:, 6] == 1) | ((tiles_mn < sp["sm_count"]) & (k[i] / (cand[:, 2] * cand[:, 6]) >= 4))
@@ -54,10 +76,23 @@ def test_envelope_only_schedule_matches_the_full_schedule():
     df = _rows()
     spec = spec_arrays(df["gpu"])
     n = len(df)
-    kd = tiled_matmul("gemm", rows=df["m"].to_numpy(float), n=df["n"].to_numpy(float), k=df["k"].to_numpy(float),
-                      bm=np.full(n, 128.0), bn=np.full(n, 128.0), bk=np.full(n, 64.0), group_m=np.full(n, 8.0),
-                      warps=np.full(n, 4.0), stages=np.full(n, 4.0), a_bytes=np.full(n, 2.0), b_bytes=np.full(n, 2.0),
-                      out_bytes=2.0, tensor_rate=_tensor_rate(df, spec), spec=spec)
+    kd = tiled_matmul(
+        "gemm",
+        rows=df["m"].to_numpy(float),
+        n=df["n"].to_numpy(float),
+        k=df["k"].to_numpy(float),
+        bm=np.full(n, 128.0),
+        bn=np.full(n, 128.0),
+        bk=np.full(n, 64.0),
+        group_m=np.full(n, 8.0),
+        warps=np.full(n, 4.0),
+        stages=np.full(n, 4.0),
+        a_bytes=np.full(n, 2.0),
+        b_bytes=np.full(n, 2.0),
+        out_bytes=2.0,
+        tensor_rate=_tensor_rate(df, spec),
+        spec=spec,
+    )
     np.testing.assert_array_equal(envelope_us(kd, spec), schedule(kd, spec)["t_env_us"])
 
 
@@ -82,5 +117,5 @@ def test_routing_stats_of_repeated_cases_equal_the_single_case():
     bm = np.array([16.0, 64.0, 64.0, 128.0, 64.0, 16.0, 64.0])
     both = routing_stats(t, k, e, a, bm)
     for i in range(len(t)):
-        one = routing_stats(t[i:i + 1], k[i:i + 1], e[i:i + 1], a[i:i + 1], bm[i:i + 1])
+        one = routing_stats(t[i : i + 1], k[i : i + 1], e[i : i + 1], a[i : i + 1], bm[i : i + 1])
         np.testing.assert_array_equal(both.iloc[i].to_numpy(), one.iloc[0].to_numpy())

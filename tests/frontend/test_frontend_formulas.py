@@ -26,8 +26,9 @@ def test_gemm_useful_flops_is_2mnk():
 
 def test_gemm_recorded_tile_grid_and_waves():
     # 128x128 tiles on a 4096x4096 output = 32*32 = 1024 CTAs; H100 has 132 SMs
-    f = featurize(_gemm(4096, 4096, 4096, block_m=128, block_n=128, block_k=64, group_m=8, num_warps=8,
-                        num_stages=3)).iloc[0]
+    f = featurize(
+        _gemm(4096, 4096, 4096, block_m=128, block_n=128, block_k=64, group_m=8, num_warps=8, num_stages=3)
+    ).iloc[0]
     assert f["tile_origin"] == "recorded"
     assert f["grid_ctas"] == 1024
     assert f["iters"] == 4096 / 64
@@ -74,10 +75,20 @@ def test_attention_keys_per_query_causal_and_window():
 
 def test_flash_attention_packs_gqa_heads_into_the_query_tile():
     # hand-made prefill launch: 32 query tokens, 96 query heads over 4 KV heads (group 24), batch 8
-    rows = pd.DataFrame({"family": "attention_context", "gpu": ["H100-SXM", "H100-SXM", "A100-SXM"],
-                         "dtype": "bfloat16", "batch_size": 8, "isl": 32, "step": 0, "num_heads": 96,
-                         "num_key_value_heads": 4, "head_dim": 128,
-                         "backend": ["flash_attention", "trtllm_mha", "flash_attention"]})
+    rows = pd.DataFrame(
+        {
+            "family": "attention_context",
+            "gpu": ["H100-SXM", "H100-SXM", "A100-SXM"],
+            "dtype": "bfloat16",
+            "batch_size": 8,
+            "isl": 32,
+            "step": 0,
+            "num_heads": 96,
+            "num_key_value_heads": 4,
+            "head_dim": 128,
+            "backend": ["flash_attention", "trtllm_mha", "flash_attention"],
+        }
+    )
     f = featurize(rows)
     # FlashAttention: 32 x 24 = 768 packed rows per (batch, KV head) -> 6 tiles of 128 (sm_90 and
     # sm_80 alike); other backends: one mostly-padded 128-row tile per (batch, head)
@@ -87,23 +98,45 @@ def test_flash_attention_packs_gqa_heads_into_the_query_tile():
 
 
 def _moe_rows():
-    return pd.DataFrame({
-        "family": ["moe_w13", "fused_moe"], "gpu": ["A100-SXM", "B200"], "dtype": ["bfloat16", "bfloat16"],
-        "num_tokens": [256, 256], "num_experts": [64, 256], "topk": [8, 8], "hidden_size": [4096, 7168],
-        "inter_size": [1536, 2048], "moe_tp_size": [1, 1], "moe_ep_size": [1, 8],
-        "distribution": ["balanced", "power_law_1.2"]})
+    return pd.DataFrame(
+        {
+            "family": ["moe_w13", "fused_moe"],
+            "gpu": ["A100-SXM", "B200"],
+            "dtype": ["bfloat16", "bfloat16"],
+            "num_tokens": [256, 256],
+            "num_experts": [64, 256],
+            "topk": [8, 8],
+            "hidden_size": [4096, 7168],
+            "inter_size": [1536, 2048],
+            "moe_tp_size": [1, 1],
+            "moe_ep_size": [1, 8],
+            "distribution": ["balanced", "power_law_1.2"],
+        }
+    )
 
 
 def _attn_rows():
-    return pd.DataFrame({
-        "family": ["attention_context", "attention_generation"], "gpu": ["L40S", "H200"],
-        "dtype": ["bfloat16", "bfloat16"], "kv_cache_dtype": ["bfloat16", "fp8"], "batch_size": [2, 64],
-        "isl": [2048, 1], "num_heads": [32, 32], "num_key_value_heads": [8, 8], "head_dim": [128, 128],
-        "step": [0, 1024]})
+    return pd.DataFrame(
+        {
+            "family": ["attention_context", "attention_generation"],
+            "gpu": ["L40S", "H200"],
+            "dtype": ["bfloat16", "bfloat16"],
+            "kv_cache_dtype": ["bfloat16", "fp8"],
+            "batch_size": [2, 64],
+            "isl": [2048, 1],
+            "num_heads": [32, 32],
+            "num_key_value_heads": [8, 8],
+            "head_dim": [128, 128],
+            "step": [0, 1024],
+        }
+    )
 
 
-@pytest.mark.parametrize("rows", [_gemm(8192, 8192, 8192, gpu="B300"), _gemm(1, 4096, 4096, gpu="A40"),
-                                  _moe_rows(), _attn_rows()], ids=["gemm", "gemv", "moe", "attention"])
+@pytest.mark.parametrize(
+    "rows",
+    [_gemm(8192, 8192, 8192, gpu="B300"), _gemm(1, 4096, 4096, gpu="A40"), _moe_rows(), _attn_rows()],
+    ids=["gemm", "gemv", "moe", "attention"],
+)
 def test_physical_invariants(rows):
     f = featurize(rows, moe_configs="default")
     for p in PIPES:

@@ -15,10 +15,13 @@ def _rows(**cols: object) -> pd.DataFrame:
 
 
 def test_rmsnorm_and_silu_mul_use_fma_and_xu() -> None:
-    df = pd.concat([
-        _rows(family="rmsnorm", gpu="H100-SXM", dtype="bfloat16", num_tokens=[1, 4096], hidden_size=[4096, 4096]),
-        _rows(family="silu_mul", gpu="A100-SXM", dtype="bfloat16", num_tokens=[1, 4096], inter_size=[14336, 14336]),
-    ], ignore_index=True)
+    df = pd.concat(
+        [
+            _rows(family="rmsnorm", gpu="H100-SXM", dtype="bfloat16", num_tokens=[1, 4096], hidden_size=[4096, 4096]),
+            _rows(family="silu_mul", gpu="A100-SXM", dtype="bfloat16", num_tokens=[1, 4096], inter_size=[14336, 14336]),
+        ],
+        ignore_index=True,
+    )
     f = featurize(df)
     assert (f["t_sm_fma_us"] > 0).all() and (f["t_sm_xu_us"] > 0).all() and (f["t_sm_tensor_us"] == 0).all()
     # bytes: rmsnorm reads + writes 2 B per element, silu_mul reads 4 B and writes 2 B per output element
@@ -32,37 +35,67 @@ def test_rmsnorm_and_silu_mul_use_fma_and_xu() -> None:
 
 
 def test_silu_mul_time_scales_with_tokens_and_bandwidth() -> None:
-    df = _rows(family="silu_mul", gpu=["A100-SXM", "A100-SXM", "H100-SXM"], dtype="bfloat16",
-               num_tokens=[8192, 16384, 16384], inter_size=14336)
+    df = _rows(
+        family="silu_mul",
+        gpu=["A100-SXM", "A100-SXM", "H100-SXM"],
+        dtype="bfloat16",
+        num_tokens=[8192, 16384, 16384],
+        inter_size=14336,
+    )
     t = featurize(df)["t_env_us"].to_numpy()
     assert 1.8 < t[1] / t[0] < 2.2 and t[2] < t[1]
 
 
 def test_gemm_fp32_runs_on_the_fma_pipe_and_uses_the_kernel_tile() -> None:
-    df = _rows(family="gemm_fp32", gpu=["P100", "P100", "T4"], dtype="float32", m=4096, n=4096, k=4096,
-               batch_size=1, op="bmm", block_m=[128.0, np.nan, 128.0], block_n=[64.0, np.nan, 128.0],
-               block_k=[8.0, np.nan, 8.0], num_warps=[4.0, np.nan, 8.0], num_stages=[2.0, np.nan, 2.0])
+    df = _rows(
+        family="gemm_fp32",
+        gpu=["P100", "P100", "T4"],
+        dtype="float32",
+        m=4096,
+        n=4096,
+        k=4096,
+        batch_size=1,
+        op="bmm",
+        block_m=[128.0, np.nan, 128.0],
+        block_n=[64.0, np.nan, 128.0],
+        block_k=[8.0, np.nan, 8.0],
+        num_warps=[4.0, np.nan, 8.0],
+        num_stages=[2.0, np.nan, 2.0],
+    )
     f = featurize(df)
-    assert (f["work_tensor"] == 0).all() and (f["work_fma"] >= 4096.0 ** 3).all()
+    assert (f["work_tensor"] == 0).all() and (f["work_fma"] >= 4096.0**3).all()
     assert f["tile_origin"].astype(str).tolist() == ["kernel_name", "simt_heuristic", "kernel_name"]
     assert f["bound_pipe"].iloc[0] in ("fma", "smem")
     # FP32 peak of a P100: 64 lanes x 2 x 56 SM x 1303 MHz; the envelope is above the FMA-only time
-    t_fma = 2 * 4096.0 ** 3 / (64 * 2 * 56 * 1303.0)
+    t_fma = 2 * 4096.0**3 / (64 * 2 * 56 * 1303.0)
     assert f["t_roofline_us"].iloc[0] == pytest.approx(t_fma, rel=1e-6) and f["t_env_us"].iloc[0] > t_fma
 
 
 def test_pascal_rows_need_no_tensor_cores() -> None:
-    df = _rows(family=["gemm_fp32", "softmax_fp32", "gemm"], gpu="P4", dtype=["float32", "float32", "bfloat16"],
-               m=[64, np.nan, 64], n=[64, np.nan, 64], k=[64, np.nan, 64], num_tokens=[np.nan, 64, np.nan],
-               hidden_size=[np.nan, 4096, np.nan])
+    df = _rows(
+        family=["gemm_fp32", "softmax_fp32", "gemm"],
+        gpu="P4",
+        dtype=["float32", "float32", "bfloat16"],
+        m=[64, np.nan, 64],
+        n=[64, np.nan, 64],
+        k=[64, np.nan, 64],
+        num_tokens=[np.nan, 64, np.nan],
+        hidden_size=[np.nan, 4096, np.nan],
+    )
     reasons = row_problems(df)
     assert reasons.iloc[0] == "" and reasons.iloc[1] == ""
     assert "tensor" in reasons.iloc[2] or "bfloat16" in reasons.iloc[2]
 
 
 def test_elementwise_ops_differ_and_unknown_op_is_named() -> None:
-    df = _rows(family="elementwise_fp32", gpu="V100", dtype="float32", num_tokens=8192, hidden_size=8192,
-               op=["add", "addu", "pow"])
+    df = _rows(
+        family="elementwise_fp32",
+        gpu="V100",
+        dtype="float32",
+        num_tokens=8192,
+        hidden_size=8192,
+        op=["add", "addu", "pow"],
+    )
     f = featurize(df)
     assert f["work_dram"].iloc[0] > f["work_dram"].iloc[1]  # two input tensors vs one
     assert f["work_xu"].iloc[2] > 0 and f["work_xu"].iloc[0] == 0
@@ -71,9 +104,18 @@ def test_elementwise_ops_differ_and_unknown_op_is_named() -> None:
 
 
 def test_flashinfer_paged_fa3_and_decode() -> None:
-    df = _rows(family="attention_flashinfer", gpu="H100-SXM", dtype="bfloat16", batch_size=2, num_heads=32,
-               num_key_value_heads=8, head_dim=128, backend=["fa2_ragged", "fa2_paged", "fa3_ragged", "fa2_paged"],
-               q_lengths=["512;1024", "512;1024", "512;1024", "1;1"], kv_lengths=["512;1024"] * 3 + ["4096;8192"])
+    df = _rows(
+        family="attention_flashinfer",
+        gpu="H100-SXM",
+        dtype="bfloat16",
+        batch_size=2,
+        num_heads=32,
+        num_key_value_heads=8,
+        head_dim=128,
+        backend=["fa2_ragged", "fa2_paged", "fa3_ragged", "fa2_paged"],
+        q_lengths=["512;1024", "512;1024", "512;1024", "1;1"],
+        kv_lengths=["512;1024"] * 3 + ["4096;8192"],
+    )
     f = featurize(df)
     assert f["useful_flop"].iloc[0] == pytest.approx(4 * 32 * 128 * (512 * 513 / 2 + 1024 * 1025 / 2))
     assert f["work_alu"].iloc[1] > f["work_alu"].iloc[0]  # page-table address math
@@ -84,16 +126,24 @@ def test_flashinfer_paged_fa3_and_decode() -> None:
 
 
 def test_registry_has_the_issue13_families() -> None:
-    for name in ("rmsnorm", "silu_mul", "attention_flashinfer", "gemm_fp32", "elementwise_fp32",
-                 "softmax_fp32", "layernorm_fp32"):
+    for name in (
+        "rmsnorm",
+        "silu_mul",
+        "attention_flashinfer",
+        "gemm_fp32",
+        "elementwise_fp32",
+        "softmax_fp32",
+        "layernorm_fp32",
+    ):
         assert name in FAMILIES
     assert not FAMILIES["rmsnorm"].uses_tensor_cores and FAMILIES["attention_flashinfer"].uses_tensor_cores
 
 
 def test_warm_l2_holds_small_working_sets() -> None:
     """Back-to-back launches on the same buffers: a working set inside the usable L2 costs no DRAM bytes."""
-    df = _rows(family="silu_mul", gpu=["L40", "L40", "A40"], dtype="bfloat16", num_tokens=[1024, 65536, 1024],
-               inter_size=4096)
+    df = _rows(
+        family="silu_mul", gpu=["L40", "L40", "A40"], dtype="bfloat16", num_tokens=[1024, 65536, 1024], inter_size=4096
+    )
     f = featurize(df)
     assert f["work_dram"].iloc[0] == 0.0  # 25 MB in a 96 MB L2
     assert f["work_dram"].iloc[1] == pytest.approx(f["dram_compulsory_bytes"].iloc[1])  # 1.6 GB streams

@@ -32,49 +32,84 @@ def test_import_does_not_import_triton():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("arch,opcode,pipe", [
-    # mma.sync tensor cores
-    ("sm_80", "HMMA.16816.F32.BF16", "tensor"),
-    ("sm_86", "HMMA.16816.F32", "tensor"),
-    ("sm_89", "QMMA.16832.F32.E4M3.E4M3", "tensor"),
-    ("sm_120a", "HMMA.16816.F32.BF16", "tensor"),
-    ("sm_120a", "QMMA.16832.F32.E4M3.E4M3", "tensor"),
-    ("sm_80", "IMMA.16832.S8.S8.SAT", "tensor"),
-    # wgmma / tcgen05
-    ("sm_90", "HGMMA.64x128x16.F32.BF16", "tensor"),
-    ("sm_90a", "QGMMA.64x128x32.F32.E4M3.E4M3", "tensor"),
-    ("sm_90a", "WARPGROUP.ARRIVE", "control"),
-    ("sm_100a", "UTCHMMA", "tensor"),
-    ("sm_103a", "UTCQMMA", "tensor"),
-    ("sm_100a", "UTCBAR", "control"),
-    ("sm_100a", "LDTM.x64", "tmem"),
-    # FP32 / integer multiply on the FMA pipe, integer/logic on ALU
-    ("sm_80", "FFMA", "fma"), ("sm_86", "FADD.FTZ", "fma"), ("sm_89", "FMUL", "fma"),
-    ("sm_90a", "IMAD.WIDE.U32", "fma"), ("sm_100a", "IMAD.MOV.U32", "fma"), ("sm_120a", "HFMA2.MMA", "fma"),
-    ("sm_100a", "FFMA2", "fma"),
-    ("sm_80", "IADD3", "alu"), ("sm_90a", "LOP3.LUT", "alu"), ("sm_89", "ISETP.GE.AND", "alu"),
-    ("sm_120a", "F2FP.BF16.F32.PACK_AB", "alu"), ("sm_100a", "FMNMX3", "alu"), ("sm_90a", "VIADD", "alu"),
-    # transcendentals / conversions, fp64
-    ("sm_80", "MUFU.EX2", "xu"), ("sm_90a", "MUFU.RCP", "xu"), ("sm_86", "I2F.U32", "xu"), ("sm_89", "F2I.TRUNC", "xu"),
-    ("sm_80", "DFMA", "fp64"), ("sm_120a", "DADD", "fp64"),
-    # memory / MIO
-    ("sm_80", "LDGSTS.E.BYPASS.LTC128B.128", "lsu"), ("sm_80", "LDSM.16.M88.4", "lsu"), ("sm_86", "LDG.E.128", "lsu"),
-    ("sm_90a", "STG.E.U16", "lsu"), ("sm_90a", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "lsu"), ("sm_89", "SHFL.BFLY", "lsu"),
-    ("sm_80", "S2R", "lsu"), ("sm_80", "LDL", "lsu"), ("sm_120a", "STSM.16.M88.4", "lsu"),
-    # TMA, uniform, control
-    ("sm_90a", "UTMALDG.2D", "tma"), ("sm_120a", "UTMALDG.2D", "tma"), ("sm_100a", "UBLKCP.S.G", "tma"),
-    ("sm_90a", "UIADD3", "uniform"), ("sm_80", "ULDC.64", "uniform"), ("sm_100a", "LDCU.64", "uniform"),
-    ("sm_90a", "R2UR", "uniform"),
-    ("sm_80", "BRA", "control"), ("sm_90a", "BAR.SYNC.DEFER_BLOCKING", "control"), ("sm_80", "LDC.64", "control"),
-    ("sm_100a", "EXIT", "control"), ("sm_100a", "ELECT", "control"),
-])
+@pytest.mark.parametrize(
+    "arch,opcode,pipe",
+    [
+        # mma.sync tensor cores
+        ("sm_80", "HMMA.16816.F32.BF16", "tensor"),
+        ("sm_86", "HMMA.16816.F32", "tensor"),
+        ("sm_89", "QMMA.16832.F32.E4M3.E4M3", "tensor"),
+        ("sm_120a", "HMMA.16816.F32.BF16", "tensor"),
+        ("sm_120a", "QMMA.16832.F32.E4M3.E4M3", "tensor"),
+        ("sm_80", "IMMA.16832.S8.S8.SAT", "tensor"),
+        # wgmma / tcgen05
+        ("sm_90", "HGMMA.64x128x16.F32.BF16", "tensor"),
+        ("sm_90a", "QGMMA.64x128x32.F32.E4M3.E4M3", "tensor"),
+        ("sm_90a", "WARPGROUP.ARRIVE", "control"),
+        ("sm_100a", "UTCHMMA", "tensor"),
+        ("sm_103a", "UTCQMMA", "tensor"),
+        ("sm_100a", "UTCBAR", "control"),
+        ("sm_100a", "LDTM.x64", "tmem"),
+        # FP32 / integer multiply on the FMA pipe, integer/logic on ALU
+        ("sm_80", "FFMA", "fma"),
+        ("sm_86", "FADD.FTZ", "fma"),
+        ("sm_89", "FMUL", "fma"),
+        ("sm_90a", "IMAD.WIDE.U32", "fma"),
+        ("sm_100a", "IMAD.MOV.U32", "fma"),
+        ("sm_120a", "HFMA2.MMA", "fma"),
+        ("sm_100a", "FFMA2", "fma"),
+        ("sm_80", "IADD3", "alu"),
+        ("sm_90a", "LOP3.LUT", "alu"),
+        ("sm_89", "ISETP.GE.AND", "alu"),
+        ("sm_120a", "F2FP.BF16.F32.PACK_AB", "alu"),
+        ("sm_100a", "FMNMX3", "alu"),
+        ("sm_90a", "VIADD", "alu"),
+        # transcendentals / conversions, fp64
+        ("sm_80", "MUFU.EX2", "xu"),
+        ("sm_90a", "MUFU.RCP", "xu"),
+        ("sm_86", "I2F.U32", "xu"),
+        ("sm_89", "F2I.TRUNC", "xu"),
+        ("sm_80", "DFMA", "fp64"),
+        ("sm_120a", "DADD", "fp64"),
+        # memory / MIO
+        ("sm_80", "LDGSTS.E.BYPASS.LTC128B.128", "lsu"),
+        ("sm_80", "LDSM.16.M88.4", "lsu"),
+        ("sm_86", "LDG.E.128", "lsu"),
+        ("sm_90a", "STG.E.U16", "lsu"),
+        ("sm_90a", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "lsu"),
+        ("sm_89", "SHFL.BFLY", "lsu"),
+        ("sm_80", "S2R", "lsu"),
+        ("sm_80", "LDL", "lsu"),
+        ("sm_120a", "STSM.16.M88.4", "lsu"),
+        # TMA, uniform, control
+        ("sm_90a", "UTMALDG.2D", "tma"),
+        ("sm_120a", "UTMALDG.2D", "tma"),
+        ("sm_100a", "UBLKCP.S.G", "tma"),
+        ("sm_90a", "UIADD3", "uniform"),
+        ("sm_80", "ULDC.64", "uniform"),
+        ("sm_100a", "LDCU.64", "uniform"),
+        ("sm_90a", "R2UR", "uniform"),
+        ("sm_80", "BRA", "control"),
+        ("sm_90a", "BAR.SYNC.DEFER_BLOCKING", "control"),
+        ("sm_80", "LDC.64", "control"),
+        ("sm_100a", "EXIT", "control"),
+        ("sm_100a", "ELECT", "control"),
+    ],
+)
 def test_classify_known_opcodes(arch, opcode, pipe):
     assert S.classify_opcode(opcode, arch) == pipe
 
 
-@pytest.mark.parametrize("opcode,arch", [("HGMMA.64x64x16.F32", "sm_80"), ("UTCHMMA", "sm_90a"),
-                                         ("UTCHMMA", "sm_120a"), ("QMMA.16832.F32.E4M3.E4M3", "sm_86"),
-                                         ("UTMALDG.2D", "sm_89")])
+@pytest.mark.parametrize(
+    "opcode,arch",
+    [
+        ("HGMMA.64x64x16.F32", "sm_80"),
+        ("UTCHMMA", "sm_90a"),
+        ("UTCHMMA", "sm_120a"),
+        ("QMMA.16832.F32.E4M3.E4M3", "sm_86"),
+        ("UTMALDG.2D", "sm_89"),
+    ],
+)
 def test_classify_rejects_opcode_absent_on_arch(opcode, arch):
     with pytest.raises(DataError):
         S.classify_opcode(opcode, arch)
@@ -94,9 +129,19 @@ def test_mma_flops_per_instruction():
     assert f("FFMA") == 0.0
 
 
-@pytest.mark.parametrize("text,expected", [("sm_90", "sm_90a"), ("sm_90a", "sm_90a"), ("9.0", "sm_90a"),
-                                           ("80", "sm_80"), ("sm_86", "sm_86"), ("sm_100", "sm_100a"),
-                                           ("12.0", "sm_120a"), ("sm_103a", "sm_103a")])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("sm_90", "sm_90a"),
+        ("sm_90a", "sm_90a"),
+        ("9.0", "sm_90a"),
+        ("80", "sm_80"),
+        ("sm_86", "sm_86"),
+        ("sm_100", "sm_100a"),
+        ("12.0", "sm_120a"),
+        ("sm_103a", "sm_103a"),
+    ],
+)
 def test_normalize_arch(text, expected):
     assert S.normalize_arch(text) == expected
 
@@ -110,10 +155,25 @@ def test_bad_arch_is_a_clear_error(bad):
         S.instruction_mix("gemm", bad, S.SassConfig(64, 64, 32, 8, 4, 2))
 
 
-@pytest.mark.parametrize("gpu,arch", [("A100", "sm_80"), ("A40", "sm_86"), ("RTX A6000", "sm_86"), ("L40S", "sm_89"),
-                                      ("H20", "sm_90a"), ("H800", "sm_90a"), ("H100-SXM", "sm_90a"), ("B200", "sm_100a"),
-                                      ("GB200", "sm_100a"), ("B300", "sm_103a"), ("GB300", "sm_103a"),
-                                      ("RTX PRO 6000", "sm_120a"), ("PRO6000S", "sm_120a"), ("L40", "sm_89")])
+@pytest.mark.parametrize(
+    "gpu,arch",
+    [
+        ("A100", "sm_80"),
+        ("A40", "sm_86"),
+        ("RTX A6000", "sm_86"),
+        ("L40S", "sm_89"),
+        ("H20", "sm_90a"),
+        ("H800", "sm_90a"),
+        ("H100-SXM", "sm_90a"),
+        ("B200", "sm_100a"),
+        ("GB200", "sm_100a"),
+        ("B300", "sm_103a"),
+        ("GB300", "sm_103a"),
+        ("RTX PRO 6000", "sm_120a"),
+        ("PRO6000S", "sm_120a"),
+        ("L40", "sm_89"),
+    ],
+)
 def test_arch_for_gpu(gpu, arch):
     assert S.arch_for_gpu(gpu) == arch
 
@@ -133,11 +193,14 @@ def test_missing_triton_gives_install_hint(monkeypatch):
     assert "pip install" in str(e.value) and "triton" in str(e.value)
 
 
-_SYNTHETIC = """
+_SYNTHETIC = (
+    """
         Function : k
         /*0000*/                   S2R R0, SR_TID.X ;
         /*0010*/                   IMAD R1, R0, 0x4, RZ ;
-""" + "".join(f"        /*{0x20 + 16 * i:04x}*/                   FFMA R2, R2, R3, R4 ;\n" for i in range(20)) + """
+"""
+    + "".join(f"        /*{0x20 + 16 * i:04x}*/                   FFMA R2, R2, R3, R4 ;\n" for i in range(20))
+    + """
         /*0160*/                   HMMA.16816.F32.BF16 R4, R8, R12, R4 ;
         /*0170*/               @P0 BRA 0x20 ;
         /*0180*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR4], R3 ;
@@ -149,6 +212,7 @@ _SYNTHETIC = """
         /*01e0*/                   BRA 0x1e0;
         /*01f0*/                   NOP;
 """
+)
 
 
 def test_parse_and_loops_on_synthetic_sass():
@@ -174,14 +238,20 @@ def test_load_sass_features_from_cache_without_triton(tmp_path):
     if row.empty:
         pytest.skip("shipped cache holds no current fused_moe entry")
     r = row.iloc[0]
-    df = pd.DataFrame({
-        "family": ["moe_w13", "moe_w13", "attention_context", "moe_w13"],
-        "arch": [r["arch"].replace("a", "") if r["arch"].endswith("a") else r["arch"], "sm_80", "sm_90", r["arch"]],
-        "dtype": [r["dtype"], "bfloat16", "bfloat16", r["dtype"]],
-        "block_m": [r["block_m"], 7, 64, r["block_m"]], "block_n": [r["block_n"], 64, 64, r["block_n"]],
-        "block_k": [r["block_k"], 32, 32, r["block_k"]], "group_m": [r["group_m"], 8, 8, 999],
-        "num_warps": [r["num_warps"], 4, 4, r["num_warps"]], "num_stages": [r["num_stages"], 3, 3, r["num_stages"]],
-    }, index=[10, 11, 12, 13])
+    df = pd.DataFrame(
+        {
+            "family": ["moe_w13", "moe_w13", "attention_context", "moe_w13"],
+            "arch": [r["arch"].replace("a", "") if r["arch"].endswith("a") else r["arch"], "sm_80", "sm_90", r["arch"]],
+            "dtype": [r["dtype"], "bfloat16", "bfloat16", r["dtype"]],
+            "block_m": [r["block_m"], 7, 64, r["block_m"]],
+            "block_n": [r["block_n"], 64, 64, r["block_n"]],
+            "block_k": [r["block_k"], 32, 32, r["block_k"]],
+            "group_m": [r["group_m"], 8, 8, 999],
+            "num_warps": [r["num_warps"], 4, 4, r["num_warps"]],
+            "num_stages": [r["num_stages"], 3, 3, r["num_stages"]],
+        },
+        index=[10, 11, 12, 13],
+    )
     csv = tmp_path / "df.pkl"
     df.to_pickle(csv)
     code = textwrap.dedent(f"""
@@ -193,8 +263,8 @@ def test_load_sass_features_from_cache_without_triton(tmp_path):
         assert list(out.index) == [10, 11, 12, 13], out.index
         assert list(out.columns) == SASS_FEATURE_COLUMNS
         assert out.loc[10, 'sass_cached'] == 1.0 and out.loc[10, 'sass_group_m_exact'] == 1.0
-        assert out.loc[10, 'sass_tensor_per_iter'] == {float(r['tensor_per_iter'])!r}
-        assert out.loc[10, 'sass_registers'] == {float(r['registers'])!r}
+        assert out.loc[10, 'sass_tensor_per_iter'] == {float(r["tensor_per_iter"])!r}
+        assert out.loc[10, 'sass_registers'] == {float(r["registers"])!r}
         assert out.loc[11, 'sass_cached'] == 0.0 and out[['sass_tensor_per_iter']].loc[11].isna().all()
         assert out.loc[12, 'sass_cached'] == 0.0   # no builtin for attention rows
         assert out.loc[13, 'sass_cached'] == 1.0 and out.loc[13, 'sass_group_m_exact'] == 0.0
@@ -214,10 +284,23 @@ def test_shipped_cache_covers_defaults_and_feature_columns():
     cache = S.load_cache()
     if cache.empty:
         pytest.skip("no shipped cache")
-    assert not cache.duplicated(subset=["kernel", "kernel_hash", "arch", "dtype", "block_m", "block_n", "block_k",
-                                        "group_m", "num_warps", "num_stages", "specialization"]).any()
+    assert not cache.duplicated(
+        subset=[
+            "kernel",
+            "kernel_hash",
+            "arch",
+            "dtype",
+            "block_m",
+            "block_n",
+            "block_k",
+            "group_m",
+            "num_warps",
+            "num_stages",
+            "specialization",
+        ]
+    ).any()
     for c in S.SASS_FEATURE_COLUMNS[2:-1]:  # the last one (mma_replication) is derived
-        assert c[len("sass_"):] in cache.columns
+        assert c[len("sass_") :] in cache.columns
     # per-iteration tensor FLOPs = 2 * BM * BN * BK, times a power-of-2 replication factor when the tile is
     # smaller than the warps' MMA footprint (Triton then issues the same MMA from several warps)
     fl = 2.0 * cache["block_m"] * cache["block_n"] * cache["block_k"]
@@ -250,8 +333,9 @@ def test_gemm_tensor_flops_exact_every_arch(arch):
 
 
 @pytest.mark.triton
-@pytest.mark.parametrize("arch,mma", [("sm_89", "QMMA"), ("sm_90a", "QGMMA"), ("sm_100a", "UTCQMMA"),
-                                      ("sm_120a", "QMMA")])
+@pytest.mark.parametrize(
+    "arch,mma", [("sm_89", "QMMA"), ("sm_90a", "QGMMA"), ("sm_100a", "UTCQMMA"), ("sm_120a", "QMMA")]
+)
 def test_gemm_fp8_flops_exact(arch, mma):
     _need_triton()
     cfg = S.SassConfig(64, 64, 64, 8, 4, 2)
@@ -282,7 +366,8 @@ def test_fused_moe_and_cache_row():
 def test_broken_kernel_file_is_a_clear_error(tmp_path):
     _need_triton()
     bad = tmp_path / "broken.py"
-    bad.write_text(textwrap.dedent("""
+    bad.write_text(
+        textwrap.dedent("""
         import triton
         import triton.language as tl
 
@@ -291,11 +376,13 @@ def test_broken_kernel_file_is_a_clear_error(tmp_path):
             offs = tl.arange(0, BLOCK)
             x = tl.load(x_ptr + offs, mask=offs < n)
             tl.store(x_ptr + offs, x + undefined_name)
-    """))
+    """)
+    )
     fn = S._compile.load_kernel_file(f"{bad}:broken")
     with pytest.raises(CompileError) as e:
-        S.instruction_mix(fn, "sm_90", S.SassConfig(1, 128, 1, 1, 4, 1),
-                          args={"x_ptr": S.Ptr("fp32"), "n": 1024, "BLOCK": 128})
+        S.instruction_mix(
+            fn, "sm_90", S.SassConfig(1, 128, 1, 1, 4, 1), args={"x_ptr": S.Ptr("fp32"), "n": 1024, "BLOCK": 128}
+        )
     assert "could not compile" in str(e.value) and "broken" in str(e.value)
     syntax = tmp_path / "syntax.py"
     syntax.write_text("def oops(:\n")
@@ -311,7 +398,8 @@ def test_cli_user_kernel_json(tmp_path, capsys):
     from pipeweave.cli.main import main
 
     f = tmp_path / "user_kernels.py"
-    f.write_text(textwrap.dedent("""
+    f.write_text(
+        textwrap.dedent("""
         import triton
         import triton.language as tl
 
@@ -322,10 +410,26 @@ def test_cli_user_kernel_json(tmp_path, capsys):
                 offs = (pid * 8 + i) * BLOCK + tl.arange(0, BLOCK)
                 x = tl.load(x_ptr + offs, mask=offs < n)
                 tl.store(y_ptr + offs, tl.exp(x) * 2.0, mask=offs < n)
-    """))
-    rc = main(["sass", "--kernel", f"{f}:scale", "--arch", "sm_89", "--config", "1,256,1,1,4,1",
-               "--signature", "x_ptr=*fp32,y_ptr=*fp32,n=1048576,BLOCK=256", "--trips", "8", "--grid", "512",
-               "--json"])
+    """)
+    )
+    rc = main(
+        [
+            "sass",
+            "--kernel",
+            f"{f}:scale",
+            "--arch",
+            "sm_89",
+            "--config",
+            "1,256,1,1,4,1",
+            "--signature",
+            "x_ptr=*fp32,y_ptr=*fp32,n=1048576,BLOCK=256",
+            "--trips",
+            "8",
+            "--grid",
+            "512",
+            "--json",
+        ]
+    )
     assert rc == 0
     d = json.loads(capsys.readouterr().out)
     assert d["arch"] == "sm_89" and d["pipes"]["xu"] > 0 and d["tensor_flops_per_cta"] == 0
@@ -338,8 +442,24 @@ def test_cli_builtin_table_and_bad_arch(capsys):
     _need_triton()
     from pipeweave.cli.main import main
 
-    assert main(["sass", "--builtin", "rmsnorm", "--arch", "sm_80", "--config", "1,512,1,1,4,1",
-                 "--num-tokens", "16", "--hidden-size", "2048"]) == 0
+    assert (
+        main(
+            [
+                "sass",
+                "--builtin",
+                "rmsnorm",
+                "--arch",
+                "sm_80",
+                "--config",
+                "1,512,1,1,4,1",
+                "--num-tokens",
+                "16",
+                "--hidden-size",
+                "2048",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "loops" in out and "fma" in out
     assert main(["sass", "--builtin", "gemm", "--arch", "sm_999"]) == 2
@@ -351,8 +471,10 @@ def test_cli_cached_lookup_without_compiling(capsys):
 
     if S.cached_mix_row("fused_moe", "sm_80", "bfloat16", S.SassConfig(64, 64, 32, 8, 4, 3)) is None:
         pytest.skip("default config not in the shipped cache")
-    assert main(["sass", "--builtin", "fused_moe", "--arch", "sm_80", "--config", "64,64,32,8,4,3", "--cached",
-                 "--json"]) == 0
+    assert (
+        main(["sass", "--builtin", "fused_moe", "--arch", "sm_80", "--config", "64,64,32,8,4,3", "--cached", "--json"])
+        == 0
+    )
     d = json.loads(capsys.readouterr().out)
     assert d["arch"] == "sm_80" and d["tensor_flops_per_iter"] == 2 * 64 * 64 * 32 and d["group_m_exact"] is True
     assert main(["sass", "--builtin", "fused_moe", "--arch", "sm_80", "--config", "64,64,32,3,4,3", "--cached"]) == 0

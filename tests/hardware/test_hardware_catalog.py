@@ -30,10 +30,30 @@ from pipeweave.hardware import (
 )
 
 CANONICAL = [
-    "A100-SXM", "A40", "RTX-A6000", "L40", "L40S", "L20", "RTX-6000-Ada", "H100-SXM", "H200-SXM",
-    "H20", "H800", "B200", "GB200", "B300", "GB300", "RTX-PRO-6000-S",
+    "A100-SXM",
+    "A40",
+    "RTX-A6000",
+    "L40",
+    "L40S",
+    "L20",
+    "RTX-6000-Ada",
+    "H100-SXM",
+    "H200-SXM",
+    "H20",
+    "H800",
+    "B200",
+    "GB200",
+    "B300",
+    "GB300",
+    "RTX-PRO-6000-S",
     # older generations and PCIe/inference parts measured by NeuSight (issue 13)
-    "P100-PCIe", "P4", "V100-PCIe", "T4", "A100-PCIe-40GB", "A100-PCIe-80GB", "L4",
+    "P100-PCIe",
+    "P4",
+    "V100-PCIe",
+    "T4",
+    "A100-PCIe-40GB",
+    "A100-PCIe-80GB",
+    "L4",
 ]
 
 # Names the data sources use (aiconfigurator device strings and folders, PipeWeave hardware
@@ -49,8 +69,14 @@ ALIASES = {
     "NVIDIA L40S": "L40S",
     "NVIDIA B300 SXM6 AC": "B300",
     "NVIDIA GB300": "GB300",
-    "a100_sxm": "A100-SXM", "h100_sxm": "H100-SXM", "h200_sxm": "H200-SXM", "b200_sxm": "B200",
-    "gb200": "GB200", "l40s": "L40S", "rtx_pro_6000_server": "RTX-PRO-6000-S", "b300_sxm": "B300",
+    "a100_sxm": "A100-SXM",
+    "h100_sxm": "H100-SXM",
+    "h200_sxm": "H200-SXM",
+    "b200_sxm": "B200",
+    "gb200": "GB200",
+    "l40s": "L40S",
+    "rtx_pro_6000_server": "RTX-PRO-6000-S",
+    "b300_sxm": "B300",
     "gb300": "GB300",
     # PipeWeave `hardware` strings
     "NVIDIA H100": "H100-SXM",
@@ -69,13 +95,23 @@ ALIASES = {
     "PRO6000S": "RTX-PRO-6000-S",
     "RTX_PRO_6000_S": "RTX-PRO-6000-S",
     "RTX_6000_Ada": "RTX-6000-Ada",
-    "A100": "A100-SXM", "A40": "A40", "H100": "H100-SXM", "H20": "H20", "H200": "H200-SXM",
-    "H800": "H800", "L20": "L20", "L40": "L40",
+    "A100": "A100-SXM",
+    "A40": "A40",
+    "H100": "H100-SXM",
+    "H20": "H20",
+    "H200": "H200-SXM",
+    "H800": "H800",
+    "L20": "L20",
+    "L40": "L40",
     # sglang fused_moe config device names
-    "NVIDIA_H100_80GB_HBM3": "H100-SXM", "NVIDIA_A100-SXM4-80GB": "A100-SXM",
+    "NVIDIA_H100_80GB_HBM3": "H100-SXM",
+    "NVIDIA_A100-SXM4-80GB": "A100-SXM",
     "NVIDIA_RTX_6000_Ada_Generation": "RTX-6000-Ada",
     # short names
-    "B300": "B300", "GB300": "GB300", "B200": "B200", "RTX PRO 6000": "RTX-PRO-6000-S",
+    "B300": "B300",
+    "GB300": "GB300",
+    "B200": "B200",
+    "RTX PRO 6000": "RTX-PRO-6000-S",
     "A6000": "RTX-A6000",
 }
 
@@ -131,8 +167,13 @@ def test_non_string_name_is_rejected() -> None:
 
 def test_generations_and_compute_capability() -> None:
     gens = {g.name: g.generation for g in list_gpus()}
-    assert {n for n, g in gens.items() if g == "ampere"} == {"A100-SXM", "A40", "RTX-A6000", "A100-PCIe-40GB",
-                                                            "A100-PCIe-80GB"}
+    assert {n for n, g in gens.items() if g == "ampere"} == {
+        "A100-SXM",
+        "A40",
+        "RTX-A6000",
+        "A100-PCIe-40GB",
+        "A100-PCIe-80GB",
+    }
     assert {n for n, g in gens.items() if g == "ada"} == {"L40", "L40S", "L20", "RTX-6000-Ada", "L4"}
     assert {n for n, g in gens.items() if g == "pascal"} == {"P100-PCIe", "P4"}
     assert {n for n, g in gens.items() if g == "volta"} == {"V100-PCIe"}
@@ -185,14 +226,29 @@ def test_older_generations() -> None:
             assert g.smem_per_cta_kib <= g.smem_per_sm_kib and g.sources and g.notes and g.aliases, g.name
 
 
-@pytest.mark.parametrize("gpu,dtype,tflops", [
-    ("H100-SXM", "bfloat16", 989.0), ("H100-SXM", "fp8", 1979.0), ("A100", "bfloat16", 312.0),
-    ("A100", "float16", 312.0), ("B200", "bf16", 2250.0), ("B200", "fp8_block", 4500.0),
-    ("GB200", "bfloat16", 2500.0), ("GB300", "bfloat16", 2500.0), ("B300", "bfloat16", 2250.0),
-    ("L40", "bfloat16", 181.05), ("L40S", "bfloat16", 362.05), ("RTX-6000-Ada", "bfloat16", 364.2),
-    ("A40", "bfloat16", 149.7), ("RTX-A6000", "bfloat16", 154.8), ("H20", "bfloat16", 148.0),
-    ("L20", "bfloat16", 119.5), ("RTX-PRO-6000-S", "bfloat16", 467.8), ("H100-SXM", "float32", 494.7),
-])
+@pytest.mark.parametrize(
+    "gpu,dtype,tflops",
+    [
+        ("H100-SXM", "bfloat16", 989.0),
+        ("H100-SXM", "fp8", 1979.0),
+        ("A100", "bfloat16", 312.0),
+        ("A100", "float16", 312.0),
+        ("B200", "bf16", 2250.0),
+        ("B200", "fp8_block", 4500.0),
+        ("GB200", "bfloat16", 2500.0),
+        ("GB300", "bfloat16", 2500.0),
+        ("B300", "bfloat16", 2250.0),
+        ("L40", "bfloat16", 181.05),
+        ("L40S", "bfloat16", 362.05),
+        ("RTX-6000-Ada", "bfloat16", 364.2),
+        ("A40", "bfloat16", 149.7),
+        ("RTX-A6000", "bfloat16", 154.8),
+        ("H20", "bfloat16", 148.0),
+        ("L20", "bfloat16", 119.5),
+        ("RTX-PRO-6000-S", "bfloat16", 467.8),
+        ("H100-SXM", "float32", 494.7),
+    ],
+)
 def test_peak_tensor_tflops_match_data_sheets(gpu: str, dtype: str, tflops: float) -> None:
     assert get_gpu(gpu).peak_tensor_tflops(dtype) == pytest.approx(tflops, rel=0.02)
 
@@ -236,8 +292,13 @@ def test_flat_and_gpu_frame() -> None:
     assert gpu_frame(["H100"]).loc["H100-SXM", "sm_count"] == 132
     full = gpu_frame()
     assert list(full.index) == CANONICAL
-    assert full.select_dtypes("number").notna().all().drop(
-        [f"tensor_{k}_flop_per_clk_per_sm" for k in TENSOR_DTYPES]).all()
+    assert (
+        full.select_dtypes("number")
+        .notna()
+        .all()
+        .drop([f"tensor_{k}_flop_per_clk_per_sm" for k in TENSOR_DTYPES])
+        .all()
+    )
 
 
 def test_gpu_frame_accepts_spec_objects() -> None:
@@ -319,16 +380,19 @@ def test_spec_file_unknown_key(tmp_path: Path) -> None:
         load_spec_file(_write_toml(tmp_path / "bad.toml", table))
 
 
-@pytest.mark.parametrize("field,value,match", [
-    ("sm_count", -4, "sm_count"),
-    ("dram_bw_gbps", 0, "dram_bw_gbps"),
-    ("sm_count", 12.5, "whole number"),
-    ("generation", "kepler", "unknown generation 'kepler'"),
-    ("compute_capability", 9.0, "compute_capability"),
-    ("tensor_flop_per_clk_per_sm", {"bf16": -1}, "tensor_flop_per_clk_per_sm.bf16"),
-    ("tensor_flop_per_clk_per_sm", {"fp4": 4096}, "fp4"),
-    ("smem_per_cta_kib", 200, "smem_per_cta_kib"),
-])
+@pytest.mark.parametrize(
+    "field,value,match",
+    [
+        ("sm_count", -4, "sm_count"),
+        ("dram_bw_gbps", 0, "dram_bw_gbps"),
+        ("sm_count", 12.5, "whole number"),
+        ("generation", "kepler", "unknown generation 'kepler'"),
+        ("compute_capability", 9.0, "compute_capability"),
+        ("tensor_flop_per_clk_per_sm", {"bf16": -1}, "tensor_flop_per_clk_per_sm.bf16"),
+        ("tensor_flop_per_clk_per_sm", {"fp4": 4096}, "fp4"),
+        ("smem_per_cta_kib", 200, "smem_per_cta_kib"),
+    ],
+)
 def test_spec_file_bad_value(tmp_path: Path, field: str, value: object, match: str) -> None:
     table = _example_table() | {field: value}
     with pytest.raises(DataError, match=match):

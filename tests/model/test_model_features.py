@@ -15,8 +15,14 @@ from pipeweave.model._features import KNOWN_BACKENDS
 
 def _rows() -> pd.DataFrame:
     feats = {f: [1.0, 2.0] for f in FEATURES}
-    return pd.DataFrame({"family": ["attention_context", "gemm"], "source": ["aiconfigurator", "pipeweave"],
-                         "backend": ["trtllm_mha", None], **feats})
+    return pd.DataFrame(
+        {
+            "family": ["attention_context", "gemm"],
+            "source": ["aiconfigurator", "pipeweave"],
+            "backend": ["trtllm_mha", None],
+            **feats,
+        }
+    )
 
 
 def test_backend_one_hots_follow_the_backend_column():

@@ -18,20 +18,48 @@ DATA = Path(__file__).parent / "data"
 
 def _gemm_rows(gpu: str = "H100") -> pd.DataFrame:  # hand-made launches + made-up latencies
     s = [256, 512, 1024, 2048, 4096, 8192]
-    return pd.DataFrame({"gpu": gpu, "family": "gemm", "dtype": "bfloat16", "m": s, "n": s, "k": s,
-                         "latency_us": [7.0, 10.0, 22.0, 110.0, 800.0, 6000.0]})
+    return pd.DataFrame(
+        {
+            "gpu": gpu,
+            "family": "gemm",
+            "dtype": "bfloat16",
+            "m": s,
+            "n": s,
+            "k": s,
+            "latency_us": [7.0, 10.0, 22.0, 110.0, 800.0, 6000.0],
+        }
+    )
 
 
 def test_profiles_import_kineto_then_train_no_shared(tmp_path, capsys):
     prof = tmp_path / "mine.csv"
-    assert main(["profiles", "import", "--from", "kineto", str(DATA / "kineto_h100_gemm.json"), "--out", str(prof)]) == 0
+    assert (
+        main(["profiles", "import", "--from", "kineto", str(DATA / "kineto_h100_gemm.json"), "--out", str(prof)]) == 0
+    )
     out = capsys.readouterr()
     assert "wrote 2 rows" in out.out and "skipped 3 kernels" in out.err
     extra = tmp_path / "more.csv"
     _gemm_rows().to_csv(extra, index=False)
     model = tmp_path / "m.ubj"
-    assert main(["train", "--profiles", str(prof), str(extra), "--no-shared", "--profiles-weight", "5",
-                 "--n-estimators", "3", "--out", str(model), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--profiles",
+                str(prof),
+                str(extra),
+                "--no-shared",
+                "--profiles-weight",
+                "5",
+                "--n-estimators",
+                "3",
+                "--out",
+                str(model),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     from pipeweave.model import read_stamp
 
     stamp = read_stamp(model)
@@ -49,11 +77,37 @@ def test_train_no_shared_needs_profiles(tmp_path, capsys):
 
 
 def test_profiles_import_bad_input_one_line(tmp_path, capsys):
-    rc = main(["profiles", "import", "--from", "triton-autotune", str(DATA / "matmul_kernel.autotune.json"),
-               "--gpu", "H100", "--out", str(tmp_path / "x.csv")])
+    rc = main(
+        [
+            "profiles",
+            "import",
+            "--from",
+            "triton-autotune",
+            str(DATA / "matmul_kernel.autotune.json"),
+            "--gpu",
+            "H100",
+            "--out",
+            str(tmp_path / "x.csv"),
+        ]
+    )
     assert rc == 2 and "--family" in capsys.readouterr().err
-    rc = main(["profiles", "import", "--from", "triton-autotune", str(DATA / "matmul_kernel.autotune.json"),
-               "--gpu", "H100", "--family", "gemm", "--key", "m,n,k", "--out", str(tmp_path / "x.txt")])
+    rc = main(
+        [
+            "profiles",
+            "import",
+            "--from",
+            "triton-autotune",
+            str(DATA / "matmul_kernel.autotune.json"),
+            "--gpu",
+            "H100",
+            "--family",
+            "gemm",
+            "--key",
+            "m,n,k",
+            "--out",
+            str(tmp_path / "x.txt"),
+        ]
+    )
     assert rc == 2 and ".csv or .parquet" in capsys.readouterr().err
     assert not (tmp_path / "x.txt").exists()
 
@@ -63,8 +117,22 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     base_csv = tmp_path / "base.csv"
     base_rows.to_csv(base_csv, index=False)
     base = tmp_path / "base.ubj"
-    assert main(["train", "--profiles", str(base_csv), "--no-shared", "--n-estimators", "3", "--out", str(base),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--profiles",
+                str(base_csv),
+                "--no-shared",
+                "--n-estimators",
+                "3",
+                "--out",
+                str(base),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     cand = tmp_path / "cand.csv"
     sizes = [128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192]
     pd.DataFrame({"family": "gemm", "dtype": "bfloat16", "m": sizes, "n": sizes, "k": sizes}).to_csv(cand, index=False)
@@ -76,8 +144,12 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     measured = tmp_path / "measured.csv"
     p.assign(latency_us=[5.0, 30.0, 200.0, 1500.0][: len(p)]).to_csv(measured, index=False)
     cal = tmp_path / "b200.ubj"
-    assert main(["calibrate", "fit", "--gpu", "B200", "--profiles", str(measured), "--model", str(base),
-                 "--out", str(cal)]) == 0
+    assert (
+        main(
+            ["calibrate", "fit", "--gpu", "B200", "--profiles", str(measured), "--model", str(base), "--out", str(cal)]
+        )
+        == 0
+    )
     capsys.readouterr()
     from pipeweave.model import read_stamp
 
@@ -89,7 +161,9 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     outs = {}
     for name, model in (("base", base), ("cal", cal)):
         out = tmp_path / f"pred_{name}.csv"
-        assert main(["predict", "--model", str(model), "--gpu", "B200", "--input", str(rows), "--output", str(out)]) == 0
+        assert (
+            main(["predict", "--model", str(model), "--gpu", "B200", "--input", str(rows), "--output", str(out)]) == 0
+        )
         outs[name] = pd.read_csv(out)["latency_us_pred"]
     # the calibrated model predicts its own measured launches closer than the base model
     meas = pd.Series([5.0, 30.0, 200.0, 1500.0][: len(p)])
@@ -101,11 +175,21 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
     from pipeweave.measure import main as measure_main
 
     plan = tmp_path / "plan.csv"
-    pd.DataFrame({"gpu": ["B200", "B200", "B200"], "family": ["gemm", "attention_generation", "gemm"],
-                  "dtype": ["bfloat16", "bfloat16", "fp8"], "m": [4096, None, 1024], "n": [4096, None, 1024],
-                  "k": [4096, None, 1024], "batch_size": [None, 8, None], "num_heads": [None, 32, None],
-                  "num_key_value_heads": [None, 8, None], "head_dim": [None, 128, None],
-                  "step": [None, 1024, None]}).to_csv(plan, index=False)
+    pd.DataFrame(
+        {
+            "gpu": ["B200", "B200", "B200"],
+            "family": ["gemm", "attention_generation", "gemm"],
+            "dtype": ["bfloat16", "bfloat16", "fp8"],
+            "m": [4096, None, 1024],
+            "n": [4096, None, 1024],
+            "k": [4096, None, 1024],
+            "batch_size": [None, 8, None],
+            "num_heads": [None, 32, None],
+            "num_key_value_heads": [None, 8, None],
+            "head_dim": [None, 128, None],
+            "step": [None, 1024, None],
+        }
+    ).to_csv(plan, index=False)
     assert measure_main([str(plan), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "row 1: B200 gemm bfloat16 m=4096 n=4096 k=4096 -> do_bench_torch_matmul" in out
@@ -114,5 +198,7 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
     assert "1 of 3 rows would be measured" in out
     assert measure_main([str(plan)]) == 2 and "--out is required" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
-    pd.DataFrame({"gpu": ["B200"], "family": ["gemm"], "dtype": ["bfloat16"], "m": [0], "n": [1], "k": [1]}).to_csv(bad, index=False)
+    pd.DataFrame({"gpu": ["B200"], "family": ["gemm"], "dtype": ["bfloat16"], "m": [0], "n": [1], "k": [1]}).to_csv(
+        bad, index=False
+    )
     assert measure_main([str(bad), "--dry-run"]) == 2 and "row 1" in capsys.readouterr().err

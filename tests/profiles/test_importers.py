@@ -82,13 +82,20 @@ def test_kineto_not_a_trace(tmp_path):
 
 # --- Triton autotune cache -------------------------------------------------------------------
 def test_triton_autotune_rows():
-    rows, skipped = import_triton_autotune(DATA / "matmul_kernel.autotune.json", gpu="H100", family="gemm",
-                                           key=["m", "n", "k"])
+    rows, skipped = import_triton_autotune(
+        DATA / "matmul_kernel.autotune.json", gpu="H100", family="gemm", key=["m", "n", "k"]
+    )
     assert len(rows) == 3 and int(skipped["count"].sum()) == 1 and "inf" in skipped["reason"].iloc[0]
     best = rows.sort_values("latency_us").iloc[0]
     assert best["latency_us"] == pytest.approx(22.7)  # 0.0227 ms median
-    assert (best[["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]].tolist()
-            == [128, 128, 32, 8, 4, 4])
+    assert best[["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]].tolist() == [
+        128,
+        128,
+        32,
+        8,
+        4,
+        4,
+    ]
     assert (rows[["m", "n", "k"]] == [512, 1024, 2048]).all().all()
     assert set(rows["dtype"]) == {"float16"}  # from the key's tensor dtypes
     assert set(rows["timing"]) == {"triton_do_bench"}
@@ -109,8 +116,14 @@ def test_triton_autotune_fused_moe_key_with_fixed_columns(tmp_path):
     data["key"] = [256, "torch.bfloat16"]
     p = tmp_path / "fused_moe_kernel.autotune.json"
     p.write_text(json.dumps(data))
-    rows, _ = import_profiles("triton-autotune", [p], gpu="H100", family="fused_moe", key=["num_tokens"],
-                              fixed={"hidden_size": 4096, "inter_size": 1536, "topk": 8, "num_experts": 64})
+    rows, _ = import_profiles(
+        "triton-autotune",
+        [p],
+        gpu="H100",
+        family="fused_moe",
+        key=["num_tokens"],
+        fixed={"hidden_size": 4096, "inter_size": 1536, "topk": 8, "num_experts": 64},
+    )
     assert len(rows) == 3 and set(rows["num_tokens"]) == {256} and set(rows["dtype"]) == {"bfloat16"}
     assert set(rows["moe_ep_size"]) == {1.0} and set(rows["distribution"]) == {"balanced"}  # family defaults
 
@@ -151,9 +164,17 @@ def test_ncu_errors(tmp_path):
 
 # --- canonical file --------------------------------------------------------------------------
 def _rows() -> pd.DataFrame:  # hand-made launches, not measurements
-    return pd.DataFrame({"gpu": ["H100", "h100-sxm", "A100"], "family": ["gemm"] * 3, "dtype": ["bfloat16"] * 3,
-                         "m": [4096, 1024, 2048], "n": [4096, 1024, 2048], "k": [4096, 1024, 2048],
-                         "latency_us": [400.0, 12.0, 80.0]})
+    return pd.DataFrame(
+        {
+            "gpu": ["H100", "h100-sxm", "A100"],
+            "family": ["gemm"] * 3,
+            "dtype": ["bfloat16"] * 3,
+            "m": [4096, 1024, 2048],
+            "n": [4096, 1024, 2048],
+            "k": [4096, 1024, 2048],
+            "latency_us": [400.0, 12.0, 80.0],
+        }
+    )
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])

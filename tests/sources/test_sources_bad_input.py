@@ -18,20 +18,36 @@ MOE_W13_PATH = "pipeweave/moe_w13/H100.csv"
 
 def _gemm_rows(device: str = "NVIDIA H100 80GB HBM3") -> pd.DataFrame:
     """Hand-made AIConfigurator-style gemm_perf rows (latency in ms)."""
-    return pd.DataFrame({
-        "framework": "SGLang", "version": "0.5.10", "device": device, "op_name": "gemm",
-        "kernel_source": "sglang", "gemm_dtype": ["bfloat16", "bfloat16", "fp8", "nvfp4"],
-        "m": [1, 2, 1, 1], "n": [4096, 4096, 4096, 4096], "k": [4096, 4096, 4096, 4096],
-        "latency": [0.010, 0.011, 0.007, 0.005],
-    })
+    return pd.DataFrame(
+        {
+            "framework": "SGLang",
+            "version": "0.5.10",
+            "device": device,
+            "op_name": "gemm",
+            "kernel_source": "sglang",
+            "gemm_dtype": ["bfloat16", "bfloat16", "fp8", "nvfp4"],
+            "m": [1, 2, 1, 1],
+            "n": [4096, 4096, 4096, 4096],
+            "k": [4096, 4096, 4096, 4096],
+            "latency": [0.010, 0.011, 0.007, 0.005],
+        }
+    )
 
 
 def _moe_w13_rows(hardware: str = "NVIDIA H100") -> pd.DataFrame:
     """Hand-made PipeWeave-style moe_w13 rows (avg_duration in us)."""
-    return pd.DataFrame({
-        "hardware": hardware, "weight_type": "w13", "M": [2, 4, 8], "E": 8, "topk": 2, "H": 4096,
-        "N": 14336, "avg_duration": [50.0, 60.0, 70.0],
-    })
+    return pd.DataFrame(
+        {
+            "hardware": hardware,
+            "weight_type": "w13",
+            "M": [2, 4, 8],
+            "E": 8,
+            "topk": 2,
+            "H": 4096,
+            "N": 14336,
+            "avg_duration": [50.0, 60.0, 70.0],
+        }
+    )
 
 
 @pytest.fixture
@@ -88,13 +104,16 @@ def test_renamed_column(make_data, gemm_rows):
     assert "gemm_perf.parquet" in msg and "['latency']" in msg and "latency_ms" in msg
 
 
-@pytest.mark.parametrize(("value", "reason"), [
-    (np.nan, "latency missing or non-numeric"),
-    ("fast", "latency missing or non-numeric"),
-    (-3.0, "latency is negative"),
-    (0.0, "latency is zero"),
-    (np.inf, "latency not finite"),
-])
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (np.nan, "latency missing or non-numeric"),
+        ("fast", "latency missing or non-numeric"),
+        (-3.0, "latency is negative"),
+        (0.0, "latency is zero"),
+        (np.inf, "latency not finite"),
+    ],
+)
 def test_bad_latency_dropped_and_counted(make_data, moe_w13_rows, value, reason):
     rows = moe_w13_rows.astype({"avg_duration": object})
     rows.loc[1, "avg_duration"] = value
@@ -116,9 +135,14 @@ def test_bad_shape_dropped(make_data, moe_w13_rows):
 
 
 def test_duplicate_keys(make_data, moe_w13_rows):
-    rows = pd.concat([moe_w13_rows, moe_w13_rows.iloc[[0]],  # exact duplicate of row 0
-                      moe_w13_rows.iloc[[1, 1]].assign(avg_duration=[66.0, 90.0])],  # same key, other latencies
-                     ignore_index=True)
+    rows = pd.concat(
+        [
+            moe_w13_rows,
+            moe_w13_rows.iloc[[0]],  # exact duplicate of row 0
+            moe_w13_rows.iloc[[1, 1]].assign(avg_duration=[66.0, 90.0]),
+        ],  # same key, other latencies
+        ignore_index=True,
+    )
     data = make_data({MOE_W13_PATH: rows})
     df, rep = load_profiles(data, report=True, cache=False)
     assert len(df) == 3
@@ -130,8 +154,9 @@ def test_duplicate_keys(make_data, moe_w13_rows):
 
 
 def test_unknown_gpu_rows_dropped_and_reported(make_data, moe_w13_rows):
-    data = make_data({MOE_W13_PATH: moe_w13_rows,
-                      "pipeweave/moe_w13/Foo.csv": _moe_w13_rows(hardware="NVIDIA Foo 9000")})
+    data = make_data(
+        {MOE_W13_PATH: moe_w13_rows, "pipeweave/moe_w13/Foo.csv": _moe_w13_rows(hardware="NVIDIA Foo 9000")}
+    )
     with pytest.warns(UserWarning, match="'NVIDIA Foo 9000' is not in the GPU catalog"):
         df, rep = load_profiles(data, report=True, cache=False)
     assert set(df["gpu"]) == {"H100-SXM"} and len(df) == 3
@@ -174,8 +199,17 @@ def test_cache_hit_and_corrupt_cache_rebuilt(make_data, gemm_rows, moe_w13_rows,
 
 # ----------------------------------------------------------------------------- validate_profiles (user tables)
 def _user_gemm() -> pd.DataFrame:
-    return pd.DataFrame({"family": "gemm", "gpu": ["H100", "NVIDIA B200"], "dtype": "bfloat16",
-                         "m": [128, 256], "n": 4096, "k": 4096, "my_id": ["a", "b"]})
+    return pd.DataFrame(
+        {
+            "family": "gemm",
+            "gpu": ["H100", "NVIDIA B200"],
+            "dtype": "bfloat16",
+            "m": [128, 256],
+            "n": 4096,
+            "k": 4096,
+            "my_id": ["a", "b"],
+        }
+    )
 
 
 def test_validate_user_table_canonicalises():
@@ -184,8 +218,18 @@ def test_validate_user_table_canonicalises():
     assert out["gpu"].tolist() == ["H100-SXM", "B200"]
     assert out["generation"].tolist() == ["hopper", "blackwell"]
     assert out["latency_us"].isna().all()  # optional for prediction input
-    moe = pd.DataFrame({"family": ["moe_w13"], "gpu": ["A100"], "dtype": ["bfloat16"], "num_tokens": [64],
-                        "hidden_size": [4096], "inter_size": [1536], "topk": [8], "num_experts": [64]})
+    moe = pd.DataFrame(
+        {
+            "family": ["moe_w13"],
+            "gpu": ["A100"],
+            "dtype": ["bfloat16"],
+            "num_tokens": [64],
+            "hidden_size": [4096],
+            "inter_size": [1536],
+            "topk": [8],
+            "num_experts": [64],
+        }
+    )
     out = validate_profiles(moe)
     assert (out.loc[0, "moe_tp_size"], out.loc[0, "moe_ep_size"], out.loc[0, "distribution"]) == (1.0, 1.0, "balanced")
 

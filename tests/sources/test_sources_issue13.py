@@ -18,14 +18,25 @@ def new_rows(real_data_dir, session_cache):  # noqa: ANN001, ANN201
 
 def test_kernel_name_tiles_hand_made() -> None:
     """HAND-MADE kernel names in the four naming schemes NeuSight's rows use."""
-    t = cublas_tile_from_kernel_name([
-        "maxwell_sgemm_128x64_nn", "volta_sgemm_32x128_tn", "volta_sgemm_64x32_sliced1x4_tn",
-        "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x256x8_stage3_warpsize1x4x1_ffma_aligna4",
-        "void cutlass::Kernel<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(x)", "sgemm_32x32x32_NN_vec",
-        "gemv2T_kernel_val<int, int, float, float, float, 128, 16, 4, 4, false, false>",
-    ])
+    t = cublas_tile_from_kernel_name(
+        [
+            "maxwell_sgemm_128x64_nn",
+            "volta_sgemm_32x128_tn",
+            "volta_sgemm_64x32_sliced1x4_tn",
+            "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x256x8_stage3_warpsize1x4x1_ffma_aligna4",
+            "void cutlass::Kernel<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(x)",
+            "sgemm_32x32x32_NN_vec",
+            "gemv2T_kernel_val<int, int, float, float, float, 128, 16, 4, 4, false, false>",
+        ]
+    )
     assert t[["block_m", "block_n", "block_k", "num_stages"]].iloc[:6].to_numpy().tolist() == [
-        [128, 64, 8, 2], [32, 128, 8, 2], [64, 32, 8, 2], [64, 256, 8, 3], [256, 128, 8, 4], [32, 32, 32, 2]]
+        [128, 64, 8, 2],
+        [32, 128, 8, 2],
+        [64, 32, 8, 2],
+        [64, 256, 8, 3],
+        [256, 128, 8, 4],
+        [32, 32, 32, 2],
+    ]
     assert t.iloc[6].isna().all()
 
 
@@ -58,12 +69,23 @@ def test_real_rows_match_the_files(new_rows, real_data_dir) -> None:  # noqa: AN
     """Two real rows, read straight from the source files, come through with converted units."""
     df, _ = new_rows
     raw = pd.read_csv(real_data_dir / "pipeweave_fork_sample" / "silu_mul.csv").iloc[0]
-    row = df[(df["family"] == "silu_mul") & (df["num_tokens"] == raw["seq"]) & (df["inter_size"] == raw["dim"] / 2)
-             & (df["gpu"] == "A100-SXM")]
+    row = df[
+        (df["family"] == "silu_mul")
+        & (df["num_tokens"] == raw["seq"])
+        & (df["inter_size"] == raw["dim"] / 2)
+        & (df["gpu"] == "A100-SXM")
+    ]
     assert len(row) == 1 and row["latency_us"].iloc[0] == pytest.approx(raw["avg_duration"])
     bmm = pd.read_csv(real_data_dir / "neusight/dataset/train/collect/bmm/p2.1.0/Tesla P100-PCIE-16GB.csv.gz").iloc[0]
-    row = df[(df["family"] == "gemm_fp32") & (df["gpu"] == "P100-PCIe") & (df["op"] == "bmm")
-             & (df["batch_size"] == bmm["B"]) & (df["m"] == bmm["M"]) & (df["n"] == bmm["N"]) & (df["k"] == bmm["K"])]
+    row = df[
+        (df["family"] == "gemm_fp32")
+        & (df["gpu"] == "P100-PCIe")
+        & (df["op"] == "bmm")
+        & (df["batch_size"] == bmm["B"])
+        & (df["m"] == bmm["M"])
+        & (df["n"] == bmm["N"])
+        & (df["k"] == bmm["K"])
+    ]
     assert len(row) == 1 and row["latency_us"].iloc[0] == pytest.approx(bmm["Latency"] * 1000.0)
     assert row[["block_m", "block_n", "block_k"]].iloc[0].tolist() == [128.0, 64.0, 8.0]
     assert row["kernel_name"].iloc[0] == "maxwell_sgemm_128x64_nn" and row["num_warps"].iloc[0] == 4.0
@@ -84,8 +106,12 @@ def test_vidur_rmsnorm_and_activation(real_data_dir, session_cache) -> None:  # 
     assert (df["timing"] == "kineto").all() and set(df["dtype"].astype(str)) == {"float16"}
     raw = pd.read_csv(real_data_dir / "vidur/data/profiling/compute/a40/meta-llama/Llama-2-7b-hf/mlp.csv.gz")
     r = raw[raw["num_tensor_parallel_workers"] == 2].iloc[0]
-    row = df[(df["family"] == "silu_mul") & (df["gpu"] == "A40") & (df["num_tokens"] == r["num_tokens"])
-             & (df["inter_size"] == r["n_expanded_embd"] / 2)]
+    row = df[
+        (df["family"] == "silu_mul")
+        & (df["gpu"] == "A40")
+        & (df["num_tokens"] == r["num_tokens"])
+        & (df["inter_size"] == r["n_expanded_embd"] / 2)
+    ]
     assert len(row) == 1
     # other models with the same per-rank shape are median-aggregated with this one
     assert row["latency_us"].iloc[0] > 0 and row["n_raw_rows"].iloc[0] >= 1

@@ -20,8 +20,18 @@ from pipeweave.sources import (
 from pipeweave.sources._schema import BOOL_COLUMNS, NUMERIC_COLUMNS, STRING_COLUMNS
 
 AIC_GPUS = ["A100-SXM", "B200", "GB200", "H100-SXM", "H200-SXM", "L40S", "RTX-PRO-6000-S"]
-PW_GPUS = ["A100-SXM", "A40", "H100-SXM", "H20", "H200-SXM", "H800", "L40", "RTX-6000-Ada", "RTX-A6000",
-           "RTX-PRO-6000-S"]
+PW_GPUS = [
+    "A100-SXM",
+    "A40",
+    "H100-SXM",
+    "H20",
+    "H200-SXM",
+    "H800",
+    "L40",
+    "RTX-6000-Ada",
+    "RTX-A6000",
+    "RTX-PRO-6000-S",
+]
 
 
 def _rows(rep, **match) -> dict[str, int]:
@@ -42,16 +52,32 @@ def test_schema_columns_and_dtypes(real_profiles):
     for c in BOOL_COLUMNS:
         assert df[c].dtype == bool, c
     assert np.isfinite(df["latency_us"]).all() and (df["latency_us"] > 0).all()
-    assert set(df["source"].cat.categories) == {"aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight",
-                                                  "vidur"}
+    assert set(df["source"].cat.categories) == {
+        "aiconfigurator",
+        "pipeweave",
+        "pipeweave_fork_sample",
+        "neusight",
+        "vidur",
+    }
     assert df["timing"].notna().all()
     for fam, keys in FAMILY_KEY_COLUMNS.items():
         sub = df[df["family"] == fam]
         assert len(sub), fam
         assert sub[list(keys)].notna().all().all(), fam
         # one row per launch: no repeated (source, dataset, gpu, dtype, key, tile) after cleaning
-        ident = ["source", "dataset", "gpu", "dtype", *keys, "block_m", "block_n", "block_k", "group_m",
-                 "num_warps", "num_stages"]
+        ident = [
+            "source",
+            "dataset",
+            "gpu",
+            "dtype",
+            *keys,
+            "block_m",
+            "block_n",
+            "block_k",
+            "group_m",
+            "num_warps",
+            "num_stages",
+        ]
         assert not sub.duplicated(ident).any(), fam
 
 
@@ -84,8 +110,14 @@ def test_ms_to_us_against_raw_parquet(real_profiles, real_data_dir):
     df, _, _ = real_profiles
     raw = pd.read_parquet(real_data_dir / "aiconfigurator/data/h100_sxm/gemm/sglang/0.5.10/gemm_perf.parquet")
     r = raw[raw["gemm_dtype"] == "bfloat16"].iloc[123]
-    sel = df[(df["dataset"] == "gemm_perf") & (df["gpu"] == "H100-SXM") & (df["dtype"] == "bfloat16")
-             & (df["m"] == r["m"]) & (df["n"] == r["n"]) & (df["k"] == r["k"])]
+    sel = df[
+        (df["dataset"] == "gemm_perf")
+        & (df["gpu"] == "H100-SXM")
+        & (df["dtype"] == "bfloat16")
+        & (df["m"] == r["m"])
+        & (df["n"] == r["n"])
+        & (df["k"] == r["k"])
+    ]
     assert len(sel) == 1
     assert sel["latency_us"].iloc[0] == pytest.approx(r["latency"] * 1000.0, rel=1e-12)
     assert sel["timing"].iloc[0] == "cuda_graph" and sel["generation"].iloc[0] == "hopper"
@@ -94,9 +126,15 @@ def test_ms_to_us_against_raw_parquet(real_profiles, real_data_dir):
 def test_pipeweave_us_kept_as_is(real_profiles, real_data_dir):
     df, _, _ = real_profiles
     raw = pd.read_csv(real_data_dir / "pipeweave/moe_w13/H20.csv").iloc[7]
-    sel = df[(df["dataset"] == "moe_w13") & (df["gpu"] == "H20") & (df["num_tokens"] == raw["M"])
-             & (df["num_experts"] == raw["E"]) & (df["topk"] == raw["topk"]) & (df["hidden_size"] == raw["H"])
-             & (df["inter_size"] == raw["N"])]
+    sel = df[
+        (df["dataset"] == "moe_w13")
+        & (df["gpu"] == "H20")
+        & (df["num_tokens"] == raw["M"])
+        & (df["num_experts"] == raw["E"])
+        & (df["topk"] == raw["topk"])
+        & (df["hidden_size"] == raw["H"])
+        & (df["inter_size"] == raw["N"])
+    ]
     assert len(sel) == 1
     row = sel.iloc[0]
     assert row["latency_us"] == pytest.approx(raw["avg_duration"], rel=1e-12)
@@ -108,12 +146,25 @@ def test_median_aggregation_of_repeated_keys(real_profiles, real_data_dir):
     df, _, _ = real_profiles
     raw = pd.read_parquet(real_data_dir / "aiconfigurator/data/h100_sxm/moe/sglang/0.5.10/moe_perf.parquet")
     raw = raw[raw["kernel_source"] == "sglang_fused_moe_triton"]
-    key = ["moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
-           "moe_ep_size", "distribution"]
+    key = [
+        "moe_dtype",
+        "num_tokens",
+        "hidden_size",
+        "inter_size",
+        "topk",
+        "num_experts",
+        "moe_tp_size",
+        "moe_ep_size",
+        "distribution",
+    ]
     sizes = raw.groupby(key).latency.agg(["size", "nunique", "median"]).reset_index()
     case = sizes[(sizes["size"] >= 2) & (sizes["nunique"] == sizes["size"])].iloc[0]
-    sel = df[(df["dataset"] == "moe_perf") & (df["gpu"] == "H100-SXM") & (df["dtype"] == case["moe_dtype"])
-             & (df["distribution"] == case["distribution"])]
+    sel = df[
+        (df["dataset"] == "moe_perf")
+        & (df["gpu"] == "H100-SXM")
+        & (df["dtype"] == case["moe_dtype"])
+        & (df["distribution"] == case["distribution"])
+    ]
     for c in key[1:-1]:
         sel = sel[sel[c] == case[c]]
     assert len(sel) == 1

@@ -27,8 +27,15 @@ MIXTRAL_H100 = "E=8,N=7168,device_name=NVIDIA_H100_80GB_HBM3.json"
 
 
 def _rows(**cols) -> pd.DataFrame:
-    base = {"gpu": "H100-SXM", "dtype": "bfloat16", "num_tokens": 80, "num_experts": 8, "inter_size": 14336,
-            "moe_tp_size": 2, "moe_ep_size": 1}
+    base = {
+        "gpu": "H100-SXM",
+        "dtype": "bfloat16",
+        "num_tokens": 80,
+        "num_experts": 8,
+        "inter_size": 14336,
+        "moe_tp_size": 2,
+        "moe_ep_size": 1,
+    }
     base.update(cols)
     n = max(len(v) if isinstance(v, list) else 1 for v in base.values())
     return pd.DataFrame({k: v if isinstance(v, list) else [v] * n for k, v in base.items()})
@@ -45,8 +52,18 @@ def table(real_data_dir):
 
 def test_config_table(table, real_data_dir):
     assert len(table) == 5212
-    assert {"triton_version", "config_file", "num_experts_local", "n_local", "device_name", "config_dtype",
-            "block_shape", "m_key", "key_order", *TILE} <= set(table.columns)
+    assert {
+        "triton_version",
+        "config_file",
+        "num_experts_local",
+        "n_local",
+        "device_name",
+        "config_dtype",
+        "block_shape",
+        "m_key",
+        "key_order",
+        *TILE,
+    } <= set(table.columns)
     assert set(table["triton_version"]) == {"3.1.0", "3.2.0", "3.3.0", "3.3.1", "3.4.0", "3.5.1"}
     # key_order is the key order inside the JSON file (SGLang's tie-break)
     with tarfile.open(real_data_dir / "sglang_moe_configs/sglang-0.5.10_fused_moe_triton_configs.tar.gz") as tf:
@@ -91,8 +108,15 @@ def test_nearest_m_ties_take_first_key(real_data_dir):
 def test_default_config_and_m_le_e_rule(real_data_dir):
     # GB200 has no tuned file at all -> get_default_config
     out = resolve_sglang_moe_configs(
-        _rows(gpu="GB200", num_tokens=[8, 9, 8, 9, 100], num_experts=[8, 8, 64, 64, 8], moe_ep_size=[1, 1, 8, 8, 1],
-              dtype=["bfloat16"] * 4 + ["fp8_block"]), real_data_dir)
+        _rows(
+            gpu="GB200",
+            num_tokens=[8, 9, 8, 9, 100],
+            num_experts=[8, 8, 64, 64, 8],
+            moe_ep_size=[1, 1, 8, 8, 1],
+            dtype=["bfloat16"] * 4 + ["fp8_block"],
+        ),
+        real_data_dir,
+    )
     assert (out["config_origin"] == "default").all() and out["config_file"].isna().all()
     small, large, fp8_block = [16, 32, 64, 1, 4, 3], [64, 64, 32, 8, 4, 3], [64, 128, 128, 32, 4, 3]
     # M <= E uses the LOCAL expert count (num_experts / moe_ep_size): 64/8 = 8
@@ -100,8 +124,15 @@ def test_default_config_and_m_le_e_rule(real_data_dir):
 
 
 def test_recorded_tile_plan_kept(real_data_dir):
-    rows = _rows(num_tokens=[80, 80], block_m=[128, np.nan], block_n=[64, np.nan], block_k=[32, np.nan],
-                 group_m=[1, np.nan], num_warps=[8, np.nan], num_stages=[2, np.nan])
+    rows = _rows(
+        num_tokens=[80, 80],
+        block_m=[128, np.nan],
+        block_n=[64, np.nan],
+        block_k=[32, np.nan],
+        group_m=[1, np.nan],
+        num_warps=[8, np.nan],
+        num_stages=[2, np.nan],
+    )
     out = resolve_sglang_moe_configs(rows, real_data_dir)
     assert out["config_origin"].tolist() == ["recorded", "tuned_file"]
     assert _tiles(out)[0] == [128, 64, 32, 1, 8, 2]
@@ -127,17 +158,31 @@ def test_bad_input(real_data_dir):
 
 
 def test_pipeweave_default_config():
-    rows = pd.DataFrame({"gpu": ["H20", "H20", "A100-SXM", "L40"], "num_tokens": [8, 9, 1024, 100],
-                         "num_experts": [8, 8, 64, 64], "hidden_size": [4096, 4096, 4096, 1024]})
+    rows = pd.DataFrame(
+        {
+            "gpu": ["H20", "H20", "A100-SXM", "L40"],
+            "num_tokens": [8, 9, 1024, 100],
+            "num_experts": [8, 8, 64, 64],
+            "hidden_size": [4096, 4096, 4096, 1024],
+        }
+    )
     out = pipeweave_moe_default_config(rows)
-    assert _tiles(out) == [[16, 32, 64, 1, 4, 3], [64, 64, 64, 16, 4, 3], [64, 64, 64, 16, 4, 3],
-                           [64, 64, 64, 16, 4, 3]]
+    assert _tiles(out) == [
+        [16, 32, 64, 1, 4, 3],
+        [64, 64, 64, 16, 4, 3],
+        [64, 64, 64, 16, 4, 3],
+        [64, 64, 64, 16, 4, 3],
+    ]
     assert (out["config_origin"] == "default").all()
     calc = pipeweave_moe_default_config(rows, rule="calculator", smem_kib=[228, 228, 164, 100])
     # get_moe_config: H20 (smem 228) M=8 H=4096 -> 16/128/128/1; A100 (164) M=1024 -> 64/128/64/32;
     # L40 (100) M=100 H=1024 -> 16/16/256/1
-    assert calc[TILE[:4]].astype(int).values.tolist() == [[16, 128, 128, 1], [16, 128, 128, 1],
-                                                           [64, 128, 64, 32], [16, 16, 256, 1]]
+    assert calc[TILE[:4]].astype(int).values.tolist() == [
+        [16, 128, 128, 1],
+        [16, 128, 128, 1],
+        [64, 128, 64, 32],
+        [16, 16, 256, 1],
+    ]
     assert calc[["num_warps", "num_stages"]].isna().all().all()
     with pytest.raises(DataError, match="rule"):
         pipeweave_moe_default_config(rows, rule="magic")

@@ -25,18 +25,45 @@ class FakeTensor:
 
 
 def _configs(triton_configs=True):
-    vals = [(bm, bn, bk, gm, w, s) for bm in (32, 64, 128) for bn in (64, 128, 256) for bk in (32, 64)
-            for gm in (1, 8) for w in (4, 8) for s in (2, 3, 4)]
+    vals = [
+        (bm, bn, bk, gm, w, s)
+        for bm in (32, 64, 128)
+        for bn in (64, 128, 256)
+        for bk in (32, 64)
+        for gm in (1, 8)
+        for w in (4, 8)
+        for s in (2, 3, 4)
+    ]
     if not triton_configs:
         return vals
-    return [triton.Config({"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": gm},
-                          num_warps=w, num_stages=s) for bm, bn, bk, gm, w, s in vals]
+    return [
+        triton.Config(
+            {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": gm}, num_warps=w, num_stages=s
+        )
+        for bm, bn, bk, gm, w, s in vals
+    ]
 
 
-GEMM_ARGS = {"a_ptr": FakeTensor((4096, 4096)), "b_ptr": FakeTensor((4096, 4096)), "c_ptr": FakeTensor((4096, 4096)),
-             "M": 4096, "N": 4096, "K": 4096, "stride_am": 4096, "stride_ak": 1}
-MOE_ARGS = {"a_ptr": FakeTensor((512, 4096)), "b_ptr": FakeTensor((64, 3072, 4096)), "N": 3072, "K": 4096,
-            "EM": 4608, "num_valid_tokens": 512 * 8, "top_k": 8, "MUL_ROUTED_WEIGHT": False}
+GEMM_ARGS = {
+    "a_ptr": FakeTensor((4096, 4096)),
+    "b_ptr": FakeTensor((4096, 4096)),
+    "c_ptr": FakeTensor((4096, 4096)),
+    "M": 4096,
+    "N": 4096,
+    "K": 4096,
+    "stride_am": 4096,
+    "stride_ak": 1,
+}
+MOE_ARGS = {
+    "a_ptr": FakeTensor((512, 4096)),
+    "b_ptr": FakeTensor((64, 3072, 4096)),
+    "N": 3072,
+    "K": 4096,
+    "EM": 4608,
+    "num_valid_tokens": 512 * 8,
+    "top_k": 8,
+    "MUL_ROUTED_WEIGHT": False,
+}
 
 
 def test_perf_model_with_tritons_exact_kwargs():
@@ -54,8 +81,9 @@ def test_perf_model_with_tritons_exact_kwargs():
 
 def test_infeasible_config_is_inf_and_pruned_away():
     f = perf_model(gpu="A40", family="gemm")  # 99 KiB shared memory per CTA
-    big = triton.Config({"BLOCK_SIZE_M": 256, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 8},
-                        num_warps=8, num_stages=4)
+    big = triton.Config(
+        {"BLOCK_SIZE_M": 256, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 128, "GROUP_SIZE_M": 8}, num_warps=8, num_stages=4
+    )
     assert f(**GEMM_ARGS, **big.all_kwargs()) == math.inf
     small = _configs()[:5]
     kept = prune([big, *small], GEMM_ARGS, gpu="A40", family="gemm", keep=3)
@@ -64,16 +92,20 @@ def test_infeasible_config_is_inf_and_pruned_away():
 
 def test_moe_builtin_argument_names_match_shape_dict():
     f = perf_model(gpu="H100", family="moe_w13")
-    g = perf_model(gpu="H100", family="moe_w13",
-                   shape={"num_tokens": 512, "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536})
+    g = perf_model(
+        gpu="H100",
+        family="moe_w13",
+        shape={"num_tokens": 512, "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536},
+    )
     for c in _configs()[:40]:
         assert f(**MOE_ARGS, **c.all_kwargs()) == g(**MOE_ARGS, **c.all_kwargs())
 
 
 def test_user_mapping_callable():
     # a kernel with its own argument names, mapped to the gemm family by the user
-    f = perf_model(gpu="L40S", family="gemm", shape=lambda **a: {"m": a["rows"], "n": a["cols"], "k": a["depth"]},
-                   dtype="float16")
+    f = perf_model(
+        gpu="L40S", family="gemm", shape=lambda **a: {"m": a["rows"], "n": a["cols"], "k": a["depth"]}, dtype="float16"
+    )
     g = perf_model(gpu="L40S", family="gemm", dtype="float16")
     c = _configs()[7]
     assert f(rows=2048, cols=1024, depth=512, **c.all_kwargs()) == g(M=2048, N=1024, K=512, **c.all_kwargs())
@@ -87,8 +119,9 @@ def test_prune_as_early_config_prune_and_keep():
     assert kept == pruner(gpu="H100", family="gemm", keep=0.1)(cfgs, GEMM_ARGS)
     assert prune(cfgs[:3], GEMM_ARGS, gpu="H100", family="gemm", keep=0.01)  # never empty
     tuples = _configs(triton_configs=False)
-    assert prune(tuples, GEMM_ARGS, gpu="H100", family="gemm", keep=5) == \
-        [tuples[cfgs.index(c)] for c in prune(cfgs, GEMM_ARGS, gpu="H100", family="gemm", keep=5)]
+    assert prune(tuples, GEMM_ARGS, gpu="H100", family="gemm", keep=5) == [
+        tuples[cfgs.index(c)] for c in prune(cfgs, GEMM_ARGS, gpu="H100", family="gemm", keep=5)
+    ]
 
 
 def test_autotuners_own_prune_path():
@@ -97,13 +130,37 @@ def test_autotuners_own_prune_path():
         gemm_kernel,  # a real @triton.jit kernel (M, N, K, BLOCK_M ...)
     )
 
-    cfgs = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
-            for bm in (64, 128) for bn in (64, 128) for bk in (32, 64) for w in (4, 8) for s in (3, 4)]
-    tuner = triton.autotune(configs=cfgs, key=["M", "N", "K"], prune_configs_by={
-        "perf_model": perf_model(gpu="H100", family="gemm"), "top_k": 4,
-        "early_config_prune": pruner(gpu="H100", family="gemm", keep=0.5)})(gemm_kernel)
-    args = [FakeTensor((4096, 4096)), FakeTensor((4096, 4096)), FakeTensor((4096, 4096)), 4096, 4096, 4096,
-            4096, 1, 4096, 1, 4096, 1]
+    cfgs = [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
+        for bm in (64, 128)
+        for bn in (64, 128)
+        for bk in (32, 64)
+        for w in (4, 8)
+        for s in (3, 4)
+    ]
+    tuner = triton.autotune(
+        configs=cfgs,
+        key=["M", "N", "K"],
+        prune_configs_by={
+            "perf_model": perf_model(gpu="H100", family="gemm"),
+            "top_k": 4,
+            "early_config_prune": pruner(gpu="H100", family="gemm", keep=0.5),
+        },
+    )(gemm_kernel)
+    args = [
+        FakeTensor((4096, 4096)),
+        FakeTensor((4096, 4096)),
+        FakeTensor((4096, 4096)),
+        4096,
+        4096,
+        4096,
+        4096,
+        1,
+        4096,
+        1,
+        4096,
+        1,
+    ]
     tuner.nargs = dict(zip(tuner.arg_names, args))
     kept = tuner.prune_configs({"EVEN_K": True})
     assert len(kept) == 4 and set(kept) <= set(cfgs)
@@ -122,7 +179,7 @@ def test_errors():
         prune(_configs()[:3], GEMM_ARGS, gpu="H100", keep=0)
 
 
-README_EXAMPLE = '''
+README_EXAMPLE = """
 import functools
 
 import triton
@@ -155,7 +212,7 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 # what the autotuner will benchmark for a 4096^3 launch (no GPU needed to ask):
 kept = pwt.prune(configs, {"M": 4096, "N": 4096, "K": 4096}, gpu="H100", family="gemm", keep=5)
 print([str(c) for c in kept])
-'''
+"""
 
 
 def test_readme_example_runs_without_gpu(tmp_path, capsys):

@@ -72,15 +72,23 @@ def normalize_arch(arch: str | int | float) -> str:
         else:
             m = re.fullmatch(r"(?:sm_?|compute_)?(\d{2,3})[af]?", s)
             if not m:
-                raise CompileError(f"cannot read the arch {raw!r}",
-                                   hint=f"use one of {', '.join(SUPPORTED_ARCHS)} (or a compute capability like 9.0)")
+                raise CompileError(
+                    f"cannot read the arch {raw!r}",
+                    hint=f"use one of {', '.join(SUPPORTED_ARCHS)} (or a compute capability like 9.0)",
+                )
             cc = int(m.group(1))
     name = f"sm_{cc}a" if cc >= 90 else f"sm_{cc}"
     if name not in _CC:
-        why = _WHY_NOT.get(cc, "Triton 3.9 has no backend for it" if cc > 121 or cc < 70 else
-                           "this front-end has no limits table / pipe map for it")
-        raise CompileError(f"arch {raw!r} (cc {cc}) is not a target this SASS front-end supports: {why}",
-                           hint=f"use one of {', '.join(SUPPORTED_ARCHS)}")
+        why = _WHY_NOT.get(
+            cc,
+            "Triton 3.9 has no backend for it"
+            if cc > 121 or cc < 70
+            else "this front-end has no limits table / pipe map for it",
+        )
+        raise CompileError(
+            f"arch {raw!r} (cc {cc}) is not a target this SASS front-end supports: {why}",
+            hint=f"use one of {', '.join(SUPPORTED_ARCHS)}",
+        )
     return name
 
 

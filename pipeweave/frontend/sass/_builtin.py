@@ -9,17 +9,27 @@ import ast
 import functools
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..._errors import CompileError, DataError, UnknownFamilyError
 from ...vocab import parse_tile_config
 from ._arch import normalize_arch, supports_fp8
 from ._compile import Ptr
 
-__all__ = ["SassConfig", "BUILTINS", "BuiltinLaunch", "DTYPES", "builtin_launch", "kernel_source_hash",
-           "family_builtin", "default_shape", "normalize_dtype"]
+__all__ = [
+    "SassConfig",
+    "BUILTINS",
+    "BuiltinLaunch",
+    "DTYPES",
+    "builtin_launch",
+    "kernel_source_hash",
+    "family_builtin",
+    "default_shape",
+    "normalize_dtype",
+]
 
 _KERNELS_FILE = Path(__file__).with_name("_kernels.py")
 
@@ -30,8 +40,16 @@ DTYPES: dict[str, tuple[str, str]] = {
     "fp8": ("fp8e4nv", "bf16"),
     "fp8_block": ("fp8e4nv", "bf16"),
 }
-_DTYPE_ALIASES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp8_e4m3": "fp8", "e4m3": "fp8",
-                  "fp8e4m3": "fp8", "fp8_w8a8": "fp8", "fp8-block": "fp8_block"}
+_DTYPE_ALIASES = {
+    "bf16": "bfloat16",
+    "fp16": "float16",
+    "half": "float16",
+    "fp8_e4m3": "fp8",
+    "e4m3": "fp8",
+    "fp8e4m3": "fp8",
+    "fp8_w8a8": "fp8",
+    "fp8-block": "fp8_block",
+}
 
 
 @dataclass(frozen=True)
@@ -47,11 +65,11 @@ class SassConfig:
     num_stages: int = 3
 
     @classmethod
-    def parse(cls, text: str) -> "SassConfig":
+    def parse(cls, text: str) -> SassConfig:
         """``"BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES"`` (e.g. ``64,64,32,8,4,3``)."""
         return cls(*parse_tile_config(text))  # the one parser (pipeweave.vocab)
 
-    def validate(self) -> "SassConfig":
+    def validate(self) -> SassConfig:
         for name in ("block_m", "block_n", "block_k"):
             v = getattr(self, name)
             if v < 1 or v & (v - 1):
@@ -86,8 +104,9 @@ def normalize_dtype(dtype: str) -> str:
     d = str(dtype).strip().lower()
     d = _DTYPE_ALIASES.get(d, d)
     if d not in DTYPES:
-        raise DataError(f"dtype {dtype!r} is not supported by the SASS front-end",
-                        hint=f"use one of {', '.join(DTYPES)}")
+        raise DataError(
+            f"dtype {dtype!r} is not supported by the SASS front-end", hint=f"use one of {', '.join(DTYPES)}"
+        )
     return d
 
 
@@ -107,8 +126,10 @@ def _compute_type(dtype_out: str) -> Any:
 def _check_dtype(dtype: str, arch: str, kernel: str) -> tuple[str, str]:
     d = normalize_dtype(dtype)
     if d.startswith("fp8") and not supports_fp8(arch):
-        raise CompileError(f"{kernel}: dtype {d} needs FP8 tensor cores, which {arch} does not have",
-                           hint="fp8 needs sm_89 or newer; use bfloat16 on sm_80/sm_86")
+        raise CompileError(
+            f"{kernel}: dtype {d} needs FP8 tensor cores, which {arch} does not have",
+            hint="fp8 needs sm_89 or newer; use bfloat16 on sm_80/sm_86",
+        )
     return DTYPES[d]
 
 
@@ -116,13 +137,34 @@ def _check_dtype(dtype: str, arch: str, kernel: str) -> tuple[str, str]:
 def _gemm(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) -> BuiltinLaunch:
     m, n, k = int(shape["m"]), int(shape["n"]), int(shape["k"])
     a_t, c_t = _check_dtype(dtype, arch, "gemm")
-    args = {"a_ptr": Ptr(a_t), "b_ptr": Ptr(a_t), "c_ptr": Ptr(c_t), "M": m, "N": n, "K": k,
-            "stride_am": k, "stride_ak": 1, "stride_bn": k, "stride_bk": 1, "stride_cm": n, "stride_cn": 1,
-            "BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "BLOCK_K": cfg.block_k, "GROUP_M": cfg.group_m,
-            "EVEN_K": k % cfg.block_k == 0}
+    args = {
+        "a_ptr": Ptr(a_t),
+        "b_ptr": Ptr(a_t),
+        "c_ptr": Ptr(c_t),
+        "M": m,
+        "N": n,
+        "K": k,
+        "stride_am": k,
+        "stride_ak": 1,
+        "stride_bn": k,
+        "stride_bk": 1,
+        "stride_cm": n,
+        "stride_cn": 1,
+        "BLOCK_M": cfg.block_m,
+        "BLOCK_N": cfg.block_n,
+        "BLOCK_K": cfg.block_k,
+        "GROUP_M": cfg.group_m,
+        "EVEN_K": k % cfg.block_k == 0,
+    }
     trips = _cdiv(k, cfg.block_k)
-    return BuiltinLaunch("gemm_kernel", args, [trips], _cdiv(m, cfg.block_m) * _cdiv(n, cfg.block_n),
-                         2.0 * cfg.block_m * cfg.block_n * cfg.block_k * trips, {"m": m, "n": n, "k": k})
+    return BuiltinLaunch(
+        "gemm_kernel",
+        args,
+        [trips],
+        _cdiv(m, cfg.block_m) * _cdiv(n, cfg.block_n),
+        2.0 * cfg.block_m * cfg.block_n * cfg.block_k * trips,
+        {"m": m, "n": n, "k": k},
+    )
 
 
 # ------------------------------------------------------------------------------------ fused_moe
@@ -147,32 +189,66 @@ def _fused_moe(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) ->
     block = d == "fp8_block"
     gk = gn = 128 if block else 0
     if block and gk % cfg.block_k and cfg.block_k % gk:
-        raise DataError(f"fp8_block needs BLOCK_K dividing or a multiple of the 128 quantisation group, "
-                        f"got {cfg.block_k}")
+        raise DataError(
+            f"fp8_block needs BLOCK_K dividing or a multiple of the 128 quantisation group, got {cfg.block_k}"
+        )
     em_max = m * topk + e * (cfg.block_m - 1)  # sorted_token_ids buffer length the launcher allocates
     scale_ptr: Any = Ptr("fp32") if fp8 else None
-    args = {"a_ptr": Ptr(a_t), "b_ptr": Ptr(a_t), "c_ptr": Ptr(c_t), "a_scale_ptr": scale_ptr,
-            "b_scale_ptr": scale_ptr, "topk_weights_ptr": Ptr("fp32"), "sorted_token_ids_ptr": Ptr("i32"),
-            "expert_ids_ptr": Ptr("i32"), "num_tokens_post_padded_ptr": Ptr("i32"),
-            "N": n, "K": k, "EM": em_max, "num_valid_tokens": m * topk,
-            "stride_am": k, "stride_ak": 1, "stride_be": n * k, "stride_bk": 1, "stride_bn": k,
-            "stride_cm": n, "stride_cn": 1,
-            "stride_asm": _cdiv(k, gk) if block else 0, "stride_ask": 1 if block else 0,
-            "stride_bse": _cdiv(n, gn) * _cdiv(k, gk) if block else 0, "stride_bsk": 1 if block else 0,
-            "stride_bsn": _cdiv(k, gk) if block else 0,
-            "group_n": gn, "group_k": gk, "BLOCK_SIZE_M": cfg.block_m, "BLOCK_SIZE_N": cfg.block_n,
-            "BLOCK_SIZE_K": cfg.block_k, "GROUP_SIZE_M": cfg.group_m,
-            "MUL_ROUTED_WEIGHT": bool(shape.get("mul_routed_weight", False)), "top_k": topk,
-            "compute_type": _compute_type(c_t), "use_fp8_w8a8": fp8,
-            "EVEN_K": k % cfg.block_k == 0}
+    args = {
+        "a_ptr": Ptr(a_t),
+        "b_ptr": Ptr(a_t),
+        "c_ptr": Ptr(c_t),
+        "a_scale_ptr": scale_ptr,
+        "b_scale_ptr": scale_ptr,
+        "topk_weights_ptr": Ptr("fp32"),
+        "sorted_token_ids_ptr": Ptr("i32"),
+        "expert_ids_ptr": Ptr("i32"),
+        "num_tokens_post_padded_ptr": Ptr("i32"),
+        "N": n,
+        "K": k,
+        "EM": em_max,
+        "num_valid_tokens": m * topk,
+        "stride_am": k,
+        "stride_ak": 1,
+        "stride_be": n * k,
+        "stride_bk": 1,
+        "stride_bn": k,
+        "stride_cm": n,
+        "stride_cn": 1,
+        "stride_asm": _cdiv(k, gk) if block else 0,
+        "stride_ask": 1 if block else 0,
+        "stride_bse": _cdiv(n, gn) * _cdiv(k, gk) if block else 0,
+        "stride_bsk": 1 if block else 0,
+        "stride_bsn": _cdiv(k, gk) if block else 0,
+        "group_n": gn,
+        "group_k": gk,
+        "BLOCK_SIZE_M": cfg.block_m,
+        "BLOCK_SIZE_N": cfg.block_n,
+        "BLOCK_SIZE_K": cfg.block_k,
+        "GROUP_SIZE_M": cfg.group_m,
+        "MUL_ROUTED_WEIGHT": bool(shape.get("mul_routed_weight", False)),
+        "top_k": topk,
+        "compute_type": _compute_type(c_t),
+        "use_fp8_w8a8": fp8,
+        "EVEN_K": k % cfg.block_k == 0,
+    }
     trips = _cdiv(k, cfg.block_k)
     padded = moe_padded_tokens(m, e, topk, cfg.block_m)
     grid = _cdiv(padded, cfg.block_m) * _cdiv(n, cfg.block_n)
-    shp = {"num_tokens": m, "num_experts": e, "topk": topk, "hidden_size": h, "inter_size": inter,
-           "gemm_n": n, "gemm_k": k, "padded_tokens": padded,
-           "mul_routed_weight": bool(shape.get("mul_routed_weight", False))}
-    return BuiltinLaunch("fused_moe_kernel", args, [trips], grid,
-                         2.0 * cfg.block_m * cfg.block_n * cfg.block_k * trips, shp)
+    shp = {
+        "num_tokens": m,
+        "num_experts": e,
+        "topk": topk,
+        "hidden_size": h,
+        "inter_size": inter,
+        "gemm_n": n,
+        "gemm_k": k,
+        "padded_tokens": padded,
+        "mul_routed_weight": bool(shape.get("mul_routed_weight", False)),
+    }
+    return BuiltinLaunch(
+        "fused_moe_kernel", args, [trips], grid, 2.0 * cfg.block_m * cfg.block_n * cfg.block_k * trips, shp
+    )
 
 
 # -------------------------------------------------------------------------------------- rmsnorm
@@ -181,8 +257,16 @@ def _rmsnorm(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) -> B
     a_t, c_t = _check_dtype(dtype, arch, "rmsnorm")
     if a_t.startswith("fp8"):
         raise DataError("rmsnorm is built for 16-bit activations", hint="use dtype bfloat16")
-    args = {"x_ptr": Ptr(a_t), "w_ptr": Ptr(a_t), "y_ptr": Ptr(c_t), "N": n, "stride_x": n, "stride_y": n,
-            "eps": 1e-6, "BLOCK_N": cfg.block_n}
+    args = {
+        "x_ptr": Ptr(a_t),
+        "w_ptr": Ptr(a_t),
+        "y_ptr": Ptr(c_t),
+        "N": n,
+        "stride_x": n,
+        "stride_y": n,
+        "eps": 1e-6,
+        "BLOCK_N": cfg.block_n,
+    }
     t = _cdiv(n, cfg.block_n)
     return BuiltinLaunch("rmsnorm_kernel", args, [t, t], m, 0.0, {"num_tokens": m, "hidden_size": n})
 
@@ -194,8 +278,9 @@ def _silu_mul(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) -> 
     if a_t.startswith("fp8"):
         raise DataError("silu_mul is built for 16-bit activations", hint="use dtype bfloat16")
     args = {"x_ptr": Ptr(a_t), "y_ptr": Ptr(c_t), "N": n, "stride_x": 2 * n, "stride_y": n, "BLOCK_N": cfg.block_n}
-    return BuiltinLaunch("silu_mul_kernel", args, [], m * _cdiv(n, cfg.block_n), 0.0,
-                         {"num_tokens": m, "inter_size": n})
+    return BuiltinLaunch(
+        "silu_mul_kernel", args, [], m * _cdiv(n, cfg.block_n), 0.0, {"num_tokens": m, "inter_size": n}
+    )
 
 
 # ------------------------------------------------------------------------------------ attention
@@ -206,15 +291,27 @@ def _attention(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) ->
         raise DataError("the attention builtin is built for 16-bit Q/K/V", hint="use dtype bfloat16")
     if d & (d - 1):
         raise DataError(f"head_dim={d} must be a power of two for tl.arange")
-    args = {"q_ptr": Ptr(a_t), "k_ptr": Ptr(a_t), "v_ptr": Ptr(a_t), "o_ptr": Ptr(c_t), "sm_scale": 1.0 / math.sqrt(d),
-            "seq_len": s, "num_heads": h}
+    args = {
+        "q_ptr": Ptr(a_t),
+        "k_ptr": Ptr(a_t),
+        "v_ptr": Ptr(a_t),
+        "o_ptr": Ptr(c_t),
+        "sm_scale": 1.0 / math.sqrt(d),
+        "seq_len": s,
+        "num_heads": h,
+    }
     for t in "qkvo":
         args.update({f"stride_{t}b": h * s * d, f"stride_{t}h": s * d, f"stride_{t}s": d})
     args.update({"BLOCK_M": cfg.block_m, "BLOCK_N": cfg.block_n, "HEAD_DIM": d, "EVEN_N": s % cfg.block_n == 0})
     trips = _cdiv(s, cfg.block_n)
-    return BuiltinLaunch("attention_kernel", args, [trips], _cdiv(s, cfg.block_m) * b * h,
-                         4.0 * cfg.block_m * cfg.block_n * d * trips,
-                         {"batch_size": b, "num_heads": h, "seq_len": s, "head_dim": d})
+    return BuiltinLaunch(
+        "attention_kernel",
+        args,
+        [trips],
+        _cdiv(s, cfg.block_m) * b * h,
+        4.0 * cfg.block_m * cfg.block_n * d * trips,
+        {"batch_size": b, "num_heads": h, "seq_len": s, "head_dim": d},
+    )
 
 
 _DEFAULT_SHAPES: dict[str, dict[str, Any]] = {
@@ -233,8 +330,13 @@ BUILTINS: dict[str, Callable[[SassConfig, dict[str, Any], str, str], BuiltinLaun
     "attention": _attention,
 }
 
-_KERNEL_OF = {"fused_moe": "fused_moe_kernel", "gemm": "gemm_kernel", "rmsnorm": "rmsnorm_kernel",
-              "silu_mul": "silu_mul_kernel", "attention": "attention_kernel"}
+_KERNEL_OF = {
+    "fused_moe": "fused_moe_kernel",
+    "gemm": "gemm_kernel",
+    "rmsnorm": "rmsnorm_kernel",
+    "silu_mul": "silu_mul_kernel",
+    "attention": "attention_kernel",
+}
 
 _FAMILY_BUILTIN = {"moe_w13": "fused_moe", "fused_moe": "fused_moe", "gemm": "gemm"}
 
@@ -250,8 +352,9 @@ def default_shape(builtin: str) -> dict[str, Any]:
     return dict(_DEFAULT_SHAPES[builtin])
 
 
-def builtin_launch(builtin: str, config: SassConfig, shape: dict[str, Any] | None, dtype: str,
-                   arch: str) -> BuiltinLaunch:
+def builtin_launch(
+    builtin: str, config: SassConfig, shape: dict[str, Any] | None, dtype: str, arch: str
+) -> BuiltinLaunch:
     if builtin not in BUILTINS:
         raise UnknownFamilyError(f"no builtin kernel {builtin!r}", hint=f"choose one of {', '.join(BUILTINS)}")
     arch = normalize_arch(arch)
@@ -260,7 +363,7 @@ def builtin_launch(builtin: str, config: SassConfig, shape: dict[str, Any] | Non
     return BUILTINS[builtin](config.validate(), full, dtype, arch)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def kernel_source_hash(builtin: str) -> str:
     """sha256 (12 hex) of the builtin's ``@triton.jit`` function source, read without importing triton."""
     name = _KERNEL_OF.get(builtin, builtin)

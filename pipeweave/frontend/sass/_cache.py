@@ -13,7 +13,7 @@ Reading needs only pandas (no triton).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -26,8 +26,19 @@ from ._arch import normalize_arch
 from ._builtin import family_builtin, kernel_source_hash, normalize_dtype
 from ._pipes import PIPES
 
-__all__ = ["CACHE_DIR", "CACHE_FILE", "MANIFEST_FILE", "KEY_COLUMNS", "CACHE_COLUMNS", "SASS_FEATURE_COLUMNS",
-           "load_cache", "write_cache", "mix_to_row", "cached_mix_row", "load_sass_features"]
+__all__ = [
+    "CACHE_DIR",
+    "CACHE_FILE",
+    "MANIFEST_FILE",
+    "KEY_COLUMNS",
+    "CACHE_COLUMNS",
+    "SASS_FEATURE_COLUMNS",
+    "load_cache",
+    "write_cache",
+    "mix_to_row",
+    "cached_mix_row",
+    "load_sass_features",
+]
 
 CACHE_DIR: Path = FEATURES_DIR / "sass"
 CACHE_FILE: Path = CACHE_DIR / "instruction_mix.csv"
@@ -38,15 +49,30 @@ KEY_COLUMNS = ["kernel", "kernel_hash", "arch", "dtype", *CONFIG_COLUMNS, "speci
 _MEM = ["gmem_ld", "gmem_st", "smem_ld", "smem_st", "local", "shfl", "barrier"]
 _PIPE_COLS = [f"{p}_{part}" for part in ("per_iter", "prologue", "epilogue") for p in PIPES]
 _MEM_COLS = [f"{m}_{part}" for part in ("per_iter", "outside") for m in _MEM]
-_SCALAR_COLS = ["tensor_flops_per_iter", "peeled_iters", "issue_per_iter", "issue_outside", "registers", "spills",
-                "spill_instructions", "shared_bytes", "tmem_columns", "occupancy_ctas_per_sm", "static_instructions",
-                "loop_static_instructions", "n_loops"]
+_SCALAR_COLS = [
+    "tensor_flops_per_iter",
+    "peeled_iters",
+    "issue_per_iter",
+    "issue_outside",
+    "registers",
+    "spills",
+    "spill_instructions",
+    "shared_bytes",
+    "tmem_columns",
+    "occupancy_ctas_per_sm",
+    "static_instructions",
+    "loop_static_instructions",
+    "n_loops",
+]
 _META_COLS = ["ref_shape", "ref_trips", "compile_s", "disasm_s", "triton_version"]
 CACHE_COLUMNS = KEY_COLUMNS + _SCALAR_COLS + _PIPE_COLS + _MEM_COLS + _META_COLS
 
 #: columns :func:`load_sass_features` returns (all prefixed ``sass_``)
-SASS_FEATURE_COLUMNS: list[str] = ["sass_cached", "sass_group_m_exact"] + [
-    f"sass_{c}" for c in _SCALAR_COLS + _PIPE_COLS + _MEM_COLS] + ["sass_mma_replication"]
+SASS_FEATURE_COLUMNS: list[str] = (
+    ["sass_cached", "sass_group_m_exact"]
+    + [f"sass_{c}" for c in _SCALAR_COLS + _PIPE_COLS + _MEM_COLS]
+    + ["sass_mma_replication"]
+)
 
 
 def load_cache(path: str | Path | None = None) -> pd.DataFrame:
@@ -55,15 +81,18 @@ def load_cache(path: str | Path | None = None) -> pd.DataFrame:
     if not p.is_file():
         return pd.DataFrame(columns=CACHE_COLUMNS)
     try:
-        df = pd.read_csv(p, dtype={"kernel_hash": str, "specialization": str, "ref_shape": str,
-                                   "triton_version": str})
+        df = pd.read_csv(p, dtype={"kernel_hash": str, "specialization": str, "ref_shape": str, "triton_version": str})
     except Exception as exc:
-        raise DataError(f"cannot read the SASS cache {str(p)!r}: {exc}",
-                        hint="rebuild it with: python -m pipeweave.frontend.sass.build_cache") from None
+        raise DataError(
+            f"cannot read the SASS cache {str(p)!r}: {exc}",
+            hint="rebuild it with: python -m pipeweave.frontend.sass.build_cache",
+        ) from None
     missing = [c for c in KEY_COLUMNS if c not in df.columns]
     if missing:
-        raise DataError(f"the SASS cache {str(p)!r} lacks columns {missing}",
-                        hint="rebuild it with: python -m pipeweave.frontend.sass.build_cache")
+        raise DataError(
+            f"the SASS cache {str(p)!r} lacks columns {missing}",
+            hint="rebuild it with: python -m pipeweave.frontend.sass.build_cache",
+        )
     for c in CONFIG_COLUMNS:
         df[c] = df[c].astype(int)
     return df
@@ -81,10 +110,19 @@ def write_cache(df: pd.DataFrame, path: str | Path | None = None) -> Path:
 def mix_to_row(mix: Any) -> dict[str, Any]:
     """Flatten an :class:`InstructionMix` of a builtin into one cache row."""
     cfg = mix.config
-    row: dict[str, Any] = {"kernel": mix.kernel, "kernel_hash": mix.kernel_hash, "arch": mix.arch, "dtype": mix.dtype,
-                           "block_m": cfg.block_m, "block_n": cfg.block_n, "block_k": cfg.block_k,
-                           "group_m": cfg.group_m, "num_warps": cfg.num_warps, "num_stages": cfg.num_stages,
-                           "specialization": mix.specialization}
+    row: dict[str, Any] = {
+        "kernel": mix.kernel,
+        "kernel_hash": mix.kernel_hash,
+        "arch": mix.arch,
+        "dtype": mix.dtype,
+        "block_m": cfg.block_m,
+        "block_n": cfg.block_n,
+        "block_k": cfg.block_k,
+        "group_m": cfg.group_m,
+        "num_warps": cfg.num_warps,
+        "num_stages": cfg.num_stages,
+        "specialization": mix.specialization,
+    }
     for p in PIPES:
         row[f"{p}_per_iter"] = mix.pipes_per_iter[p]
         row[f"{p}_prologue"] = mix.pipes_prologue[p]
@@ -93,21 +131,33 @@ def mix_to_row(mix: Any) -> dict[str, Any]:
     for m in _MEM:
         row[f"{m}_per_iter"] = mix.mem_per_iter[m]
         row[f"{m}_outside"] = mix.mem[m] - mix.mem_per_iter[m] * trips_eff
-    main = max((lp for lp in mix.loops if lp.depth == 0), key=lambda lp: (lp.contains_mma, lp.static_instructions),
-               default=None)
-    row.update({
-        "tensor_flops_per_iter": mix.tensor_flops_per_iter, "peeled_iters": mix.peeled_iters,
-        "issue_per_iter": sum(mix.pipes_per_iter.values()),
-        "issue_outside": sum(mix.pipes_prologue.values()) + sum(mix.pipes_epilogue.values()),
-        "registers": mix.registers, "spills": mix.spills, "spill_instructions": mix.spill_instructions,
-        "shared_bytes": mix.shared_bytes, "tmem_columns": mix.tmem_columns,
-        "occupancy_ctas_per_sm": mix.occupancy_ctas_per_sm, "static_instructions": mix.static_instructions,
-        "loop_static_instructions": main.static_instructions if main else 0,
-        "n_loops": sum(1 for lp in mix.loops if lp.depth == 0),
-        "ref_shape": ";".join(f"{k}={v}" for k, v in mix.shape.items()), "ref_trips": mix.main_loop_trips,
-        "compile_s": round(mix.compile_s, 3), "disasm_s": round(mix.disasm_s, 3),
-        "triton_version": mix.triton_version or "",
-    })
+    main = max(
+        (lp for lp in mix.loops if lp.depth == 0),
+        key=lambda lp: (lp.contains_mma, lp.static_instructions),
+        default=None,
+    )
+    row.update(
+        {
+            "tensor_flops_per_iter": mix.tensor_flops_per_iter,
+            "peeled_iters": mix.peeled_iters,
+            "issue_per_iter": sum(mix.pipes_per_iter.values()),
+            "issue_outside": sum(mix.pipes_prologue.values()) + sum(mix.pipes_epilogue.values()),
+            "registers": mix.registers,
+            "spills": mix.spills,
+            "spill_instructions": mix.spill_instructions,
+            "shared_bytes": mix.shared_bytes,
+            "tmem_columns": mix.tmem_columns,
+            "occupancy_ctas_per_sm": mix.occupancy_ctas_per_sm,
+            "static_instructions": mix.static_instructions,
+            "loop_static_instructions": main.static_instructions if main else 0,
+            "n_loops": sum(1 for lp in mix.loops if lp.depth == 0),
+            "ref_shape": ";".join(f"{k}={v}" for k, v in mix.shape.items()),
+            "ref_trips": mix.main_loop_trips,
+            "compile_s": round(mix.compile_s, 3),
+            "disasm_s": round(mix.disasm_s, 3),
+            "triton_version": mix.triton_version or "",
+        }
+    )
     return row
 
 
@@ -115,8 +165,9 @@ def _current_hashes() -> dict[str, str]:
     return {b: kernel_source_hash(b) for b in ("fused_moe", "gemm", "rmsnorm", "silu_mul", "attention")}
 
 
-def cached_mix_row(builtin: str, arch: str, dtype: str, config: Any, *, cache: pd.DataFrame | None = None,
-                   exact_group_m: bool = True) -> dict[str, Any] | None:
+def cached_mix_row(
+    builtin: str, arch: str, dtype: str, config: Any, *, cache: pd.DataFrame | None = None, exact_group_m: bool = True
+) -> dict[str, Any] | None:
     """The cache row of one builtin/arch/dtype/config for the current kernel source, or None."""
     df = load_cache() if cache is None else cache
     if df.empty:
@@ -133,7 +184,7 @@ def cached_mix_row(builtin: str, arch: str, dtype: str, config: Any, *, cache: p
     hit = df[sel]
     if hit.empty:
         return None
-    return hit.iloc[0].to_dict()
+    return cast(dict[str, Any], hit.iloc[0].to_dict())
 
 
 def _norm_arch_or_none(a: Any) -> str | None:
@@ -174,20 +225,24 @@ def load_sass_features(df_tile_plans: pd.DataFrame, *, cache: pd.DataFrame | str
         return out
     hashes = _current_hashes()
     cdf = cdf[cdf["kernel_hash"].astype(str) == cdf["kernel"].map(hashes).astype(str)]
-    feat_src = [c[len("sass_"):] for c in SASS_FEATURE_COLUMNS[2:-1]]
+    feat_src = [c[len("sass_") :] for c in SASS_FEATURE_COLUMNS[2:-1]]
     cdf = cdf.copy()
     for c in feat_src:
         if c not in cdf.columns:
             cdf[c] = np.nan
     # one entry per key (prefer the aligned reference specialisation: first after sorting)
     exact = cdf.drop_duplicates(subset=["kernel", "arch", "dtype", *CONFIG_COLUMNS], keep="first")
-    nogm = cdf.drop_duplicates(subset=["kernel", "arch", "dtype", *[c for c in CONFIG_COLUMNS if c != "group_m"]],
-                               keep="first")
-    q = pd.DataFrame({
-        "kernel": df_tile_plans["family"].map(lambda f: family_builtin(str(f))),
-        "arch": df_tile_plans["arch"].map(_norm_arch_or_none),
-        "dtype": df_tile_plans["dtype"].map(_norm_dtype_or_none),
-    }, index=df_tile_plans.index)
+    nogm = cdf.drop_duplicates(
+        subset=["kernel", "arch", "dtype", *[c for c in CONFIG_COLUMNS if c != "group_m"]], keep="first"
+    )
+    q = pd.DataFrame(
+        {
+            "kernel": df_tile_plans["family"].map(lambda f: family_builtin(str(f))),
+            "arch": df_tile_plans["arch"].map(_norm_arch_or_none),
+            "dtype": df_tile_plans["dtype"].map(_norm_dtype_or_none),
+        },
+        index=df_tile_plans.index,
+    )
     for c in CONFIG_COLUMNS:
         q[c] = pd.to_numeric(df_tile_plans[c], errors="coerce")
     ok = q.notna().all(axis=1)
@@ -197,8 +252,11 @@ def load_sass_features(df_tile_plans: pd.DataFrame, *, cache: pd.DataFrame | str
     for c in CONFIG_COLUMNS:
         qv[c] = qv[c].astype(int)
     qv["_row"] = np.arange(len(qv))
-    m1 = qv.merge(exact[["kernel", "arch", "dtype", *CONFIG_COLUMNS, *feat_src]], how="left",
-                  on=["kernel", "arch", "dtype", *CONFIG_COLUMNS]).sort_values("_row")
+    m1 = qv.merge(
+        exact[["kernel", "arch", "dtype", *CONFIG_COLUMNS, *feat_src]],
+        how="left",
+        on=["kernel", "arch", "dtype", *CONFIG_COLUMNS],
+    ).sort_values("_row")
     keys2 = ["kernel", "arch", "dtype", *[c for c in CONFIG_COLUMNS if c != "group_m"]]
     m2 = qv.merge(nogm[[*keys2, *feat_src]], how="left", on=keys2).sort_values("_row")
     hit1 = m1["registers"].notna().to_numpy()
@@ -213,4 +271,3 @@ def load_sass_features(df_tile_plans: pd.DataFrame, *, cache: pd.DataFrame | str
     useful = 2.0 * qv["block_m"] * qv["block_n"] * qv["block_k"]
     out.loc[idx, "sass_mma_replication"] = out.loc[idx, "sass_tensor_flops_per_iter"].to_numpy() / useful.to_numpy()
     return out
-

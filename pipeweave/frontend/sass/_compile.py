@@ -19,8 +19,16 @@ from typing import Any
 from ..._errors import CompileError
 from ._arch import arch_capability, normalize_arch
 
-__all__ = ["Ptr", "CompiledSass", "import_triton", "compile_kernel", "specialize", "load_kernel_file",
-           "parse_signature", "triton_version"]
+__all__ = [
+    "Ptr",
+    "CompiledSass",
+    "import_triton",
+    "compile_kernel",
+    "specialize",
+    "load_kernel_file",
+    "parse_signature",
+    "triton_version",
+]
 
 _INSTALL_HINT = "pip install 'pipeweave[sass]'  (or: pip install triton)"
 
@@ -33,8 +41,9 @@ def import_triton():
         from triton.backends.compiler import GPUTarget  # noqa: F401
         from triton.compiler import ASTSource  # noqa: F401
     except ImportError as exc:
-        raise CompileError(f"the SASS front-end needs Triton, which is not importable ({exc})",
-                           hint=_INSTALL_HINT) from None
+        raise CompileError(
+            f"the SASS front-end needs Triton, which is not importable ({exc})", hint=_INSTALL_HINT
+        ) from None
     return triton
 
 
@@ -95,8 +104,10 @@ def specialize(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[str,
     missing = [n for n in names if n not in args]
     extra = [n for n in args if n not in names]
     if missing or extra:
-        raise CompileError(f"kernel {fn.__name__!r} arguments do not match: missing {missing}, unknown {extra}",
-                           hint=f"the kernel takes: {', '.join(names)}")
+        raise CompileError(
+            f"kernel {fn.__name__!r} arguments do not match: missing {missing}, unknown {extra}",
+            hint=f"the kernel takes: {', '.join(names)}",
+        )
     sig: dict[str, str] = {}
     const: dict[str, Any] = {}
     attrs: dict[tuple[int, ...], list] = {}
@@ -118,7 +129,7 @@ def specialize(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[str,
                 sig[name] = "constexpr"
                 const[name] = 1
             else:
-                sig[name] = "i32" if -(2 ** 31) <= v < 2 ** 31 else "i64"
+                sig[name] = "i32" if -(2**31) <= v < 2**31 else "i64"
                 if v % 16 == 0:
                     attrs[(i,)] = [["tt.divisibility", 16]]
                     divisible.append(name)
@@ -130,13 +141,21 @@ def specialize(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[str,
             sig[name] = "constexpr"
             const[name] = None
         else:
-            raise CompileError(f"argument {name}={v!r} of kernel {fn.__name__!r} has an unsupported type "
-                               f"{type(v).__name__}")
+            raise CompileError(
+                f"argument {name}={v!r} of kernel {fn.__name__!r} has an unsupported type {type(v).__name__}"
+            )
     return sig, const, attrs, divisible
 
 
-def compile_kernel(fn: Any, args: dict[str, Any], arch: str, *, num_warps: int = 4, num_stages: int = 3,
-                   options: dict[str, Any] | None = None) -> CompiledSass:
+def compile_kernel(
+    fn: Any,
+    args: dict[str, Any],
+    arch: str,
+    *,
+    num_warps: int = 4,
+    num_stages: int = 3,
+    options: dict[str, Any] | None = None,
+) -> CompiledSass:
     """Compile the ``@triton.jit`` function ``fn`` for ``arch`` with the JIT's specialisation of ``args``.
 
     Returns the SASS text (``cuobjdump -res-usage -sass``) and the metadata. Raises :class:`CompileError`
@@ -151,8 +170,9 @@ def compile_kernel(fn: Any, args: dict[str, Any], arch: str, *, num_warps: int =
     opts = {"num_warps": int(num_warps), "num_stages": int(num_stages), **(options or {})}
     t0 = time.perf_counter()
     try:
-        k = triton.compile(ASTSource(fn, sig, const, attrs), target=GPUTarget("cuda", arch_capability(arch), 32),
-                           options=opts)
+        k = triton.compile(
+            ASTSource(fn, sig, const, attrs), target=GPUTarget("cuda", arch_capability(arch), 32), options=opts
+        )
         cubin = k.asm["cubin"]
     except CompileError:
         raise
@@ -160,20 +180,30 @@ def compile_kernel(fn: Any, args: dict[str, Any], arch: str, *, num_warps: int =
         msg = str(exc).strip()
         lines = [ln for ln in msg.splitlines() if ln.strip()]
         short = "\n".join(lines[:12] + (["..."] if len(lines) > 12 else []))
-        raise CompileError(f"Triton could not compile {getattr(fn, '__name__', fn)!r} for {arch} "
-                           f"(num_warps={num_warps}, num_stages={num_stages}): {type(exc).__name__}: {short}",
-                           hint="fix the kernel source or the config (block sizes must be powers of 2; "
-                                "shared memory must fit the arch)") from None
+        raise CompileError(
+            f"Triton could not compile {getattr(fn, '__name__', fn)!r} for {arch} "
+            f"(num_warps={num_warps}, num_stages={num_stages}): {type(exc).__name__}: {short}",
+            hint="fix the kernel source or the config (block sizes must be powers of 2; "
+            "shared memory must fit the arch)",
+        ) from None
     compile_s = time.perf_counter() - t0
     md = k.metadata
     sass, disasm_s = _disassemble(cubin, triton)
-    return CompiledSass(name=md.name, arch=arch, num_warps=int(num_warps), num_stages=int(num_stages), sass=sass,
-                        shared_bytes=int(getattr(md, "shared", 0) or 0),
-                        tmem_columns=int(getattr(md, "tmem_size", 0) or 0), signature=sig,
-                        constexprs={k2: v for k2, v in const.items()}, divisible=divisible,
-                        compile_s=compile_s, disasm_s=disasm_s,
-                        extra={"ones": [n for n, v in args.items() if type(v) is int and v == 1
-                                        and not _is_constexpr_param(fn, n)]})
+    return CompiledSass(
+        name=md.name,
+        arch=arch,
+        num_warps=int(num_warps),
+        num_stages=int(num_stages),
+        sass=sass,
+        shared_bytes=int(getattr(md, "shared", 0) or 0),
+        tmem_columns=int(getattr(md, "tmem_size", 0) or 0),
+        signature=sig,
+        constexprs={k2: v for k2, v in const.items()},
+        divisible=divisible,
+        compile_s=compile_s,
+        disasm_s=disasm_s,
+        extra={"ones": [n for n, v in args.items() if type(v) is int and v == 1 and not _is_constexpr_param(fn, n)]},
+    )
 
 
 def _is_constexpr_param(fn: Any, name: str) -> bool:
@@ -192,11 +222,14 @@ def _disassemble(cubin: bytes, triton: Any) -> tuple[str, float]:
         path = Path(d) / "kernel.cubin"
         path.write_bytes(cubin)
         try:
-            out = subprocess.run([tool, "-res-usage", "-sass", str(path)], capture_output=True, text=True,
-                                 check=True, timeout=300)
+            out = subprocess.run(
+                [tool, "-res-usage", "-sass", str(path)], capture_output=True, text=True, check=True, timeout=300
+            )
         except (OSError, subprocess.SubprocessError) as exc:
-            raise CompileError(f"cuobjdump failed on the compiled cubin: {exc}",
-                               hint="set TRITON_CUOBJDUMP_PATH to a working cuobjdump") from None
+            raise CompileError(
+                f"cuobjdump failed on the compiled cubin: {exc}",
+                hint="set TRITON_CUOBJDUMP_PATH to a working cuobjdump",
+            ) from None
     return out.stdout, time.perf_counter() - t0
 
 
@@ -219,8 +252,10 @@ def load_kernel_file(spec: str) -> Any:
         sp.loader.exec_module(mod)
     except Exception as exc:
         sys.modules.pop(mod_name, None)
-        raise CompileError(f"importing {str(path)!r} failed: {type(exc).__name__}: {exc}",
-                           hint="the file must be importable Python defining a @triton.jit kernel") from None
+        raise CompileError(
+            f"importing {str(path)!r} failed: {type(exc).__name__}: {exc}",
+            hint="the file must be importable Python defining a @triton.jit kernel",
+        ) from None
     fn = getattr(mod, name, None)
     if fn is None:
         raise CompileError(f"{str(path)!r} defines no {name!r}")
@@ -242,8 +277,10 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
         name, sep, val = item.partition("=")
         name, val = name.strip(), val.strip()
         if not sep or name not in params:
-            raise CompileError(f"signature entry {item!r} is not NAME=VALUE for a parameter of {fn.__name__!r}",
-                               hint=f"parameters: {', '.join(params)}")
+            raise CompileError(
+                f"signature entry {item!r} is not NAME=VALUE for a parameter of {fn.__name__!r}",
+                hint=f"parameters: {', '.join(params)}",
+            )
         if val.startswith("*"):
             out[name] = Ptr(val[1:])
         elif val.lower() in ("true", "false"):

@@ -17,9 +17,25 @@ import triton.language as tl
 
 
 @triton.jit
-def gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bn, stride_bk, stride_cm, stride_cn,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-                EVEN_K: tl.constexpr):
+def gemm_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bn,
+    stride_bk,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
+):
     pid = tl.program_id(0)
     grid_m = tl.cdiv(M, BLOCK_M)
     grid_n = tl.cdiv(N, BLOCK_N)
@@ -55,14 +71,44 @@ def gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bn, s
 
 
 @triton.jit
-def fused_moe_kernel(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, topk_weights_ptr, sorted_token_ids_ptr,
-                     expert_ids_ptr, num_tokens_post_padded_ptr, N, K, EM, num_valid_tokens,
-                     stride_am, stride_ak, stride_be, stride_bk, stride_bn, stride_cm, stride_cn,
-                     stride_asm, stride_ask, stride_bse, stride_bsk, stride_bsn,
-                     group_n: tl.constexpr, group_k: tl.constexpr,
-                     BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                     GROUP_SIZE_M: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr, top_k: tl.constexpr,
-                     compute_type: tl.constexpr, use_fp8_w8a8: tl.constexpr, EVEN_K: tl.constexpr):
+def fused_moe_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    a_scale_ptr,
+    b_scale_ptr,
+    topk_weights_ptr,
+    sorted_token_ids_ptr,
+    expert_ids_ptr,
+    num_tokens_post_padded_ptr,
+    N,
+    K,
+    EM,
+    num_valid_tokens,
+    stride_am,
+    stride_ak,
+    stride_be,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    stride_asm,
+    stride_ask,
+    stride_bse,
+    stride_bsk,
+    stride_bsn,
+    group_n: tl.constexpr,
+    group_k: tl.constexpr,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
+    MUL_ROUTED_WEIGHT: tl.constexpr,
+    top_k: tl.constexpr,
+    compute_type: tl.constexpr,
+    use_fp8_w8a8: tl.constexpr,
+    EVEN_K: tl.constexpr,
+):
     # which (M-block of sorted tokens, N-block) this program computes, with grouped ordering
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(EM, BLOCK_SIZE_M)
@@ -161,10 +207,31 @@ def silu_mul_kernel(x_ptr, y_ptr, N, stride_x, stride_y, BLOCK_N: tl.constexpr):
 
 
 @triton.jit
-def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, num_heads,
-                     stride_qb, stride_qh, stride_qs, stride_kb, stride_kh, stride_ks,
-                     stride_vb, stride_vh, stride_vs, stride_ob, stride_oh, stride_os,
-                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr, EVEN_N: tl.constexpr):
+def attention_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    o_ptr,
+    sm_scale,
+    seq_len,
+    num_heads,
+    stride_qb,
+    stride_qh,
+    stride_qs,
+    stride_kb,
+    stride_kh,
+    stride_ks,
+    stride_vb,
+    stride_vh,
+    stride_vs,
+    stride_ob,
+    stride_oh,
+    stride_os,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    EVEN_N: tl.constexpr,
+):
     start_m = tl.program_id(0)
     bh = tl.program_id(1)
     b = bh // num_heads
@@ -200,5 +267,8 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, num_heads,
         m_i = m_new
     acc = acc / l_i[:, None]
     o_base = o_ptr + b * stride_ob + h * stride_oh
-    tl.store(o_base + offs_m[:, None] * stride_os + offs_d[None, :], acc.to(o_ptr.dtype.element_ty),
-             mask=offs_m[:, None] < seq_len)
+    tl.store(
+        o_base + offs_m[:, None] * stride_os + offs_d[None, :],
+        acc.to(o_ptr.dtype.element_ty),
+        mask=offs_m[:, None] < seq_len,
+    )

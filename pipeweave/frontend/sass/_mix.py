@@ -41,9 +41,16 @@ class LoopInfo:
     static_pipes: dict[str, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": f"0x{self.start:04x}", "end": f"0x{self.end:04x}", "static_instructions": self.static_instructions,
-                "trips": self.trips, "trips_effective": self.trips_effective, "depth": self.depth,
-                "contains_mma": self.contains_mma, "static_pipes": self.static_pipes}
+        return {
+            "start": f"0x{self.start:04x}",
+            "end": f"0x{self.end:04x}",
+            "static_instructions": self.static_instructions,
+            "trips": self.trips,
+            "trips_effective": self.trips_effective,
+            "depth": self.depth,
+            "contains_mma": self.contains_mma,
+            "static_pipes": self.static_pipes,
+        }
 
 
 @dataclass
@@ -90,21 +97,41 @@ class InstructionMix:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "kernel": self.kernel, "arch": self.arch, "dtype": self.dtype, "config": self.config.to_dict(),
-            "shape": self.shape, "pipes": self.pipes, "pipes_per_iter": self.pipes_per_iter,
-            "pipes_prologue": self.pipes_prologue, "pipes_epilogue": self.pipes_epilogue,
-            "pipes_per_kernel": self.pipes_per_kernel, "mem": self.mem, "mem_per_iter": self.mem_per_iter,
-            "tensor_flops_per_cta": self.tensor_flops_per_cta, "tensor_flops_per_iter": self.tensor_flops_per_iter,
+            "kernel": self.kernel,
+            "arch": self.arch,
+            "dtype": self.dtype,
+            "config": self.config.to_dict(),
+            "shape": self.shape,
+            "pipes": self.pipes,
+            "pipes_per_iter": self.pipes_per_iter,
+            "pipes_prologue": self.pipes_prologue,
+            "pipes_epilogue": self.pipes_epilogue,
+            "pipes_per_kernel": self.pipes_per_kernel,
+            "mem": self.mem,
+            "mem_per_iter": self.mem_per_iter,
+            "tensor_flops_per_cta": self.tensor_flops_per_cta,
+            "tensor_flops_per_iter": self.tensor_flops_per_iter,
             "tensor_flops_analytic_per_cta": self.tensor_flops_analytic_per_cta,
-            "main_loop_trips": self.main_loop_trips, "peeled_iters": self.peeled_iters,
-            "registers": self.registers, "spills": self.spills, "spill_instructions": self.spill_instructions,
-            "shared_bytes": self.shared_bytes, "tmem_columns": self.tmem_columns,
-            "occupancy_ctas_per_sm": self.occupancy_ctas_per_sm, "grid": self.grid,
-            "num_warps": self.config.num_warps, "loops": [lp.to_dict() for lp in self.loops],
-            "static_instructions": self.static_instructions, "opcodes": self.opcodes,
-            "specialization": self.specialization, "kernel_hash": self.kernel_hash,
-            "triton_version": self.triton_version, "compile_s": round(self.compile_s, 4),
-            "disasm_s": round(self.disasm_s, 4), "parse_s": round(self.parse_s, 4), "notes": self.notes,
+            "main_loop_trips": self.main_loop_trips,
+            "peeled_iters": self.peeled_iters,
+            "registers": self.registers,
+            "spills": self.spills,
+            "spill_instructions": self.spill_instructions,
+            "shared_bytes": self.shared_bytes,
+            "tmem_columns": self.tmem_columns,
+            "occupancy_ctas_per_sm": self.occupancy_ctas_per_sm,
+            "grid": self.grid,
+            "num_warps": self.config.num_warps,
+            "loops": [lp.to_dict() for lp in self.loops],
+            "static_instructions": self.static_instructions,
+            "opcodes": self.opcodes,
+            "specialization": self.specialization,
+            "kernel_hash": self.kernel_hash,
+            "triton_version": self.triton_version,
+            "compile_s": round(self.compile_s, 4),
+            "disasm_s": round(self.disasm_s, 4),
+            "parse_s": round(self.parse_s, 4),
+            "notes": self.notes,
         }
 
 
@@ -127,8 +154,10 @@ def analyze_sass(func: SassFunction, arch: str, num_warps: int, loop_trips: list
     trips = list(loop_trips or [])
     if len(trips) != len(roots):
         if trips or roots:
-            notes.append(f"found {len(roots)} top-level loop(s) in the SASS but the launch declares {len(trips)} trip "
-                         f"count(s); unmatched loops are counted once")
+            notes.append(
+                f"found {len(roots)} top-level loop(s) in the SASS but the launch declares {len(trips)} trip "
+                f"count(s); unmatched loops are counted once"
+            )
     mult = [1 if is_single_warp(ins.opcode) else num_warps for ins in instrs]
     flops = [_flops(ins) * m for ins, m in zip(instrs, mult)]
     pipe_of = []
@@ -163,14 +192,17 @@ def analyze_sass(func: SassFunction, arch: str, num_warps: int, loop_trips: list
             notes.append(f"nested loop at 0x{child.start:04x} counted once per outer iteration (trip count unknown)")
             infos.append(_info(child, instrs, pipe_of, flops, 1, 1.0, depth))
         infos.append(_info(lp, instrs, pipe_of, flops, t, eff, 0))
-        if main is None or (lp in mma_roots and main not in mma_roots) or \
-                (len(lp.body) > len(main.body) and (lp in mma_roots) == (main in mma_roots)):
+        if (
+            main is None
+            or (lp in mma_roots and main not in mma_roots)
+            or (len(lp.body) > len(main.body) and (lp in mma_roots) == (main in mma_roots))
+        ):
             main, main_trips = lp, t
     infos.sort(key=lambda x: x.start)
 
     def acc(sel) -> dict[str, float]:
         out = dict.fromkeys(PIPES, 0.0)
-        for i, ins in enumerate(instrs):
+        for i in range(len(instrs)):
             if sel(i):
                 out[pipe_of[i]] += weight[i] * mult[i]
         return out
@@ -188,9 +220,10 @@ def analyze_sass(func: SassFunction, arch: str, num_warps: int, loop_trips: list
     end = main.end if main else instrs[-1].addr + 1
     pro = acc(lambda i: i not in main_body and instrs[i].addr < start)
     epi = acc(lambda i: i not in main_body and instrs[i].addr > end)
-    mem = Counter()
-    mem_iter = Counter()
-    opcodes: Counter = Counter()
+    # Counters of float weights (typeshed types a Counter's counts as int)
+    mem: Any = Counter()
+    mem_iter: Any = Counter()
+    opcodes: Any = Counter()
     for i, ins in enumerate(instrs):
         opcodes[ins.base] += weight[i] * mult[i]
         cls = _MEM_OF.get(ins.base)
@@ -199,15 +232,21 @@ def analyze_sass(func: SassFunction, arch: str, num_warps: int, loop_trips: list
             if i in main_body:
                 mem_iter[cls] += mult[i]
     return {
-        "pipes": pipes, "pipes_per_iter": per_iter, "pipes_prologue": pro, "pipes_epilogue": epi,
+        "pipes": pipes,
+        "pipes_per_iter": per_iter,
+        "pipes_prologue": pro,
+        "pipes_epilogue": epi,
         "mem": {c: float(mem.get(c, 0.0)) for c in MEM_CLASSES},
         "mem_per_iter": {c: float(mem_iter.get(c, 0.0)) for c in MEM_CLASSES},
         "tensor_flops_per_cta": float(sum(f * w for f, w in zip(flops, weight))),
         "tensor_flops_per_iter": float(sum(flops[i] for i in main_body)),
-        "main_loop_trips": int(main_trips), "peeled_iters": float(peeled), "loops": infos,
+        "main_loop_trips": int(main_trips),
+        "peeled_iters": float(peeled),
+        "loops": infos,
         "static_instructions": len(instrs),
         "spill_instructions": sum(1 for ins in instrs if ins.base in ("LDL", "STL")),
-        "opcodes": {k: float(v) for k, v in sorted(opcodes.items(), key=lambda kv: -kv[1])}, "notes": notes,
+        "opcodes": {k: float(v) for k, v in sorted(opcodes.items(), key=lambda kv: -kv[1])},
+        "notes": notes,
     }
 
 
@@ -219,40 +258,93 @@ def _nested(children: list[Loop], depth: int):
 
 def _info(lp: Loop, instrs, pipe_of, flops, trips, eff, depth) -> LoopInfo:
     static = Counter(pipe_of[i] for i in lp.body)
-    return LoopInfo(lp.start, lp.end, len(lp.body), int(trips), float(eff), depth,
-                    any(flops[i] for i in lp.body), {p: int(static.get(p, 0)) for p in PIPES if static.get(p)})
+    return LoopInfo(
+        lp.start,
+        lp.end,
+        len(lp.body),
+        int(trips),
+        float(eff),
+        depth,
+        any(flops[i] for i in lp.body),
+        {p: int(static.get(p, 0)) for p in PIPES if static.get(p)},
+    )
 
 
-def mix_from_compiled(comp: CompiledSass, *, kernel: str, dtype: str, config: SassConfig, shape: dict[str, Any],
-                      loop_trips: list[int] | None, grid: int, analytic_flops: float | None, kernel_hash: str = "",
-                      notes: list[str] | None = None) -> InstructionMix:
+def mix_from_compiled(
+    comp: CompiledSass,
+    *,
+    kernel: str,
+    dtype: str,
+    config: SassConfig,
+    shape: dict[str, Any],
+    loop_trips: list[int] | None,
+    grid: int,
+    analytic_flops: float | None,
+    kernel_hash: str = "",
+    notes: list[str] | None = None,
+) -> InstructionMix:
     t0 = time.perf_counter()
     func = parse_sass(comp.sass, comp.name)
     res = analyze_sass(func, comp.arch, comp.num_warps, loop_trips)
     parse_s = time.perf_counter() - t0
-    occ = occupancy(comp.arch, num_warps=comp.num_warps, registers=func.registers, shared_bytes=comp.shared_bytes,
-                    tmem_columns=comp.tmem_columns)
+    occ = occupancy(
+        comp.arch,
+        num_warps=comp.num_warps,
+        registers=func.registers,
+        shared_bytes=comp.shared_bytes,
+        tmem_columns=comp.tmem_columns,
+    )
     all_notes = list(notes or []) + res["notes"]
     if occ == 0:
         all_notes.append(f"the CTA does not fit on {comp.arch} (shared memory {comp.shared_bytes} B)")
     return InstructionMix(
-        kernel=kernel, arch=comp.arch, dtype=dtype, config=config, shape=shape, pipes=res["pipes"],
-        pipes_per_iter=res["pipes_per_iter"], pipes_prologue=res["pipes_prologue"],
-        pipes_epilogue=res["pipes_epilogue"], mem=res["mem"], mem_per_iter=res["mem_per_iter"],
-        tensor_flops_per_cta=res["tensor_flops_per_cta"], tensor_flops_per_iter=res["tensor_flops_per_iter"],
-        tensor_flops_analytic_per_cta=None if analytic_flops is None else float(analytic_flops), main_loop_trips=res["main_loop_trips"],
-        peeled_iters=res["peeled_iters"], registers=func.registers, spills=func.stack_bytes,
-        spill_instructions=res["spill_instructions"], shared_bytes=comp.shared_bytes,
-        tmem_columns=comp.tmem_columns, occupancy_ctas_per_sm=occ, grid=int(grid), loops=res["loops"],
-        static_instructions=res["static_instructions"], opcodes=res["opcodes"],
-        specialization=comp.specialization, kernel_hash=kernel_hash, triton_version=triton_version(),
-        compile_s=comp.compile_s, disasm_s=comp.disasm_s, parse_s=parse_s, notes=all_notes)
+        kernel=kernel,
+        arch=comp.arch,
+        dtype=dtype,
+        config=config,
+        shape=shape,
+        pipes=res["pipes"],
+        pipes_per_iter=res["pipes_per_iter"],
+        pipes_prologue=res["pipes_prologue"],
+        pipes_epilogue=res["pipes_epilogue"],
+        mem=res["mem"],
+        mem_per_iter=res["mem_per_iter"],
+        tensor_flops_per_cta=res["tensor_flops_per_cta"],
+        tensor_flops_per_iter=res["tensor_flops_per_iter"],
+        tensor_flops_analytic_per_cta=None if analytic_flops is None else float(analytic_flops),
+        main_loop_trips=res["main_loop_trips"],
+        peeled_iters=res["peeled_iters"],
+        registers=func.registers,
+        spills=func.stack_bytes,
+        spill_instructions=res["spill_instructions"],
+        shared_bytes=comp.shared_bytes,
+        tmem_columns=comp.tmem_columns,
+        occupancy_ctas_per_sm=occ,
+        grid=int(grid),
+        loops=res["loops"],
+        static_instructions=res["static_instructions"],
+        opcodes=res["opcodes"],
+        specialization=comp.specialization,
+        kernel_hash=kernel_hash,
+        triton_version=triton_version(),
+        compile_s=comp.compile_s,
+        disasm_s=comp.disasm_s,
+        parse_s=parse_s,
+        notes=all_notes,
+    )
 
 
-def instruction_mix(builtin_or_kernel: Any, arch: str, config: SassConfig | str | None = None,
-                    shape: dict[str, Any] | None = None, *, dtype: str = "bfloat16",
-                    args: dict[str, Any] | None = None, loop_trips: list[int] | None = None,
-                    grid: int = 1) -> InstructionMix:
+def instruction_mix(
+    builtin_or_kernel: Any,
+    arch: str,
+    config: SassConfig | str | None = None,
+    shape: dict[str, Any] | None = None,
+    *,
+    dtype: str = "bfloat16",
+    args: dict[str, Any] | None = None,
+    loop_trips: list[int] | None = None,
+    grid: int = 1,
+) -> InstructionMix:
     """Compile and analyse a kernel for ``arch``.
 
     ``builtin_or_kernel``: a builtin name (``fused_moe``, ``gemm``, ``rmsnorm``, ``silu_mul``, ``attention``)
@@ -270,16 +362,26 @@ def instruction_mix(builtin_or_kernel: Any, arch: str, config: SassConfig | str 
         launch = builtin_launch(name, config, shape, d, arch)
         fn = kernel_function(name)
         comp = compile_kernel(fn, launch.args, arch, num_warps=config.num_warps, num_stages=config.num_stages)
-        return mix_from_compiled(comp, kernel=name, dtype=d, config=config, shape=launch.shape,
-                                 loop_trips=launch.loop_trips, grid=launch.grid,
-                                 analytic_flops=launch.tensor_flops_per_cta, kernel_hash=kernel_source_hash(name),
-                                 notes=launch.notes)
+        return mix_from_compiled(
+            comp,
+            kernel=name,
+            dtype=d,
+            config=config,
+            shape=launch.shape,
+            loop_trips=launch.loop_trips,
+            grid=launch.grid,
+            analytic_flops=launch.tensor_flops_per_cta,
+            kernel_hash=kernel_source_hash(name),
+            notes=launch.notes,
+        )
     from ._compile import load_kernel_file
 
     fn = load_kernel_file(builtin_or_kernel) if isinstance(builtin_or_kernel, str) else builtin_or_kernel
     if args is None:
-        raise CompileError(f"kernel {getattr(fn, '__name__', fn)!r} needs its launch arguments",
-                           hint="pass args= (a dict, or parse_signature(fn, 'NAME=VALUE,...'): pointers as *bf16, ints as values)")
+        raise CompileError(
+            f"kernel {getattr(fn, '__name__', fn)!r} needs its launch arguments",
+            hint="pass args= (a dict, or parse_signature(fn, 'NAME=VALUE,...'): pointers as *bf16, ints as values)",
+        )
     comp = compile_kernel(fn, args, arch, num_warps=config.num_warps, num_stages=config.num_stages)
     import hashlib
 
@@ -287,6 +389,14 @@ def instruction_mix(builtin_or_kernel: Any, arch: str, config: SassConfig | str 
         src_hash = hashlib.sha256(fn.src.encode()).hexdigest()[:12]
     except Exception:
         src_hash = ""
-    return mix_from_compiled(comp, kernel=getattr(fn, "__name__", str(fn)), dtype=dtype, config=config,
-                             shape=dict(shape or {}), loop_trips=loop_trips, grid=grid, analytic_flops=None,
-                             kernel_hash=src_hash)
+    return mix_from_compiled(
+        comp,
+        kernel=getattr(fn, "__name__", str(fn)),
+        dtype=dtype,
+        config=config,
+        shape=dict(shape or {}),
+        loop_trips=loop_trips,
+        grid=grid,
+        analytic_flops=None,
+        kernel_hash=src_hash,
+    )

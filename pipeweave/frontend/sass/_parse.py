@@ -41,9 +41,9 @@ class Loop:
     start: int  # address of the loop head (branch target)
     end: int  # address of the back-edge branch
     body: list[int] = field(default_factory=list)  # instruction indices
-    children: list["Loop"] = field(default_factory=list)
+    children: list[Loop] = field(default_factory=list)
 
-    def contains(self, other: "Loop") -> bool:
+    def contains(self, other: Loop) -> bool:
         return self.start <= other.start and other.end <= self.end and self is not other
 
 
@@ -90,8 +90,10 @@ def parse_sass(text: str, function: str | None = None) -> SassFunction:
         raise CompileError("the disassembly holds no SASS function", hint="check the cubin with cuobjdump -sass")
     name = function if function in funcs else next(iter(funcs))
     instrs = funcs[name]
-    last_exit = max((i for i, ins in enumerate(instrs) if ins.base == "EXIT" and not ins.predicate), default=len(instrs) - 1)
-    kept, cold = instrs[: last_exit + 1], instrs[last_exit + 1:]
+    last_exit = max(
+        (i for i, ins in enumerate(instrs) if ins.base == "EXIT" and not ins.predicate), default=len(instrs) - 1
+    )
+    kept, cold = instrs[: last_exit + 1], instrs[last_exit + 1 :]
     n_cold = sum(1 for ins in cold if ins.base != "NOP" and not (ins.base == "BRA" and ins.branch_target() == ins.addr))
     _attach_idesc(kept)
     reg, stack, shared, local = res.get(name, (0, 0, 0, 0))
@@ -129,7 +131,7 @@ def find_loops(instrs: list[Instruction], *, min_body: int = 16) -> list[Loop]:
         if tgt is None or tgt >= ins.addr or tgt not in addr_index:
             continue
         lo = addr_index[tgt]
-        body = instrs[lo: i + 1]
+        body = instrs[lo : i + 1]
         if len(body) < min_body:
             continue
         if any(b.base == "NANOSLEEP" or (b.base == "EXIT" and not b.predicate) for b in body):

@@ -31,23 +31,161 @@ _WGMMA = {"HGMMA", "QGMMA", "IGMMA", "BGMMA"}
 _TCGEN05_MMA = {"UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "UTCMMA"}
 _TCGEN05_CTRL = {"UTCBAR", "UTCCP", "UTCSHIFT", "UTCATOMSWS"}
 _TMEM = {"LDTM", "STTM", "LDT", "STT"}
-_FMA = {"FFMA", "FADD", "FMUL", "FFMA32I", "FADD32I", "FMUL32I", "FCHK", "FFMA2", "FADD2", "FMUL2",
-        "HFMA2", "HADD2", "HMUL2", "HFMA2_32I", "HADD2_32I", "HMUL2_32I", "HFMA", "HADD", "HMUL",
-        "IMAD", "IMUL", "IMAD32I", "IMUL32I", "IDP", "IDP4A", "IMADSP"}
-_ALU = {"IADD3", "IADD", "IADD32I", "LOP3", "LOP", "LOP32I", "SHF", "SHL", "SHR", "LEA", "ISETP", "IMNMX", "VIMNMX",
-        "VIMNMX3", "VIADD", "VIADDMNMX", "IABS", "SEL", "PRMT", "SGXT", "BMSK", "PLOP3", "PSETP", "P2R", "R2P", "MOV",
-        "MOV32I", "VOTE", "CS2R", "FSETP", "FSET", "FSEL", "FMNMX", "FMNMX3", "HSETP2", "HSET2", "HMNMX2", "F2FP",
-        "I2FP", "F2IP", "I2I", "I2IP", "LEPC", "FSWZADD", "VABSDIFF", "VABSDIFF4", "IDE", "ISCADD", "BFE", "BFI",
-        "XMAD", "FMNMX2", "HMNMX", "ICMP", "FCMP", "HSETP", "HSET", "F2FP"}
+_FMA = {
+    "FFMA",
+    "FADD",
+    "FMUL",
+    "FFMA32I",
+    "FADD32I",
+    "FMUL32I",
+    "FCHK",
+    "FFMA2",
+    "FADD2",
+    "FMUL2",
+    "HFMA2",
+    "HADD2",
+    "HMUL2",
+    "HFMA2_32I",
+    "HADD2_32I",
+    "HMUL2_32I",
+    "HFMA",
+    "HADD",
+    "HMUL",
+    "IMAD",
+    "IMUL",
+    "IMAD32I",
+    "IMUL32I",
+    "IDP",
+    "IDP4A",
+    "IMADSP",
+}
+_ALU = {
+    "IADD3",
+    "IADD",
+    "IADD32I",
+    "LOP3",
+    "LOP",
+    "LOP32I",
+    "SHF",
+    "SHL",
+    "SHR",
+    "LEA",
+    "ISETP",
+    "IMNMX",
+    "VIMNMX",
+    "VIMNMX3",
+    "VIADD",
+    "VIADDMNMX",
+    "IABS",
+    "SEL",
+    "PRMT",
+    "SGXT",
+    "BMSK",
+    "PLOP3",
+    "PSETP",
+    "P2R",
+    "R2P",
+    "MOV",
+    "MOV32I",
+    "VOTE",
+    "CS2R",
+    "FSETP",
+    "FSET",
+    "FSEL",
+    "FMNMX",
+    "FMNMX3",
+    "HSETP2",
+    "HSET2",
+    "HMNMX2",
+    "F2FP",
+    "I2FP",
+    "F2IP",
+    "I2I",
+    "I2IP",
+    "LEPC",
+    "FSWZADD",
+    "VABSDIFF",
+    "VABSDIFF4",
+    "IDE",
+    "ISCADD",
+    "BFE",
+    "BFI",
+    "XMAD",
+    "FMNMX2",
+    "HMNMX",
+    "ICMP",
+    "FCMP",
+    "HSETP",
+    "HSET",
+}
 _XU = {"MUFU", "F2I", "I2F", "F2F", "FRND", "POPC", "FLO", "BREV", "RRO"}
 _FP64 = {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX", "DSET"}
-_LSU = {"LDG", "STG", "LD", "ST", "LDL", "STL", "LDS", "STS", "LDSM", "STSM", "ATOM", "ATOMG", "ATOMS", "RED",
-        "REDG", "REDAS", "LDGSTS", "SHFL", "S2R", "MEMBAR", "FENCE", "CCTL", "CCTLL", "ERRBAR", "SYNCS", "ARRIVES",
-        "MATCH", "QSPC", "LDGMC", "REDUX_LSU"}
+_LSU = {
+    "LDG",
+    "STG",
+    "LD",
+    "ST",
+    "LDL",
+    "STL",
+    "LDS",
+    "STS",
+    "LDSM",
+    "STSM",
+    "ATOM",
+    "ATOMG",
+    "ATOMS",
+    "RED",
+    "REDG",
+    "REDAS",
+    "LDGSTS",
+    "SHFL",
+    "S2R",
+    "MEMBAR",
+    "FENCE",
+    "CCTL",
+    "CCTLL",
+    "ERRBAR",
+    "SYNCS",
+    "ARRIVES",
+    "MATCH",
+    "QSPC",
+    "LDGMC",
+    "REDUX_LSU",
+}
 _TMA = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG", "UTMACCTL", "UTMACMDFLUSH", "UBLKCP", "UBLKPF", "UBLKRED"}
-_CONTROL = {"BRA", "JMP", "CALL", "RET", "EXIT", "BSSY", "BSYNC", "BREAK", "BMOV", "WARPSYNC", "KILL", "BPT",
-            "NANOSLEEP", "YIELD", "ELECT", "WARPGROUP", "WARPGROUPSET", "LDC", "BAR", "B2R", "DEPBAR", "LDGDEPBAR",
-            "BRX", "JMX", "NOP", "ACQBULK", "PMTRIG", "SETCTAID", "CGAERRBAR", "ACQSHMINIT", "ENDCOLLECTIVE"}
+_CONTROL = {
+    "BRA",
+    "JMP",
+    "CALL",
+    "RET",
+    "EXIT",
+    "BSSY",
+    "BSYNC",
+    "BREAK",
+    "BMOV",
+    "WARPSYNC",
+    "KILL",
+    "BPT",
+    "NANOSLEEP",
+    "YIELD",
+    "ELECT",
+    "WARPGROUP",
+    "WARPGROUPSET",
+    "LDC",
+    "BAR",
+    "B2R",
+    "DEPBAR",
+    "LDGDEPBAR",
+    "BRX",
+    "JMX",
+    "NOP",
+    "ACQBULK",
+    "PMTRIG",
+    "SETCTAID",
+    "CGAERRBAR",
+    "ACQSHMINIT",
+    "ENDCOLLECTIVE",
+}
 _UNIFORM_EXTRA = {"R2UR", "S2UR", "CS2UR", "VOTEU", "REDUX", "CREDUX", "USETMAXREG", "UVIRTCOUNT", "LDCU"}
 _TEX = {"TEX", "TLD", "TLD4", "TMML", "TXD", "TXQ", "SULD", "SUST", "SUATOM", "SURED"}
 
@@ -77,8 +215,10 @@ def classify_opcode(opcode: str, arch: str = "sm_90a") -> str:
     base = base_opcode(opcode)
     only = _ONLY_ON.get(base)
     if only is not None and cc not in only:
-        raise DataError(f"SASS opcode {opcode!r} does not exist on {normalize_arch(arch)}",
-                        hint=f"{base} is emitted only for cc {', '.join(map(str, only))}")
+        raise DataError(
+            f"SASS opcode {opcode!r} does not exist on {normalize_arch(arch)}",
+            hint=f"{base} is emitted only for cc {', '.join(map(str, only))}",
+        )
     if base in _TENSOR or base in _WGMMA or base in _TCGEN05_MMA:
         return "tensor"
     if base in _TCGEN05_CTRL:
@@ -119,8 +259,16 @@ def is_single_warp(opcode: str) -> bool:
 
 _MMA_SYNC_SHAPE = re.compile(r"^(?:HMMA|IMMA|QMMA|OMMA|BMMA|DMMA)\.(\d+)")
 _WGMMA_SHAPE = re.compile(r"^[HQIB]GMMA\.(\d+)x(\d+)x(\d+)", re.IGNORECASE)
-_MMA_SYNC_K = {"16816": (16, 8, 16), "1688": (16, 8, 8), "16832": (16, 8, 32), "16864": (16, 8, 64),
-               "884": (8, 8, 4), "8816": (8, 8, 16), "8832": (8, 8, 32), "168256": (16, 8, 256)}
+_MMA_SYNC_K = {
+    "16816": (16, 8, 16),
+    "1688": (16, 8, 8),
+    "16832": (16, 8, 32),
+    "16864": (16, 8, 64),
+    "884": (8, 8, 4),
+    "8816": (8, 8, 16),
+    "8832": (8, 8, 32),
+    "168256": (16, 8, 256),
+}
 
 
 def mma_flops_per_warp_instruction(opcode: str, operands: str = "", idesc: int | None = None) -> float:

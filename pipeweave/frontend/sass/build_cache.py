@@ -24,9 +24,10 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, cast
 
 import pandas as pd
 
@@ -47,10 +48,14 @@ GROUPS = ("defaults", "dse", "sglang", "dse_groupm")
 
 _MOE_DEFAULTS_BF16 = [(64, 64, 32, 8, 4, 3), (16, 32, 64, 1, 4, 3), (64, 64, 64, 16, 4, 3)]
 _MOE_DEFAULT_FP8_BLOCK = [(64, 128, 128, 32, 4, 3), (16, 32, 128, 1, 4, 3)]
-_GEMM_TILES = [(128, 128, 64, 8, 4, 3), (128, 256, 64, 8, 8, 3), (64, 64, 32, 8, 4, 3), (128, 128, 32, 8, 4, 4),
-               (64, 128, 64, 8, 4, 4)]
-_DSE_GPUS = {"A100": "sm_80", "A40": "sm_86", "H20": "sm_90a", "H800": "sm_90a", "L40": "sm_89",
-             "PRO6000S": "sm_120a"}
+_GEMM_TILES = [
+    (128, 128, 64, 8, 4, 3),
+    (128, 256, 64, 8, 8, 3),
+    (64, 64, 32, 8, 4, 3),
+    (128, 128, 32, 8, 4, 4),
+    (64, 128, 64, 8, 4, 4),
+]
+_DSE_GPUS = {"A100": "sm_80", "A40": "sm_86", "H20": "sm_90a", "H800": "sm_90a", "L40": "sm_89", "PRO6000S": "sm_120a"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,7 @@ def _dse_frame(data: Path) -> pd.DataFrame:
     frames = []
     cols = ["BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps", "num_stages"]
     for f in sorted((data / "pipeweave" / "moe_dse").glob("moe_dse_*.csv")):
-        gpu = f.stem[len("moe_dse_"):].split("_")[0]
+        gpu = f.stem[len("moe_dse_") :].split("_")[0]
         if gpu not in _DSE_GPUS:
             continue
         d = pd.read_csv(f, usecols=cols)
@@ -106,14 +111,21 @@ def _dse_jobs(data: Path) -> tuple[list[Job], list[Job]]:
     counts = d.groupby(["arch", *CONFIG_COLUMNS]).size().rename("n").reset_index()
     tile_n = counts.groupby(["arch", *nogm])["n"].sum().sort_values(ascending=False)
     for key, _ in tile_n.items():
-        arch, bm, bn, bk, nw, ns = key
-        sub = counts[(counts.arch == arch) & (counts.block_m == bm) & (counts.block_n == bn) & (counts.block_k == bk)
-                     & (counts.num_warps == nw) & (counts.num_stages == ns)].sort_values("n", ascending=False)
+        arch, bm, bn, bk, nw, ns = cast(tuple[str, float, float, float, float, float], key)
+        sub = counts[
+            (counts.arch == arch)
+            & (counts.block_m == bm)
+            & (counts.block_n == bn)
+            & (counts.block_k == bk)
+            & (counts.num_warps == nw)
+            & (counts.num_stages == ns)
+        ].sort_values("n", ascending=False)
         gms = [int(g) for g in sub["group_m"]]
         first.append(Job("fused_moe", arch, "bfloat16", (int(bm), int(bn), int(bk), gms[0], int(nw), int(ns)), "dse"))
         for g in gms[1:]:
-            rest.append(Job("fused_moe", arch, "bfloat16", (int(bm), int(bn), int(bk), g, int(nw), int(ns)),
-                            "dse_groupm"))
+            rest.append(
+                Job("fused_moe", arch, "bfloat16", (int(bm), int(bn), int(bk), g, int(nw), int(ns)), "dse_groupm")
+            )
     return first, rest
 
 
@@ -129,13 +141,19 @@ def _sglang_jobs(data: Path) -> list[Job]:
     d.loc[fp8 & d["block_shape"].notna(), "dt"] = "fp8_block"
     d.loc[fp8 & d["block_shape"].isna(), "dt"] = "fp8"
     jobs: Counter = Counter()
-    for r in d.itertuples(index=False):
+    for r in cast(Iterable[Any], d.itertuples(index=False)):  # namedtuples of the CSV's columns
         try:
             arch = arch_for_gpu(str(r.device_name).replace("NVIDIA_", ""))
         except Exception:
             continue
-        cfg = (int(r.BLOCK_SIZE_M), int(r.BLOCK_SIZE_N), int(r.BLOCK_SIZE_K), int(r.GROUP_SIZE_M), int(r.num_warps),
-               int(r.num_stages))
+        cfg = (
+            int(r.BLOCK_SIZE_M),
+            int(r.BLOCK_SIZE_N),
+            int(r.BLOCK_SIZE_K),
+            int(r.GROUP_SIZE_M),
+            int(r.num_warps),
+            int(r.num_stages),
+        )
         jobs[Job("fused_moe", arch, r.dt, cfg, "sglang")] += 1
     return [j for j, _ in jobs.most_common()]
 
@@ -170,9 +188,16 @@ def plan_jobs(data: str | Path | None = None, groups: Iterable[str] = GROUPS) ->
     return out
 
 
-def build(jobs: list[Job], *, time_budget_s: float | None = None, flush_every: int = 25,
-          cache_path: Path = CACHE_FILE, manifest_path: Path = MANIFEST_FILE, progress: bool = True,
-          all_jobs: list[Job] | None = None) -> dict[str, Any]:
+def build(
+    jobs: list[Job],
+    *,
+    time_budget_s: float | None = None,
+    flush_every: int = 25,
+    cache_path: Path = CACHE_FILE,
+    manifest_path: Path = MANIFEST_FILE,
+    progress: bool = True,
+    all_jobs: list[Job] | None = None,
+) -> dict[str, Any]:
     """Compile the jobs not yet cached (current kernel hash), append them to the cache, rewrite the manifest."""
     from ._mix import instruction_mix
 
@@ -180,10 +205,11 @@ def build(jobs: list[Job], *, time_budget_s: float | None = None, flush_every: i
     hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm")}
     have = set()
     if not cache.empty:
-        for r in cache.itertuples(index=False):
+        for r in cast(Iterable[Any], cache.itertuples(index=False)):
             if hashes.get(r.kernel) == str(r.kernel_hash):
-                have.add((r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps,
-                          r.num_stages))
+                have.add(
+                    (r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
+                )
     todo = [j for j in jobs if j.key() not in have]
     rows: list[dict[str, Any]] = []
     failures: list[tuple[Job, str]] = []
@@ -216,9 +242,15 @@ def build(jobs: list[Job], *, time_budget_s: float | None = None, flush_every: i
         cache = _merge(cache, rows, cache_path)
     elapsed = time.perf_counter() - t_start
     write_manifest(cache, all_jobs or jobs, failures, manifest_path=manifest_path)
-    return {"compiled": done - len(failures), "failed": len(failures), "skipped_cached": len(jobs) - len(todo),
-            "not_reached": len(todo) - done, "stopped_by_budget": stopped, "seconds": elapsed,
-            "failures": [(j.key(), msg) for j, msg in failures]}
+    return {
+        "compiled": done - len(failures),
+        "failed": len(failures),
+        "skipped_cached": len(jobs) - len(todo),
+        "not_reached": len(todo) - done,
+        "stopped_by_budget": stopped,
+        "seconds": elapsed,
+        "failures": [(j.key(), msg) for j, msg in failures],
+    }
 
 
 def _merge(cache: pd.DataFrame, rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
@@ -228,14 +260,19 @@ def _merge(cache: pd.DataFrame, rows: list[dict[str, Any]], path: Path) -> pd.Da
     return load_cache(path)
 
 
-def write_manifest(cache: pd.DataFrame, jobs: list[Job], failures: list[tuple[Job, str]] | None = None, *,
-                   manifest_path: Path = MANIFEST_FILE) -> Path:
+def write_manifest(
+    cache: pd.DataFrame,
+    jobs: list[Job],
+    failures: list[tuple[Job, str]] | None = None,
+    *,
+    manifest_path: Path = MANIFEST_FILE,
+) -> Path:
     from ..._io import atomic_write_text
     from ._compile import triton_version
 
     hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm", "rmsnorm", "silu_mul", "attention")}
     have = set()
-    for r in cache.itertuples(index=False):
+    for r in cast(Iterable[Any], cache.itertuples(index=False)):
         if hashes.get(r.kernel) == str(r.kernel_hash):
             have.add((r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages))
     lines = [
@@ -264,8 +301,8 @@ def write_manifest(cache: pd.DataFrame, jobs: list[Job], failures: list[tuple[Jo
         "cc >= 90 by ptxas-blackwell)",
         f"- entries: {len(cache)}",
         "- reference shapes (specialisation: 16-B aligned pointers, unit strides constexpr, dims divisible by 16, "
-        "EVEN_K): " + "; ".join(f"{k}: " + ", ".join(f"{a}={b}" for a, b in v.items())
-                                for k, v in REFERENCE_SHAPES.items()),
+        "EVEN_K): "
+        + "; ".join(f"{k}: " + ", ".join(f"{a}={b}" for a, b in v.items()) for k, v in REFERENCE_SHAPES.items()),
         "- fused_moe is the W13 (gate/up) pass: GEMM N = 2 * inter_size, K = hidden_size, no routed-weight multiply.",
         "",
         "## Kernel source hashes (sha256 of the `@triton.jit` function, 12 hex)",
@@ -279,11 +316,13 @@ def write_manifest(cache: pd.DataFrame, jobs: list[Job], failures: list[tuple[Jo
         "| group | what | planned | cached | missing |",
         "|---|---|---:|---:|---:|",
     ]
-    what = {"defaults": "default fused-MoE tiles (SGLang bf16 64x64x32/8 and 16x32x64/1, PipeWeave 64x64x64/16, "
-                        "fp8_block 64x128x128/32) + 5 GEMM tiles, every arch",
-            "dse": "moe_dse sweep tiles on their GPU's arch (most frequent GROUP_M)",
-            "sglang": "SGLang 0.5.10 tuned configs on their device's arch",
-            "dse_groupm": "other GROUP_M variants of the moe_dse tiles"}
+    what = {
+        "defaults": "default fused-MoE tiles (SGLang bf16 64x64x32/8 and 16x32x64/1, PipeWeave 64x64x64/16, "
+        "fp8_block 64x128x128/32) + 5 GEMM tiles, every arch",
+        "dse": "moe_dse sweep tiles on their GPU's arch (most frequent GROUP_M)",
+        "sglang": "SGLang 0.5.10 tuned configs on their device's arch",
+        "dse_groupm": "other GROUP_M variants of the moe_dse tiles",
+    }
     missing_by_group: dict[str, list[Job]] = {}
     for g in GROUPS:
         js = [j for j in jobs if j.group == g]
@@ -292,26 +331,36 @@ def write_manifest(cache: pd.DataFrame, jobs: list[Job], failures: list[tuple[Jo
         got = sum(1 for j in js if j.key() in have)
         missing_by_group[g] = [j for j in js if j.key() not in have]
         lines.append(f"| {g} | {what[g]} | {len(js)} | {got} | {len(js) - got} |")
-    lines += ["", "## Entries per arch", "", "| kernel | dtype | " + " | ".join(SUPPORTED_ARCHS) + " |",
-              "|---|---|" + "---:|" * len(SUPPORTED_ARCHS)]
+    lines += [
+        "",
+        "## Entries per arch",
+        "",
+        "| kernel | dtype | " + " | ".join(SUPPORTED_ARCHS) + " |",
+        "|---|---|" + "---:|" * len(SUPPORTED_ARCHS),
+    ]
     if not cache.empty:
         for (k, d), sub in cache.groupby(["kernel", "dtype"]):
             cnt = sub["arch"].value_counts()
             lines.append(f"| {k} | {d} | " + " | ".join(str(int(cnt.get(a, 0))) for a in SUPPORTED_ARCHS) + " |")
     if not cache.empty and "compile_s" in cache.columns:
         tot = cache["compile_s"].astype(float) + cache["disasm_s"].astype(float)
-        lines += ["", f"Compile + disassembly time per entry (2 vCPUs, one at a time): mean {tot.mean():.2f} s, "
-                      f"median {tot.median():.2f} s, max {tot.max():.2f} s."]
+        lines += [
+            "",
+            f"Compile + disassembly time per entry (2 vCPUs, one at a time): mean {tot.mean():.2f} s, "
+            f"median {tot.median():.2f} s, max {tot.max():.2f} s.",
+        ]
     lines += ["", "## Not covered", ""]
     any_missing = False
     for g, js in missing_by_group.items():
         if js:
             any_missing = True
             by_arch = Counter(j.arch for j in js)
-            lines.append(f"- `{g}`: {len(js)} jobs not compiled yet ("
-                         + ", ".join(f"{a}: {n}" for a, n in sorted(by_arch.items()))
-                         + "); run the rebuild command to add them. Lookups for them return NaN; for a missing "
-                           "GROUP_M the entry with the same other fields is used.")
+            lines.append(
+                f"- `{g}`: {len(js)} jobs not compiled yet ("
+                + ", ".join(f"{a}: {n}" for a, n in sorted(by_arch.items()))
+                + "); run the rebuild command to add them. Lookups for them return NaN; for a missing "
+                "GROUP_M the entry with the same other fields is used."
+            )
     if failures:
         any_missing = True
         lines.append(f"- {len(failures)} configs failed to compile in the last build:")
@@ -319,21 +368,28 @@ def write_manifest(cache: pd.DataFrame, jobs: list[Job], failures: list[tuple[Jo
             lines.append(f"  - {j.kernel} {j.arch} {j.dtype} {','.join(map(str, j.config))}: {msg}")
     if not any_missing:
         lines.append("- nothing: every planned job is cached.")
-    lines.append("- families without a builtin (attention, gemm tiles of cuBLAS rows) have no entries; rmsnorm, "
-                 "silu_mul and attention mixes are computed on demand with `pipeweave sass --builtin ...`.")
+    lines.append(
+        "- families without a builtin (attention, gemm tiles of cuBLAS rows) have no entries; rmsnorm, "
+        "silu_mul and attention mixes are computed on demand with `pipeweave sass --builtin ...`."
+    )
     return atomic_write_text(manifest_path, "\n".join(lines) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pipeweave.frontend.sass.build_cache", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m pipeweave.frontend.sass.build_cache",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_build_arguments(p)
     args = p.parse_args(argv)
     return run_build(args)
 
 
 def add_build_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--groups", default=",".join(GROUPS), help=f"comma list of job groups (default: all: {','.join(GROUPS)})")
+    p.add_argument(
+        "--groups", default=",".join(GROUPS), help=f"comma list of job groups (default: all: {','.join(GROUPS)})"
+    )
     p.add_argument("--time-budget", type=float, default=None, metavar="S", help="stop compiling after S seconds")
     p.add_argument("--max-jobs", type=int, default=None, help="compile at most this many missing jobs")
     p.add_argument("--flush-every", type=int, default=25, help="rewrite the cache after this many compiles")
@@ -363,13 +419,19 @@ def run_build(args: argparse.Namespace) -> int:
     if args.max_jobs is not None:
         cache = load_cache()
         hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm")}
-        have = {(r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
-                for r in cache.itertuples(index=False) if hashes.get(r.kernel) == str(r.kernel_hash)}
+        have = {
+            (r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
+            for r in cast(Iterable[Any], cache.itertuples(index=False))
+            if hashes.get(r.kernel) == str(r.kernel_hash)
+        }
         todo = [j for j in jobs if j.key() in have] + [j for j in jobs if j.key() not in have][: args.max_jobs]
-    res = build(todo, time_budget_s=args.time_budget, flush_every=args.flush_every,
-                progress=not args.no_progress, all_jobs=jobs)
-    print(f"compiled {res['compiled']}, failed {res['failed']}, already cached {res['skipped_cached']}, "
-          f"not reached {res['not_reached']} in {res['seconds']:.0f} s -> {CACHE_FILE}")
+    res = build(
+        todo, time_budget_s=args.time_budget, flush_every=args.flush_every, progress=not args.no_progress, all_jobs=jobs
+    )
+    print(
+        f"compiled {res['compiled']}, failed {res['failed']}, already cached {res['skipped_cached']}, "
+        f"not reached {res['not_reached']} in {res['seconds']:.0f} s -> {CACHE_FILE}"
+    )
     return 0
 
 
