@@ -117,6 +117,26 @@ def test_dask_training_is_close_to_single_process(client, profiles, tmp_path):
     assert np.array_equal(loaded.predict(profiles), dist.predict(profiles))
 
 
+def test_evaluation_fits_as_dask_tasks_equal_single_process(client, profiles):
+    """Every (fold, method) fit of the leave-one-generation-out protocol as a Dask task: the same
+    predictions, row for row, as the single-process run (and failures reported the same way)."""
+    from pipeweave.baselines import Roofline
+    from pipeweave.evaluation import CappedTraining, run_protocol
+    from pipeweave.model import PipeweaveRegressor, prepare_training_frame
+
+    frame, _ = prepare_training_frame(profiles)
+    frame = frame[frame["family"] == "gemm"].reset_index(drop=True)
+    methods = {
+        "pipeweave": CappedTraining(PipeweaveRegressor(n_estimators=10, n_jobs=1), max_rows_per_gpu=100),
+        "roofline": Roofline(),
+    }
+    kw = {"progress": False}
+    local = run_protocol(frame, methods, "logo", **kw)
+    dist = run_protocol(frame, methods, "logo", client=client, **kw)
+    assert len(local) == len(dist) > 0 and set(local["fold"]) == {"ampere", "ada", "hopper"}
+    pd.testing.assert_frame_equal(local, dist)
+
+
 @pytest.mark.slow
 def test_tune_runs_on_dask_workers_with_shared_storage(client, profiles, tmp_path):
     from pipeweave.distributed import tune_dask
@@ -173,3 +193,26 @@ def test_cli_predict_and_train_on_a_local_cluster(profiles, tiny_model, tmp_path
     assert stamp["families"] == ["gemm"] and "pipeweave train" in stamp.get("command", "")
     assert load_model(tmp_path / "d.ubj").family_boosters_
     capsys.readouterr()
+
+
+def test_sass_cache_jobs_compile_as_dask_tasks(client, tmp_path):
+    """`sass --build-cache --dask`: the compile jobs run on the workers; this process merges them into
+    the one cache file, with the same instruction mixes as compiling here."""
+    pytest.importorskip("triton")
+    from pipeweave.frontend.sass import load_cache
+    from pipeweave.frontend.sass.build_cache import Job, build
+
+    jobs = [
+        Job("gemm", "sm_80", "bfloat16", (64, 64, 32, 8, 4, 3), "defaults"),
+        Job("gemm", "sm_90a", "bfloat16", (128, 128, 64, 8, 4, 3), "defaults"),
+    ]
+    kw = {"progress": False, "flush_every": 1}
+    here = build(jobs, cache_path=tmp_path / "here.csv", manifest_path=tmp_path / "here.json", **kw)
+    dist = build(jobs, cache_path=tmp_path / "dask.csv", manifest_path=tmp_path / "dask.json", client=client, **kw)
+    assert here["compiled"] == dist["compiled"] == 2 and dist["failed"] == 0
+    timing = ["compile_s", "disasm_s"]
+    a = load_cache(tmp_path / "here.csv").drop(columns=timing).sort_values("arch").reset_index(drop=True)
+    b = load_cache(tmp_path / "dask.csv").drop(columns=timing).sort_values("arch").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    again = build(jobs, cache_path=tmp_path / "dask.csv", manifest_path=tmp_path / "dask.json", client=client, **kw)
+    assert again["skipped_cached"] == 2 and again["compiled"] == 0  # nothing recompiled

@@ -25,6 +25,8 @@ examples:
   pipeweave evaluate --protocol dse --out /tmp/pw_dse
   pipeweave evaluate --protocol logo --out experiments/logo --force   # refresh the committed report
   pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
+  pipeweave evaluate --protocol unseen-shape --profiles my_profiles.csv --no-shared --out /tmp/pw_mine
+  pipeweave evaluate --protocol logo --dask tcp://scheduler:8786 --out /tmp/pw_logo   # fits as Dask tasks
 
 anatomy: the leave-one-generation-out error split by regime, layout, oracle per-GPU scalars and
 feature-group ablations against the crude reference (xgboost_crude); report in --out.
@@ -77,6 +79,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="few-shot: keep the zero-shot models' predictions here; a re-run refits nothing",
     )
+    p.add_argument(
+        "--profiles",
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="logo / unseen-shape: your own canonical profile files (see `pipeweave profiles -h`), scored "
+        "as their own source next to the shared data",
+    )
+    p.add_argument("--no-shared", action="store_true", help="logo / unseen-shape: evaluate the --profiles rows only")
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="logo / unseen-shape: run every (fold, method) fit as a task on Dask: local[:N] = N local worker "
+        "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
         "--force", action="store_true", help="write into a folder that holds committed results (default: refuse)"
@@ -97,6 +115,13 @@ def run(args: argparse.Namespace) -> int:
             str(exc).splitlines()[0],
             hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose",
         ) from None
+    if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-shape"):
+        raise DataError(
+            f"--profiles / --no-shared / --dask apply to --protocol logo and unseen-shape, not {args.protocol!r}",
+            hint="drop them, or use --protocol logo / unseen-shape",
+        )
+    if args.no_shared and not args.profiles:
+        raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to evaluate the shared data")
     if args.protocol == "dse":
         from ..diagnose import run_dse_protocol
 
@@ -140,5 +165,8 @@ def run(args: argparse.Namespace) -> int:
         max_train_rows_per_gpu=args.max_train_rows_per_gpu or None,
         n_estimators=args.n_estimators,
         progress=not args.no_progress,
+        profiles=args.profiles,
+        shared=not args.no_shared,
+        dask=args.dask,
     )
     return 0

@@ -23,6 +23,7 @@ examples:
   pipeweave sass --kernel my_kernels.py:add_kernel --arch sm_89 --config 1,1024,1,1,4,1 \\
       --signature x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=1048576,BLOCK=1024 --grid 1024
   pipeweave sass --build-cache --groups defaults,dse --time-budget 1800
+  pipeweave sass --build-cache --groups dse_groupm --dask local:2   # compile jobs as Dask tasks
 """
 
 _DEFAULT_CONFIG = {
@@ -98,6 +99,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--flush-every", type=int, default=25, help=argparse.SUPPRESS)
     g.add_argument("--plan", action="store_true", help="only count the jobs per group")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
+    g.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="compile the jobs as Dask tasks: local[:N] = N local worker processes, or a scheduler "
+        "address tcp://HOST:8786 (each worker needs triton; needs pipeweave[dask])",
+    )
     p.add_argument("--data", help=argparse.SUPPRESS)
 
 

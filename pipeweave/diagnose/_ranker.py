@@ -167,8 +167,8 @@ class ConfigRanker(BaseEstimator):
     # -- persistence --------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], *, extra: dict | None = None) -> Path:
         """Write the booster (``.ubj`` or ``.json``) atomically with its stamp."""
-        from .._io import atomic_write
         from ..model import library_versions as _versions
+        from ..model import save_booster
 
         self._check_fitted()
         path = Path(path)
@@ -186,24 +186,18 @@ class ConfigRanker(BaseEstimator):
         }
         booster = self.booster_.copy()
         booster.set_attr(pipeweave_stamp=json.dumps(stamp, sort_keys=True, default=str))
-        return atomic_write(path, lambda tmp: booster.save_model(str(tmp)))
+        return save_booster(booster, path)  # atomic, with a length + SHA-256 record checked on load
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None) -> ConfigRanker:
         """Load a ranker written by :meth:`save`; refuses a schema or feature-list mismatch."""
-        import xgboost as xgb
+        from ..model import load_booster
 
         path = Path(path) if path is not None else DEFAULT_RANKER_PATH
         if not path.is_file():
             raise DataError(f"config-ranker model not found: {str(path)!r}", hint=f"build it with `{REBUILD_COMMAND}`")
-        booster = xgb.Booster()
-        try:
-            booster.load_model(str(path))
-        except Exception as exc:
-            raise DataError(
-                f"{str(path)!r} is not an XGBoost model file ({exc.__class__.__name__})",
-                hint=f"rebuild with `{REBUILD_COMMAND}`",
-            ) from None
+        # checked (length + digest, or structure for older files) before XGBoost parses a byte
+        booster = load_booster(path, rebuild_command=REBUILD_COMMAND)
         raw = booster.attr("pipeweave_stamp")
         if raw is None:
             raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp", hint=f"rebuild with `{REBUILD_COMMAND}`")

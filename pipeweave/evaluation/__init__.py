@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ._anatomy import ANATOMY_FAMILIES, run_anatomy
 from ._few_shot import DEFAULT_SHOTS, run_few_shot
+from ._goals import ACCURACY_GOALS, goal_status
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
 from ._plots import (
     GENERATION_ORDER,
@@ -46,6 +47,9 @@ from ._report import STAT_KEYS, build_results, family_keys, render_markdown, wri
 from ._suite import EVAL_FAMILIES, METHODS, CappedTraining, load_eval_frame, make_methods, run_evaluation
 
 __all__ = [
+    # the accuracy goals and where a report stands
+    "ACCURACY_GOALS",
+    "goal_status",
     # the project's suite (which rows, which methods)
     "EVAL_FAMILIES",
     "METHODS",

@@ -606,7 +606,7 @@ def write_anatomy_report(
     pred: pd.DataFrame, ep_evidence: pd.DataFrame, out: str | Path, meta: dict[str, Any]
 ) -> dict[str, Any]:
     """Tables, CSVs, figures, ``results.json`` and ``results.md`` from anatomy predictions (no fitting)."""
-    from .._io import atomic_write, atomic_write_json, atomic_write_text
+    from .._io import atomic_write, atomic_write_json, atomic_write_text, save_figure_png
 
     tables = anatomy_tables(pred)
     tables["ep_evidence"] = ep_evidence
@@ -625,10 +625,7 @@ def write_anatomy_report(
             ax.set_title(f"{fam}: {'MAPE per GPU and regime' if kind == 'regimes' else 'oracle scalars (pipeweave)'}")
             path = outp / "figures" / f"{fam}.{kind}.png"
 
-            def save_png(p: Path, fig: Any = ax.figure) -> None:
-                fig.savefig(p, format="png", dpi=100, metadata={"Software": None})
-
-            atomic_write(path, save_png)
+            save_figure_png(ax.figure, path, dpi=100)
             figures[str(fam)][kind] = f"figures/{fam}.{kind}.png"
     for name, t in tables.items():
 

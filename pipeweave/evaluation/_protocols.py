@@ -217,6 +217,14 @@ def _fit_predict(spec: MethodFactory, train: pd.DataFrame, test: pd.DataFrame) -
         return np.full(n, np.nan), msg
 
 
+def _fit_predict_at(
+    spec: MethodFactory, df: pd.DataFrame, train_pos: np.ndarray, test_pos: np.ndarray, target_col: str
+) -> tuple[np.ndarray, str | None]:
+    """:func:`_fit_predict` on rows of ``df`` picked by position (a Dask task: ``df`` is scattered
+    to the workers once, each task sends only its positions)."""
+    return _fit_predict(spec, df.iloc[train_pos].copy(), df.iloc[test_pos].drop(columns=[target_col]))
+
+
 @dataclass(frozen=True)
 class _Fold:
     family: str
@@ -241,6 +249,7 @@ def run_protocol(
     seed: int = 0,
     target_col: str = "latency_us",
     keep: Sequence[str] = (),
+    client: Any = None,
 ) -> pd.DataFrame:
     """Run ``protocol`` (``"logo"`` or ``"unseen-shape"``) for every method on every (family, source).
 
@@ -251,6 +260,9 @@ def run_protocol(
     followed by the ``keep`` columns copied from ``df``. Rows are ordered by (family, source)
     sorted, fold, method (in ``methods`` order), then ``df`` order. ``n_jobs`` > 1 runs the
     (fold, method) fits in joblib worker processes; results are identical to ``n_jobs=1``.
+    ``client`` (a ``distributed.Client``, see :func:`pipeweave.distributed.connect`) runs every
+    (fold, method) fit as a Dask task instead: the frame is scattered to the workers once and each
+    task fits one method on one fold; the output is the same as with ``n_jobs=1``.
     """
     if not methods:
         raise DataError("no methods to evaluate", hint="pass a dict name -> factory")
@@ -306,7 +318,20 @@ def run_protocol(
 
     results: list[tuple[np.ndarray, str | None]] = []
     try:
-        if n_jobs == 1 or len(tasks) <= 1:
+        if client is not None:
+            from distributed import as_completed
+
+            shared = client.scatter(df, broadcast=True, hash=False)
+            futures = [
+                client.submit(_fit_predict_at, methods[name], shared, f.train_pos, f.test_pos, target_col, pure=False)
+                for f, name in tasks
+            ]
+            index = {fut.key: i for i, fut in enumerate(futures)}
+            for fut in as_completed(futures):  # progress as fits finish, results kept in task order
+                f, name = tasks[index[fut.key]]
+                tick(f, name)
+            results = client.gather(futures)
+        elif n_jobs == 1 or len(tasks) <= 1:
             for f, train, test in frames():
                 for name in names:  # a private copy per method: a method may add columns
                     results.append(_fit_predict(methods[name], train.copy(), test.copy()))

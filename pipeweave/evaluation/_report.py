@@ -48,7 +48,8 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-from .._io import atomic_write, atomic_write_json, atomic_write_text
+from .._io import atomic_write, atomic_write_json, atomic_write_text, save_figure_png
+from ._goals import goal_status
 from ._metrics import summarize
 from ._plots import (
     order_generations,
@@ -342,6 +343,42 @@ def _col_n(per_method: dict[str, dict[str, dict]], col: str) -> int:
     return 0
 
 
+def _goals_section(results: Mapping[str, Any]) -> list[str]:
+    """The goal table (:func:`goal_status`): one row per family with a goal, one cell per column."""
+    st = goal_status(results)
+    if st.empty:
+        return []
+    cols = list(dict.fromkeys(st["generation"]))
+    rows = []
+    for key, sub in st.groupby("family_key", sort=False):
+        cells = [str(key), f"<= {sub['goal_mape'].iloc[0]:g}"]
+        by_g = sub.set_index("generation")
+        for g in cols:
+            if g not in by_g.index:
+                cells.append("–")
+                continue
+            r = by_g.loc[g]
+            s = f"{r['mape']:.1f} " + ("met" if r["met"] else f"**missed by {r['miss_by']:.1f}**")
+            if pd.notna(r["mape_unflagged"]):
+                s += f" ({r['mape_unflagged']:.1f} unflagged)"
+            if not r["below_every_baseline"]:
+                s += f"; {r['best_baseline']} {r['best_baseline_mape']:.1f} is lower"
+            cells.append(s)
+        rows.append(cells)
+    met, n = int(st["met"].sum()), len(st)
+    return [
+        "",
+        "## Goals",
+        "",
+        f"MAPE (%) of `pipeweave` against the product's goals (`pipeweave.evaluation.ACCURACY_GOALS`): "
+        f"{met} of {n} cells met. A miss is reported with its size; a cell also names the best baseline "
+        "when that baseline is lower. Why the misses happen, and what was tried, is measured in "
+        "`experiments/error_anatomy` and `experiments/accuracy_log`.",
+        "",
+        _md_table(["family", "goal", *cols], rows),
+    ]
+
+
 def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """Markdown summary of :func:`build_results`'s dict; ``figures[key][kind]`` = relative PNG path."""
     protocol = results["protocol"]
@@ -364,6 +401,7 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
     extra = results.get("extra") or {}
     if extra.get("tuning"):
         out.append(f"- tuning: {extra['tuning']}.")
+    out += _goals_section(results)
     notes = extra.get("method_notes") or {}
     if notes:
         out += ["", "## Methods", ""] + [f"- `{m}`: {note}" for m, note in notes.items()]
@@ -466,7 +504,7 @@ def _slug(key: str) -> str:
 def _save_png(ax_or_axes: Any, path: Path, dpi: int) -> None:
     ax = np.asarray(ax_or_axes, dtype=object).ravel()[0]
     fig = ax.figure
-    atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=dpi, metadata={"Software": None}))
+    save_figure_png(fig, path, dpi=dpi)
 
 
 def _save_csv(data: pd.DataFrame, path: Path) -> None:
@@ -483,7 +521,7 @@ def write_report(
     out_dir: str | os.PathLike[str],
     *,
     predictions: bool = False,
-    max_scatter_points: int = 20_000,
+    max_scatter_points: int = 8_000,
     n_boot: int = 1000,
     seed: int = 0,
     dpi: int = 110,

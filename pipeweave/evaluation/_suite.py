@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -194,15 +195,52 @@ def semantics_flags(frame: pd.DataFrame) -> np.ndarray:
     return flag
 
 
+def _user_profile_rows(
+    profiles: Sequence[str | os.PathLike[str]], labels: Sequence[str]
+) -> tuple[pd.DataFrame, list[dict[str, object]]]:
+    """Rows of the user's canonical profile files that belong to the evaluation families ``labels``
+    (matched on family and dtype), and the files' records (name, rows, SHA-256)."""
+    from ..profiles import file_record, read_profiles
+
+    parts, records = [], []
+    for path in profiles:
+        rows = read_profiles(path)
+        records.append(file_record(path, len(rows)))
+        parts.append(rows)
+    user = pd.concat(parts, ignore_index=True)
+    pairs = {EVAL_FAMILIES[lab]: lab for lab in labels}
+    key = list(zip(user["family"].astype(str), user["dtype"].astype(str), strict=True))
+    keep = np.array([k in pairs for k in key], dtype=bool)
+    if not keep.any():
+        found = sorted(set(key))
+        raise DataError(
+            f"none of the --profiles rows is in an evaluation family: they are (family, dtype) {found[:6]}",
+            hint=f"evaluation families (family, dtype): {sorted(set(pairs))}; pass --families to choose among them",
+        )
+    if not keep.all():
+        skipped = sorted({k for k, ok in zip(key, keep, strict=True) if not ok})
+        warnings.warn(
+            f"{int((~keep).sum())} --profiles rows are not in an evaluation family and are left out: {skipped[:6]}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return user[keep].reset_index(drop=True), records
+
+
 def load_eval_frame(
     data: str | os.PathLike[str] | None = None,
     families: Sequence[str] | None = None,
     *,
     sass: bool = True,
     verbose: bool = True,
+    profiles: Sequence[str | os.PathLike[str]] | None = None,
+    shared: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Profiles of the evaluation families, featurized once, impossible rows dropped.
 
+    ``profiles`` adds the rows of the user's canonical profile files (see :mod:`pipeweave.profiles`)
+    that fall in an evaluation family; they keep their own ``source`` (default ``user``), so the
+    report scores them apart from the shared sources. ``shared=False`` evaluates those rows alone.
     Returns ``(frame, drops, data_fingerprint)``; ``frame['eval_family']`` holds the label.
     """
     from ..model import prepare_training_frame
@@ -212,13 +250,23 @@ def load_eval_frame(
     bad = [f for f in labels if f not in EVAL_FAMILIES]
     if bad:
         raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    if not shared and not profiles:
+        raise DataError("shared=False leaves no rows to evaluate", hint="give profiles=[...] files, or shared=True")
     t0 = time.perf_counter()
-    df = load_profiles(data, families=sorted({EVAL_FAMILIES[f][0] for f in labels}))
+    parts = []
+    if shared:
+        parts.append(load_profiles(data, families=sorted({EVAL_FAMILIES[f][0] for f in labels})))
+    if profiles:
+        user, _records = _user_profile_rows(profiles, labels)
+        parts.append(user)
+    df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     label = pd.Series(pd.NA, index=df.index, dtype=object)
     for lab in labels:
         fam, dt = EVAL_FAMILIES[lab]
-        label[((df["family"] == fam) & (df["dtype"] == dt)).to_numpy()] = lab
+        label[((df["family"].astype(str) == fam) & (df["dtype"].astype(str) == dt)).to_numpy()] = lab
     df = df[label.notna().to_numpy()].assign(eval_family=label[label.notna()].to_numpy())
+    if df.empty:
+        raise DataError(f"no rows of the evaluation families {labels}", hint="check --families and the data directory")
     fp = data_fingerprint(df)
     if verbose:
         print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)
@@ -237,26 +285,19 @@ def load_eval_frame(
     return frame, drops, fp
 
 
-def run_evaluation(
+def _run_families(
+    frame: pd.DataFrame,
+    names: Sequence[str],
     protocol: str,
-    *,
-    families: Sequence[str] | None = None,
-    methods: Sequence[str] | None = None,
-    out: str | Path = "experiments/logo",
-    data: str | os.PathLike[str] | None = None,
-    max_train_rows_per_gpu: int | None = 4_000,
-    n_estimators: int | None = 200,
-    progress: bool = True,
-    plots: bool = True,
-) -> dict:
-    """Run ``protocol`` (logo | unseen-shape) over the evaluation families and write the report."""
+    max_train_rows_per_gpu: int | None,
+    n_estimators: int | None,
+    progress: bool,
+    client: Any,
+) -> list[pd.DataFrame]:
+    """:func:`run_protocol` on each evaluation family of ``frame`` (one prediction frame each)."""
     from ._protocols import run_protocol
-    from ._report import build_results, write_report
 
-    t0 = time.perf_counter()
-    frame, drops, fp = load_eval_frame(data, families)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
-    names = list(methods or METHODS)
     preds = []
     for label in pd.unique(frame["eval_family"]):
         sub = frame[frame["eval_family"] == label]
@@ -271,20 +312,66 @@ def run_evaluation(
                 family_col="eval_family",
                 progress=progress,
                 keep=("dtype", "semantics_flagged"),
+                client=client,
             )
         )
+    return preds
+
+
+def run_evaluation(
+    protocol: str,
+    *,
+    families: Sequence[str] | None = None,
+    methods: Sequence[str] | None = None,
+    out: str | Path = "experiments/logo",
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    progress: bool = True,
+    plots: bool = True,
+    profiles: Sequence[str | os.PathLike[str]] | None = None,
+    shared: bool = True,
+    dask: str | None = None,
+) -> dict:
+    """Run ``protocol`` (logo | unseen-shape) over the evaluation families and write the report.
+
+    ``profiles`` / ``shared``: the user's own canonical profile files, scored as their own source
+    next to (or, with ``shared=False``, instead of) the shared data (see :func:`load_eval_frame`).
+    ``dask``: a Dask address (``local:N`` or ``tcp://host:8786``, see
+    :func:`pipeweave.distributed.connect`); every (fold, method) fit then runs as a task on it, with
+    the same predictions as the single-process run."""
+    from ._report import build_results, write_report
+
+    t0 = time.perf_counter()
+    frame, drops, fp = load_eval_frame(data, families, profiles=profiles, shared=shared)
+    names = list(methods or METHODS)
+    client = None
+    if dask:
+        from ..distributed import connect
+
+        client = connect(dask)
+    try:
+        preds = _run_families(frame, names, protocol, max_train_rows_per_gpu, n_estimators, progress, client)
+    finally:
+        if client is not None:
+            client.close()
     pred = pd.concat(preds, ignore_index=True)
     elapsed = time.perf_counter() - t0
-    extra = {
-        "command": f"pipeweave evaluate --protocol {protocol}",
+    command = f"pipeweave evaluate --protocol {protocol}"
+    if profiles:
+        command += " --profiles " + " ".join(str(p) for p in profiles) + ("" if shared else " --no-shared")
+    extra: dict[str, Any] = {
+        "command": command,
         "max_train_rows_per_gpu": max_train_rows_per_gpu,
-        "sass_features": has_sass,
+        "sass_features": any(c.startswith("sass_") for c in frame.columns),
         "dropped_impossible_rows": drops.to_dict(orient="records"),
         "method_notes": {m: METHOD_NOTES[m] for m in names if m in METHOD_NOTES},
         "tuning": "nothing is tuned on the held-out generation; the learned baselines that tune a "
         "hyperparameter do it by nested leave-one-generation-out (sklearn LeaveOneGroupOut over "
         "the training generations); pipeweave's hyperparameters are fixed defaults",
     }
+    if profiles:
+        extra["profiles"] = _user_profile_rows(profiles, list(families or EVAL_FAMILIES))[1]
     results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)
     if plots:
         write_report(results, pred, out)

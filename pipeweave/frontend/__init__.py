@@ -10,6 +10,7 @@ from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUN
 from ._demand import PIPES, KernelDemand, schedule
 from ._families import FAMILIES, Family, get_family
 from ._featurize import FEATURES, bound_pipe, feature_arrays, featurize, spec_arrays
+from ._occupancy import ctas_per_sm
 from ._routing import routing_stats
 from ._smem import triton_smem_buffers, triton_smem_bytes
 from ._tileplan import TILE_COLUMNS
@@ -23,6 +24,7 @@ from ._validate import (
 )
 
 __all__ = [
+    "ctas_per_sm",
     "LAUNCH_US",
     "DRAM_LATENCY_CYCLES",
     "DTYPE_BYTES",

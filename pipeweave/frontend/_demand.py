@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import _constants as C
+from ._occupancy import ctas_per_sm
 
 __all__ = ["KernelDemand", "schedule", "envelope_us", "combine_schedules", "occupancy", "PIPES"]
 
@@ -143,13 +144,18 @@ class KernelDemand:
 def occupancy(
     threads: np.ndarray, smem_cta_bytes: np.ndarray, regs_per_thread: np.ndarray, spec: dict[str, np.ndarray]
 ) -> np.ndarray:
-    """CTAs resident per SM, limited by shared memory, registers, warps and the CTA slot count (>= 1)."""
-    warps = np.maximum(np.ceil(threads / 32.0), 1.0)
-    by_smem = np.floor(spec["smem_per_sm_kib"] * 1024.0 / np.maximum(smem_cta_bytes, 1.0))
-    by_regs = np.floor(spec["regs_per_sm"] / np.maximum(regs_per_thread * threads, 1.0))
-    by_warps = np.floor(spec["max_warps_per_sm"] / warps)
-    p = np.minimum.reduce([by_smem, by_regs, by_warps, spec["max_ctas_per_sm"]])
-    return np.maximum(p, 1.0)
+    """CTAs resident per SM, limited by shared memory, registers, warps and the CTA slot count (>= 1);
+    :func:`ctas_per_sm` with estimated (not compiled) register and shared-memory counts."""
+    return ctas_per_sm(
+        np.ceil(threads / 32.0),
+        regs_per_thread,
+        smem_cta_bytes,
+        max_ctas=spec["max_ctas_per_sm"],
+        max_warps=spec["max_warps_per_sm"],
+        regs_per_sm=spec["regs_per_sm"],
+        smem_per_sm_bytes=spec["smem_per_sm_kib"] * 1024.0,
+        allocation="estimated",
+    )
 
 
 def _occupancy(kd: KernelDemand, spec: dict[str, np.ndarray]) -> np.ndarray:

@@ -30,6 +30,7 @@ import platform
 import re
 import struct
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from .._errors import DataError, SchemaMismatchError
@@ -44,6 +45,8 @@ __all__ = [
     "read_stamp",
     "library_versions",
     "verify_model_file",
+    "save_booster",
+    "load_booster",
     "check_model_path",
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",
@@ -262,18 +265,19 @@ def _structurally_complete(data: bytes, what: str) -> None:
         raise _Malformed(f"{what} nests too deeply") from None
 
 
-def verify_model_file(path: str | os.PathLike[str]) -> bytes:
+def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RETRAIN_COMMAND) -> bytes:
     """The bytes of a model file, after checking that XGBoost may parse them.
 
     A file with an integrity record must have the recorded length and SHA-256; one without (older
     files) must be a structurally complete UBJSON/JSON document. Raises :class:`DataError`
-    naming the file and what is wrong.
+    naming the file and what is wrong; its hint names ``rebuild_command`` (the command that writes
+    such a file).
     """
     path = Path(path)
     if not path.exists():
         raise DataError(
             f"model file not found: {str(path)!r}",
-            hint=f"train one with `{RETRAIN_COMMAND}` or give the path of an existing model file",
+            hint=f"train one with `{rebuild_command}` or give the path of an existing model file",
         )
     if not path.is_file():
         raise DataError(f"model path {str(path)!r} is not a file", hint="give the path of a .ubj/.json model file")
@@ -281,14 +285,14 @@ def verify_model_file(path: str | os.PathLike[str]) -> bytes:
     if size > _MAX_MODEL_BYTES:
         raise DataError(
             f"{str(path)!r} ({size:,} bytes) is too large to be a pipeweave model",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=f"retrain with `{rebuild_command}`",
         )
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read model file {str(path)!r}: {exc.strerror}", hint="check the path") from None
     hits = list(_INTEGRITY_RE.finditer(data))
-    fix = f"the file is damaged or was altered; retrain with `{RETRAIN_COMMAND}` (or copy it again)"
+    fix = f"the file is damaged or was altered; retrain with `{rebuild_command}` (or copy it again)"
     if len(hits) > 1:
         raise DataError(f"model file {str(path)!r} holds {len(hits)} integrity records (altered)", hint=fix)
     if hits:
@@ -307,7 +311,7 @@ def verify_model_file(path: str | os.PathLike[str]) -> bytes:
     if data[:1] != b"{":
         raise DataError(
             f"{str(path)!r} is not an XGBoost model file (it starts with {data[:12]!r})",
-            hint=f"pass a model written by `pipeweave train`, e.g. `{RETRAIN_COMMAND}`",
+            hint=f"pass a model written by `pipeweave train`, e.g. `{rebuild_command}`",
         )
     try:
         _structurally_complete(data, "it")
@@ -325,6 +329,28 @@ def _booster_from_bytes(data: bytes, what: str):  # noqa: ANN202
         raise DataError(
             f"{what} is not an XGBoost model ({exc.__class__.__name__})", hint=f"retrain with `{RETRAIN_COMMAND}`"
         ) from None
+
+
+def save_booster(booster: Any, path: str | os.PathLike[str]) -> Path:
+    """Write a bare XGBoost ``booster`` (its attributes kept) to ``path`` atomically, with the
+    file-integrity record that :func:`load_booster` checks; returns ``path``. For the project's
+    other model files (the diagnose config ranker); :func:`save_model` writes regressors."""
+    b = booster.copy()
+    b.set_attr(file_integrity=_integrity_placeholder())
+
+    def write(tmp: Path) -> None:
+        b.save_model(str(tmp))
+        _seal(tmp)
+
+    return atomic_write(Path(path), write)
+
+
+def load_booster(path: str | os.PathLike[str], *, rebuild_command: str = RETRAIN_COMMAND) -> Any:
+    """An XGBoost booster read from ``path`` after :func:`verify_model_file` (length, digest or
+    structure), so that a damaged file is a :class:`DataError` naming ``rebuild_command``, never a
+    native crash inside XGBoost."""
+    data = verify_model_file(path, rebuild_command=rebuild_command)
+    return _booster_from_bytes(data, repr(str(path)))
 
 
 def _parse_stamp(raw: str | None, path: Path) -> dict:

@@ -7,7 +7,7 @@ A CSV or parquet file, one row per measured kernel launch, with the canonical co
   with ``--gpu my.toml`` instead), ``family`` (gemm, fused_moe, moe_w13, attention_context,
   attention_generation), ``dtype`` (bfloat16, float16, fp8, fp8_block), the family's shape
   columns (gemm: m, n, k; MoE: num_tokens, hidden_size, inter_size, topk, num_experts; ...)
-  and ``latency_us`` (microseconds, finite > 0);
+  and ``latency_us`` (microseconds, finite, > 0 and <= 1e9: a larger value is a unit slip);
 * optional: ``source`` (default ``user``), ``timing`` (how it was timed: ``cuda_graph``,
   ``cuda_event``, ``kineto``, ``triton_do_bench``, ``ncu`` ...; kept, never pooled silently),
   the tile plan (block_m, block_n, block_k, group_m, num_warps, num_stages), the MoE options
@@ -111,9 +111,15 @@ def check_profiles(
     # a user file names its own source (a label kept with the rows), so only the launch is checked
     reasons = row_problems(df.drop(columns=["source"]), known or None)
     if need_latency:
+        from ..frontend import MAX_LATENCY_US  # the one plausibility bound (a larger value is a unit slip)
+
         lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
-        bad_lat = ~(np.isfinite(lat) & (lat > 0))
-        reasons = reasons.where((reasons != "") | ~bad_lat, "latency_us must be a finite number > 0 (microseconds)")
+        bad_lat = ~(np.isfinite(lat) & (lat > 0) & (lat <= MAX_LATENCY_US))
+        reasons = reasons.where(
+            (reasons != "") | ~bad_lat,
+            f"latency_us must be a finite number > 0 and <= {MAX_LATENCY_US:g} (microseconds; a larger value "
+            "is a unit slip: seconds or nanoseconds?)",
+        )
     bad = reasons[reasons != ""]
     if len(bad):
         listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in bad.head(5).items())  # type: ignore[call-overload]

@@ -72,7 +72,24 @@ def test_ranker_stamp_features_must_still_be_computed(small, tmp_path):
     bst.load_model(str(path))
     stamp = json.loads(bst.attr("pipeweave_stamp"))
     stamp["features"] = [*stamp["features"][:-1], "a_feature_that_is_gone"]
-    bst.set_attr(pipeweave_stamp=json.dumps(stamp))
+    bst.set_attr(pipeweave_stamp=json.dumps(stamp), file_integrity=None)  # re-saved without a seal
     bst.save_model(str(tmp_path / "gone.ubj"))
     with pytest.raises(SchemaMismatchError, match="no longer computed"):
         ConfigRanker.load(tmp_path / "gone.ubj")
+
+
+def test_ranker_file_is_sealed_and_damage_is_an_error(small, tmp_path):
+    # a truncated or altered ranker file is refused before XGBoost parses it (no native crash)
+    s, cand, feat, lab = small
+    r = ConfigRanker(n_estimators=4, max_depth=2).fit(feat, lab, cand["query"].to_numpy())
+    path = r.save(tmp_path / "ranker.ubj")
+    data = path.read_bytes()
+    (tmp_path / "cut.ubj").write_bytes(data[:1000])
+    with pytest.raises(DataError, match=r"has 1,000 bytes but was written with") as err:
+        ConfigRanker.load(tmp_path / "cut.ubj")
+    assert "pipeweave.diagnose.build" in str(err.value.hint)  # the fix names the ranker's own build command
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0x01
+    (tmp_path / "flip.ubj").write_bytes(bytes(flipped))
+    with pytest.raises(DataError, match="SHA-256"):
+        ConfigRanker.load(tmp_path / "flip.ubj")

@@ -6,11 +6,11 @@ sm_100a/103a), so ``sm_90`` and ``sm_90a`` name the same build here.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from ..._errors import CompileError
+from .._occupancy import ctas_per_sm
 
 __all__ = [
     "SUPPORTED_ARCHS",
@@ -129,17 +129,21 @@ def arch_for_gpu(name: str) -> str:
 
 
 def occupancy(arch: str, *, num_warps: int, registers: int, shared_bytes: int, tmem_columns: int = 0) -> int:
-    """Resident CTAs per SM (0 when the CTA does not fit): min over warps, CTAs, registers, smem, TMEM."""
+    """Resident CTAs per SM (0 when the CTA does not fit): min over warps, CTAs, registers, smem, TMEM.
+
+    :func:`pipeweave.frontend.ctas_per_sm` with the exact allocation rules and this arch's limits."""
     lim = arch_limits(arch)
-    limits = [lim.max_ctas, lim.max_warps // max(num_warps, 1)]
-    if registers > 0:
-        per_warp = math.ceil(registers * 32 / 256) * 256
-        limits.append((lim.regs // per_warp) // max(num_warps, 1))
-    if shared_bytes > 0:
-        if shared_bytes > lim.smem_per_cta_bytes:
-            return 0
-        per_cta = math.ceil((shared_bytes + 1024) / 128) * 128  # 1 KB per-CTA system reservation
-        limits.append(lim.smem_per_sm_bytes // per_cta)
-    if tmem_columns > 0 and lim.tmem_columns:
-        limits.append(lim.tmem_columns // tmem_columns)
-    return max(0, min(limits))
+    p = ctas_per_sm(
+        num_warps,
+        registers,
+        shared_bytes,
+        max_ctas=lim.max_ctas,
+        max_warps=lim.max_warps,
+        regs_per_sm=lim.regs,
+        smem_per_sm_bytes=lim.smem_per_sm_bytes,
+        smem_per_cta_bytes=lim.smem_per_cta_bytes,
+        tmem_columns=tmem_columns,
+        tmem_columns_per_sm=lim.tmem_columns,
+        allocation="exact",
+    )
+    return int(p)

@@ -24,7 +24,7 @@ import argparse
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -197,10 +197,13 @@ def build(
     manifest_path: Path = MANIFEST_FILE,
     progress: bool = True,
     all_jobs: list[Job] | None = None,
+    client: Any = None,
 ) -> dict[str, Any]:
-    """Compile the jobs not yet cached (current kernel hash), append them to the cache, rewrite the manifest."""
-    from ._mix import instruction_mix
+    """Compile the jobs not yet cached (current kernel hash), append them to the cache, rewrite the manifest.
 
+    ``client`` (a ``distributed.Client``, see :func:`pipeweave.distributed.connect`) compiles the
+    jobs as Dask tasks on its workers (each needs triton); this process stays the one writer of the
+    cache file and merges the results as they arrive."""
     cache = load_cache(cache_path)
     hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm")}
     have = set()
@@ -221,16 +224,17 @@ def build(
         bar = progress_bar(len(todo), "sass cache", unit="kernel")  # tqdm on a terminal, lines in a log
     done = 0
     stopped = False
-    for j in todo:
-        if time_budget_s is not None and time.perf_counter() - t_start > time_budget_s:
-            stopped = True
-            break
-        try:
-            mix = instruction_mix(j.kernel, j.arch, SassConfig(*j.config), REFERENCE_SHAPES[j.kernel], dtype=j.dtype)
-            rows.append(mix_to_row(mix))
-        except Exception as exc:  # record and continue: one bad config must not stop the build
-            failures.append((j, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"))
+    results = _compiled(todo, client)
+    for j, (row, failure) in results:
+        if row is not None:
+            rows.append(row)
+        else:
+            failures.append((j, str(failure)))
         done += 1
+        if time_budget_s is not None and time.perf_counter() - t_start > time_budget_s and done < len(todo):
+            stopped = True
+            results.close()  # cancels the Dask tasks not yet collected
+            break
         if bar is not None:
             bar.update(1)
         if rows and len(rows) % flush_every == 0:
@@ -251,6 +255,36 @@ def build(
         "seconds": elapsed,
         "failures": [(j.key(), msg) for j, msg in failures],
     }
+
+
+def compile_job(job: Job) -> tuple[dict[str, Any] | None, str | None]:
+    """``(cache row, None)`` for a compiled job, ``(None, reason)`` when it fails; never raises (a Dask task)."""
+    from ._mix import instruction_mix
+
+    try:
+        mix = instruction_mix(
+            job.kernel, job.arch, SassConfig(*job.config), REFERENCE_SHAPES[job.kernel], dtype=job.dtype
+        )
+        return mix_to_row(mix), None
+    except Exception as exc:  # noqa: BLE001 - record and continue: one bad config must not stop the build
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+
+
+def _compiled(todo: list[Job], client: Any) -> Generator[tuple[Job, tuple[dict[str, Any] | None, str | None]]]:
+    """(job, compile_job(job)) in job order here, or in completion order from Dask workers."""
+    if client is None:
+        for j in todo:
+            yield j, compile_job(j)
+        return
+    from distributed import as_completed
+
+    futures = [client.submit(compile_job, j, pure=False) for j in todo]
+    index = {f.key: i for i, f in enumerate(futures)}
+    try:
+        for fut in as_completed(futures):
+            yield todo[index[fut.key]], fut.result()
+    finally:  # a budget stop (or an error) leaves no task running on the cluster
+        client.cancel([f for f in futures if not f.done()])
 
 
 def _merge(cache: pd.DataFrame, rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
@@ -395,6 +429,13 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--flush-every", type=int, default=25, help="rewrite the cache after this many compiles")
     p.add_argument("--plan", action="store_true", help="only print how many jobs each group has")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+    p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="compile the jobs as tasks on Dask: local[:N] = N local worker processes, or a scheduler "
+        "address tcp://HOST:8786 (each worker needs triton; needs pipeweave[dask])",
+    )
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -425,9 +466,23 @@ def run_build(args: argparse.Namespace) -> int:
             if hashes.get(r.kernel) == str(r.kernel_hash)
         }
         todo = [j for j in jobs if j.key() in have] + [j for j in jobs if j.key() not in have][: args.max_jobs]
-    res = build(
-        todo, time_budget_s=args.time_budget, flush_every=args.flush_every, progress=not args.no_progress, all_jobs=jobs
-    )
+    client = None
+    if getattr(args, "dask", None):
+        from ...distributed import connect
+
+        client = connect(args.dask)
+    try:
+        res = build(
+            todo,
+            time_budget_s=args.time_budget,
+            flush_every=args.flush_every,
+            progress=not args.no_progress,
+            all_jobs=jobs,
+            client=client,
+        )
+    finally:
+        if client is not None:
+            client.close()
     print(
         f"compiled {res['compiled']}, failed {res['failed']}, already cached {res['skipped_cached']}, "
         f"not reached {res['not_reached']} in {res['seconds']:.0f} s -> {CACHE_FILE}"

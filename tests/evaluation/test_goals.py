@@ -1,0 +1,80 @@
+"""goal_status on a tiny hand-made results dict (not measurements): goal met / missed, the miss size,
+the best baseline and the unflagged column."""
+
+from __future__ import annotations
+
+import math
+
+from pipeweave.evaluation import ACCURACY_GOALS, goal_status
+from pipeweave.evaluation._report import _goals_section
+
+
+def _rec(mape, n_missing=0):
+    return {"mape": mape, "n": 10, "n_missing": n_missing}
+
+
+def _results(protocol="logo"):
+    return {
+        "protocol": protocol,
+        "data_fingerprint": "x",
+        "versions": {},
+        "methods": ["pipeweave", "pipeweave_no_sass", "tilesight", "xgboost_raw"],
+        "regimes": {},
+        "families": {
+            "gemm_bf16": {
+                "family": "gemm",
+                "source": "s",
+                "folds": ["ada", "hopper"],
+                "n_rows": 20,
+                "generations": ["ada", "hopper"],
+                "gpus": {},
+            },
+            "rmsnorm": {
+                "family": "rmsnorm",
+                "source": "s",
+                "folds": ["ada"],
+                "n_rows": 10,
+                "generations": ["ada"],
+                "gpus": {},
+            },
+        },
+        "results": {
+            "gemm_bf16": {
+                "pipeweave": {"ada": _rec(12.5), "hopper": _rec(8.0), "all": _rec(10.2)},
+                "pipeweave_no_sass": {"ada": _rec(1.0), "hopper": _rec(1.0), "all": _rec(1.0)},
+                "tilesight": {"ada": _rec(11.0), "hopper": _rec(30.0), "all": _rec(20.0)},
+                "xgboost_raw": {"ada": _rec(5.0, n_missing=3), "hopper": _rec(40.0), "all": _rec(22.0)},
+            },
+            "rmsnorm": {"pipeweave": {"ada": _rec(3.0), "all": _rec(3.0)}},
+        },
+        "results_unflagged": {"gemm_bf16": {"pipeweave": {"ada": _rec(9.5)}}},
+        "by_gpu": {},
+        "by_regime": {},
+        "errors": [],
+    }
+
+
+def test_goal_rows_per_held_out_generation():
+    st = goal_status(_results()).set_index("generation")
+    assert list(st.index) == ["ada", "hopper"]  # rmsnorm has no goal; 'all' is not a logo column
+    ada, hopper = st.loc["ada"], st.loc["hopper"]
+    assert ada["goal_mape"] == ACCURACY_GOALS["gemm_bf16"]["logo"] == 10.0
+    assert not ada["met"] and math.isclose(ada["miss_by"], 2.5)
+    assert hopper["met"] and hopper["miss_by"] == 0.0
+    # ablations are not baselines; a baseline that failed on some rows does not compete
+    assert ada["best_baseline"] == "tilesight" and not ada["below_every_baseline"]
+    assert hopper["best_baseline"] == "tilesight" and hopper["below_every_baseline"]
+    assert ada["mape_unflagged"] == 9.5 and math.isnan(hopper["mape_unflagged"])
+
+
+def test_unseen_shape_goal_is_on_all_rows_pooled():
+    st = goal_status(_results("unseen-shape"))
+    assert list(st["generation"]) == ["all"] and st["goal_mape"].iloc[0] == 5.0 and not st["met"].iloc[0]
+
+
+def test_custom_goals_and_report_section():
+    st = goal_status(_results(), goals={"rmsnorm": {"logo": 5.0}})
+    assert list(st["family_key"]) == ["rmsnorm"] and bool(st["met"].iloc[0])
+    md = "\n".join(_goals_section(_results()))
+    assert "## Goals" in md and "1 of 2 cells met" in md and "missed by 2.5" in md
+    assert "tilesight 11.0 is lower" in md
