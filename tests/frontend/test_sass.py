@@ -481,3 +481,42 @@ def test_cli_cached_lookup_without_compiling(capsys):
     assert "nearest GROUP_M" in capsys.readouterr().out
     assert main(["sass", "--builtin", "gemm", "--arch", "sm_80", "--config", "256,16,16,1,2,7", "--cached"]) == 2
     assert "no cached mix" in capsys.readouterr().err
+
+
+def test_kernel_hash_ignores_formatting_but_not_code():
+    # hand-made source text: the same function formatted two ways, and with one constant changed
+    a = "def k(x, y):\n    # add\n    return x + y * 2\n"
+    b = "def k(\n    x,\n    y,\n):\n    return x + (y * 2)  # add, reformatted\n"
+    c = "def k(x, y):\n    return x + y * 3\n"
+    assert S.function_hash(a, "k") == S.function_hash(b, "k") != S.function_hash(c, "k")
+    with pytest.raises(Exception, match="no kernel 'nope'"):
+        S.function_hash(a, "nope")
+
+
+def test_shipped_cache_is_not_stale():
+    """Every cached instruction mix is keyed by the current hash of its kernel: a kernel edit (or a hash
+    rule change) that orphans the cache would silently turn the model's SASS features into NaN."""
+    cache = S.load_cache()
+    assert len(cache) > 1000
+    for kernel, rows in cache.groupby("kernel"):
+        current = S.kernel_source_hash(str(kernel))
+        stale = rows[rows["kernel_hash"].astype(str) != current]
+        assert stale.empty, f"{len(stale)} cached {kernel} rows have a stale kernel hash (current {current})"
+    feats = S.load_sass_features(
+        pd.DataFrame(
+            [
+                {
+                    "family": "fused_moe",
+                    "arch": "sm_90",
+                    "dtype": "bfloat16",
+                    "block_m": 64,
+                    "block_n": 64,
+                    "block_k": 32,
+                    "group_m": 8,
+                    "num_warps": 4,
+                    "num_stages": 3,
+                }
+            ]
+        )
+    )
+    assert feats["sass_cached"].iloc[0] == 1.0

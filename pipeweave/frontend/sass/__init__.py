@@ -7,7 +7,7 @@ Importing this package does not import triton; compiling does (``pip install 'pi
 from __future__ import annotations
 
 from ._arch import SUPPORTED_ARCHS, arch_for_gpu, normalize_arch, occupancy
-from ._builtin import BUILTINS, SassConfig, default_shape, family_builtin, kernel_source_hash
+from ._builtin import BUILTINS, SassConfig, default_shape, family_builtin, function_hash, kernel_source_hash
 from ._cache import (
     CACHE_FILE,
     MANIFEST_FILE,
@@ -52,4 +52,5 @@ __all__ = [
     "default_shape",
     "family_builtin",
     "kernel_source_hash",
+    "function_hash",
 ]

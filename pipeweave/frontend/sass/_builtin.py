@@ -26,6 +26,7 @@ __all__ = [
     "DTYPES",
     "builtin_launch",
     "kernel_source_hash",
+    "function_hash",
     "family_builtin",
     "default_shape",
     "normalize_dtype",
@@ -365,14 +366,22 @@ def builtin_launch(
 
 @functools.cache
 def kernel_source_hash(builtin: str) -> str:
-    """sha256 (12 hex) of the builtin's ``@triton.jit`` function source, read without importing triton."""
+    """sha256 (12 hex) of the builtin's ``@triton.jit`` function, read without importing triton.
+
+    The hash keys the shipped SASS cache, so it must change when the kernel's code changes and
+    only then: it is taken over the function's normalized source (:func:`function_hash`), so a
+    formatter or an edited comment does not make every cached instruction mix stale."""
     name = _KERNEL_OF.get(builtin, builtin)
-    text = _KERNELS_FILE.read_text(encoding="utf-8")
-    for node in ast.parse(text).body:
+    return function_hash(_KERNELS_FILE.read_text(encoding="utf-8"), name, where=_KERNELS_FILE.name)
+
+
+def function_hash(source: str, name: str, *, where: str = "source") -> str:
+    """sha256 (12 hex) of the top-level function ``name`` of Python ``source``, over ``ast.unparse``
+    of its definition: formatting, comments, quotes and trailing commas do not change it, code does."""
+    for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
-            seg = ast.get_source_segment(text, node) or ""
-            return hashlib.sha256(seg.encode()).hexdigest()[:12]
-    raise UnknownFamilyError(f"no kernel {name!r} in {_KERNELS_FILE.name}")
+            return hashlib.sha256(ast.unparse(node).encode()).hexdigest()[:12]
+    raise UnknownFamilyError(f"no kernel {name!r} in {where}")
 
 
 def kernel_function(builtin: str) -> Any:
