@@ -490,6 +490,9 @@ def evaluate(
     n_estimators: int | None = 200,
     progress: bool = True,
     force: bool = False,
+    profiles: Sequence[str | os.PathLike[str]] | None = None,
+    shared: bool = True,
+    dask: str | None = None,
 ) -> dict[str, Any]:
     """Run an evaluation protocol over the shared measurements and write its report to ``out``.
 
@@ -514,6 +517,14 @@ def evaluate(
         Progress bar on a terminal, one line per fold otherwise.
     force : bool
         Overwrite ``out`` even when it holds a report committed to the repository.
+    profiles : list of path, optional
+        ``logo`` / ``unseen-shape``: your own canonical profile files (:mod:`pipeweave.profiles`),
+        scored as their own source.
+    shared : bool
+        ``False``: evaluate the ``profiles`` rows alone, without the shared measurements.
+    dask : str, optional
+        ``logo`` / ``unseen-shape``: a Dask address (``local:N`` or ``tcp://host:8786``); every
+        (fold, method) fit runs as a task there, with the same predictions.
 
     Returns
     -------
@@ -534,6 +545,11 @@ def evaluate(
 
     refuse_committed_output(out, force=force)
     if protocol == "dse":
+        if profiles or not shared or dask:
+            raise DataError(
+                "profiles / shared / dask apply to the 'logo' and 'unseen-shape' protocols, not 'dse'",
+                hint="drop them, or use protocol='logo' or 'unseen-shape'",
+            )
         from .diagnose import run_dse_protocol
 
         return run_dse_protocol(data=data, out_dir=out, progress=progress)
@@ -550,6 +566,9 @@ def evaluate(
         max_train_rows_per_gpu=max_train_rows_per_gpu,
         n_estimators=n_estimators,
         progress=progress,
+        profiles=profiles,
+        shared=shared,
+        dask=dask,
     )
 
 

@@ -214,13 +214,13 @@ def _user_profile_rows(
     if not keep.any():
         found = sorted(set(key))
         raise DataError(
-            f"none of the --profiles rows is in an evaluation family: they are (family, dtype) {found[:6]}",
-            hint=f"evaluation families (family, dtype): {sorted(set(pairs))}; pass --families to choose among them",
+            f"none of the profile rows is in an evaluation family: they are (family, dtype) {found[:6]}",
+            hint=f"evaluation families (family, dtype): {sorted(set(pairs))}; choose among them with families=[...]",
         )
     if not keep.all():
         skipped = sorted({k for k, ok in zip(key, keep, strict=True) if not ok})
         warnings.warn(
-            f"{int((~keep).sum())} --profiles rows are not in an evaluation family and are left out: {skipped[:6]}",
+            f"{int((~keep).sum())} profile rows are not in an evaluation family and are left out: {skipped[:6]}",
             RuntimeWarning,
             stacklevel=3,
         )
@@ -266,7 +266,9 @@ def load_eval_frame(
         label[((df["family"].astype(str) == fam) & (df["dtype"].astype(str) == dt)).to_numpy()] = lab
     df = df[label.notna().to_numpy()].assign(eval_family=label[label.notna()].to_numpy())
     if df.empty:
-        raise DataError(f"no rows of the evaluation families {labels}", hint="check --families and the data directory")
+        raise DataError(
+            f"no rows of the evaluation families {labels}", hint="check families=[...] and the data directory"
+        )
     fp = data_fingerprint(df)
     if verbose:
         print(f"loaded {len(df):,} rows in {time.perf_counter() - t0:.1f}s; featurizing ...", flush=True)

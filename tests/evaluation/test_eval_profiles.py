@@ -53,7 +53,7 @@ def test_profiles_alone_unseen_shape(user_csv, tmp_path, data_dir):
 def test_profiles_outside_the_evaluation_families_are_named(user_csv, data_dir):
     from pipeweave.evaluation import load_eval_frame
 
-    with pytest.raises(DataError, match=r"none of the --profiles rows .*\('gemm', 'bfloat16'\)"):
+    with pytest.raises(DataError, match=r"none of the profile rows .*\('gemm', 'bfloat16'\)"):
         load_eval_frame(data_dir, ["moe_w13"], profiles=[user_csv], shared=False)
     with pytest.raises(DataError, match="shared=False leaves no rows"):
         load_eval_frame(data_dir, ["gemm_bf16"], shared=False)
