@@ -40,7 +40,8 @@ examples:
   pipeweave diagnose --gpu H100 --kernel add_relu.py:add_relu --config 1,1024,1,1,4,1 \\
       --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024' \\
       --grid 'cdiv(n, BLOCK)' --measured-us 70 --search
-  pipeweave diagnose --rebuild-models          # retrain models/diagnose_*.ubj (~5 min)
+  pipeweave diagnose --rebuild-models --models /tmp/pw_models   # retrain the diagnose models (~5 min)
+  pipeweave diagnose --rebuild-models --force   # refresh the committed models/diagnose_*.ubj on purpose
 
 The ranked list is one order: the ranker's shortlist plus the given config, sorted by predicted latency;
 speedup = given / candidate. A measurement below the analytical lower bound is flagged (wrong units or
@@ -71,7 +72,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rebuild-models",
         action="store_true",
-        help="retrain the shipped diagnose models from the measurements (python -m pipeweave.diagnose.build)",
+        help="retrain the diagnose models from the measurements into --models (python -m pipeweave.diagnose.build)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="--rebuild-models: write into a folder that holds committed model files (default: refuse)",
     )
 
 
@@ -151,7 +157,17 @@ def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
 
     if args.rebuild_models:
+        from .._outputs import refuse_committed_output
+        from .._paths import MODELS_DIR
         from ..diagnose.build import build_models
+
+        try:
+            refuse_committed_output(args.models or MODELS_DIR, force=args.force, what="model")
+        except DataError as exc:
+            raise DataError(
+                str(exc).splitlines()[0],
+                hint="pass --models /tmp/<folder>, or --force to refresh the committed models on purpose",
+            ) from None
 
         paths = build_models(args.data, args.models, progress=not args.json)
         if args.json:

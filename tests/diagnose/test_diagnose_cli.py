@@ -182,3 +182,13 @@ def test_kernel_diagnosis(capsys, tmp_path):
     assert obj["ceiling_us"] > 0 and obj["measured_over_ceiling"] == pytest.approx(20 / obj["ceiling_us"])
     assert obj["bound_pipe"] in obj["pipe_times_us"]
     assert obj["recommendations"] == []
+
+
+def test_rebuild_models_refuses_the_committed_models_without_force(capsys):
+    from pipeweave._paths import MODELS_DIR
+
+    before = {p.name: p.stat().st_mtime_ns for p in MODELS_DIR.glob("diagnose_*.ubj")}
+    rc = main(["diagnose", "--rebuild-models"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "committed model file" in err and "--force" in err and "Traceback" not in err
+    assert {p.name: p.stat().st_mtime_ns for p in MODELS_DIR.glob("diagnose_*.ubj")} == before
