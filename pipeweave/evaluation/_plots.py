@@ -88,7 +88,7 @@ def plot_data_mape_by_generation(pred_df: pd.DataFrame, *, n_boot: int = 1000, s
     return data.sort_values(["_m", "_g"], kind="stable").drop(columns=["_m", "_g"]).reset_index(drop=True)
 
 
-def plot_data_error_cdf(pred_df: pd.DataFrame, *, n_points: int = 512, floor_pct: float = 1e-2) -> pd.DataFrame:
+def plot_data_error_cdf(pred_df: pd.DataFrame, *, n_points: int = 200, floor_pct: float = 1e-2) -> pd.DataFrame:
     """Empirical CDF of the APE per method: columns ``method, ape_pct, fraction``.
 
     ``fraction`` is the share (0-1) of all the method's rows with APE <= ``ape_pct``; rows it

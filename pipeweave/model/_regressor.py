@@ -75,7 +75,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     bound ``t_lower_us``. The defaults are the shipped model's recipe (:mod:`._recipe`): one
     booster per family plus the shared fallback, 200 trees of depth 6, and at most
     ``max_rows_per_group`` (10,000) seeded-random training rows per (GPU, family, dtype, source);
-    ``max_rows_per_group=None`` trains on every row.
+    ``max_rows_per_group=None`` trains on every row. ``sample_informative_only=True`` makes column
+    subsampling (``colsample_bytree``) draw only among the columns that vary on a booster's training
+    rows (a column missing or constant there, e.g. the MoE shape columns for an attention booster,
+    cannot be split on); off by default: nested leave-one-generation-out found no gain
+    (``experiments/accuracy_log``).
 
     Examples
     --------
@@ -104,6 +108,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         random_state: int = 0,
         progress: bool = False,
         max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP,
+        sample_informative_only: bool = False,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -123,6 +128,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
+        self.sample_informative_only = sample_informative_only
 
     # ------------------------------------------------------------------------------------------
     def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
@@ -188,6 +194,18 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return []
         return sorted(c for c in df.columns if c.startswith(SASS_PREFIX) and pd.api.types.is_numeric_dtype(df[c]))
 
+    def _set_feature_weights(self, dmatrix: Any, X: np.ndarray) -> None:
+        """Column-sampling weights: 1 for columns with two or more distinct finite values in ``X``,
+        0 for the rest (``sample_informative_only``; XGBoost then never draws them)."""
+        if not self.sample_informative_only or self.colsample_bytree >= 1.0 or X.shape[0] == 0:
+            return
+        with np.errstate(invalid="ignore"):
+            lo = np.nanmin(np.where(np.isfinite(X), X, np.nan), axis=0, initial=np.inf)
+            hi = np.nanmax(np.where(np.isfinite(X), X, np.nan), axis=0, initial=-np.inf)
+        w = (hi > lo).astype(np.float32)
+        if w.any():
+            dmatrix.set_info(feature_weights=w)
+
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
 
@@ -246,6 +264,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             if len(weight) != len(df) or not (np.isfinite(weight) & (weight >= 0)).all():
                 raise DataError(f"sample_weight must be {len(df)} finite values >= 0", hint="one weight per row")
         dtrain = xgb.DMatrix(X, label=target, weight=weight, feature_names=names, nthread=int(self.n_jobs))
+        self._set_feature_weights(dtrain, X)
         params = self._xgb_params()
         if self.monotone_constraints:
             unknown = sorted(set(self.monotone_constraints) - set(names))
@@ -276,6 +295,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     feature_names=names,
                     nthread=int(self.n_jobs),
                 )
+                self._set_feature_weights(dfam, X[m])
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))

@@ -167,3 +167,19 @@ def test_families_without_their_own_booster_fall_back_to_the_shared_one(small_fr
 
     X = design_matrix(moe, model.feature_names_)
     np.testing.assert_allclose(model.predict_log_ratio(moe), model.booster_.inplace_predict(X), rtol=1e-6, atol=1e-6)
+
+
+def test_informative_only_column_sampling_weights():
+    # hand-made matrix: a varying column, an all-missing one, a constant one, one whose inf is ignored
+    import numpy as np
+    import xgboost as xgb
+
+    from pipeweave.model import PipeweaveRegressor
+
+    X = np.array([[1.0, np.nan, 3.0, 5.0], [2.0, np.nan, 3.0, np.inf], [3.0, np.nan, 3.0, 6.0]])
+    dm = xgb.DMatrix(np.nan_to_num(X, posinf=0.0), label=np.zeros(3))
+    PipeweaveRegressor(sample_informative_only=True)._set_feature_weights(dm, X)
+    np.testing.assert_array_equal(dm.get_float_info("feature_weights"), [1.0, 0.0, 0.0, 1.0])
+    off = xgb.DMatrix(np.nan_to_num(X, posinf=0.0), label=np.zeros(3))
+    PipeweaveRegressor()._set_feature_weights(off, X)  # off by default: uniform column sampling
+    assert len(off.get_float_info("feature_weights")) == 0
