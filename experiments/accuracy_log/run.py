@@ -403,6 +403,8 @@ DECISIONS: dict = {
     "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
     "attn_shape": "dropped (inner worse)",
     "no_moe_shape": "moe_w13 without the MoE shape features: inner 11.28 vs 10.94 with them: kept them",
+    "bag5": "dropped: inner within the ~0.3 noise level (attention 35.84 / 33.80 vs 35.58 / 33.69, GEMM 18.05 vs "
+    "18.19, fused MoE 26.12 vs 26.45, moe_w13 10.74 vs 11.05) at 5x the model size and predict cost",
     "informative_cols": "dropped: inner mean better on attention_context (33.85 vs 35.58) but worse on "
     "attention_generation (34.56 vs 33.69), fused MoE (26.84 vs 26.45) and moe_w13 (11.52 vs 11.05), equal on GEMM",
 }
