@@ -85,6 +85,24 @@ def _run(argv: list[str], capsys) -> tuple[int, str, str]:
 
 
 # --------------------------------------------------------------------------------------- cases
+_REPO = Path(__file__).resolve().parents[2]
+#: a valid diagnose launch (flags), with --gpu first so that a case can replace it
+_DIAG = [
+    "--gpu",
+    "H100",
+    "--family",
+    "moe_w13",
+    "--num-tokens",
+    "64",
+    "--num-experts",
+    "8",
+    "--topk",
+    "2",
+    "--hidden-size",
+    "4096",
+    "--inter-size",
+    "1536",
+]
 # (id, files {name: text|bytes}, argv (with {model} {tmp} placeholders), expected rc, needles in stderr)
 _ROW = "{tmp}/rows.csv"
 P = ["predict", "--model", "{model}"]
@@ -674,6 +692,61 @@ CASES: list[tuple] = [
     ("tune-storage-directory", {"db/keep": "x"}, ["tune", "--storage", "sqlite:///{tmp}/db"], 2, ["is a directory"]),
     ("tune-n-trials-zero", {}, ["tune", "--n-trials", "0"], 2, ["--n-trials", "0 is not allowed"]),
     ("tune-seed-negative", {}, ["tune", "--seed", "-1"], 2, ["--seed", "-1"]),
+    # ---- evaluate, diagnose, sass, profiles, calibrate, bench
+    (
+        "evaluate-family-unknown",
+        {},
+        ["evaluate", "--protocol", "logo", "--families", "gemmx", "--out", "{tmp}/o"],
+        2,
+        ["'gemmx'", "gemm_bf16"],
+    ),
+    (
+        "evaluate-committed-out",
+        {},
+        ["evaluate", "--protocol", "logo", "--out", str(_REPO / "experiments" / "logo")],
+        2,
+        ["committed report", "--force"],
+    ),
+    (
+        "evaluate-no-shared-alone",
+        {},
+        ["evaluate", "--protocol", "logo", "--no-shared", "--out", "{tmp}/o"],
+        2,
+        ["--no-shared needs --profiles"],
+    ),
+    (
+        "evaluate-profiles-missing",
+        {},
+        ["evaluate", "--protocol", "logo", "--profiles", "{tmp}/mine.csv", "--no-shared", "--out", "{tmp}/o"],
+        2,
+        ["{tmp}/mine.csv"],
+    ),
+    ("diagnose-measured-negative", {}, ["diagnose", *_DIAG, "--measured-us", "-5"], 2, ["--measured-us", "-5"]),
+    ("diagnose-gpu-unknown", {}, ["diagnose", *_DIAG[2:], "--gpu", "H1000"], 2, ["'H1000'", "H100-SXM"]),
+    ("diagnose-config-short", {}, ["diagnose", *_DIAG, "--config", "64,64"], 2, ["'64,64'", "BLOCK_M"]),
+    ("sass-arch-turing", {}, ["sass", "--builtin", "gemm", "--arch", "sm_75"], 2, ["'sm_75'", "sm_80"]),
+    ("sass-config-short", {}, ["sass", "--builtin", "gemm", "--arch", "sm_90", "--config", "64,64"], 2, ["'64,64'"]),
+    (
+        "profiles-kineto-not-json",
+        {"t.json": "not json"},
+        ["profiles", "import", "--from", "kineto", "{tmp}/t.json", "--out", "{tmp}/o.csv"],
+        2,
+        ["t.json", "not a JSON trace", "export_chrome_trace"],
+    ),
+    (
+        "calibrate-plan-n-zero",
+        {},
+        ["calibrate", "plan", "--gpu", "H100", "--families", "gemm", "--n", "0", "--out", "{tmp}/p.csv"],
+        2,
+        ["--n must be > 0, got 0", "--n 32"],
+    ),
+    (
+        "bench-committed-out",
+        {},
+        ["bench", "--what", "rank", "--out", str(_REPO / "experiments" / "bench")],
+        2,
+        ["committed benchmark", "--force"],
+    ),
 ]
 
 
