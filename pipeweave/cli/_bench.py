@@ -615,6 +615,7 @@ def _report(res: dict, what) -> str:  # noqa: ANN001
             f"| leave-one-generation-out run, all families | {lg['median']} s (runs {lg['runs']}; load "
             f"{lg['load_1min']}) |"
         )
+    lines += _goal_lines(res)
     if "lower_bound_violations_pct" in res:
         lines += [
             "",
@@ -625,3 +626,38 @@ def _report(res: dict, what) -> str:  # noqa: ANN001
         ]
         lines += [f"| {k} | {v} |" for k, v in res["lower_bound_violations_pct"].items()]
     return "\n".join(lines) + "\n"
+
+
+#: the speed goals (issue 14): (label, how to read the measured value from results.json, goal, higher is better)
+SPEED_GOALS: tuple[tuple[str, str, float, bool], ...] = (
+    ("batch predict, whole path (rows/s)", "predict.rows_per_s", 1_000_000.0, True),
+    ("whole path / boosters alone", "predict.whole_over_boosters", 0.5, True),
+    ("single-launch `pipeweave predict` process (s)", "cli_single_predict_s.median", 1.0, False),
+    ("`import pipeweave` (s)", "import.median_s", 0.3, False),
+    ("rank 100 tile configs (ms)", "rank100_ms", 5.0, False),
+    ("`predict --input` 10M rows, peak memory (MB)", "predict_10m.peak_mb", 1536.0, False),
+    ("leave-one-generation-out run, all families (s)", "logo_s.median", 300.0, False),
+)
+
+
+def _lookup(res: dict, dotted: str) -> float | None:
+    cur: Any = res
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return None
+        cur = cur[part]
+    return float(cur) if isinstance(cur, (int, float)) else None
+
+
+def _goal_lines(res: dict) -> list[str]:
+    """The goals table: every goal with the measured value and, when missed, by what factor."""
+    rows = []
+    for label, key, goal, higher in SPEED_GOALS:
+        v = _lookup(res, key)
+        if v is None:
+            rows.append(f"| {label} | {goal:g} | not measured in this record | |")
+            continue
+        met = v >= goal if higher else v <= goal
+        factor = (goal / v if higher else v / goal) if v > 0 else float("inf")
+        rows.append(f"| {label} | {goal:g} | {v:g} | {'met' if met else f'**missed** ({factor:.2f}x off)'} |")
+    return ["", "## Goals", "", "| goal | target | measured | status |", "|---|---:|---:|---|", *rows]

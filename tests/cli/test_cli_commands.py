@@ -198,3 +198,15 @@ def test_predict_refuses_model_from_other_schema(tmp_path, capsys):
         == 2
     )
     assert "pipeweave train" in capsys.readouterr().err
+
+
+def test_bench_goal_lines_state_met_and_missed():
+    # hand-made results record (not measurements): one goal met, one missed, one not measured
+    from pipeweave.cli._bench import _goal_lines
+
+    res = {"predict": {"rows_per_s": 250_000, "whole_over_boosters": 0.5}, "rank100_ms": 1.2}
+    text = "\n".join(_goal_lines(res))
+    assert "| batch predict, whole path (rows/s) | 1e+06 | 250000 | **missed** (4.00x off) |" in text
+    assert "| whole path / boosters alone | 0.5 | 0.5 | met |" in text
+    assert "| rank 100 tile configs (ms) | 5 | 1.2 | met |" in text
+    assert "| `import pipeweave` (s) | 0.3 | not measured in this record | |" in text
