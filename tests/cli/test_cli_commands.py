@@ -210,3 +210,38 @@ def test_bench_goal_lines_state_met_and_missed():
     assert "| whole path / boosters alone | 0.5 | 0.5 | met |" in text
     assert "| rank 100 tile configs (ms) | 5 | 1.2 | met |" in text
     assert "| `import pipeweave` (s) | 0.3 | not measured in this record | |" in text
+
+
+def _readme_cli_tour() -> list[list[str]]:
+    """The README's "CLI tour" commands (continuation lines joined, comments dropped), as argv lists."""
+    import shlex
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = text.split("## CLI tour", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    joined = block.replace("\\\n", " ")
+    cmds = []
+    for line in joined.splitlines():
+        line = line.split("  #", 1)[0].strip()
+        if line.startswith("pipeweave "):
+            cmds.append(shlex.split(line)[1:])
+    return cmds
+
+
+#: tour commands that need no file of the reader's, no long run and no shared-storage side effect
+_SELF_CONTAINED = ("gpus", "explain", "predict", "sass", "diagnose")
+
+
+def test_readme_cli_tour_runs_as_written(capsys):
+    """Every self-contained command of the README's CLI tour runs as written and exits 0."""
+    from pipeweave.cli.main import main
+
+    cmds = [c for c in _readme_cli_tour() if c[0] in _SELF_CONTAINED and "--input" not in c]
+    assert len(cmds) >= 6, cmds
+    for argv in cmds:
+        if argv[0] == "sass":
+            pytest.importorskip("triton")
+        rc = main(argv)
+        out, err = capsys.readouterr()
+        assert rc == 0, (argv, err)
+        assert out.strip() and "Traceback" not in err, argv
