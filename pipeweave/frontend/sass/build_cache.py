@@ -477,7 +477,7 @@ def run_build(args: argparse.Namespace) -> int:
             time_budget_s=args.time_budget,
             flush_every=args.flush_every,
             progress=not args.no_progress,
-            all_jobs=jobs,
+            all_jobs=jobs if set(groups) == set(GROUPS) else plan_jobs(getattr(args, "data", None), GROUPS),
             client=client,
         )
     finally:
