@@ -241,7 +241,8 @@ def load_eval_frame(
     ``profiles`` adds the rows of the user's canonical profile files (see :mod:`pipeweave.profiles`)
     that fall in an evaluation family; they keep their own ``source`` (default ``user``), so the
     report scores them apart from the shared sources. ``shared=False`` evaluates those rows alone.
-    Returns ``(frame, drops, data_fingerprint)``; ``frame['eval_family']`` holds the label.
+    Returns ``(frame, drops, data_fingerprint)``; ``frame['eval_family']`` holds the label and,
+    with ``profiles``, ``frame.attrs['profile_files']`` the files' records (name, rows, SHA-256).
     """
     from ..model import prepare_training_frame
     from ..sources import data_fingerprint, load_profiles
@@ -256,8 +257,9 @@ def load_eval_frame(
     parts = []
     if shared:
         parts.append(load_profiles(data, families=sorted({EVAL_FAMILIES[f][0] for f in labels})))
+    records: list[dict[str, object]] = []
     if profiles:
-        user, _records = _user_profile_rows(profiles, labels)
+        user, records = _user_profile_rows(profiles, labels)
         parts.append(user)
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     label = pd.Series(pd.NA, index=df.index, dtype=object)
@@ -284,6 +286,8 @@ def load_eval_frame(
             f"({int(drops['rows'].sum()) if len(drops) else 0} physically impossible rows dropped)",
             flush=True,
         )
+    if records:  # what was read from the user's files (name, rows, SHA-256), for the report
+        frame.attrs["profile_files"] = records
     return frame, drops, fp
 
 
@@ -373,7 +377,7 @@ def run_evaluation(
         "the training generations); pipeweave's hyperparameters are fixed defaults",
     }
     if profiles:
-        extra["profiles"] = _user_profile_rows(profiles, list(families or EVAL_FAMILIES))[1]
+        extra["profiles"] = frame.attrs["profile_files"]  # recorded when the files were read, not re-read
     results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)
     if plots:
         write_report(results, pred, out)
