@@ -49,9 +49,19 @@ def distinct_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     ``result[codes]`` broadcasts a per-group result back. Hash-based: one factorize per column.
     """
     codes = np.zeros(len(frame), dtype=np.int64)
+    radix = 1  # codes < radix: the number of value combinations seen so far (mixed-radix key)
     for col in frame.columns:
         c, uniques = pd.factorize(frame[col], use_na_sentinel=False)
-        codes, _ = pd.factorize(codes * max(len(uniques), 1) + c)  # < rows x distinct values: no overflow
+        k = max(len(uniques), 1)
+        if k == 1:
+            continue
+        if radix > (2**62) // k:  # the combined key would overflow int64: compact it to 0..g-1 first
+            codes, kept = pd.factorize(codes)
+            radix = max(len(kept), 1)
+        codes = codes * k + c
+        radix *= k
+    codes, _ = pd.factorize(codes)  # 0..g-1 in order of first appearance
+    codes = codes.astype(np.int64, copy=False)
     first = np.zeros(int(codes.max()) + 1 if len(codes) else 0, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes))[::-1]
     return codes, first

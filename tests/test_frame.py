@@ -46,3 +46,16 @@ def test_distinct_rows_groups_like_drop_duplicates():
     assert first.tolist() == [0, 1, 3, 4]
     expected = frame.drop_duplicates()
     pd.testing.assert_frame_equal(frame.iloc[first], expected)
+
+
+def test_distinct_rows_with_more_value_combinations_than_int64_holds():
+    # hand-made input: 9 columns of ~1,000 distinct values each (1e27 combinations > 2**63), so the
+    # mixed-radix key must be compacted on the way; the grouping must still equal drop_duplicates
+    rng = np.random.default_rng(0)
+    base = pd.DataFrame({f"c{i}": rng.integers(0, 1000, 3000) for i in range(9)})
+    frame = pd.concat([base, base.iloc[::7], base.iloc[::3]], ignore_index=True)  # known duplicates
+    codes, first = distinct_rows(frame)
+    pd.testing.assert_frame_equal(frame.iloc[first], frame.drop_duplicates())
+    # rows share a code exactly when they are equal
+    again = frame.iloc[first].reset_index(drop=True).iloc[codes].reset_index(drop=True)
+    pd.testing.assert_frame_equal(again, frame)

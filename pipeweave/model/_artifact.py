@@ -29,6 +29,7 @@ import os
 import platform
 import re
 import struct
+from collections.abc import Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -399,7 +400,8 @@ def read_stamp(path: str | os.PathLike[str]) -> dict:
     return {"_booster": booster, **_parse_stamp(booster.attr("pipeweave_stamp"), path)}
 
 
-def _family_booster(booster, stamp: dict, fam: str, path: Path):  # noqa: ANN001, ANN202
+def _family_blob(booster, stamp: dict, fam: str, path: Path) -> bytes:  # noqa: ANN001
+    """The checked UBJSON bytes of ``fam``'s booster (present, base64, recorded length/SHA-256)."""
     fix = f"the file is damaged; retrain with `{RETRAIN_COMMAND}`"
     raw = booster.attr(_FAMILY_ATTR + fam)
     if raw is None:
@@ -427,7 +429,44 @@ def _family_booster(booster, stamp: dict, fam: str, path: Path):  # noqa: ANN001
             _structurally_complete(blob, f"the {fam!r} booster")
         except _Malformed as exc:
             raise SchemaMismatchError(f"model file {str(path)!r}: {exc}", hint=fix) from None
-    return _booster_from_bytes(blob, f"the {fam!r} booster of {str(path)!r}")
+    return blob
+
+
+class LazyBoosters(MutableMapping[str, Any]):
+    """Family -> XGBoost booster, each built from its checked bytes on first access.
+
+    :func:`load_model` checks every family's bytes when the file is read (so a damaged file is
+    refused at once) but builds a booster only when a family is predicted: a single-launch
+    ``pipeweave predict`` builds one of the twelve (start-up time). Iteration order is the
+    file's; assignment and deletion work as on a dict."""
+
+    def __init__(self, blobs: Mapping[str, bytes], where: str) -> None:
+        self._blobs = dict(blobs)
+        self._built: dict[str, Any] = {}
+        self._where = where
+
+    def __getitem__(self, fam: str) -> Any:
+        if fam not in self._built:
+            blob = self._blobs[fam]  # KeyError for a family without its own booster, as a dict
+            self._built[fam] = _booster_from_bytes(blob, f"the {fam!r} booster of {self._where}")
+        return self._built[fam]
+
+    def __setitem__(self, fam: str, booster: Any) -> None:
+        self._built[fam] = booster
+        self._blobs.setdefault(fam, b"")
+
+    def __delitem__(self, fam: str) -> None:
+        del self._blobs[fam]
+        self._built.pop(fam, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    def __repr__(self) -> str:
+        return f"LazyBoosters({list(self._blobs)}, built={list(self._built)})"
 
 
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
@@ -466,9 +505,9 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
     model.booster_ = booster
-    model.family_boosters_ = {
-        fam: _family_booster(booster, stamp, fam, path) for fam in stamp.get("family_boosters", [])
-    }
+    model.family_boosters_ = LazyBoosters(
+        {fam: _family_blob(booster, stamp, fam, path) for fam in stamp.get("family_boosters", [])}, repr(str(path))
+    )
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

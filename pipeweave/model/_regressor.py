@@ -13,7 +13,7 @@ performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -283,7 +283,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.booster_ = xgb.train(params, dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks)
         # per_family: one more booster per family on its own rows; the shared booster above stays
         # as the fallback for families without one
-        self.family_boosters_ = {}
+        self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         fam = str_values(df["family"])
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
             for name in sorted(set(fam)):
@@ -318,10 +318,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         family_boosters = getattr(self, "family_boosters_", None) or {}
         if family_boosters:
             fam = str_values(prepared["family"])
-            for name, booster in family_boosters.items():
+            for name in family_boosters:  # only the families present build their booster (LazyBoosters)
                 m = fam == name
                 if m.any():
-                    out[m] = predict_in_place(booster, X[m], int(self.n_jobs))
+                    out[m] = predict_in_place(family_boosters[name], X[m], int(self.n_jobs))
                     todo &= ~m
         if todo.any():  # the shared booster: all rows, or families without their own booster
             out[todo] = predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))

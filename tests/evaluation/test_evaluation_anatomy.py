@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ConstMethod, FlopMethod, make_profiles
+from evaluation_fixtures import ConstMethod, FlopMethod, make_profiles
 
 from pipeweave.evaluation import run_protocol
 from pipeweave.evaluation._anatomy import (

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ConstMethod, FlopMethod, make_profiles
+from evaluation_fixtures import ConstMethod, FlopMethod, make_profiles
 from sklearn.base import BaseEstimator
 
 from pipeweave import DataError

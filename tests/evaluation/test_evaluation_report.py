@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ConstMethod, FlopMethod, make_profiles
+from evaluation_fixtures import ConstMethod, FlopMethod, make_profiles
 
 from pipeweave._io import atomic_write_json
 from pipeweave.evaluation import (

@@ -188,6 +188,20 @@ def plan_jobs(data: str | Path | None = None, groups: Iterable[str] = GROUPS) ->
     return out
 
 
+#: kernels whose cache entries are keyed by their source hash (an entry of an older source is stale)
+_HASHED_KERNELS: tuple[str, ...] = ("fused_moe", "gemm", "rmsnorm", "silu_mul", "attention")
+
+
+def cached_keys(cache: pd.DataFrame) -> set[tuple]:
+    """:meth:`Job.key` of every cache entry compiled from the kernel's current source (stale ones left out)."""
+    hashes = {k: kernel_source_hash(k) for k in _HASHED_KERNELS}
+    return {
+        (r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
+        for r in cast(Iterable[Any], cache.itertuples(index=False))
+        if hashes.get(r.kernel) == str(r.kernel_hash)
+    }
+
+
 def build(
     jobs: list[Job],
     *,
@@ -205,14 +219,7 @@ def build(
     jobs as Dask tasks on its workers (each needs triton); this process stays the one writer of the
     cache file and merges the results as they arrive."""
     cache = load_cache(cache_path)
-    hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm")}
-    have = set()
-    if not cache.empty:
-        for r in cast(Iterable[Any], cache.itertuples(index=False)):
-            if hashes.get(r.kernel) == str(r.kernel_hash):
-                have.add(
-                    (r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
-                )
+    have = cached_keys(cache)
     todo = [j for j in jobs if j.key() not in have]
     rows: list[dict[str, Any]] = []
     failures: list[tuple[Job, str]] = []
@@ -304,11 +311,8 @@ def write_manifest(
     from ..._io import atomic_write_text
     from ._compile import triton_version
 
-    hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm", "rmsnorm", "silu_mul", "attention")}
-    have = set()
-    for r in cast(Iterable[Any], cache.itertuples(index=False)):
-        if hashes.get(r.kernel) == str(r.kernel_hash):
-            have.add((r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages))
+    hashes = {k: kernel_source_hash(k) for k in _HASHED_KERNELS}
+    have = cached_keys(cache)
     lines = [
         "# SASS instruction-mix cache",
         "",
@@ -458,13 +462,7 @@ def run_build(args: argparse.Namespace) -> int:
     import_triton()
     todo = jobs
     if args.max_jobs is not None:
-        cache = load_cache()
-        hashes = {k: kernel_source_hash(k) for k in ("fused_moe", "gemm")}
-        have = {
-            (r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
-            for r in cast(Iterable[Any], cache.itertuples(index=False))
-            if hashes.get(r.kernel) == str(r.kernel_hash)
-        }
+        have = cached_keys(load_cache())
         todo = [j for j in jobs if j.key() in have] + [j for j in jobs if j.key() not in have][: args.max_jobs]
     client = None
     if getattr(args, "dask", None):
