@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import os
 import platform
 import re
 import struct
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -435,25 +436,26 @@ def _family_blob(booster, stamp: dict, fam: str, path: Path) -> bytes:  # noqa: 
 class LazyBoosters(MutableMapping[str, Any]):
     """Family -> XGBoost booster, each built from its checked bytes on first access.
 
-    :func:`load_model` checks every family's bytes when the file is read (so a damaged file is
-    refused at once) but builds a booster only when a family is predicted: a single-launch
-    ``pipeweave predict`` builds one of the twelve (start-up time). Iteration order is the
-    file's; assignment and deletion work as on a dict."""
+    A booster is built only when its family is predicted: a single-launch ``pipeweave predict``
+    builds one of the twelve (start-up time). :func:`load_model` has then already refused a damaged
+    file: a sealed file's every byte is covered by its length + SHA-256 record, and an older file's
+    family blobs are checked at load. Iteration order is the file's; assignment and deletion work
+    as on a dict."""
 
-    def __init__(self, blobs: Mapping[str, bytes], where: str) -> None:
-        self._blobs = dict(blobs)
+    def __init__(self, blobs: Mapping[str, Callable[[], bytes]], where: str) -> None:
+        self._blobs = dict(blobs)  # family -> the checked bytes of its booster, produced on demand
         self._built: dict[str, Any] = {}
         self._where = where
 
     def __getitem__(self, fam: str) -> Any:
         if fam not in self._built:
-            blob = self._blobs[fam]  # KeyError for a family without its own booster, as a dict
+            blob = self._blobs[fam]()  # KeyError for a family without its own booster, as a dict
             self._built[fam] = _booster_from_bytes(blob, f"the {fam!r} booster of {self._where}")
         return self._built[fam]
 
     def __setitem__(self, fam: str, booster: Any) -> None:
         self._built[fam] = booster
-        self._blobs.setdefault(fam, b"")
+        self._blobs.setdefault(fam, bytes)
 
     def __delitem__(self, fam: str) -> None:
         del self._blobs[fam]
@@ -505,9 +507,14 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
     model.booster_ = booster
-    model.family_boosters_ = LazyBoosters(
-        {fam: _family_blob(booster, stamp, fam, path) for fam in stamp.get("family_boosters", [])}, repr(str(path))
-    )
+    fams = stamp.get("family_boosters", [])
+    if stamp.get("file_integrity"):  # sealed: verify_model_file checked every byte; each blob's own
+        # record is checked when its booster is first built
+        blobs = {fam: functools.partial(_family_blob, booster, stamp, fam, path) for fam in fams}
+    else:  # an older file without the seal: check every family's blob now
+        checked = {fam: _family_blob(booster, stamp, fam, path) for fam in fams}
+        blobs = {fam: functools.partial(bytes, checked[fam]) for fam in fams}
+    model.family_boosters_ = LazyBoosters(blobs, repr(str(path)))
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

@@ -159,6 +159,19 @@ def test_per_family_boosters_predict_their_family_and_survive_a_roundtrip(small_
     np.testing.assert_allclose(loaded.predict(small_frame), pred, rtol=1e-6)
 
 
+def test_loaded_family_boosters_are_built_when_their_family_is_predicted(small_frame, tmp_path):
+    from pipeweave.model import load_model, save_model
+
+    model = PipeweaveRegressor(n_estimators=20, n_jobs=1, per_family=True).fit(small_frame)
+    loaded = load_model(save_model(model, tmp_path / "lazy.ubj"))
+    assert "built=[]" in repr(loaded.family_boosters_)  # nothing built by loading
+    gemm = small_frame[small_frame["family"] == "gemm"]
+    np.testing.assert_allclose(loaded.predict(gemm), model.predict(gemm), rtol=1e-6)
+    assert "built=['gemm']" in repr(loaded.family_boosters_)  # only the family that was predicted
+    np.testing.assert_allclose(loaded.predict(small_frame), model.predict(small_frame), rtol=1e-6)
+    assert list(loaded.family_boosters_) == ["gemm", "moe_w13"] and len(loaded.family_boosters_) == 2
+
+
 def test_families_without_their_own_booster_fall_back_to_the_shared_one(small_frame):
     model = PipeweaveRegressor(n_estimators=20, n_jobs=1, per_family=True).fit(small_frame)
     del model.family_boosters_["moe_w13"]
