@@ -339,6 +339,9 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901
             res["logo_s"]["fits"] = t.get("fits")
         print(f"logo: {tm['median_s']:.0f}s", flush=True)
     scratch_ctx.cleanup()
+    # which run wrote which rows: the record keeps older rows that this run did not measure
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    res.setdefault("measured_by", {}).update({w: f"pipeweave bench --what {w} ({stamp})" for w in args.what})
     atomic_write_json(path, res)
     atomic_write_text(out / "results.md", _report(res, args.what))
     print(f"wrote {path}")
@@ -555,7 +558,14 @@ def _report(res: dict, what) -> str:  # noqa: ANN001
         "",
         f"Command: `pipeweave bench --what {' '.join(what)}`; "
         f"machine: {res['machine']['cpus']} CPUs. Load = 1-minute load average when the run started "
-        "(the machine is shared; medians of several runs).",
+        "(the machine is shared; medians of several runs). Rows not measured by this command are kept from "
+        "earlier runs"
+        + (
+            ": " + "; ".join(f"{w} by {res['measured_by'][w].split(' (')[-1].rstrip(')')}" for w in res["measured_by"])
+            if res.get("measured_by")
+            else ""
+        )
+        + ".",
         "",
         "| benchmark | result |",
         "|---|---|",

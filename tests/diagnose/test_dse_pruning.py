@@ -25,3 +25,18 @@ def test_pruning_metrics_hand_made():
     assert m["ratio"] == pytest.approx([1 / 1.005, 1 / 1.03])
     m50 = pruning_metrics(score, q, label, rel, worst, keep=1.0)
     assert m50["hit"].all() and m50["ratio"] == pytest.approx([1.0 / 1.005, 1.0])
+
+
+def test_pruning_metrics_keep_count_is_the_top_k_pick():
+    # hand-made: one query of 6 candidates; the best (label 4) is ranked third, a within-1% one fifth
+    q = np.zeros(6, dtype=int)
+    score = np.array([6.0, 5.0, 4.0, 3.0, 2.0, 1.0])
+    label = np.array([0.0, 0.0, 4.0, 0.0, 2.0, 0.0])
+    rel = np.array([np.log(1.04), np.nan, 0.0, np.nan, np.log(1.008), np.nan])
+    worst = np.full(6, np.log(1.04))
+    top1 = pruning_metrics(score, q, label, rel, worst, keep_count=1)
+    assert top1["hit"].tolist() == [False] and top1["ratio"] == pytest.approx([1 / 1.04]) and top1["exact"].all()
+    top2 = pruning_metrics(score, q, label, rel, worst, keep_count=2)  # the second pick is unmeasured
+    assert top2["hit"].tolist() == [False] and top2["ratio"] == pytest.approx([1 / 1.04])
+    top3 = pruning_metrics(score, q, label, rel, worst, keep_count=3)
+    assert top3["hit"].tolist() == [True] and top3["ratio"] == pytest.approx([1.0])
