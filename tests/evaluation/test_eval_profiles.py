@@ -49,7 +49,12 @@ def test_profiles_alone_unseen_shape(user_csv, tmp_path, data_dir):
     assert json.loads((tmp_path / "rep" / "results.json").read_text())["protocol"] == "unseen-shape"
     timing = json.loads((tmp_path / "rep" / "timing.json").read_text())
     stages = timing["stages_s"]
-    assert list(stages) == ["load_and_featurize", "fit_and_predict", "metrics_and_bootstrap", "report_files_and_figures"]
+    assert list(stages) == [
+        "load_and_featurize",
+        "fit_and_predict",
+        "metrics_and_bootstrap",
+        "report_files_and_figures",
+    ]
     assert all(v >= 0 for v in stages.values()) and sum(stages.values()) <= timing["elapsed_s"] + 0.5
     assert timing["fits"] == 2  # one unseen-shape fold (one source, one family) x two methods
     assert user_csv.read_bytes() == before  # the user's file is never altered
