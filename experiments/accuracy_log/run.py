@@ -29,7 +29,7 @@ from pipeweave.evaluation import load_eval_frame
 from pipeweave.model import PipeweaveRegressor, cap_rows
 
 HERE = Path(__file__).resolve().parent
-GENERATIONS = ("ampere", "ada", "hopper", "blackwell")
+GENERATIONS = ("pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")  # the families' own subset
 
 
 # ------------------------------------------------------------------------------------ variants
@@ -92,6 +92,14 @@ _TDP_W = {
     "RTX-6000-Ada": 300,
     "H20": 400,
     "H800": 700,
+    # the NeuSight FP32 GPUs (data-sheet board power, PCIe cards unless named)
+    "P100-PCIe": 250,
+    "P4": 75,
+    "V100-PCIe": 250,
+    "T4": 70,
+    "A100-PCIe-40GB": 250,
+    "A100-PCIe-80GB": 300,
+    "L4": 72,
 }
 _GDDR = {"A40", "RTX-A6000", "L40", "L40S", "L20", "RTX-6000-Ada", "RTX-PRO-6000-S"}
 
@@ -100,6 +108,16 @@ def _tdp_cols(f: pd.DataFrame) -> dict:
     tdp = f["gpu"].astype(str).map(_TDP_W).to_numpy(dtype=float)
     peak_tflops = f["peak_tensor_flops_per_us"].to_numpy(dtype=float) * 1e-6
     return {"log2_tdp_w_per_peak_tflop": np.log2(tdp / peak_tflops)}
+
+
+def _tdp_fp32_cols(f: pd.DataFrame) -> dict:
+    """Board power over the FP32 CUDA-core peak (W per TFLOPS): the FP32 families run on the FMA pipe."""
+    from pipeweave.frontend import spec_arrays
+
+    spec = spec_arrays(f["gpu"])
+    tdp = f["gpu"].astype(str).map(_TDP_W).to_numpy(dtype=float)
+    peak = spec["fp32_lanes_per_sm"] * 2.0 * spec["sm_count"] * spec["sm_clock_mhz"] * 1e-6  # TFLOPS
+    return {"log2_tdp_w_per_fp32_tflop": np.log2(tdp / peak)}
 
 
 def _gddr_cols(f: pd.DataFrame) -> dict:
@@ -261,6 +279,12 @@ _register(
 _register("tdp_per_tflop", "+ log2(board power W / peak bf16 tensor TFLOPS)", add=_tdp_cols)
 _register("gddr", "+ memory technology flag (GDDR vs HBM)", add=_gddr_cols)
 _register("tdp_gddr", "+ both", add=lambda f: {**_tdp_cols(f), **_gddr_cols(f)})
+_register(
+    "tdp_per_fp32_tflop",
+    "+ log2(board power W / peak FP32 CUDA-core TFLOPS): low-power cards (P4, T4, L4) cannot hold the boost "
+    "clock on a long FMA-bound kernel",
+    add=_tdp_fp32_cols,
+)
 
 
 # ---------------------------------------------------------------------------------- evaluation
@@ -343,7 +367,7 @@ def write_md(path: Path, records: list[dict]) -> None:
         "# Accuracy log (issue 17): variants tried, leave-one-generation-out MAPE (%)",
         "",
         "Written by `python experiments/accuracy_log/run.py` (see its docstring). `outer` = MAPE on the",
-        "held-out generation (ampere / ada / hopper / blackwell), the way `pipeweave evaluate --protocol logo`",
+        "held-out generation (oldest first: ampere / ada / hopper / blackwell for most families), the way `pipeweave evaluate --protocol logo`",
         "scores the pipeweave method (4,000 seeded training rows per GPU, 200 trees; one XGBoost thread here,",
         "so the numbers differ from a 2-thread `evaluate` run by up to ~1 point: compare rows of one table).",
         "`inner` = for each outer fold, the mean MAPE of nested leave-one-generation-out inside its three",
@@ -358,7 +382,7 @@ def write_md(path: Path, records: list[dict]) -> None:
             lines += [
                 f"## {fam} - frame: {frame}",
                 "",
-                "| variant | outer a / ada / h / b | mean outer | inner (per outer fold) | mean inner | description | decision |",
+                "| variant | outer (held-out generations, oldest first) | mean outer | inner (per outer fold) | mean inner | description | decision |",
                 "|---|---|---:|---|---:|---|---|",
             ]
             for r in rows:
@@ -394,6 +418,10 @@ DECISIONS: dict = {
     "balance_gen": "dropped (inner = base)",
     "shape_q50": "dropped (inner = base)",
     "seed1": "noise level: the base recipe, another seed",
+    ("gemm_fp32", "base"): "reference (6 generations: pascal / volta / turing / ampere / ada / hopper)",
+    "tdp_per_fp32_tflop": "not adopted (yet): inner 31.21 vs base 31.96 and seed1 31.60, i.e. about twice the "
+    "seed noise (0.36); outer Volta 51.6 -> 40.0 but Ada 32.4 -> 36.3 and Hopper 22.7 -> 29.6 (not used to "
+    "decide). Adopting it needs a sourced board power for every catalog GPU and a retrain",
     "ep_semantics": "dropped in the end: better than base alone, but worse on top of `shape` (see ep_shape)",
     ("fused_moe_bf16", "shape"): "KEPT (MoE shape features): inner 27.55 -> 25.55, better in all 4",
     "ep_shape": "dropped: inner 26.05 vs `shape` 25.55",
