@@ -559,13 +559,7 @@ def _report(res: dict, what) -> str:  # noqa: ANN001
         f"Command: `pipeweave bench --what {' '.join(what)}`; "
         f"machine: {res['machine']['cpus']} CPUs. Load = 1-minute load average when the run started "
         "(the machine is shared; medians of several runs). Rows not measured by this command are kept from "
-        "earlier runs"
-        + (
-            ": " + "; ".join(f"{w} by {res['measured_by'][w].split(' (')[-1].rstrip(')')}" for w in res["measured_by"])
-            if res.get("measured_by")
-            else ""
-        )
-        + ".",
+        "earlier runs" + (": " + "; ".join(res["measured_by"].values()) if res.get("measured_by") else "") + ".",
         "",
         "| benchmark | result |",
         "|---|---|",
@@ -692,7 +686,8 @@ def _why_missed(res: dict, key: str) -> str:
     if key == "predict.rows_per_s" and "boosters_rows_per_s" in p:
         return (
             f"the boosters alone run at {p['boosters_rows_per_s']:,} rows/s here ({p.get('model_trees')} trees per "
-            "family, 2 cores): the target is above the model's own limit on this machine before any featurization"
+            f"family, {res.get('machine', {}).get('cpus', '?')} CPUs): the target is above the model's own limit on "
+            "this machine before any featurization"
         )
     if key == "predict.whole_over_boosters" and "seconds" in p and "boosters_rows_per_s" in p:
         t_boost = p["rows"] / p["boosters_rows_per_s"]
@@ -713,8 +708,8 @@ def _why_missed(res: dict, key: str) -> str:
         st = lg["stages_s"]
         big = max(st, key=st.get)
         return (
-            f"{lg.get('fits', '?')} fits (8 methods x every fold of 13 families, 3 learned baselines tuned by nested "
-            f"leave-one-generation-out); the largest stage is {big.replace('_', ' ')} ({st[big]} s)"
+            f"{lg.get('fits', '?')} fits (every method on every fold of every family; the learned baselines tune "
+            f"by nested leave-one-generation-out); the largest stage is {big.replace('_', ' ')} ({st[big]} s)"
         )
     return ""
 
