@@ -287,6 +287,48 @@ _register(
 )
 
 
+def _tdp_w_cols(f: pd.DataFrame) -> dict:
+    return {"log2_board_power_w": np.log2(f["gpu"].astype(str).map(_TDP_W).to_numpy(dtype=float))}
+
+
+_register("seed2", "the base recipe with random_state=2 (noise level of the comparison)", random_state=2)
+_register("tdp_per_fp32_tflop_seed1", "tdp_per_fp32_tflop with random_state=1", add=_tdp_fp32_cols, random_state=1)
+_register("tdp_per_fp32_tflop_seed2", "tdp_per_fp32_tflop with random_state=2", add=_tdp_fp32_cols, random_state=2)
+_register("board_power", "+ log2(board power W) alone (low-power cards throttle)", add=_tdp_w_cols)
+
+
+def _power_prior(f: pd.DataFrame) -> np.ndarray:
+    """Columns of the power prior: u, u*x with x = log2(board W / dense tensor TFLOPS of the row's dtype),
+    u = share of the envelope in the tensor pipe x how far the launch is into the power-limited regime
+    (0 below 30 us of envelope, 1 above 3 ms: the power controller acts on millisecond scales)."""
+    tdp = f["gpu"].astype(str).map(_TDP_W).to_numpy(dtype=float)
+    peak_tflops = f["peak_tensor_flops_per_us"].to_numpy(dtype=float) * 1e-6
+    x = np.log2(tdp / peak_tflops)
+    s = np.clip(np.log10(f["t_env_us"].to_numpy(dtype=float) / 30.0) / 2.0, 0.0, 1.0)
+    u = np.nan_to_num(f["r_chip_tensor"].to_numpy(dtype=float)) * s
+    return np.column_stack([u, u * x])
+
+
+def _power_prior_s(f: pd.DataFrame) -> np.ndarray:
+    """The power prior without the tensor share (duration only)."""
+    tdp = f["gpu"].astype(str).map(_TDP_W).to_numpy(dtype=float)
+    peak_tflops = f["peak_tensor_flops_per_us"].to_numpy(dtype=float) * 1e-6
+    x = np.log2(tdp / peak_tflops)
+    s = np.clip(np.log10(f["t_env_us"].to_numpy(dtype=float) / 30.0) / 2.0, 0.0, 1.0)
+    return np.column_stack([s, s * x])
+
+
+_register(
+    "power_prior",
+    "linear power prior (long tensor-bound launches vs W per tensor TFLOPS) + trees on the rest",
+    prior=_power_prior,
+)
+_register(
+    "power_prior_s", "linear power prior on duration only (no tensor share) + trees on the rest", prior=_power_prior_s
+)
+_register("power_prior_seed1", "power_prior with random_state=1", prior=_power_prior, random_state=1)
+
+
 # ---------------------------------------------------------------------------------- evaluation
 def _mape(pred: np.ndarray, lat: np.ndarray) -> float:
     return float(np.mean(np.abs(pred / lat - 1.0)) * 100.0)
@@ -300,6 +342,16 @@ def _fit_predict(train: pd.DataFrame, test: pd.DataFrame, params: dict, cap: int
         return np.exp(np.mean(logs, axis=0))
     extra = params.pop("extra_features", ())
     balance = params.pop("balance", None)
+    prior = params.pop("prior", None)
+    if prior is not None:  # screening: a linear, extrapolating term fitted on the training rows; trees on the rest
+        P_tr, P_te = prior(train), prior(test)
+        lr = np.log(train["latency_us"].to_numpy(dtype=float) / train["t_env_us"].to_numpy(dtype=float))
+        A = np.column_stack([np.ones(len(P_tr)), P_tr])
+        coef = np.linalg.lstsq(A, lr, rcond=None)[0]
+        m_tr = P_tr @ coef[1:]
+        m_te = P_te @ coef[1:]
+        base = _fit_predict(train.assign(latency_us=train["latency_us"] / np.exp(m_tr)), test, params, cap)
+        return base * np.exp(m_te)
     import pipeweave.model._features as mf
 
     saved = mf.FEATURES

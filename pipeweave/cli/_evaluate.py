@@ -33,8 +33,7 @@ feature-group ablations against the crude reference (xgboost_crude); report in -
 
 few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches per held-out GPU
 (from its measured rows), calibrate the model on them (pipeweave calibrate) and score the rest:
-  pipeweave evaluate --protocol few-shot --shots 0 8 32 128 --families gemm_bf16 fused_moe_bf16 \
-      --out experiments/few_shot
+  pipeweave evaluate --protocol few-shot --shots 0 8 32 128 --families gemm_bf16 fused_moe_bf16 --out /tmp/few_shot
 """
 )
 
