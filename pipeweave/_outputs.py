@@ -36,8 +36,11 @@ def committed_files(folder: str | os.PathLike[str]) -> list[str]:
     return [line for line in out.stdout.splitlines() if line.strip()]
 
 
-def refuse_committed_output(folder: str | os.PathLike[str], *, force: bool = False, what: str = "report") -> None:
-    """Raise :class:`DataError` when ``folder`` holds files committed to git and ``force`` is False."""
+def refuse_committed_output(
+    folder: str | os.PathLike[str], *, force: bool = False, what: str = "report", hint: str | None = None
+) -> None:
+    """Raise :class:`DataError` when ``folder`` (a folder or one file) holds files committed to git and
+    ``force`` is False; ``hint`` replaces the default fix (a CLI names its own flag)."""
     if force:
         return
     files = committed_files(folder)
@@ -45,6 +48,7 @@ def refuse_committed_output(folder: str | os.PathLike[str], *, force: bool = Fal
         raise DataError(
             f"{str(folder)!r} holds {len(files)} committed {what} file(s) (e.g. {files[0]!r}); "
             "writing there would replace committed results",
-            hint="write to a scratch folder (e.g. /tmp/pipeweave_out) or pass force=True "
+            hint=hint
+            or "write to a scratch folder (e.g. /tmp/pipeweave_out) or pass force=True "
             "to refresh the committed results on purpose",
         )

@@ -107,13 +107,9 @@ def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
     from .._outputs import refuse_committed_output
 
-    try:
-        refuse_committed_output(out, force=args.force)
-    except DataError as exc:
-        raise DataError(
-            str(exc).splitlines()[0],
-            hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose",
-        ) from None
+    refuse_committed_output(
+        out, force=args.force, hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose"
+    )
     if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-shape"):
         raise DataError(
             f"--profiles / --no-shared / --dask apply to --protocol logo and unseen-shape, not {args.protocol!r}",

@@ -15,9 +15,13 @@ DESCRIPTION = (
     HELP
     + """
 
-example:
-  pipeweave train --out models/pipeweave_default.ubj
-  pipeweave train --exclude-generation blackwell --out models/no_blackwell.ubj
+A model file committed to the repository (models/pipeweave_default.ubj, the one `predict` uses)
+is only replaced with --force (retraining the shipped model on purpose); examples write to /tmp.
+
+examples:
+  pipeweave train --out /tmp/pipeweave_mine.ubj
+  pipeweave train --exclude-generation blackwell --out /tmp/no_blackwell.ubj
+  pipeweave train --out models/pipeweave_default.ubj --force   # retrain the shipped model
 """
 )
 
@@ -85,6 +89,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="spec files (.toml/.json) of GPUs outside the catalog that --profiles rows name",
     )
+    p.add_argument(
+        "--force", action="store_true", help="replace a model file committed to the repository (default: refuse)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
         "--dask",
@@ -98,6 +105,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
+    from .._outputs import refuse_committed_output
     from ..hardware import resolve_gpu_name
     from ..model import PipeweaveRegressor, cap_rows, check_model_path, prepare_training_frame, save_model
     from ..sources import data_fingerprint, load_profiles
@@ -105,6 +113,12 @@ def run(args: argparse.Namespace) -> int:
 
     # fail fast: a bad --out or --params is an error in a second, not after training
     check_model_path(args.out)
+    refuse_committed_output(
+        args.out,
+        force=bool(getattr(args, "force", False)),
+        what="model",
+        hint="pass --out /tmp/<name>.ubj, or --force to retrain the shipped model on purpose",
+    )
     checked_params = parse_params(args.params)
     t0 = time.perf_counter()
     import pandas as pd
@@ -224,6 +238,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
         out += ["--gpu-spec", *args.gpu_spec] if args.gpu_spec else []
         out += ["--no-shared"] if args.no_shared else []
     out += ["--out", str(args.out)]
+    out += ["--force"] if getattr(args, "force", False) else []
     return out
 
 

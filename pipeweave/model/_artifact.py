@@ -60,7 +60,7 @@ _FAMILY_ATTR = "pipeweave_family_"
 #: Bump when features, target or file layout change meaning.
 SCHEMA_VERSION = "pipeweave-model/1"
 DEFAULT_MODEL_PATH = MODELS_DIR / "pipeweave_default.ubj"
-RETRAIN_COMMAND = "pipeweave train --out models/pipeweave_default.ubj"
+RETRAIN_COMMAND = "pipeweave train --out models/pipeweave_default.ubj --force"
 
 
 def library_versions() -> dict[str, str]:

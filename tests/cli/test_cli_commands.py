@@ -268,3 +268,57 @@ def test_readme_cli_tour_runs_as_written(capsys):
         out, err = capsys.readouterr()
         assert rc == 0, (argv, err)
         assert out.strip() and "Traceback" not in err, argv
+
+
+def _subcommand_helps() -> dict[str, str]:
+    from pipeweave.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    return {name: p.format_help() for name, p in sub.choices.items()}
+
+
+def test_help_examples_never_overwrite_committed_results():
+    """An example command in a --help text whose --out is committed to the repository (a tracked file,
+    or a folder holding one) says --force, and no example was joined onto its neighbour by a stray
+    line continuation (runs of spaces)."""
+    import re
+    from pathlib import Path
+
+    from pipeweave._outputs import committed_files
+
+    repo = Path(__file__).resolve().parents[2]
+    if not committed_files(repo / "pyproject.toml"):
+        pytest.skip("not a git source checkout")
+    seen = outs = 0
+    for name, text in _subcommand_helps().items():
+        for line in text.splitlines():
+            cmd = line.split("#")[0].strip()
+            if not (cmd.startswith("pipeweave ") or cmd.startswith("python -m pipeweave")):
+                continue
+            seen += 1
+            assert not re.search(r"\S {3,}--", cmd), (name, line)
+            out = re.search(r"--out\s+(\S+)", cmd)
+            if out and not out.group(1).startswith("/"):
+                outs += 1
+                if committed_files(repo / out.group(1)):
+                    assert "--force" in cmd, (name, line)
+    assert seen >= 10 and outs >= 3
+
+
+def test_train_refuses_to_replace_the_committed_model(tmp_path, capsys):
+    """`pipeweave train --out models/pipeweave_default.ubj` without --force stops before training and
+    leaves the shipped file as it was (only where git tracks it: a source checkout)."""
+    from pathlib import Path
+
+    from pipeweave._outputs import committed_files
+
+    shipped = Path(__file__).resolve().parents[2] / "models" / "pipeweave_default.ubj"
+    if not shipped.exists() or not committed_files(shipped):
+        pytest.skip("no git-tracked shipped model here (not a source checkout)")
+    before = shipped.stat().st_mtime_ns, shipped.stat().st_size
+    rc = main(["train", "--families", "gemm", "--n-estimators", "1", "--no-progress", "--out", str(shipped)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "committed model file" in err and "--force" in err
+    assert (shipped.stat().st_mtime_ns, shipped.stat().st_size) == before
