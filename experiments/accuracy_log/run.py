@@ -474,6 +474,13 @@ def write_md(path: Path, records: list[dict]) -> None:
 
 #: decision per variant (or per (family, variant)), made on the inner folds; see NOTES
 DECISIONS: dict = {
+    "triton_decode_config": "kept (a-priori physics from SGLang's source): inner 30.42 vs base 33.69 (seed1 30.74 vs "
+    "34.02, seed noise 0.3); outer Ada 33.7 -> 25.4 (the RTX PRO rows the other folds train on now agree with the "
+    "envelope), RTX PRO 48.6 -> 42.7",
+    "triton_decode_config_seed1": "see triton_decode_config",
+    "triton_prefill_config": "dropped: inner 614.32 (some inner folds over-predict > 10x) vs base 35.58; the "
+    "front-end keeps FlashAttention's tiles for prefill on every backend",
+    "triton_prefill_config_seed1": "see triton_prefill_config (inner 569.19)",
     ("attention_context", "seed1"): "noise level: inner 41.10 vs base 35.58; single inner folds move by up "
     "to 14 points (inner folds train on two generations; B200's Triton rows run 4-340x their envelope)",
     ("attention_context", "q50"): "dropped: inner 37.35, between base 35.58 and seed1 41.10 (noise)",

@@ -16,12 +16,19 @@ import pandas as pd
 
 from .._errors import DataError, PipeweaveError, UnknownFamilyError
 from .._frame import str_codes, str_map, str_values
-from ..vocab import async_mma, attention_backend
+from ..vocab import DEFAULT_ATTENTION_BACKEND, async_mma, attention_backend
 from . import _constants as C
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
-from ._kernels import elementwise, flash_attention, tiled_matmul
+from ._kernels import elementwise, flash_attention, sglang_triton_decode_split, tiled_matmul
 from ._routing import distribution_alpha, routing_stats
-from ._tileplan import TILE_COLUMNS, attention_tiles, fused_moe_default, gemm_candidates, moe_w13_default
+from ._tileplan import (
+    TILE_COLUMNS,
+    attention_tiles,
+    fused_moe_default,
+    gemm_candidates,
+    moe_w13_default,
+    sglang_triton_decode_tiles,
+)
 
 __all__ = ["Family", "FAMILIES", "get_family", "build_kernels"]
 
@@ -405,12 +412,17 @@ def attention_backend_labels(labels: Iterable[str]) -> np.ndarray:
     return np.array([attention_backend(b) for b in labels], dtype=object)
 
 
+def _is_backend(df: pd.DataFrame, backend: str) -> np.ndarray:
+    """Attention rows that run ``backend`` (the ``backend`` column; unspecified = FlashAttention)."""
+    if "backend" not in df:
+        return np.full(len(df), backend == DEFAULT_ATTENTION_BACKEND)
+    codes, labels = str_codes(df["backend"])
+    return (attention_backend_labels(labels) == backend)[codes]
+
+
 def _is_flash_attention(df: pd.DataFrame) -> np.ndarray:
     """Attention rows that run FlashAttention (the ``backend`` column; unspecified = FlashAttention)."""
-    if "backend" not in df:
-        return np.ones(len(df), dtype=bool)
-    codes, labels = str_codes(df["backend"])
-    return (attention_backend_labels(labels) == "flash_attention")[codes]
+    return _is_backend(df, "flash_attention")
 
 
 def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple[list[KernelDemand], pd.DataFrame]]:
@@ -424,10 +436,21 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
         mma_dtype = np.where((qb < 2) & (kvb < 2), "fp8", "bfloat16")
         rate = _tensor_rate(pd.DataFrame({"gpu": df["gpu"].to_numpy(), "dtype": mma_dtype}), spec)
         tiles = attention_tiles(_async_mma(spec), spec["smem_per_sm_kib"], decode)
+        group = np.maximum(h / np.maximum(hkv, 1.0), 1.0)
+        # SGLang's Triton decode launches with its own configuration (its prefill kernel's, screened,
+        # made the leave-one-generation-out inner folds far worse: experiments/accuracy_log)
+        triton = _is_backend(df, "triton") & decode
+        if triton.any():
+            own = sglang_triton_decode_tiles(group)
+            tiles = tiles.where(~pd.Series(triton, index=tiles.index), own, axis=0)
         if decode:
             q_len, kv_len = np.ones(len(df)), np.maximum(step, 1.0)
         else:
             q_len, kv_len = isl, isl + step
+        per_cta = split_own = None
+        if decode and triton.any():
+            per_cta, split_own = sglang_triton_decode_split(b, h, hkv, kv_len, spec["sm_count"])
+            per_cta, split_own = np.where(triton, per_cta, np.nan), np.where(triton, split_own, np.nan)
         kd = flash_attention(
             "attention",
             batch=b,
@@ -448,10 +471,13 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
             stages=tiles["num_stages"].to_numpy(),
             window=_col(df, "window_size") if "window_size" in df else 0.0,
             pack_gqa=_is_flash_attention(df),
+            decode_heads_per_cta=per_cta,
+            decode_split=split_own,
         )
         parts = [kd]
         if decode:  # split-KV combine kernel: reads each split's fp32 partial output, only when split > 1
-            split = kd.grid_ctas / np.maximum(b * hkv, 1.0)
+            ctas_per_split = b * hkv if per_cta is None else np.where(triton, b * np.ceil(h / per_cta), b * hkv)
+            split = kd.grid_ctas / np.maximum(ctas_per_split, 1.0)
             comb = elementwise(
                 "attn_combine",
                 elems=b * h * d,
@@ -469,7 +495,7 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
         tiles["block_k"] = d
         tiles["group_m"] = 1.0
         tiles = tiles[list(TILE_COLUMNS)]
-        tiles["tile_origin"] = "flash_attention_heuristic"
+        tiles["tile_origin"] = np.where(triton, "sglang_triton_config", "flash_attention_heuristic")
         return parts, tiles
 
     return build

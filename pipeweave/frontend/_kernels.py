@@ -26,7 +26,7 @@ from . import _constants as C
 from ._demand import Col, KernelDemand, occupancy
 from ._smem import triton_smem_bytes
 
-__all__ = ["tiled_matmul", "elementwise", "flash_attention"]
+__all__ = ["tiled_matmul", "elementwise", "flash_attention", "sglang_triton_decode_split"]
 
 
 def _cdiv(a: Col, b: Col) -> np.ndarray:
@@ -231,6 +231,27 @@ def _keys_per_query(q_len: np.ndarray, kv_len: np.ndarray, win: np.ndarray, caus
     return (sum_below + sum_capped) / np.maximum(q_len, 1.0)
 
 
+def sglang_triton_decode_split(
+    batch: Col, heads: Col, kv_heads: Col, kv_len: Col, sm_count: Col, max_splits: float = 8.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(query heads per CTA, KV splits) of SGLang 0.5.10's Triton decode (``get_num_kv_splits_triton``).
+
+    Heads sharing a KV head are packed BLOCK_H = min(16, group) per CTA (one head per CTA without
+    GQA); the grid is batch x ceil(heads / BLOCK_H) x splits with, for equal sequence lengths,
+    splits = min(ceil(SMs x max(log2(kv_len / 64), 1) / that grid), ``max_splits``) (the server's
+    ``triton_attention_num_kv_splits``, 8 by default), then each split holds
+    ceil(ceil(kv_len / splits) / 32) x 32 keys, so short sequences use fewer.
+    """
+    b, h, hkv, kv = (np.asarray(x, dtype=float) for x in (batch, heads, kv_heads, kv_len))
+    group = np.maximum(h / np.maximum(hkv, 1.0), 1.0)
+    per_cta = np.where(group > 1, np.minimum(16.0, group), 1.0)
+    token_grid = np.maximum(b * _cdiv(h, per_cta), 1.0)
+    ext_cores = np.floor(np.asarray(sm_count, dtype=float) * np.maximum(np.log2(np.maximum(kv, 1.0) / 64.0), 1.0))
+    split = np.clip(np.minimum(_cdiv(ext_cores, token_grid), max_splits), 1.0, None)
+    per_split = _cdiv(_cdiv(kv, split), 32.0) * 32.0
+    return per_cta, np.maximum(_cdiv(kv, np.maximum(per_split, 1.0)), 1.0)
+
+
 def flash_attention(
     name: str,
     *,
@@ -252,11 +273,16 @@ def flash_attention(
     stages: np.ndarray,
     window: np.ndarray | float = 0.0,
     pack_gqa: np.ndarray | bool = False,
+    decode_heads_per_cta: np.ndarray | None = None,
+    decode_split: np.ndarray | None = None,
 ) -> KernelDemand:
     """FlashAttention forward. Prefill: one CTA per (batch, head, q-tile), causal average trip count.
 
     Decode (q_len = 1): split-KV ("flash-decoding"), one CTA per (batch, kv-head, split) with the
-    GQA group packed into the MMA rows (at least 16); splits fill about two waves of SMs.
+    GQA group packed into the MMA rows (at least 16); splits fill about two waves of SMs. Rows with
+    ``decode_heads_per_cta`` / ``decode_split`` (finite values) use that kernel's own grid instead:
+    ceil(heads / per-CTA heads) CTAs per batch entry and split (SGLang's Triton decode,
+    :func:`sglang_triton_decode_split`).
     """
     batch, q_len, kv_len = (np.asarray(x, dtype=float) for x in (batch, q_len, kv_len))
     # sliding window (window > 0): each query sees at most `window` keys
@@ -271,10 +297,17 @@ def flash_attention(
         base = batch * kv_heads
         max_split = np.maximum(_cdiv(kv_len, 256.0), 1.0)
         split = np.clip(np.floor(2.0 * S / np.maximum(base, 1.0)), 1.0, max_split)
+        qrows_real = group
+        if decode_heads_per_cta is not None and decode_split is not None:
+            own = np.isfinite(decode_heads_per_cta) & np.isfinite(decode_split)
+            per_cta = np.where(own, decode_heads_per_cta, group)
+            base = np.where(own, batch * _cdiv(heads, np.maximum(per_cta, 1.0)), base)
+            split = np.where(own, decode_split, split)
+            qrows_real = per_cta
+            rows_q = np.where(own, np.maximum(np.ceil(per_cta / 16.0) * 16.0, 16.0), rows_q)
         G = base * split
         iters = _cdiv(kv_len, split * bkv)
-        qrows_real = group
-        scores_it = group * bkv
+        scores_it = qrows_real * bkv
     else:
         rows_q = bq
         # pack-GQA (the FlashAttention-3 code base: always below sm_90, and for the variable-length

@@ -12,7 +12,10 @@ the kernel's own selection logic:
   (:func:`pipeweave.sources.resolve_sglang_moe_configs`).
 * ``moe_w13`` (PipeWeave artifact, default-config rows): the kernel's default heuristic,
   16/32/64/GROUP 1/4 warps/3 stages if M <= E else 64/64/64/16/4/3.
-* attention: FlashAttention-2/3-like tiles by architecture (see :func:`attention_tiles`).
+* attention: FlashAttention-2/3-like tiles by architecture (see :func:`attention_tiles`); decode
+  rows of SGLang's Triton backend take that kernel's own launch configuration
+  (:func:`sglang_triton_decode_tiles`). Its prefill kernel's configuration was screened and is not
+  used (``experiments/accuracy_log``: the inner folds got far worse).
 """
 
 from __future__ import annotations
@@ -24,7 +27,14 @@ from .._frame import str_startswith
 from ..vocab import TILE_COLUMNS, moe_w13_default_tiles
 from ._constants import CUBLAS_GROUP_M
 
-__all__ = ["TILE_COLUMNS", "gemm_candidates", "moe_w13_default", "fused_moe_default", "attention_tiles"]
+__all__ = [
+    "TILE_COLUMNS",
+    "gemm_candidates",
+    "moe_w13_default",
+    "fused_moe_default",
+    "attention_tiles",
+    "sglang_triton_decode_tiles",
+]
 
 # (BM, BN, BK for 2-byte dtypes, warps, stages). BK doubles for 1-byte dtypes.
 _MMA_SYNC_TILES = [
@@ -99,5 +109,24 @@ def attention_tiles(async_mma: np.ndarray, smem_per_sm_kib: np.ndarray, decode: 
             "block_n": np.where(hc, 128.0, np.where(small_smem, 32.0, 64.0)),
             "num_warps": np.where(hc, 12.0, 4.0),
             "num_stages": np.where(hc, 2.0, 1.0) + 1.0,
+        }
+    )
+
+
+def sglang_triton_decode_tiles(group: np.ndarray) -> pd.DataFrame:
+    """Launch configuration of SGLang 0.5.10's Triton decode attention (``decode_attention_fwd``).
+
+    The grouped kernel when heads > KV heads (BLOCK_H = 16 query-head rows, BLOCK_N = 32 keys,
+    4 warps, 2 stages), else one head per CTA (BLOCK_N = 64, 4 warps, 2 stages; 16 MMA rows here,
+    the smallest MMA). The grid is :func:`pipeweave.frontend._kernels.sglang_triton_decode_split`.
+    """
+    grouped = np.asarray(group, dtype=float) > 1
+    n = len(grouped)
+    return pd.DataFrame(
+        {
+            "block_m": np.full(n, 16.0),
+            "block_n": np.where(grouped, 32.0, 64.0),
+            "num_warps": np.full(n, 4.0),
+            "num_stages": np.full(n, 2.0),
         }
     )

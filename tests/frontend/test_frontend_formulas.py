@@ -194,3 +194,56 @@ def test_deep_k_reduces_l2_reuse():
     shallow = featurize(_gemm(8192, 8192, 1024, gpu="H200")).iloc[0]
     deep = featurize(_gemm(8192, 8192, 28672, gpu="H200")).iloc[0]
     assert deep["l2_hit_intra_wave"] < shallow["l2_hit_intra_wave"]
+
+
+def test_sglang_triton_decode_tiles():
+    from pipeweave.frontend._tileplan import sglang_triton_decode_tiles
+
+    t = sglang_triton_decode_tiles(np.array([1.0, 8.0]))
+    assert t["block_n"].tolist() == [64, 32]  # one head per CTA without GQA, else the grouped kernel
+    assert t["num_warps"].tolist() == [4, 4] and t["num_stages"].tolist() == [2, 2]
+
+
+def test_sglang_triton_decode_split_matches_get_num_kv_splits():
+    # hand-made launches on a 188-SM GPU; expected values computed by hand from SGLang 0.5.10's
+    # get_num_kv_splits_triton (equal sequence lengths, max 8 splits)
+    from pipeweave.frontend._kernels import sglang_triton_decode_split
+
+    per_cta, split = sglang_triton_decode_split(
+        batch=np.array([1, 64, 1, 1]),
+        heads=np.array([32, 32, 4, 96]),
+        kv_heads=np.array([8, 8, 4, 4]),
+        kv_len=np.array([32768, 32768, 100, 4096]),
+        sm_count=188,
+    )
+    # 1: group 4 -> 4 heads per CTA, grid 8, ceil(188 x 9 / 8) capped at 8 splits
+    # 2: grid 512 -> ceil(1692 / 512) = 4 splits
+    # 3: MHA -> 1 head per CTA; 8 splits of ceil(13 / 32) x 32 = 32 keys cover 100 keys in 4
+    # 4: group 24 -> 16 heads per CTA (6 CTAs per batch entry), ceil(188 x 6 / 6) capped at 8
+    assert per_cta.tolist() == [4, 4, 1, 16]
+    assert split.tolist() == [8, 4, 4, 8]
+
+
+def test_triton_decode_rows_launch_sglangs_grid_and_others_do_not_change():
+    rows = pd.DataFrame(
+        {
+            "family": "attention_generation",
+            "gpu": "RTX-PRO-6000-S",
+            "dtype": "bfloat16",
+            "batch_size": 1,
+            "isl": 1,
+            "step": 32768,
+            "num_heads": 32,
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "backend": ["triton", "flash_attention"],
+        }
+    )
+    f = featurize(rows)
+    assert f["tile_origin"].tolist() == ["sglang_triton_config", "flash_attention_heuristic"]
+    prefill = featurize(rows.assign(family="attention_context", isl=1024, step=0))
+    assert (prefill["tile_origin"] == "flash_attention_heuristic").all()  # prefill: FA tiles for every backend
+    sms = 188  # RTX PRO 6000 Blackwell Server Edition
+    assert f.loc[0, "grid_ctas"] == 8 * 8  # 8 KV heads x 8 splits
+    assert f.loc[1, "grid_ctas"] == 8 * np.floor(2 * sms / 8)  # split-KV filling two waves
+    assert f.loc[0, "block_n"] == 32 and f.loc[1, "block_n"] == 64
