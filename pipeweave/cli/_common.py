@@ -88,7 +88,9 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
         "(CUDA events); default: the family's main training source",
     )
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
-        g.add_argument(flag, dest=col, type=typ, help=hlp)
+        # the canonical column name works as a flag too (--num-key-value-heads = --num-kv-heads)
+        alias = "--" + col.replace("_", "-")
+        g.add_argument(flag, *([alias] if alias != flag else []), dest=col, type=typ, help=hlp)
     g.add_argument(
         "--backend",
         choices=list(KNOWN_BACKENDS) + list(FLASHINFER_BACKENDS),

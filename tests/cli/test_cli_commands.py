@@ -322,3 +322,13 @@ def test_train_refuses_to_replace_the_committed_model(tmp_path, capsys):
     assert rc == 2
     assert "committed model file" in err and "--force" in err
     assert (shipped.stat().st_mtime_ns, shipped.stat().st_size) == before
+
+
+def test_shape_flags_also_accept_the_canonical_column_name():
+    from pipeweave.cli.main import build_parser
+
+    parser = build_parser()
+    common = ["predict", "--gpu", "H100", "--family", "attention_generation", "--num-heads", "32"]
+    a = parser.parse_args([*common, "--num-kv-heads", "8"])
+    b = parser.parse_args([*common, "--num-key-value-heads", "8"])
+    assert a.num_key_value_heads == b.num_key_value_heads == 8
