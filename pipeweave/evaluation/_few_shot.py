@@ -12,7 +12,9 @@ On every leave-one-generation-out fold of an evaluation family:
    not chosen by any shot count of the run, so the curve compares like with like.
 
 The calibration method and its settings (none / per-GPU scalar / Gaussian-process residual with
-a grid of length scales and noise ratios, :data:`OPTIONS`) are chosen per shot count **inside
+a grid of length scales and noise ratios; or *refit*: the model retrained with the shots as
+training rows of weight ``refit_weight`` each, optionally followed by the residual GP;
+:data:`OPTIONS`) are chosen per shot count **inside
 the training generations**: each training generation in turn plays the new GPU (base model
 fitted on the other training generations, shots planned and scored the same way), and the
 option with the lowest mean MAPE over those inner folds is used on the held-out generation.
@@ -45,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_SHOTS",
     "OPTIONS",
+    "REFIT_WEIGHTS",
     "few_shot_fold",
     "merge_few_shot_reports",
     "plot_data_few_shot",
@@ -55,6 +58,8 @@ __all__ = [
 ]
 
 DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
+#: weights of the shots when the model is refitted with them (few-shot "refit" options)
+REFIT_WEIGHTS: tuple[float, ...] = (10.0, 30.0)
 #: calibration options tried inside the training generations (keyword arguments of ResidualCorrection)
 OPTIONS: tuple[dict[str, Any], ...] = (
     {"method": "none"},
@@ -64,6 +69,14 @@ OPTIONS: tuple[dict[str, Any], ...] = (
         for ls in (1.0, 2.0, 4.0, 8.0)
         for nz in (0.1, 0.3, 1.0)
         for lin in (0.0, 0.02)
+    ),
+    # refit: the shots join the training rows with this weight each (a shot counts as that many
+    # training rows), then nothing or the residual GP on top
+    *({"refit_weight": w, "method": "none"} for w in REFIT_WEIGHTS),
+    *(
+        {"refit_weight": w, "method": "gp", "length_scale": ls, "noise": 0.3, "linear": 0.0}
+        for w in REFIT_WEIGHTS
+        for ls in (2.0, 4.0)
     ),
 )
 
@@ -101,7 +114,8 @@ class _GPUCase:
             return ape(base_pred[self.score], self.lat[self.score])
         plan = self.plans[shots]
         r = np.log(self.lat[plan] / base_pred[plan])
-        corr = ResidualCorrection(**option).fit(self.rows.iloc[plan], r)
+        kw = {k: v for k, v in option.items() if k != "refit_weight"}
+        corr = ResidualCorrection(**kw).fit(self.rows.iloc[plan], r)
         pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(self.score_rows)), self.t_lower[self.score])
         return ape(pred, self.lat[self.score])
 
@@ -121,6 +135,7 @@ class _BaseModels:
         self.progress = progress
         self._models: dict[frozenset[str], Any] = {}
         self._preds: dict[tuple[frozenset[str], str], np.ndarray] = {}
+        self._refits: dict[tuple, dict[str, np.ndarray]] = {}
 
     def predict(self, without: frozenset[str], case: _GPUCase, gpu: str) -> np.ndarray:
         """Latency (us) of ``case``'s rows by the model fitted without the generations ``without``."""
@@ -145,6 +160,61 @@ class _BaseModels:
                 np.save(path, self._preds[(without, gpu)])
         return self._preds[(without, gpu)]
 
+    def can_refit(self) -> bool:
+        """Whether the estimator's ``fit`` takes ``sample_weight`` (needed by the refit options)."""
+        from sklearn.utils.validation import has_fit_parameter
+
+        from ._suite import CappedTraining
+
+        est = self.estimator.estimator if isinstance(self.estimator, CappedTraining) else self.estimator
+        return bool(has_fit_parameter(est, "sample_weight"))
+
+    def refit_predict(
+        self, without: frozenset[str], cases: dict[str, _GPUCase], shots: int, weight: float
+    ) -> dict[str, np.ndarray]:
+        """Latency (us) of each case's rows by the model refitted with the cases' shots as training rows.
+
+        The training rows are those of :meth:`predict`'s model (the generations but ``without``,
+        the same cap) plus every case's ``shots`` planned rows, each weighing ``weight`` rows.
+        """
+        from sklearn.base import clone
+
+        from ..model import cap_rows
+        from ._suite import CappedTraining
+
+        key = (without, tuple(sorted(cases)), shots, float(weight))
+        if key not in self._refits:
+            est: Any = self.estimator
+            cap, seed = None, 0
+            if isinstance(est, CappedTraining):
+                est, cap, seed = est.estimator, est.max_rows_per_gpu, est.random_state
+            train = self.frame[~np.isin(self.gen, list(without))]
+            if cap:
+                train = cap_rows(train, cap, by=("gpu",), seed=seed)
+            shot_rows = [c.rows.iloc[c.plans[shots]] for c in cases.values()]
+            rows = pd.concat([train, *shot_rows], ignore_index=True)
+            w = np.concatenate([np.ones(len(train)), np.full(sum(len(x) for x in shot_rows), float(weight))])
+            model = clone(est).fit(rows, sample_weight=w)
+            self._refits[key] = {g: np.asarray(model.predict(c.rows), dtype=float) for g, c in cases.items()}
+            if self.progress is not None:
+                self.progress.update()
+        return self._refits[key]
+
+
+def _option_errors(
+    models: _BaseModels,
+    without: frozenset[str],
+    cases: dict[str, _GPUCase],
+    base: dict[str, np.ndarray],
+    shots: int,
+    option: dict[str, Any],
+) -> np.ndarray:
+    """APE (%) of the scored rows of ``cases`` (one generation's GPUs) under one calibration option."""
+    preds = base
+    if shots > 0 and option.get("refit_weight"):
+        preds = models.refit_predict(without, cases, shots, float(option["refit_weight"]))
+    return np.concatenate([c.errors(preds[g], shots, option) for g, c in cases.items()])
+
 
 def few_shot_fold(
     frame: pd.DataFrame,
@@ -164,16 +234,19 @@ def few_shot_fold(
     """
     gen = frame["generation"].astype(str).to_numpy()
     train_gens = sorted(set(gen) - {held_out})
+    if not models.can_refit():  # an estimator whose fit takes no sample_weight: no refit options
+        options = [o for o in options if not o.get("refit_weight")]
     # 1. inner simulation: each training generation plays the new GPU (model without it and held_out)
     inner: dict[int, list[list[float]]] = {s: [] for s in shots}
     for t in train_gens:
         gpus = sorted(set(frame.loc[gen == t, "gpu"].astype(str)))
-        preds = [models.predict(frozenset({held_out, t}), cases[g], g) for g in gpus]
+        without = frozenset({held_out, t})
+        inner_cases = {g: cases[g] for g in gpus}
+        preds = {g: models.predict(without, cases[g], g) for g in gpus}
         for s in shots:
             per_opt = []
             for opt in options if s > 0 else options[:1]:
-                errs = np.concatenate([cases[g].errors(p, s, opt) for g, p in zip(gpus, preds)])
-                per_opt.append(float(errs.mean()))
+                per_opt.append(float(_option_errors(models, without, inner_cases, preds, s, opt).mean()))
             inner[s].append(per_opt)
     chosen: dict[str, dict[str, Any]] = {}
     inner_out: dict[str, list[float]] = {}
@@ -184,11 +257,16 @@ def few_shot_fold(
         inner_out[str(s)] = [round(float(v), 4) for v in scores]
     # 2. the held-out generation
     gpus = sorted(set(frame.loc[gen == held_out, "gpu"].astype(str)))
-    preds = [models.predict(frozenset({held_out}), cases[g], g) for g in gpus]
+    held = {g: cases[g] for g in gpus}
+    base = {g: models.predict(frozenset({held_out}), cases[g], g) for g in gpus}
     by_gpu: dict[str, dict[str, Any]] = {}
     pooled: dict[str, Any] = {}
     for s in shots:
-        gpu_errs = [cases[g].errors(p, s, chosen[str(s)]) for g, p in zip(gpus, preds)]
+        opt = chosen[str(s)]
+        preds = base
+        if s > 0 and opt.get("refit_weight"):
+            preds = models.refit_predict(frozenset({held_out}), held, s, float(opt["refit_weight"]))
+        gpu_errs = [cases[g].errors(preds[g], s, opt) for g in gpus]
         by_gpu[str(s)] = {g: _stats(e) for g, e in zip(gpus, gpu_errs)}
         pooled[str(s)] = _stats(np.concatenate(gpu_errs))
     return {
@@ -253,8 +331,11 @@ def run_few_shot(
         cases = {
             g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed) for g in sorted(set(sub["gpu"].astype(str)))
         }
-        bar = tqdm(
-            total=len(gens) * (len(gens) + 1) // 2,
+        n_shot_counts = sum(1 for s in shots if s > 0)
+        bar = tqdm(  # zero-shot fits, inner refits, and at most one refit per held-out generation and shot count
+            total=len(gens) * (len(gens) + 1) // 2
+            + len(gens) * (len(gens) - 1) * n_shot_counts * len(REFIT_WEIGHTS)
+            + len(gens) * n_shot_counts,
             desc=f"few-shot {label}",
             unit="fit",
             disable=None if progress else True,

@@ -83,6 +83,50 @@ def test_few_shot_fold_contract(frame):
     assert out2["chosen"] == out["chosen"] and out2["inner"] == out["inner"]
 
 
+class PerGPUEnvelopeTimes(BaseEstimator):
+    """t_env_us x the (weighted) mean training ratio of the row's GPU, else of all rows: a model that
+    can learn a new GPU only from rows of that GPU, i.e. from refitting with the shots."""
+
+    def fit(self, df: pd.DataFrame, sample_weight=None) -> PerGPUEnvelopeTimes:
+        w = np.ones(len(df)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        lr = np.log(df["latency_us"] / df["t_env_us"]).to_numpy()
+        self.all_ = float(np.exp(np.average(lr, weights=w)))
+        g = df["gpu"].astype(str).to_numpy()
+        self.per_gpu_ = {k: float(np.exp(np.average(lr[g == k], weights=w[g == k]))) for k in set(g)}
+        return self
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        f = df["gpu"].astype(str).map(self.per_gpu_).fillna(self.all_).to_numpy(dtype=float)
+        return df["t_env_us"].to_numpy() * f
+
+
+def test_refit_options_learn_the_new_gpu_from_its_shots_only(frame):
+    shots = [0, 8]
+    cases = {g: _GPUCase(frame[frame["gpu"] == g], shots, seed=0) for g in GPUS}
+    models = _BaseModels(frame, PerGPUEnvelopeTimes())
+    assert models.can_refit() and not _BaseModels(frame, EnvelopeTimes()).can_refit()
+    held = {"L40S": cases["L40S"]}
+    zero = models.predict(frozenset({"ada"}), cases["L40S"], "L40S")
+    refit = models.refit_predict(frozenset({"ada"}), held, 8, 30.0)["L40S"]
+    score, lat = cases["L40S"].score, cases["L40S"].lat
+    err = {k: np.mean(np.abs(p[score] / lat[score] - 1)) for k, p in (("zero", zero), ("refit", refit))}
+    assert err["refit"] < err["zero"] / 2  # the 1.6x factor comes from the 8 shots
+    out = few_shot_fold(frame, "ada", models, shots, cases=cases)
+    # no leakage: the unmeasured L40S latencies reach neither the choice nor the refit
+    other = frame.copy()
+    measured = np.zeros(len(other), dtype=bool)
+    l40 = np.flatnonzero((other["gpu"] == "L40S").to_numpy())
+    measured[l40[cases["L40S"].plans[8]]] = True
+    other.loc[(other["gpu"] == "L40S").to_numpy() & ~measured, "latency_us"] *= 3.0
+    cases2 = {g: _GPUCase(other[other["gpu"] == g], shots, seed=0) for g in GPUS}
+    models2 = _BaseModels(other, PerGPUEnvelopeTimes())
+    out2 = few_shot_fold(other, "ada", models2, shots, cases=cases2)
+    assert out2["chosen"] == out["chosen"] and out2["inner"] == out["inner"]
+    np.testing.assert_allclose(
+        models2.refit_predict(frozenset({"ada"}), {"L40S": cases2["L40S"]}, 8, 30.0)["L40S"], refit
+    )
+
+
 def test_plot_data_few_shot_and_draw():
     report = {
         "results": {
