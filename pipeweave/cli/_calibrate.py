@@ -27,13 +27,17 @@ fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured
 then fit: the base model's residuals log(measured / predicted) on the GPU are modelled per family
 as a constant plus a Gaussian process over the regime coordinates (method gp; scalar = constant
 only), stored in the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The
-few-shot protocol (`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it.
+few-shot protocol (`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it,
+and found for GEMM with 32+ launches a base model retrained with them (refit) better still: train
+with the measurements as weighted profiles, then fit on that model (--model, last example).
 
 examples:
   pipeweave calibrate plan --gpu B300 --families gemm fused_moe --n 32 --out plan.csv
   pipeweave calibrate plan --gpu my_gpu.toml --families gemm --n 32 --candidates shapes.csv --out plan.csv
   pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
   pipeweave predict --model models/B300.ubj --gpu B300 --input rows.csv --output preds.csv
+  pipeweave train --profiles measured.csv --profiles-weight 10 --out /tmp/B300_refit.ubj
+  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --profiles measured.csv --out models/B300.ubj
 """
 )
 
