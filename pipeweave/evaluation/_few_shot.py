@@ -162,12 +162,7 @@ class _BaseModels:
 
     def can_refit(self) -> bool:
         """Whether the estimator's ``fit`` takes ``sample_weight`` (needed by the refit options)."""
-        from sklearn.utils.validation import has_fit_parameter
-
-        from ._suite import CappedTraining
-
-        est = self.estimator.estimator if isinstance(self.estimator, CappedTraining) else self.estimator
-        return bool(has_fit_parameter(est, "sample_weight"))
+        return _can_refit(self.estimator)
 
     def refit_predict(
         self, without: frozenset[str], cases: dict[str, _GPUCase], shots: int, weight: float
@@ -180,14 +175,10 @@ class _BaseModels:
         from sklearn.base import clone
 
         from ..model import cap_rows
-        from ._suite import CappedTraining
 
         key = (without, tuple(sorted(cases)), shots, float(weight))
         if key not in self._refits:
-            est: Any = self.estimator
-            cap, seed = None, 0
-            if isinstance(est, CappedTraining):
-                est, cap, seed = est.estimator, est.max_rows_per_gpu, est.random_state
+            est, cap, seed = _uncapped(self.estimator)
             train = self.frame[~np.isin(self.gen, list(without))]
             if cap:
                 train = cap_rows(train, cap, by=("gpu",), seed=seed)
@@ -201,6 +192,22 @@ class _BaseModels:
         return self._refits[key]
 
 
+def _uncapped(estimator: Any) -> tuple[Any, int | None, int]:
+    """(the estimator that is fitted, the training cap per GPU or None, the cap's seed)."""
+    from ._suite import CappedTraining
+
+    if isinstance(estimator, CappedTraining):
+        return estimator.estimator, estimator.max_rows_per_gpu, estimator.random_state
+    return estimator, None, 0
+
+
+def _can_refit(estimator: Any) -> bool:
+    """Whether the fitted estimator's ``fit`` takes ``sample_weight`` (needed by the refit options)."""
+    from sklearn.utils.validation import has_fit_parameter
+
+    return bool(has_fit_parameter(_uncapped(estimator)[0], "sample_weight"))
+
+
 def _option_errors(
     models: _BaseModels,
     without: frozenset[str],
@@ -208,12 +215,13 @@ def _option_errors(
     base: dict[str, np.ndarray],
     shots: int,
     option: dict[str, Any],
-) -> np.ndarray:
-    """APE (%) of the scored rows of ``cases`` (one generation's GPUs) under one calibration option."""
+) -> dict[str, np.ndarray]:
+    """APE (%) of the scored rows of each case (one generation's GPUs) under one calibration option:
+    ``base`` (zero-shot predictions per GPU), or for a refit option the model refitted with the shots."""
     preds = base
     if shots > 0 and option.get("refit_weight"):
         preds = models.refit_predict(without, cases, shots, float(option["refit_weight"]))
-    return np.concatenate([c.errors(preds[g], shots, option) for g, c in cases.items()])
+    return {g: c.errors(preds[g], shots, option) for g, c in cases.items()}
 
 
 def few_shot_fold(
@@ -246,7 +254,8 @@ def few_shot_fold(
         for s in shots:
             per_opt = []
             for opt in options if s > 0 else options[:1]:
-                per_opt.append(float(_option_errors(models, without, inner_cases, preds, s, opt).mean()))
+                errs = _option_errors(models, without, inner_cases, preds, s, opt)
+                per_opt.append(float(np.concatenate(list(errs.values())).mean()))
             inner[s].append(per_opt)
     chosen: dict[str, dict[str, Any]] = {}
     inner_out: dict[str, list[float]] = {}
@@ -262,13 +271,9 @@ def few_shot_fold(
     by_gpu: dict[str, dict[str, Any]] = {}
     pooled: dict[str, Any] = {}
     for s in shots:
-        opt = chosen[str(s)]
-        preds = base
-        if s > 0 and opt.get("refit_weight"):
-            preds = models.refit_predict(frozenset({held_out}), held, s, float(opt["refit_weight"]))
-        gpu_errs = [cases[g].errors(preds[g], s, opt) for g in gpus]
-        by_gpu[str(s)] = {g: _stats(e) for g, e in zip(gpus, gpu_errs)}
-        pooled[str(s)] = _stats(np.concatenate(gpu_errs))
+        gpu_errs = _option_errors(models, frozenset({held_out}), held, base, s, chosen[str(s)])
+        by_gpu[str(s)] = {g: _stats(e) for g, e in gpu_errs.items()}
+        pooled[str(s)] = _stats(np.concatenate(list(gpu_errs.values())))
     return {
         "by_gpu": by_gpu,
         "generation": pooled,
@@ -331,11 +336,11 @@ def run_few_shot(
         cases = {
             g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed) for g in sorted(set(sub["gpu"].astype(str)))
         }
-        n_shot_counts = sum(1 for s in shots if s > 0)
+        n_refits = sum(1 for s in shots if s > 0) if _can_refit(est) else 0
         bar = tqdm(  # zero-shot fits, inner refits, and at most one refit per held-out generation and shot count
             total=len(gens) * (len(gens) + 1) // 2
-            + len(gens) * (len(gens) - 1) * n_shot_counts * len(REFIT_WEIGHTS)
-            + len(gens) * n_shot_counts,
+            + len(gens) * (len(gens) - 1) * n_refits * len(REFIT_WEIGHTS)
+            + len(gens) * n_refits,
             desc=f"few-shot {label}",
             unit="fit",
             disable=None if progress else True,

@@ -192,9 +192,16 @@ def plan_jobs(data: str | Path | None = None, groups: Iterable[str] = GROUPS) ->
 _HASHED_KERNELS: tuple[str, ...] = ("fused_moe", "gemm", "rmsnorm", "silu_mul", "attention")
 
 
-def cached_keys(cache: pd.DataFrame) -> set[tuple]:
-    """:meth:`Job.key` of every cache entry compiled from the kernel's current source (stale ones left out)."""
-    hashes = {k: kernel_source_hash(k) for k in _HASHED_KERNELS}
+def source_hashes() -> dict[str, str]:
+    """Current source hash of every kernel whose cache entries are keyed by it."""
+    return {k: kernel_source_hash(k) for k in _HASHED_KERNELS}
+
+
+def cached_keys(cache: pd.DataFrame, hashes: dict[str, str] | None = None) -> set[tuple]:
+    """:meth:`Job.key` of every cache entry compiled from the kernel's current source (stale ones left out).
+
+    ``hashes``: :func:`source_hashes`, when the caller has them already."""
+    hashes = source_hashes() if hashes is None else hashes
     return {
         (r.kernel, r.arch, r.dtype, r.block_m, r.block_n, r.block_k, r.group_m, r.num_warps, r.num_stages)
         for r in cast(Iterable[Any], cache.itertuples(index=False))
@@ -311,8 +318,8 @@ def write_manifest(
     from ..._io import atomic_write_text
     from ._compile import triton_version
 
-    hashes = {k: kernel_source_hash(k) for k in _HASHED_KERNELS}
-    have = cached_keys(cache)
+    hashes = source_hashes()
+    have = cached_keys(cache, hashes)
     lines = [
         "# SASS instruction-mix cache",
         "",
