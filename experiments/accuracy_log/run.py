@@ -292,6 +292,8 @@ def _tdp_w_cols(f: pd.DataFrame) -> dict:
 
 
 _register("seed2", "the base recipe with random_state=2 (noise level of the comparison)", random_state=2)
+_register("seed3", "the base recipe with random_state=3 (noise level of the comparison)", random_state=3)
+_register("seed4", "the base recipe with random_state=4 (noise level of the comparison)", random_state=4)
 _register("tdp_per_fp32_tflop_seed1", "tdp_per_fp32_tflop with random_state=1", add=_tdp_fp32_cols, random_state=1)
 _register("tdp_per_fp32_tflop_seed2", "tdp_per_fp32_tflop with random_state=2", add=_tdp_fp32_cols, random_state=2)
 _register("board_power", "+ log2(board power W) alone (low-power cards throttle)", add=_tdp_w_cols)
@@ -487,6 +489,8 @@ DECISIONS: dict = {
     "huber": "dropped: inner 43.28 (vs base 35.58, seed1 41.10)",
     "huber02": "dropped: diverges (pseudo-Huber slope 0.2 on log ratios leaves far rows unconstrained: MAPE > 10^4)",
     "seed2": "noise level: the base recipe, a third seed",
+    "seed3": "noise level: the base recipe, a fourth seed",
+    "seed4": "noise level: the base recipe, a fifth seed",
     "tdp_per_fp32_tflop_seed1": "see tdp_per_fp32_tflop",
     "tdp_per_fp32_tflop_seed2": "see tdp_per_fp32_tflop",
     "board_power": "dropped (inner 32.02 = base 31.96)",
@@ -562,8 +566,10 @@ NOTES: list[str] = [
     "- **Board power, three ways** (frame `power screens`). The per-GPU efficiency is real: median measured /",
     "  envelope of the FP32 GEMMs is 1.05 (A100 PCIe 80 GB) to 1.92 (T4), and V100 (1.20) is over-",
     "  predicted 1.43x because the trees learn the slow 70-75 W cards (T4, P4, L4) as the norm; an oracle",
-    "  per-GPU scalar would take V100 from 51.6 to 21.0. On bf16 GEMM the long (> 1 ms) tensor-bound launches",
-    "  run log2(measured / envelope) = -0.16 (A100) to +0.8 (L40S), roughly falling with board power per",
+    "  per-GPU scalar would take V100 from 51.6 to 21.0 (`experiments/checks`, section 6). On bf16 GEMM the long",
+    "  (> 1 ms) tensor-bound launches",
+    "  run log2(measured / envelope) = -0.16 (A100, 4 launches) to +0.79 (L40S) (`experiments/checks`, section",
+    "  8), roughly falling with board power per",
     "  tensor TFLOPS except L40S. As a tree feature (`tdp_per_fp32_tflop`, 3 seeds) the gain is 0.6 inner",
     "  points against a 0.4 seed spread; as a linear term that extrapolates (`power_prior`: a slope fitted",
     "  on the training rows, trees on the residual) it is far worse inside the training generations (inner",

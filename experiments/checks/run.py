@@ -11,6 +11,16 @@
    (per family, 4,000 training rows per GPU, 200 trees).
 4. Data: prefill attention per GPU and backend, median measured / envelope and median lower bound /
    measured (the share of the physical minimum the kernel reaches).
+5. Data: SGLang's Triton prefill with sliding windows (B200): latency with a 128-token window over
+   the same shape with a 1,024-token window, by prompt length; median measured / envelope with the
+   window and with the window ignored (full causal), next to the same backend on the RTX PRO 6000.
+6. gemm_fp32 (NeuSight): median measured / envelope per GPU, and the Volta fold (V100 held out,
+   4,000 training rows per GPU, 200 trees): MAPE, median predicted / measured, and the MAPE left
+   after an oracle per-GPU scalar (a diagnosis, not a method).
+7. rmsnorm (the PipeWeave fork sample, the LOGO report's rows), Hopper fold (same training): median
+   predicted / measured of the launches of at most 1,024 tokens per Hopper GPU.
+8. Data: bf16 GEMM (aiconfigurator), median log2(measured / envelope) of the tensor-bound launches
+   longer than 1 ms, per GPU (how far each GPU's long compute-bound GEMMs sit from its spec peak).
 """
 
 from __future__ import annotations
@@ -98,6 +108,91 @@ def drop_mma_generation(data: str | None) -> dict:
     return res
 
 
+def triton_windows(data: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    df = load_profiles(data, families=["attention_context"], dtypes=["bfloat16"], sources=["aiconfigurator"])
+    t = df[df["backend"].astype(str) == "triton"]
+    key = ["gpu", "batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "kv_cache_dtype", "step"]
+    w = t.pivot_table(index=key, columns="window_size", values="latency_us", aggfunc="median", observed=True)
+    w = w.reset_index()
+    w = w[w[128.0].notna() & w[1024.0].notna()] if {128.0, 1024.0} <= set(w.columns) else w.iloc[:0]
+    ratio = (
+        w.assign(
+            isl_bin=pd.cut(w["isl"], [0, 256, 1024, 4096, np.inf]).astype(str), w128_over_w1024=w[128.0] / w[1024.0]
+        )
+        .groupby(["gpu", "isl_bin"], observed=True)["w128_over_w1024"]
+        .median()
+        .round(3)
+        .to_frame()
+    )
+    frame, _ = prepare_training_frame(t)
+    full = featurize(frame.drop(columns=[c for c in frame.columns if c not in t.columns]).assign(window_size=0.0))
+    env = frame.assign(
+        measured_over_env=frame["latency_us"] / frame["t_env_us"],
+        measured_over_full_causal_env=frame["latency_us"].to_numpy() / full["t_env_us"].to_numpy(),
+    )
+    medians = (
+        env.groupby(["gpu", "window_size", "head_dim"], observed=True)[
+            ["measured_over_env", "measured_over_full_causal_env"]
+        ]
+        .median()
+        .round(2)
+    )
+    return ratio, medians
+
+
+def _fold(frame: pd.DataFrame, gen: str) -> pd.DataFrame:
+    """The held-out rows of ``gen`` with ``pred`` by pipeweave trained on the other generations."""
+    test = frame[frame["generation"].astype(str) == gen]
+    train = cap_rows(frame[frame["generation"].astype(str) != gen], 4000, by=("gpu",), seed=0)
+    return test.assign(pred=PipeweaveRegressor().fit(train).predict(test))
+
+
+def gemm_fp32_volta(data: str | None) -> tuple[pd.DataFrame, dict]:
+    df = load_profiles(data, families=["gemm_fp32"], sources=["neusight"])
+    frame, _ = prepare_training_frame(df)
+    per_gpu = (
+        frame.assign(measured_over_env=frame["latency_us"] / frame["t_env_us"])
+        .groupby("gpu", observed=True)["measured_over_env"]
+        .median()
+        .round(2)
+        .to_frame()
+    )
+    te = _fold(frame, "volta")
+    r = te["pred"].to_numpy() / te["latency_us"].to_numpy()
+    scale = float(np.median(r))
+    fold = {
+        "mape": round(float(np.mean(np.abs(r - 1)) * 100), 1),
+        "median_pred_over_measured": round(scale, 2),
+        "mape_oracle_gpu_scalar": round(float(np.mean(np.abs(r / scale - 1)) * 100), 1),
+    }
+    return per_gpu, fold
+
+
+def rmsnorm_hopper(data: str | None) -> pd.DataFrame:
+    df = load_profiles(data, families=["rmsnorm"], sources=["pipeweave_fork_sample"])
+    frame, _ = prepare_training_frame(df)
+    te = _fold(frame, "hopper")
+    te = te[te["num_tokens"] <= 1024]
+    return (
+        te.assign(pred_over_measured=te["pred"] / te["latency_us"])
+        .groupby("gpu", observed=True)["pred_over_measured"]
+        .agg(["median", "size"])
+        .round(2)
+    )
+
+
+def long_gemm_level(data: str | None) -> pd.DataFrame:
+    df = load_profiles(data, families=["gemm"], dtypes=["bfloat16"], sources=["aiconfigurator"])
+    frame, _ = prepare_training_frame(df)
+    long = frame[(frame["bound_pipe"].astype(str) == "tensor") & (frame["latency_us"] > 1000)]
+    return (
+        long.assign(log2_measured_over_env=np.log2(long["latency_us"] / long["t_env_us"]))
+        .groupby("gpu", observed=True)["log2_measured_over_env"]
+        .agg(["median", "size"])
+        .round(2)
+    )
+
+
 def _table(frame: pd.DataFrame) -> list[str]:
     head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
     rows = [[str(i)] + [f"{v:g}" if isinstance(v, float) else str(v) for v in r] for i, r in frame.iterrows()]
@@ -112,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     ep, pipes, abl = ep_scaling(args.data), gemm_pipes(), drop_mma_generation(args.data)
     attn = attention_efficiency(args.data)
+    win_ratio, win_env = triton_windows(args.data)
+    fp32_gpu, fp32_volta = gemm_fp32_volta(args.data)
+    rms = rmsnorm_hopper(args.data)
+    long_gemm = long_gemm_level(args.data)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -120,6 +219,16 @@ def main(argv: list[str] | None = None) -> int:
             "h100_gemm_8192_pipes_us": pipes.to_dict(orient="index"),
             "logo_mape_mma_generation_ablation": abl,
             "prefill_attention_medians": {" / ".join(map(str, k)): v for k, v in attn.to_dict(orient="index").items()},
+            "triton_prefill_w128_over_w1024": {
+                " / ".join(map(str, k)): v for k, v in win_ratio["w128_over_w1024"].to_dict().items()
+            },
+            "triton_prefill_envelope_medians": {
+                " / ".join(map(str, k)): v for k, v in win_env.to_dict(orient="index").items()
+            },
+            "gemm_fp32_measured_over_env": fp32_gpu["measured_over_env"].to_dict(),
+            "gemm_fp32_volta_fold": fp32_volta,
+            "rmsnorm_hopper_pred_over_measured_le_1024_tokens": rms.to_dict(orient="index"),
+            "gemm_bf16_long_tensor_bound_log2_measured_over_env": long_gemm.to_dict(orient="index"),
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
     )
@@ -149,6 +258,32 @@ def main(argv: list[str] | None = None) -> int:
         "## 4. Prefill attention: median measured / envelope and lower bound / measured",
         "",
         *_table(attn.reset_index().set_index("gpu")),
+        "",
+        "## 5. SGLang Triton prefill with sliding windows",
+        "",
+        "Latency with a 128-token window / the same shape with a 1,024-token window (median):",
+        "",
+        *_table(win_ratio.reset_index().set_index("gpu")),
+        "",
+        "Median measured / envelope, with the window and with the window ignored (full causal):",
+        "",
+        *_table(win_env.reset_index().set_index("gpu")),
+        "",
+        "## 6. gemm_fp32 (NeuSight): median measured / envelope per GPU, and the Volta fold",
+        "",
+        *_table(fp32_gpu),
+        "",
+        f"V100 held out: MAPE {fp32_volta['mape']}%, median predicted / measured "
+        f"{fp32_volta['median_pred_over_measured']}, MAPE after an oracle per-GPU scalar "
+        f"{fp32_volta['mape_oracle_gpu_scalar']}%.",
+        "",
+        "## 7. rmsnorm (PipeWeave fork sample), Hopper held out: median predicted / measured, <= 1,024 tokens",
+        "",
+        *_table(rms),
+        "",
+        "## 8. bf16 GEMM: median log2(measured / envelope) of tensor-bound launches longer than 1 ms",
+        "",
+        *_table(long_gemm),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
