@@ -344,6 +344,36 @@ _register(
 )
 
 
+# a GPU constant that describes a pipe the family never uses is only a GPU id to the trees
+_register(
+    "no_mma_gen",
+    "drop mma_generation (the tensor-core instruction class) from the booster",
+    drop_features=("mma_generation",),
+)
+_register(
+    "no_tensor_id",
+    "drop the tensor-side GPU constants (mma_generation, log2_ridge_flop_per_byte); keep l2_bw_over_dram_bw",
+    drop_features=("mma_generation", "log2_ridge_flop_per_byte"),
+)
+_register(
+    "gpu_constants_everywhere",
+    "every family's rows see the GPU-constant features (gpu_blind_memory_bound=False: the recipe before 2026-12-01)",
+    gpu_blind_memory_bound=False,
+)
+_register(
+    "gpu_constants_everywhere_seed1",
+    "gpu_constants_everywhere with random_state=1",
+    gpu_blind_memory_bound=False,
+    random_state=1,
+)
+_register(
+    "no_gpu_id_seed1",
+    "no_gpu_id with random_state=1",
+    drop_features=("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation"),
+    random_state=1,
+)
+
+
 # ---------------------------------------------------------------------------------- evaluation
 def _mape(pred: np.ndarray, lat: np.ndarray) -> float:
     return float(np.mean(np.abs(pred / lat - 1.0)) * 100.0)
@@ -476,6 +506,24 @@ def write_md(path: Path, records: list[dict]) -> None:
 
 #: decision per variant (or per (family, variant)), made on the inner folds; see NOTES
 DECISIONS: dict = {
+    # GPU-constant features on the families without tensor-core work (frames of 7259f34)
+    ("rmsnorm", "no_gpu_id"): "kept for the memory-bound families (gpu_blind_memory_bound, the recipe since this "
+    "screen): inner 14.31 (seed1 13.72) vs base 15.42 (seed1 15.42)",
+    ("silu_mul", "no_gpu_id"): "kept (memory-bound rule): inner 11.33 (seed1 11.54) vs base 12.30 (seed1 12.45)",
+    ("softmax_fp32", "no_gpu_id"): "kept (memory-bound rule): inner 25.03 (seed1 24.93) vs base 30.78 (seed1 30.36)",
+    ("elementwise_fp32", "no_gpu_id"): "kept (memory-bound rule): inner 15.58 vs base 18.66 (seed1 17.89)",
+    ("layernorm_fp32", "no_gpu_id"): "kept with the memory-bound rule although neutral here: inner 18.54 (seed1 "
+    "18.03) vs base 18.84 (seed1 17.54)",
+    ("gemm_fp32", "no_gpu_id"): "dropped: inner 33.62 vs base 31.96 (seed1 31.60); FP32 GEMM is FMA-bound at large "
+    "shapes, so it is not in the memory-bound rule",
+    "no_tensor_id": "dropped: within noise of base on every family screened (the GPU constant that hurts the "
+    "memory-bound families is l2_bw_over_dram_bw, see no_gpu_id)",
+    "no_mma_gen": "dropped: within noise of base on every family screened",
+    "no_gpu_id_seed1": "see no_gpu_id",
+    "gpu_constants_everywhere": "the recipe before this change, scored on the same frame: inner worse on all five "
+    "memory-bound families (rmsnorm 15.42 vs 13.70, silu_mul 12.30 vs 11.01, softmax 30.78 vs 25.63, elementwise "
+    "18.66 vs 15.24, layernorm 18.84 vs 17.98)",
+    "gpu_constants_everywhere_seed1": "see gpu_constants_everywhere",
     "triton_decode_config": "kept (a-priori physics from SGLang's source): inner 30.42 vs base 33.69 (seed1 30.74 vs "
     "34.02, seed noise 0.3); outer Ada 33.7 -> 25.4 (the RTX PRO rows the other folds train on now agree with the "
     "envelope), RTX PRO 48.6 -> 42.7",
@@ -574,6 +622,18 @@ NOTES: list[str] = [
     "  points against a 0.4 seed spread; as a linear term that extrapolates (`power_prior`: a slope fitted",
     "  on the training rows, trees on the residual) it is far worse inside the training generations (inner",
     "  23.4 vs 18.2): two or three generations do not pin down a slope. None is adopted.",
+    "- **GPU constants on the memory-bound families** (frames of 7259f34). `l2_bw_over_dram_bw`,",
+    "  `log2_ridge_flop_per_byte` and `mma_generation` are one value per GPU: to a tree, a GPU id. On the",
+    "  memory-bound families (RMSNorm, SiLU-and-mul, FP32 element-wise, softmax, layernorm) the trees used",
+    "  them to copy a training GPU's quirks onto the held-out one: with Hopper held out, RMSNorm launches of",
+    "  <= 1,024 tokens were predicted 1.24-1.35x too slow, the level of the A100 (the training GPU nearest",
+    "  in those constants, whose RMSNorm floor is 4.7 us against 2-3 us elsewhere). Without them (`no_gpu_id`)",
+    "  the inner score improves on four of the five families and is neutral on layernorm; `no_tensor_id`",
+    "  and `no_mma_gen` do nothing, so the harmful one is the L2/DRAM bandwidth ratio. FP32 GEMM (FMA-bound",
+    "  at large shapes) gets worse without them. Adopted as a rule by family kind: the rows of a family",
+    "  marked `memory_bound` see the GPU constants as missing values in every booster",
+    "  (`PipeweaveRegressor(gpu_blind_memory_bound=True)`, the default); `gpu_constants_everywhere` is",
+    "  the previous recipe on the same frame.",
 ]
 
 

@@ -380,7 +380,7 @@ def _bench_predict(args, res, batch, base, gpus) -> None:  # noqa: ANN001
 
     from ..api import predict_frame
     from ..frontend import feature_arrays
-    from ..model import design_matrix, load_model, predict_in_place
+    from ..model import load_model, predict_in_place
 
     model = load_model(args.model)
     t = time.perf_counter()
@@ -391,7 +391,7 @@ def _bench_predict(args, res, batch, base, gpus) -> None:  # noqa: ANN001
     # the boosters alone: XGBoost in-place prediction of the already built feature matrix, split by
     # family booster as predict splits it (the matrix and the split are built outside the timing)
     cols = feature_arrays(batch, baselines=False)
-    X = design_matrix(batch, model.feature_names_, cols)
+    X = model.feature_matrix(batch, model.feature_names_, cols)
     fam = batch["family"].astype(str).to_numpy()
     fb = getattr(model, "family_boosters_", None) or {}
     pieces = [(fb.get(f, model.booster_), np.ascontiguousarray(X[fam == f])) for f in np.unique(fam)]

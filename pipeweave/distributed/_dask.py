@@ -214,7 +214,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     import pandas as pd
 
     from .._frame import str_values
-    from ..model import PipeweaveRegressor, design_matrix, prepare_training_frame
+    from ..model import PipeweaveRegressor, prepare_training_frame
 
     cols = [*names, _TARGET, _FAMILY, _SOURCE, _GPU]
     if df.empty:
@@ -223,7 +223,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     if frame.empty:
         return _train_meta(names)
     est = PipeweaveRegressor(**params)
-    out = pd.DataFrame(design_matrix(frame, names), columns=names)
+    out = pd.DataFrame(est.feature_matrix(frame, names), columns=names)
     out[_TARGET] = est.training_target(frame)
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""

@@ -1,6 +1,6 @@
 """Accuracy goals of the product and where a report stands against them.
 
-The goals (issue 17) are MAPE ceilings of the ``pipeweave`` method per evaluation family and
+The goals (issues 13 and 17) are MAPE ceilings of the ``pipeweave`` method per evaluation family and
 protocol, on every held-out generation (``logo``) or on the held-out shapes (``unseen-shape``).
 :func:`goal_status` reads a :func:`~pipeweave.evaluation.build_results` dict and says, per family
 and column, whether the goal holds and by how many MAPE points it is missed, next to the best
@@ -23,6 +23,10 @@ ACCURACY_GOALS: dict[str, dict[str, float]] = {
     "attention_context": {"logo": 20.0},
     "attention_generation": {"logo": 20.0},
     "moe_w13": {"logo": 6.0},
+    # issue 13: the memory-bound norm families and FP32 GEMM on the CUDA cores (NeuSight reports 13.8-13.9%)
+    "rmsnorm": {"logo": 15.0},
+    "silu_mul": {"logo": 15.0},
+    "gemm_fp32": {"logo": 15.0},
 }
 
 _MAIN = "pipeweave"

@@ -348,7 +348,7 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
     st = goal_status(results)
     if st.empty:
         return []
-    cols = list(dict.fromkeys(st["generation"]))
+    cols = order_generations(st["generation"])  # oldest first; "all" (unseen-shape) last
     rows = []
     for key, sub in st.groupby("family_key", sort=False):
         cells = [str(key), f"<= {sub['goal_mape'].iloc[0]:g}"]

@@ -46,6 +46,10 @@ class Family:
     description: str
     #: False for families that run on the CUDA cores only (no tensor-core rate needed; peak = FP32 FMA)
     uses_tensor_cores: bool = True
+    #: True for kernels whose time is their memory traffic at every shape (one CTA per row or
+    #: element, a few flops per byte): the model's boosters give their rows no per-GPU constant
+    #: feature (``pipeweave.model.GPU_CONSTANT_FEATURES``), which would act only as a GPU id
+    memory_bound: bool = False
     #: shape columns that are text, not positive numbers (e.g. per-request length lists)
     text_columns: tuple[str, ...] = ()
 
@@ -556,7 +560,9 @@ from ._norm import NORM_FAMILIES  # noqa: E402
 
 _cols: tuple[str, ...]
 for _name, _cols, _dtypes, _build, _desc in NORM_FAMILIES + FP32_FAMILIES:
-    FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, uses_tensor_cores=False)
+    FAMILIES[_name] = Family(
+        _name, _cols, _dtypes, _build, _desc, uses_tensor_cores=False, memory_bound=_name != "gemm_fp32"
+    )
 for _name, _cols, _dtypes, _build, _desc in FLASHINFER_FAMILIES:
     FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, text_columns=("q_lengths", "kv_lengths"))
 

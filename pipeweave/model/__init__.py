@@ -19,11 +19,13 @@ from ._artifact import (
     verify_model_file,
 )
 from ._features import (
+    GPU_CONSTANT_FEATURES,
     KNOWN_SOURCES,
     SASS_FAMILIES,
     attach_sass_features,
     design_matrix,
     ensure_features,
+    gpu_blind_rows,
     model_feature_names,
 )
 from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS
@@ -44,6 +46,8 @@ __all__ = [
     "ensure_features",
     "design_matrix",
     "model_feature_names",
+    "GPU_CONSTANT_FEATURES",
+    "gpu_blind_rows",
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",
     "RETRAIN_COMMAND",

@@ -478,6 +478,9 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     booster = stamp.pop("_booster")
     params = dict(stamp.get("params", {}))
     known = PipeweaveRegressor().get_params()
+    # a file written before gpu_blind_memory_bound existed was trained with every row seeing the
+    # GPU-constant features: predict it the same way
+    params.setdefault("gpu_blind_memory_bound", False)
     model = PipeweaveRegressor(**{k: v for k, v in params.items() if k in known})
     sass_cols = [f for f in stamp.get("features", []) if f.startswith("sass_")]
     try:

@@ -28,6 +28,8 @@ __all__ = [
     "SASS_PREFIX",
     "attach_sass_features",
     "SASS_FAMILIES",
+    "GPU_CONSTANT_FEATURES",
+    "gpu_blind_rows",
 ]
 
 #: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
@@ -37,6 +39,19 @@ KNOWN_SOURCES: tuple[str, ...] = SOURCES  # pipeweave.vocab
 # KNOWN_BACKENDS (``backend_<name>`` one-hots): the attention kernel that runs, a property of the
 # launch the user knows, not of the GPU; non-attention rows get all zeros
 SASS_PREFIX = "sass_"
+
+
+#: features that are one constant per GPU (spec-sheet ratios): the GPU's identity to a tree. Rows of a
+#: memory-bound family (``FAMILIES[f].memory_bound``) get them as missing values, so no booster
+#: keys those rows on the GPU: nested leave-one-generation-out inside the training generations
+#: found them harmful there (``experiments/accuracy_log``, frame "GPU-constant features")
+GPU_CONSTANT_FEATURES: tuple[str, ...] = ("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation")
+
+
+def gpu_blind_rows(family: pd.Series | np.ndarray | list[str]) -> np.ndarray:
+    """Boolean mask of the rows whose family is memory-bound (they see no GPU-constant feature)."""
+    blind = [f for f, spec in FAMILIES.items() if spec.memory_bound]
+    return np.isin(np.asarray(family).astype(str), blind)
 
 
 def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, ...] = ()) -> list[str]:

@@ -79,7 +79,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     subsampling (``colsample_bytree``) draw only among the columns that vary on a booster's training
     rows (a column missing or constant there, e.g. the MoE shape columns for an attention booster,
     cannot be split on); off by default: nested leave-one-generation-out found no gain
-    (``experiments/accuracy_log``).
+    (``experiments/accuracy_log``). ``gpu_blind_memory_bound`` (on by default) hides the per-GPU
+    constant features (:data:`~pipeweave.model.GPU_CONSTANT_FEATURES`) from the rows of memory-bound
+    families (``pipeweave.frontend.FAMILIES[f].memory_bound``): to a tree they are a GPU id, and the
+    same nested protocol found them harmful there. Model files written before the option existed
+    load with it off, so they predict as they did.
 
     Examples
     --------
@@ -109,6 +113,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         progress: bool = False,
         max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP,
         sample_informative_only: bool = False,
+        gpu_blind_memory_bound: bool = True,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -129,6 +134,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
         self.sample_informative_only = sample_informative_only
+        self.gpu_blind_memory_bound = gpu_blind_memory_bound
 
     # ------------------------------------------------------------------------------------------
     def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
@@ -194,16 +200,53 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return []
         return sorted(c for c in df.columns if c.startswith(SASS_PREFIX) and pd.api.types.is_numeric_dtype(df[c]))
 
-    def _set_feature_weights(self, dmatrix: Any, X: np.ndarray) -> None:
-        """Column-sampling weights: 1 for columns with two or more distinct finite values in ``X``,
-        0 for the rest (``sample_informative_only``; XGBoost then never draws them)."""
-        if not self.sample_informative_only or self.colsample_bytree >= 1.0 or X.shape[0] == 0:
+    def _blind_columns(self, names: list[str]) -> list[int]:
+        """Positions in ``names`` of the GPU-constant features memory-bound rows do not see."""
+        from ._features import GPU_CONSTANT_FEATURES
+
+        if not self.gpu_blind_memory_bound:
+            return []
+        return [i for i, n in enumerate(names) if n in GPU_CONSTANT_FEATURES]
+
+    def feature_matrix(
+        self, prepared: pd.DataFrame, names: list[str], columns: Mapping[str, np.ndarray] | None = None
+    ) -> np.ndarray:
+        """The boosters' input (float32, rows x ``names``) of featurized rows, as ``fit`` and ``predict`` build it.
+
+        With ``gpu_blind_memory_bound`` the GPU-constant columns are missing (NaN) on rows of
+        memory-bound families: trees never split on them for those rows (a family booster never
+        sees a value; the shared booster sends them down its default branch).
+        """
+        from ._features import design_matrix
+
+        return self._blind(design_matrix(prepared, names, columns), prepared["family"], names)
+
+    def _blind(self, X: np.ndarray, family: Any, names: list[str]) -> np.ndarray:
+        """``X`` with the GPU-constant columns NaN on rows of memory-bound families (in place)."""
+        from ._features import gpu_blind_rows
+
+        cols = self._blind_columns(names)
+        if cols and len(X):
+            rows = gpu_blind_rows(family)
+            if rows.any():
+                X[np.ix_(rows, np.asarray(cols, dtype=np.intp))] = np.nan
+        return X
+
+    def _set_feature_weights(self, dmatrix: Any, X: np.ndarray, never: list[int] | None = None) -> None:
+        """Column-sampling weights: 0 for the columns in ``never`` and, with ``sample_informative_only``,
+        for columns without two distinct finite values in ``X``; 1 for the rest (XGBoost never draws a
+        0-weight column). Nothing is set when every weight would be 1 or no sampling happens."""
+        if self.colsample_bytree >= 1.0 or X.shape[0] == 0:
             return
-        with np.errstate(invalid="ignore"):
-            lo = np.nanmin(np.where(np.isfinite(X), X, np.nan), axis=0, initial=np.inf)
-            hi = np.nanmax(np.where(np.isfinite(X), X, np.nan), axis=0, initial=-np.inf)
-        w = (hi > lo).astype(np.float32)
-        if w.any():
+        w = np.ones(X.shape[1], dtype=np.float32)
+        if self.sample_informative_only:
+            with np.errstate(invalid="ignore"):
+                lo = np.nanmin(np.where(np.isfinite(X), X, np.nan), axis=0, initial=np.inf)
+                hi = np.nanmax(np.where(np.isfinite(X), X, np.nan), axis=0, initial=-np.inf)
+            w = (hi > lo).astype(np.float32)
+        if never:
+            w[never] = 0.0
+        if w.any() and not w.all():
             dmatrix.set_info(feature_weights=w)
 
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
@@ -214,7 +257,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """
         import xgboost as xgb
 
-        from ._features import design_matrix, model_feature_names
+        from ._features import gpu_blind_rows, model_feature_names
 
         if y is not None and isinstance(df, pd.DataFrame):
             yv = np.asarray(y, dtype=float).ravel()
@@ -256,7 +299,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 hint="drop them or fix the measurement; latency must be > 0 us",
             )
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
-        X = design_matrix(df, names)
+        fam = str_values(df["family"])
+        X = self.feature_matrix(df, names)
         target = np.log(lat / self._reference_us(df))
         weight = None
         if sample_weight is not None:
@@ -264,7 +308,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             if len(weight) != len(df) or not (np.isfinite(weight) & (weight >= 0)).all():
                 raise DataError(f"sample_weight must be {len(df)} finite values >= 0", hint="one weight per row")
         dtrain = xgb.DMatrix(X, label=target, weight=weight, feature_names=names, nthread=int(self.n_jobs))
-        self._set_feature_weights(dtrain, X)
+        # a single memory-bound family: the shared booster is that family's own
+        all_blind = len(fam) > 0 and bool(gpu_blind_rows(fam).all())
+        self._set_feature_weights(dtrain, X, self._blind_columns(names) if all_blind else None)
         params = self._xgb_params()
         if self.monotone_constraints:
             unknown = sorted(set(self.monotone_constraints) - set(names))
@@ -284,7 +330,6 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # per_family: one more booster per family on its own rows; the shared booster above stays
         # as the fallback for families without one
         self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
-        fam = str_values(df["family"])
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
             for name in sorted(set(fam)):
                 m = fam == name
@@ -295,7 +340,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     feature_names=names,
                     nthread=int(self.n_jobs),
                 )
-                self._set_feature_weights(dfam, X[m])
+                blind = self._blind_columns(names) if bool(gpu_blind_rows(np.array([name]))[0]) else None
+                self._set_feature_weights(dfam, X[m], blind)
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))
@@ -310,9 +356,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self._log_ratio(self._prepare(df))
 
     def _log_ratio(self, prepared: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        from ._features import design_matrix
-
-        X = design_matrix(prepared, self.feature_names_, columns)
+        X = self.feature_matrix(prepared, self.feature_names_, columns)
         out = np.empty(len(X))
         todo = np.ones(len(X), dtype=bool)
         family_boosters = getattr(self, "family_boosters_", None) or {}

@@ -29,12 +29,12 @@ def _results(protocol="logo"):
                 "generations": ["ada", "hopper"],
                 "gpus": {},
             },
-            "rmsnorm": {
-                "family": "rmsnorm",
+            "softmax_fp32": {
+                "family": "softmax_fp32",
                 "source": "s",
-                "folds": ["ada"],
+                "folds": ["volta"],
                 "n_rows": 10,
-                "generations": ["ada"],
+                "generations": ["volta"],
                 "gpus": {},
             },
         },
@@ -45,7 +45,7 @@ def _results(protocol="logo"):
                 "tilesight": {"ada": _rec(11.0), "hopper": _rec(30.0), "all": _rec(20.0)},
                 "xgboost_raw": {"ada": _rec(5.0, n_missing=3), "hopper": _rec(40.0), "all": _rec(22.0)},
             },
-            "rmsnorm": {"pipeweave": {"ada": _rec(3.0), "all": _rec(3.0)}},
+            "softmax_fp32": {"pipeweave": {"volta": _rec(3.0), "all": _rec(3.0)}},
         },
         "results_unflagged": {"gemm_bf16": {"pipeweave": {"ada": _rec(9.5)}}},
         "by_gpu": {},
@@ -56,7 +56,7 @@ def _results(protocol="logo"):
 
 def test_goal_rows_per_held_out_generation():
     st = goal_status(_results()).set_index("generation")
-    assert list(st.index) == ["ada", "hopper"]  # rmsnorm has no goal; 'all' is not a logo column
+    assert list(st.index) == ["ada", "hopper"]  # softmax_fp32 has no goal; 'all' is not a logo column
     ada, hopper = st.loc["ada"], st.loc["hopper"]
     assert ada["goal_mape"] == ACCURACY_GOALS["gemm_bf16"]["logo"] == 10.0
     assert not ada["met"] and math.isclose(ada["miss_by"], 2.5)
@@ -73,8 +73,18 @@ def test_unseen_shape_goal_is_on_all_rows_pooled():
 
 
 def test_custom_goals_and_report_section():
-    st = goal_status(_results(), goals={"rmsnorm": {"logo": 5.0}})
-    assert list(st["family_key"]) == ["rmsnorm"] and bool(st["met"].iloc[0])
+    st = goal_status(_results(), goals={"softmax_fp32": {"logo": 5.0}})
+    assert list(st["family_key"]) == ["softmax_fp32"] and bool(st["met"].iloc[0])
     md = "\n".join(_goals_section(_results()))
     assert "## Goals" in md and "1 of 2 cells met" in md and "missed by 2.5" in md
     assert "tilesight 11.0 is lower" in md
+
+
+def test_report_goal_columns_run_oldest_generation_first(monkeypatch):
+    import pipeweave.evaluation._goals as goals_mod
+
+    monkeypatch.setitem(goals_mod.ACCURACY_GOALS, "softmax_fp32", {"logo": 5.0})
+    md = "\n".join(_goals_section(_results()))
+    header = next(line for line in md.splitlines() if line.startswith("| family"))
+    assert header == "| family | goal | volta | ada | hopper |"  # softmax's volta column comes first
+    assert "2 of 3 cells met" in md

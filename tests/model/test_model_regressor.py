@@ -196,3 +196,75 @@ def test_informative_only_column_sampling_weights():
     off = xgb.DMatrix(np.nan_to_num(X, posinf=0.0), label=np.zeros(3))
     PipeweaveRegressor()._set_feature_weights(off, X)  # off by default: uniform column sampling
     assert len(off.get_float_info("feature_weights")) == 0
+
+
+def test_never_column_sampling_weights():
+    # hand-made matrix: column 1 is excluded on purpose (a GPU constant of a memory-bound family)
+    import xgboost as xgb
+
+    X = np.arange(12, dtype=float).reshape(3, 4)
+    dm = xgb.DMatrix(X, label=np.zeros(3))
+    PipeweaveRegressor()._set_feature_weights(dm, X, never=[1])
+    np.testing.assert_array_equal(dm.get_float_info("feature_weights"), [1.0, 0.0, 1.0, 1.0])
+
+
+@pytest.fixture(scope="module")
+def norm_frame(data_dir, small_frame):
+    """The GEMM / moe_w13 rows plus ~1,000 real RMSNorm rows of the PipeWeave fork sample, featurized."""
+    import pandas as pd
+
+    from pipeweave.model import ensure_features
+    from pipeweave.sources import load_profiles
+
+    rms = load_profiles(data_dir, families=["rmsnorm"])
+    rms = rms[rms["source"] == "pipeweave_fork_sample"]
+    rms = rms.groupby("gpu", observed=True).head(100).reset_index(drop=True)
+    return pd.concat([small_frame, ensure_features(rms)], ignore_index=True)
+
+
+def _split_features(booster) -> set[str]:
+    trees = booster.trees_to_dataframe()
+    return set(trees.loc[trees["Feature"] != "Leaf", "Feature"])
+
+
+def test_memory_bound_rows_see_no_gpu_constant(norm_frame):
+    from pipeweave.model import GPU_CONSTANT_FEATURES, gpu_blind_rows
+
+    blind = PipeweaveRegressor(n_estimators=30, n_jobs=1).fit(norm_frame)
+    seeing = PipeweaveRegressor(n_estimators=30, n_jobs=1, gpu_blind_memory_bound=False).fit(norm_frame)
+    gpu_const = set(GPU_CONSTANT_FEATURES)
+    assert not _split_features(blind.family_boosters_["rmsnorm"]) & gpu_const
+    assert _split_features(seeing.family_boosters_["rmsnorm"]) & gpu_const  # the option is what removes them
+    assert _split_features(blind.family_boosters_["gemm"]) & gpu_const  # tensor-core families keep them
+    # the shared booster (fallback) gets them as missing values on the RMSNorm rows, in fit and predict
+    rms = norm_frame[gpu_blind_rows(norm_frame["family"])]
+    X = blind.feature_matrix(rms, blind.feature_names_)
+    cols = [blind.feature_names_.index(f) for f in GPU_CONSTANT_FEATURES]
+    assert np.isnan(X[:, cols]).all() and np.isfinite(np.delete(X, cols, axis=1)[:, :5]).all()
+    gemm = norm_frame[norm_frame["family"] == "gemm"]
+    assert np.isfinite(blind.feature_matrix(gemm, blind.feature_names_)[:, cols]).all()
+    assert np.isfinite(blind.predict(norm_frame)).all()
+
+
+def test_memory_bound_families_run_on_the_cuda_cores():
+    from pipeweave.frontend import FAMILIES
+
+    bound = sorted(f for f, spec in FAMILIES.items() if spec.memory_bound)
+    assert bound == ["elementwise_fp32", "layernorm_fp32", "rmsnorm", "silu_mul", "softmax_fp32"]
+    assert not any(FAMILIES[f].uses_tensor_cores for f in bound)
+
+
+def test_model_file_from_before_the_option_loads_with_it_off(norm_frame, tmp_path, monkeypatch):
+    model = PipeweaveRegressor(n_estimators=10, n_jobs=1, gpu_blind_memory_bound=False).fit(norm_frame)
+    own = PipeweaveRegressor.get_params
+    monkeypatch.setattr(  # a stamp written before the option existed lacks the key
+        PipeweaveRegressor,
+        "get_params",
+        lambda self, deep=True: {k: v for k, v in own(self, deep).items() if k != "gpu_blind_memory_bound"},
+    )
+    path = save_model(model, tmp_path / "older.ubj")
+    monkeypatch.undo()
+    assert "gpu_blind_memory_bound" not in read_stamp(path)["params"]
+    loaded = load_model(path)
+    assert loaded.gpu_blind_memory_bound is False
+    np.testing.assert_allclose(loaded.predict(norm_frame), model.predict(norm_frame), rtol=1e-6)
