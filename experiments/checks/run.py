@@ -20,7 +20,7 @@
 7. rmsnorm (the PipeWeave fork sample, the LOGO report's rows), Hopper fold (same training): median
    predicted / measured of the launches of at most 1,024 tokens per Hopper GPU, by the default model and
    by one whose boosters see the per-GPU constant features on these rows (the recipe before
-   ``gpu_blind_memory_bound``).
+   ``gpu_blind_families``).
 8. Data: bf16 GEMM (aiconfigurator), median log2(measured / envelope) of the tensor-bound launches
    longer than 1 ms, per GPU (how far each GPU's long compute-bound GEMMs sit from its spec peak).
 """
@@ -174,8 +174,8 @@ def rmsnorm_hopper(data: str | None) -> pd.DataFrame:
     df = load_profiles(data, families=["rmsnorm"], sources=["pipeweave_fork_sample"])
     frame, _ = prepare_training_frame(df)
     cols = {}
-    for label, blind in (("median", True), ("median_seeing_gpu_constants", False)):
-        te = _fold(frame, "hopper", gpu_blind_memory_bound=blind)
+    for label, blind in (("median", None), ("median_seeing_gpu_constants", ())):
+        te = _fold(frame, "hopper", gpu_blind_families=blind)
         te = te[te["num_tokens"] <= 1024]
         ratio = (te["pred"] / te["latency_us"]).groupby(te["gpu"], observed=True)
         cols[label] = ratio.median().round(2)

@@ -285,6 +285,7 @@ def train_dask(
     families = sorted(feats[_FAMILY].unique().compute().astype(str))
     est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if est.per_family else {}
     est.feature_names_ = names
+    est.blind_families_ = est.blind_families()  # what _train_partition's feature_matrix hid
     est.families_ = families
     est.sources_ = sorted(str(s) for s in feats[_SOURCE].unique().compute() if str(s))
     est.gpus_ = sorted(feats[_GPU].unique().compute().astype(str))

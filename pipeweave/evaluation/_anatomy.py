@@ -508,6 +508,16 @@ def render_anatomy_markdown(
     return "\n".join(out) + "\n"
 
 
+def anatomy_command(out: str | Path, max_train_rows_per_gpu: int | None, n_estimators: int | None) -> str:
+    """The CLI line that reproduces a report written to ``out`` with these settings (defaults left out)."""
+    cmd = f"pipeweave evaluate --protocol anatomy --out {out}"
+    if max_train_rows_per_gpu != 4_000:
+        cmd += f" --max-train-rows-per-gpu {max_train_rows_per_gpu or 0}"  # 0 = every row
+    if n_estimators != 200:
+        cmd += f" --n-estimators {n_estimators}"
+    return cmd
+
+
 def run_anatomy(
     *,
     families: Sequence[str] | None = None,
@@ -584,7 +594,7 @@ def run_anatomy(
         )
     pred = pd.concat(preds, ignore_index=True)
     meta = {
-        "command": "pipeweave evaluate --protocol anatomy --out " + str(out),
+        "command": anatomy_command(out, max_train_rows_per_gpu, n_estimators),
         "data_fingerprint": fp,
         "max_train_rows_per_gpu": max_train_rows_per_gpu,
         "n_estimators": n_estimators,

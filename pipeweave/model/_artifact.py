@@ -118,6 +118,7 @@ def save_model(
         "schema_version": SCHEMA_VERSION,
         "features": model.feature_names_,
         "families": model.families_,
+        "gpu_blind_families": list(getattr(model, "blind_families_", ())),
         "sources": model.sources_,
         "gpus": model.gpus_,
         "n_train_rows": model.n_train_rows_,
@@ -370,6 +371,7 @@ def _parse_stamp(raw: str | None, path: Path) -> dict:
     kinds = {
         "features": list,
         "families": list,
+        "gpu_blind_families": list,
         "sources": list,
         "gpus": list,
         "family_boosters": list,
@@ -478,9 +480,6 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     booster = stamp.pop("_booster")
     params = dict(stamp.get("params", {}))
     known = PipeweaveRegressor().get_params()
-    # a file written before gpu_blind_memory_bound existed was trained with every row seeing the
-    # GPU-constant features: predict it the same way
-    params.setdefault("gpu_blind_memory_bound", False)
     model = PipeweaveRegressor(**{k: v for k, v in params.items() if k in known})
     sass_cols = [f for f in stamp.get("features", []) if f.startswith("sass_")]
     try:
@@ -509,6 +508,11 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         )
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
+    if isinstance(model.gpu_blind_families, list):
+        model.gpu_blind_families = tuple(model.gpu_blind_families)
+    # the families trained blind, as resolved at fit time (a file written before the option existed
+    # lacks the field: every row saw the GPU-constant features, and is predicted the same way)
+    model.blind_families_ = tuple(str(f) for f in stamp.get("gpu_blind_families", []))
     model.booster_ = booster
     fams = stamp.get("family_boosters", [])
     if stamp.get("file_integrity"):  # sealed: verify_model_file checked every byte; each blob's own

@@ -41,17 +41,16 @@ KNOWN_SOURCES: tuple[str, ...] = SOURCES  # pipeweave.vocab
 SASS_PREFIX = "sass_"
 
 
-#: features that are one constant per GPU (spec-sheet ratios): the GPU's identity to a tree. Rows of a
-#: memory-bound family (``FAMILIES[f].memory_bound``) get them as missing values, so no booster
-#: keys those rows on the GPU: nested leave-one-generation-out inside the training generations
-#: found them harmful there (``experiments/accuracy_log``, frame "GPU-constant features")
+#: features that are one constant per GPU (spec-sheet ratios): the GPU's identity to a tree. The rows
+#: of the families in ``PipeweaveRegressor.gpu_blind_families`` (by default
+#: ``pipeweave.model.GPU_BLIND_FAMILIES``) get them as missing values, so no booster keys those rows
+#: on the GPU
 GPU_CONSTANT_FEATURES: tuple[str, ...] = ("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation")
 
 
-def gpu_blind_rows(family: pd.Series | np.ndarray | list[str]) -> np.ndarray:
-    """Boolean mask of the rows whose family is memory-bound (they see no GPU-constant feature)."""
-    blind = [f for f, spec in FAMILIES.items() if spec.memory_bound]
-    return np.isin(np.asarray(family).astype(str), blind)
+def gpu_blind_rows(family: pd.Series | np.ndarray | list[str], families: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Boolean mask of the rows whose ``family`` is one of ``families`` (they see no GPU-constant feature)."""
+    return np.isin(np.asarray(family).astype(str), list(families))
 
 
 def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, ...] = ()) -> list[str]:

@@ -10,11 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_ROWS_PER_GROUP", "DEFAULT_MODEL_PARAMS", "ROW_CAP_GROUP"]
+__all__ = ["DEFAULT_MAX_ROWS_PER_GROUP", "DEFAULT_MODEL_PARAMS", "ROW_CAP_GROUP", "GPU_BLIND_FAMILIES"]
 
 #: seeded random cap on training rows per (GPU, family, dtype, source), so no group dominates
 DEFAULT_MAX_ROWS_PER_GROUP: int = 10_000
 #: the columns of a row-cap group
 ROW_CAP_GROUP: tuple[str, ...] = ("gpu", "family", "dtype", "source")
+#: families whose rows see no per-GPU constant feature (``pipeweave.model.GPU_CONSTANT_FEATURES``) in
+#: any booster: the memory-bound ones (``pipeweave.frontend.FAMILIES[f].memory_bound``) and prefill
+#: attention, each chosen by nested leave-one-generation-out inside the training generations
+#: (``experiments/accuracy_log``, frames "GPU-constant features"); GEMM, MoE, decode and FlashInfer
+#: attention and FP32 GEMM keep them (removing them was worse or no better there)
+GPU_BLIND_FAMILIES: tuple[str, ...] = (
+    "rmsnorm",
+    "silu_mul",
+    "elementwise_fp32",
+    "softmax_fp32",
+    "layernorm_fp32",
+    "attention_context",
+)
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

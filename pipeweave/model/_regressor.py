@@ -26,7 +26,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 
 from .._errors import DataError
 from .._frame import distinct_rows, str_values
-from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, ROW_CAP_GROUP
+from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, GPU_BLIND_FAMILIES, ROW_CAP_GROUP
 from ._xgb import predict_in_place, tree_params
 
 if TYPE_CHECKING:
@@ -79,11 +79,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     subsampling (``colsample_bytree``) draw only among the columns that vary on a booster's training
     rows (a column missing or constant there, e.g. the MoE shape columns for an attention booster,
     cannot be split on); off by default: nested leave-one-generation-out found no gain
-    (``experiments/accuracy_log``). ``gpu_blind_memory_bound`` (on by default) hides the per-GPU
-    constant features (:data:`~pipeweave.model.GPU_CONSTANT_FEATURES`) from the rows of memory-bound
-    families (``pipeweave.frontend.FAMILIES[f].memory_bound``): to a tree they are a GPU id, and the
-    same nested protocol found them harmful there. Model files written before the option existed
-    load with it off, so they predict as they did.
+    (``experiments/accuracy_log``). ``gpu_blind_families`` hides the per-GPU constant features
+    (:data:`~pipeweave.model.GPU_CONSTANT_FEATURES`) from the rows of those families (``None``, the
+    default: :data:`~pipeweave.model.GPU_BLIND_FAMILIES`, the memory-bound families and prefill
+    attention; ``()``: none): to a tree they are a GPU id, and the same nested protocol found them
+    harmful there. Model files written before the option existed load with ``()``, so they predict
+    as they did.
 
     Examples
     --------
@@ -113,7 +114,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         progress: bool = False,
         max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP,
         sample_informative_only: bool = False,
-        gpu_blind_memory_bound: bool = True,
+        gpu_blind_families: tuple[str, ...] | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -134,7 +135,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
         self.sample_informative_only = sample_informative_only
-        self.gpu_blind_memory_bound = gpu_blind_memory_bound
+        self.gpu_blind_families = gpu_blind_families
 
     # ------------------------------------------------------------------------------------------
     def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
@@ -200,11 +201,34 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return []
         return sorted(c for c in df.columns if c.startswith(SASS_PREFIX) and pd.api.types.is_numeric_dtype(df[c]))
 
+    def blind_families(self) -> tuple[str, ...]:
+        """The families whose rows see no GPU-constant feature: what was fitted (``blind_families_``),
+        else ``gpu_blind_families`` resolved (``None`` -> :data:`~pipeweave.model.GPU_BLIND_FAMILIES`)."""
+        if hasattr(self, "blind_families_"):
+            return tuple(self.blind_families_)
+        fams = self.gpu_blind_families
+        if fams is None:
+            return GPU_BLIND_FAMILIES
+        from ..frontend import FAMILIES
+
+        if isinstance(fams, str) or not all(isinstance(f, str) for f in fams):
+            raise DataError(
+                f"gpu_blind_families must be a tuple of family names, got {fams!r}",
+                hint="e.g. gpu_blind_families=('rmsnorm', 'silu_mul'); None = the recipe, () = none",
+            )
+        unknown = sorted(set(fams) - set(FAMILIES))
+        if unknown:
+            raise DataError(
+                f"gpu_blind_families names unknown families {unknown}",
+                hint=f"use kernel family names: {sorted(FAMILIES)}",
+            )
+        return tuple(fams)
+
     def _blind_columns(self, names: list[str]) -> list[int]:
-        """Positions in ``names`` of the GPU-constant features memory-bound rows do not see."""
+        """Positions in ``names`` of the GPU-constant features the blind families' rows do not see."""
         from ._features import GPU_CONSTANT_FEATURES
 
-        if not self.gpu_blind_memory_bound:
+        if not self.blind_families():
             return []
         return [i for i, n in enumerate(names) if n in GPU_CONSTANT_FEATURES]
 
@@ -213,8 +237,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ) -> np.ndarray:
         """The boosters' input (float32, rows x ``names``) of featurized rows, as ``fit`` and ``predict`` build it.
 
-        With ``gpu_blind_memory_bound`` the GPU-constant columns are missing (NaN) on rows of
-        memory-bound families: trees never split on them for those rows (a family booster never
+        The GPU-constant columns are missing (NaN) on the rows of :meth:`blind_families`: trees never split on them for those rows (a family booster never
         sees a value; the shared booster sends them down its default branch).
         """
         from ._features import design_matrix
@@ -222,12 +245,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self._blind(design_matrix(prepared, names, columns), prepared["family"], names)
 
     def _blind(self, X: np.ndarray, family: Any, names: list[str]) -> np.ndarray:
-        """``X`` with the GPU-constant columns NaN on rows of memory-bound families (in place)."""
+        """``X`` with the GPU-constant columns NaN on the rows of the blind families (in place)."""
         from ._features import gpu_blind_rows
 
         cols = self._blind_columns(names)
         if cols and len(X):
-            rows = gpu_blind_rows(family)
+            rows = gpu_blind_rows(family, self.blind_families())
             if rows.any():
                 X[np.ix_(rows, np.asarray(cols, dtype=np.intp))] = np.nan
         return X
@@ -298,6 +321,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 f"(first row labels {df.index[bad][:5].tolist()})",
                 hint="drop them or fix the measurement; latency must be > 0 us",
             )
+        self.__dict__.pop("blind_families_", None)  # a refit resolves gpu_blind_families anew
+        self.blind_families_ = self.blind_families()
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         fam = str_values(df["family"])
         X = self.feature_matrix(df, names)
@@ -308,8 +333,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             if len(weight) != len(df) or not (np.isfinite(weight) & (weight >= 0)).all():
                 raise DataError(f"sample_weight must be {len(df)} finite values >= 0", hint="one weight per row")
         dtrain = xgb.DMatrix(X, label=target, weight=weight, feature_names=names, nthread=int(self.n_jobs))
-        # a single memory-bound family: the shared booster is that family's own
-        all_blind = len(fam) > 0 and bool(gpu_blind_rows(fam).all())
+        # a single blind family: the shared booster is that family's own
+        all_blind = len(fam) > 0 and bool(gpu_blind_rows(fam, self.blind_families()).all())
         self._set_feature_weights(dtrain, X, self._blind_columns(names) if all_blind else None)
         params = self._xgb_params()
         if self.monotone_constraints:
@@ -340,7 +365,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     feature_names=names,
                     nthread=int(self.n_jobs),
                 )
-                blind = self._blind_columns(names) if bool(gpu_blind_rows(np.array([name]))[0]) else None
+                blind = self._blind_columns(names) if name in self.blind_families() else None
                 self._set_feature_weights(dfam, X[m], blind)
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names

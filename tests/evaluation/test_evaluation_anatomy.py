@@ -180,3 +180,13 @@ def test_write_anatomy_report_files(tmp_path, pred: pd.DataFrame) -> None:
     ):
         assert (tmp_path / name).is_file(), name
     assert not list(tmp_path.rglob(".*"))
+
+
+def test_report_command_names_the_settings_that_are_not_defaults():
+    from pipeweave.evaluation._anatomy import anatomy_command
+
+    assert anatomy_command("out", 4000, 200) == "pipeweave evaluate --protocol anatomy --out out"
+    assert anatomy_command("o", 1000, 100) == (
+        "pipeweave evaluate --protocol anatomy --out o --max-train-rows-per-gpu 1000 --n-estimators 100"
+    )
+    assert anatomy_command("o", None, 200).endswith("--max-train-rows-per-gpu 0")

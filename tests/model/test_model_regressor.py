@@ -227,44 +227,75 @@ def _split_features(booster) -> set[str]:
     return set(trees.loc[trees["Feature"] != "Leaf", "Feature"])
 
 
-def test_memory_bound_rows_see_no_gpu_constant(norm_frame):
-    from pipeweave.model import GPU_CONSTANT_FEATURES, gpu_blind_rows
+def test_blind_families_see_no_gpu_constant(norm_frame):
+    from pipeweave.model import GPU_BLIND_FAMILIES, GPU_CONSTANT_FEATURES, gpu_blind_rows
 
     blind = PipeweaveRegressor(n_estimators=30, n_jobs=1).fit(norm_frame)
-    seeing = PipeweaveRegressor(n_estimators=30, n_jobs=1, gpu_blind_memory_bound=False).fit(norm_frame)
+    seeing = PipeweaveRegressor(n_estimators=30, n_jobs=1, gpu_blind_families=()).fit(norm_frame)
+    assert blind.blind_families_ == GPU_BLIND_FAMILIES and seeing.blind_families_ == ()
     gpu_const = set(GPU_CONSTANT_FEATURES)
     assert not _split_features(blind.family_boosters_["rmsnorm"]) & gpu_const
     assert _split_features(seeing.family_boosters_["rmsnorm"]) & gpu_const  # the option is what removes them
-    assert _split_features(blind.family_boosters_["gemm"]) & gpu_const  # tensor-core families keep them
+    assert _split_features(blind.family_boosters_["gemm"]) & gpu_const  # GEMM keeps them
     # the shared booster (fallback) gets them as missing values on the RMSNorm rows, in fit and predict
-    rms = norm_frame[gpu_blind_rows(norm_frame["family"])]
+    rms = norm_frame[gpu_blind_rows(norm_frame["family"], GPU_BLIND_FAMILIES)]
+    assert len(rms) and set(rms["family"]) == {"rmsnorm"}
     X = blind.feature_matrix(rms, blind.feature_names_)
     cols = [blind.feature_names_.index(f) for f in GPU_CONSTANT_FEATURES]
     assert np.isnan(X[:, cols]).all() and np.isfinite(np.delete(X, cols, axis=1)[:, :5]).all()
     gemm = norm_frame[norm_frame["family"] == "gemm"]
     assert np.isfinite(blind.feature_matrix(gemm, blind.feature_names_)[:, cols]).all()
     assert np.isfinite(blind.predict(norm_frame)).all()
+    # a chosen set: GEMM blind, RMSNorm seeing
+    gemm_blind = PipeweaveRegressor(n_estimators=30, n_jobs=1, gpu_blind_families=("gemm",)).fit(norm_frame)
+    assert not _split_features(gemm_blind.family_boosters_["gemm"]) & gpu_const
+    assert _split_features(gemm_blind.family_boosters_["rmsnorm"]) & gpu_const
 
 
-def test_memory_bound_families_run_on_the_cuda_cores():
+def test_blind_families_are_saved_and_a_refit_resolves_them_anew(norm_frame, tmp_path):
+    model = PipeweaveRegressor(n_estimators=10, n_jobs=1, gpu_blind_families=("rmsnorm",)).fit(norm_frame)
+    path = save_model(model, tmp_path / "blind.ubj")
+    assert read_stamp(path)["gpu_blind_families"] == ["rmsnorm"]
+    loaded = load_model(path)
+    assert loaded.blind_families() == ("rmsnorm",) and loaded.gpu_blind_families == ("rmsnorm",)
+    np.testing.assert_allclose(loaded.predict(norm_frame), model.predict(norm_frame), rtol=1e-6)
+    model.set_params(gpu_blind_families=())
+    assert model.fit(norm_frame).blind_families_ == ()
+
+
+@pytest.mark.parametrize("bad", ["rmsnorm", ("rmsnrom",), (3,)])
+def test_bad_blind_families_are_a_clear_error(norm_frame, bad):
+    with pytest.raises(DataError, match="gpu_blind_families"):
+        PipeweaveRegressor(n_estimators=2, n_jobs=1, gpu_blind_families=bad).fit(norm_frame)
+
+
+def test_the_recipe_blinds_every_memory_bound_family():
     from pipeweave.frontend import FAMILIES
+    from pipeweave.model import GPU_BLIND_FAMILIES
 
     bound = sorted(f for f, spec in FAMILIES.items() if spec.memory_bound)
     assert bound == ["elementwise_fp32", "layernorm_fp32", "rmsnorm", "silu_mul", "softmax_fp32"]
     assert not any(FAMILIES[f].uses_tensor_cores for f in bound)
+    assert set(bound) <= set(GPU_BLIND_FAMILIES) <= set(FAMILIES)
 
 
-def test_model_file_from_before_the_option_loads_with_it_off(norm_frame, tmp_path, monkeypatch):
-    model = PipeweaveRegressor(n_estimators=10, n_jobs=1, gpu_blind_memory_bound=False).fit(norm_frame)
-    own = PipeweaveRegressor.get_params
-    monkeypatch.setattr(  # a stamp written before the option existed lacks the key
-        PipeweaveRegressor,
-        "get_params",
-        lambda self, deep=True: {k: v for k, v in own(self, deep).items() if k != "gpu_blind_memory_bound"},
-    )
+def test_model_file_from_before_the_option_loads_seeing_every_constant(norm_frame, tmp_path, monkeypatch):
+    import pipeweave.model._artifact as artifact
+
+    model = PipeweaveRegressor(n_estimators=10, n_jobs=1, gpu_blind_families=()).fit(norm_frame)
+    real_dumps = artifact.json.dumps
+
+    def older(obj, *a, **kw):  # a stamp written before the option existed lacks both keys
+        if isinstance(obj, dict) and "gpu_blind_families" in obj:
+            obj = {k: v for k, v in obj.items() if k != "gpu_blind_families"}
+            obj["params"] = {k: v for k, v in obj["params"].items() if k != "gpu_blind_families"}
+        return real_dumps(obj, *a, **kw)
+
+    monkeypatch.setattr(artifact.json, "dumps", older)
     path = save_model(model, tmp_path / "older.ubj")
     monkeypatch.undo()
-    assert "gpu_blind_memory_bound" not in read_stamp(path)["params"]
+    stamp = read_stamp(path)
+    assert "gpu_blind_families" not in stamp and "gpu_blind_families" not in stamp["params"]
     loaded = load_model(path)
-    assert loaded.gpu_blind_memory_bound is False
+    assert loaded.blind_families() == ()  # not the recipe's default: the file was trained seeing them
     np.testing.assert_allclose(loaded.predict(norm_frame), model.predict(norm_frame), rtol=1e-6)
