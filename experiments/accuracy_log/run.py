@@ -527,6 +527,18 @@ DECISIONS: dict = {
     ("attention_context", "no_gpu_id_seed1"): "see no_gpu_id",
     "no_gpu_id_seed2": "see no_gpu_id",
     "no_gpu_id_seed3": "see no_gpu_id",
+    ("attention_context", "informative_cols"): "kept for prefill attention only "
+    "(pipeweave.model.INFORMATIVE_SAMPLING_FAMILIES): on the code of c207b8e three seeds inner 30.20 / 31.16 / 30.73 "
+    "vs base 32.53 / 32.90 / 31.40 (every seed below every base seed); on 95f4ceb 33.85 vs 35.58; worse on decode "
+    "attention, fused MoE and moe_w13",
+    "informative_cols_seed1": "see informative_cols",
+    "informative_cols_seed2": "see informative_cols",
+    ("attention_context", "no_tile_ids"): "dropped: inner 33.43 / 38.00 / 41.07 (three seeds) vs base 32.53 / "
+    "32.90 / 31.40",
+    "no_tile_ids_seed1": "see no_tile_ids",
+    "no_tile_ids_seed2": "see no_tile_ids",
+    "base_seed1": "noise level: the base recipe, another seed",
+    "base_seed2": "noise level: the base recipe, a third seed",
     ("attention_generation", "no_gpu_id"): "dropped: inner 31.24 (seed1 31.76) vs base 30.42 (seed1 30.74)",
     ("attention_flashinfer", "no_gpu_id"): "dropped: inner 33.04 (seed1 33.25) vs base 32.60 (seed1 32.78)",
     ("moe_w13", "no_gpu_id"): "dropped: within noise (inner 10.60 / seed1 11.13 vs base 11.30 / 10.95)",
@@ -697,6 +709,13 @@ def main() -> None:
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS))
     ap.add_argument("--cache", default=None, help="pickle of the featurized evaluation frame")
     ap.add_argument("--no-inner", action="store_true")
+    ap.add_argument(
+        "--seeds",
+        nargs="+",
+        type=int,
+        default=None,
+        help="also score each variant with these random_state values (recorded as <variant>_seed<N>)",
+    )
     ap.add_argument("--out", default=str(HERE))
     ap.add_argument("--label", default="current code", help="the code state the frame was featurized with")
     ap.add_argument(
@@ -745,9 +764,15 @@ def main() -> None:
     for fam in args.families:
         sub = frame[frame["eval_family"] == fam].reset_index(drop=True)
         has_sass = fam in ("fused_moe_bf16", "moe_w13")
-        for name in args.variants:
-            v = dict(VARIANTS[name])
-            desc = v.pop("desc")
+        runs = [(name, name, None) for name in args.variants]
+        runs += [
+            (f"{n}_seed{k}", n, k) for n in args.variants for k in (args.seeds or []) if f"{n}_seed{k}" not in VARIANTS
+        ]
+        for name, base_name, seed in runs:
+            v = dict(VARIANTS[base_name])
+            desc = v.pop("desc") + (f", random_state={seed}" if seed is not None else "")
+            if seed is not None:
+                v["random_state"] = seed
             add = v.pop("add", None)
             if add is not None:  # screening variant: extra columns computed from the featurized frame
                 new = add(sub)

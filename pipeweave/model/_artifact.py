@@ -510,6 +510,8 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         model.drop_features = tuple(model.drop_features)
     if isinstance(model.gpu_blind_families, list):
         model.gpu_blind_families = tuple(model.gpu_blind_families)
+    if isinstance(model.sample_informative_only, list):
+        model.sample_informative_only = tuple(model.sample_informative_only)
     # the families trained blind, as resolved at fit time (a file written before the option existed
     # lacks the field: every row saw the GPU-constant features, and is predicted the same way)
     model.blind_families_ = tuple(str(f) for f in stamp.get("gpu_blind_families", []))

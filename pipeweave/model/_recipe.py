@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_ROWS_PER_GROUP", "DEFAULT_MODEL_PARAMS", "ROW_CAP_GROUP", "GPU_BLIND_FAMILIES"]
+__all__ = [
+    "DEFAULT_MAX_ROWS_PER_GROUP",
+    "DEFAULT_MODEL_PARAMS",
+    "ROW_CAP_GROUP",
+    "GPU_BLIND_FAMILIES",
+    "INFORMATIVE_SAMPLING_FAMILIES",
+]
 
 #: seeded random cap on training rows per (GPU, family, dtype, source), so no group dominates
 DEFAULT_MAX_ROWS_PER_GROUP: int = 10_000
@@ -29,5 +35,11 @@ GPU_BLIND_FAMILIES: tuple[str, ...] = (
     "layernorm_fp32",
     "attention_context",
 )
+#: families whose boosters draw columns (``colsample_bytree``) only among those that vary on their
+#: training rows (``sample_informative_only``): prefill attention, chosen by nested
+#: leave-one-generation-out over three seeds (inner 30.7 vs 32.3); decode attention, fused MoE and
+#: moe_w13 were worse with it (``experiments/accuracy_log``, frames "informative-column sampling" and
+#: "feature screens on prefill attention")
+INFORMATIVE_SAMPLING_FAMILIES: tuple[str, ...] = ("attention_context",)
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

@@ -26,7 +26,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 
 from .._errors import DataError
 from .._frame import distinct_rows, str_values
-from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, GPU_BLIND_FAMILIES, ROW_CAP_GROUP
+from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, GPU_BLIND_FAMILIES, INFORMATIVE_SAMPLING_FAMILIES, ROW_CAP_GROUP
 from ._xgb import predict_in_place, tree_params
 
 if TYPE_CHECKING:
@@ -75,11 +75,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     bound ``t_lower_us``. The defaults are the shipped model's recipe (:mod:`._recipe`): one
     booster per family plus the shared fallback, 200 trees of depth 6, and at most
     ``max_rows_per_group`` (10,000) seeded-random training rows per (GPU, family, dtype, source);
-    ``max_rows_per_group=None`` trains on every row. ``sample_informative_only=True`` makes column
+    ``max_rows_per_group=None`` trains on every row. ``sample_informative_only`` makes column
     subsampling (``colsample_bytree``) draw only among the columns that vary on a booster's training
     rows (a column missing or constant there, e.g. the MoE shape columns for an attention booster,
-    cannot be split on); off by default: nested leave-one-generation-out found no gain
-    (``experiments/accuracy_log``). ``gpu_blind_families`` hides the per-GPU constant features
+    cannot be split on): ``True`` for every booster, ``False`` for none, a tuple of families for
+    their boosters (the default, :data:`~pipeweave.model.INFORMATIVE_SAMPLING_FAMILIES`: prefill
+    attention, where nested leave-one-generation-out found a gain; it only changes training). ``gpu_blind_families`` hides the per-GPU constant features
     (:data:`~pipeweave.model.GPU_CONSTANT_FEATURES`) from the rows of those families (``None``, the
     default: :data:`~pipeweave.model.GPU_BLIND_FAMILIES`, the memory-bound families and prefill
     attention; ``()``: none): to a tree they are a GPU id, and the same nested protocol found them
@@ -113,7 +114,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         random_state: int = 0,
         progress: bool = False,
         max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP,
-        sample_informative_only: bool = False,
+        sample_informative_only: bool | tuple[str, ...] = INFORMATIVE_SAMPLING_FAMILIES,
         gpu_blind_families: tuple[str, ...] | None = None,
     ) -> None:
         self.n_estimators = n_estimators
@@ -255,14 +256,32 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 X[np.ix_(rows, np.asarray(cols, dtype=np.intp))] = np.nan
         return X
 
-    def _set_feature_weights(self, dmatrix: Any, X: np.ndarray, never: list[int] | None = None) -> None:
-        """Column-sampling weights: 0 for the columns in ``never`` and, with ``sample_informative_only``,
-        for columns without two distinct finite values in ``X``; 1 for the rest (XGBoost never draws a
-        0-weight column). Nothing is set when every weight would be 1 or no sampling happens."""
+    def _informative(self, families: Any) -> bool:
+        """Whether a booster trained on rows of ``families`` samples informative columns only."""
+        opt = self.sample_informative_only
+        if isinstance(opt, (bool, np.bool_)):
+            return bool(opt)
+        if isinstance(opt, str) or not all(isinstance(f, str) for f in opt):
+            raise DataError(
+                f"sample_informative_only must be True, False or a tuple of family names, got {opt!r}",
+                hint="e.g. sample_informative_only=('attention_context',)",
+            )
+        fams = set(np.asarray(families).astype(str))
+        return bool(fams) and fams <= set(opt)
+
+    def _set_feature_weights(
+        self, dmatrix: Any, X: np.ndarray, never: list[int] | None = None, informative: bool | None = None
+    ) -> None:
+        """Column-sampling weights: 0 for the columns in ``never`` and, when ``informative`` (default:
+        ``sample_informative_only is True``), for columns without two distinct finite values in ``X``;
+        1 for the rest (XGBoost never draws a 0-weight column). Nothing is set when every weight would
+        be 1 or no sampling happens."""
         if self.colsample_bytree >= 1.0 or X.shape[0] == 0:
             return
         w = np.ones(X.shape[1], dtype=np.float32)
-        if self.sample_informative_only:
+        if informative is None:
+            informative = self.sample_informative_only is True
+        if informative:
             with np.errstate(invalid="ignore"):
                 lo = np.nanmin(np.where(np.isfinite(X), X, np.nan), axis=0, initial=np.inf)
                 hi = np.nanmax(np.where(np.isfinite(X), X, np.nan), axis=0, initial=-np.inf)
@@ -335,7 +354,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         dtrain = xgb.DMatrix(X, label=target, weight=weight, feature_names=names, nthread=int(self.n_jobs))
         # a single blind family: the shared booster is that family's own
         all_blind = len(fam) > 0 and bool(gpu_blind_rows(fam, self.blind_families()).all())
-        self._set_feature_weights(dtrain, X, self._blind_columns(names) if all_blind else None)
+        self._set_feature_weights(
+            dtrain, X, self._blind_columns(names) if all_blind else None, informative=self._informative(fam)
+        )
         params = self._xgb_params()
         if self.monotone_constraints:
             unknown = sorted(set(self.monotone_constraints) - set(names))
@@ -366,7 +387,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     nthread=int(self.n_jobs),
                 )
                 blind = self._blind_columns(names) if name in self.blind_families() else None
-                self._set_feature_weights(dfam, X[m], blind)
+                self._set_feature_weights(dfam, X[m], blind, informative=self._informative([name]))
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))

@@ -299,3 +299,31 @@ def test_model_file_from_before_the_option_loads_seeing_every_constant(norm_fram
     loaded = load_model(path)
     assert loaded.blind_families() == ()  # not the recipe's default: the file was trained seeing them
     np.testing.assert_allclose(loaded.predict(norm_frame), model.predict(norm_frame), rtol=1e-6)
+
+
+def test_informative_column_sampling_per_family():
+    listed = PipeweaveRegressor(sample_informative_only=("attention_context",))
+    assert listed._informative(["attention_context"]) and listed._informative(np.array(["attention_context"] * 3))
+    assert not listed._informative(["gemm"]) and not listed._informative(["attention_context", "gemm"])
+    assert PipeweaveRegressor(sample_informative_only=True)._informative(["gemm"])
+    assert not PipeweaveRegressor(sample_informative_only=False)._informative(["attention_context"])
+    with pytest.raises(DataError, match="sample_informative_only"):
+        PipeweaveRegressor(sample_informative_only="attention_context")._informative(["attention_context"])
+
+
+def test_only_the_listed_families_boosters_sample_informative_columns(norm_frame, tmp_path, monkeypatch):
+    calls = []
+    own = PipeweaveRegressor._set_feature_weights
+
+    def spy(self, dmatrix, X, never=None, informative=None):
+        calls.append(bool(informative))
+        return own(self, dmatrix, X, never, informative)
+
+    monkeypatch.setattr(PipeweaveRegressor, "_set_feature_weights", spy)
+    model = PipeweaveRegressor(n_estimators=5, n_jobs=1, sample_informative_only=("rmsnorm",)).fit(norm_frame)
+    # shared booster (three families: not informative), then the family boosters in sorted order
+    assert sorted(model.family_boosters_) == ["gemm", "moe_w13", "rmsnorm"]
+    assert calls == [False, False, False, True]
+    monkeypatch.undo()
+    loaded = load_model(save_model(model, tmp_path / "inf.ubj"))
+    assert loaded.sample_informative_only == ("rmsnorm",)
