@@ -535,6 +535,21 @@ DECISIONS: dict = {
     "informative_cols_seed2": "see informative_cols",
     ("attention_context", "no_tile_ids"): "dropped: inner 33.43 / 38.00 / 41.07 (three seeds) vs base 32.53 / "
     "32.90 / 31.40",
+    ("attention_generation", "informative_cols"): "dropped: three seeds inner 31.33 / 31.26 / 31.39 vs base 30.42 / "
+    "30.74 / 31.20 (34.56 vs 33.69 on 95f4ceb)",
+    ("attention_generation", "no_tile_ids"): "dropped: inner 30.85 / 31.31 / 30.89 vs base 30.42 / 30.74 / 31.20",
+    ("rmsnorm", "informative_cols"): "dropped: within noise (three seeds inner 13.65 / 13.76 / 13.79 vs base 13.70 / "
+    "13.65 / 13.85)",
+    ("silu_mul", "informative_cols"): "dropped: inner 11.70 / 11.54 / 11.50 vs base 11.01 / 11.27 / 11.62",
+    ("elementwise_fp32", "informative_cols"): "dropped: within noise (inner 14.99 / 15.32 / 15.31 vs base 15.24 / "
+    "15.28 / 15.18)",
+    ("softmax_fp32", "informative_cols"): "dropped: within noise (inner 25.16 / 24.56 / 24.40 vs base 25.63 / "
+    "24.76 / 24.86; the seed spread is 0.9)",
+    ("layernorm_fp32", "informative_cols"): "dropped: within noise (inner 17.76 / 18.16 / 17.90 vs base 17.98 / "
+    "17.96 / 18.19)",
+    ("gemm_fp32", "informative_cols"): "dropped: inner 32.43 / 32.58 / 32.22 vs base 31.96 / 31.60 / 32.37",
+    ("gemm_fp32", "no_tile_ids"): "dropped: inner 32.70 / 32.75 / 32.78 vs base 31.96 / 31.60 / 32.37 (the cuBLAS "
+    "SIMT tile named in the kernel name carries information)",
     "no_tile_ids_seed1": "see no_tile_ids",
     "no_tile_ids_seed2": "see no_tile_ids",
     "base_seed1": "noise level: the base recipe, another seed",
