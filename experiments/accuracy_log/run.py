@@ -556,8 +556,10 @@ DECISIONS: dict = {
     "base_seed2": "noise level: the base recipe, a third seed",
     ("attention_generation", "no_gpu_id"): "dropped: inner 31.24 (seed1 31.76) vs base 30.42 (seed1 30.74)",
     ("attention_flashinfer", "no_gpu_id"): "dropped: inner 33.04 (seed1 33.25) vs base 32.60 (seed1 32.78)",
-    ("moe_w13", "no_gpu_id"): "dropped: within noise (inner 10.60 / seed1 11.13 vs base 11.30 / 10.95)",
-    ("fused_moe_bf16", "no_gpu_id"): "dropped: within noise (inner 26.56 / seed1 26.26 vs base 26.45 / 26.67)",
+    ("moe_w13", "no_gpu_id"): "dropped: within noise (four seeds inner 10.60 / 11.13 / 11.00 / 11.26, mean 11.00, vs "
+    "base 11.30 / 10.95 / 10.93 / 10.85, mean 11.01)",
+    ("fused_moe_bf16", "no_gpu_id"): "dropped: within noise (four seeds inner 26.56 / 26.26 / 26.25 / 26.29, mean "
+    "26.34, vs base 26.45 / 26.67 / 26.63 / 26.26, mean 26.50)",
     ("gemm_bf16", "no_gpu_id"): "dropped: inner 18.70 (seed1 18.63) vs base 18.19 (seed1 18.51) on the code of "
     "135f30e; 19.22 vs 18.97 on the front-end of 8ebb3c1",
     ("gemm_fp32", "no_gpu_id"): "dropped: inner 33.62 vs base 31.96 (seed1 31.60); FP32 GEMM is FMA-bound at large "
