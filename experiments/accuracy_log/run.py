@@ -782,9 +782,10 @@ def main() -> None:
         sub = frame[frame["eval_family"] == fam].reset_index(drop=True)
         has_sass = fam in ("fused_moe_bf16", "moe_w13")
         runs = [(name, name, None) for name in args.variants]
-        runs += [
-            (f"{n}_seed{k}", n, k) for n in args.variants for k in (args.seeds or []) if f"{n}_seed{k}" not in VARIANTS
-        ]
+        for n in args.variants:  # extra seeds; a registered <variant>_seed<N> is run as registered
+            for k in args.seeds or []:
+                seeded = f"{n}_seed{k}"
+                runs.append((seeded, seeded, None) if seeded in VARIANTS else (seeded, n, k))
         for name, base_name, seed in runs:
             v = dict(VARIANTS[base_name])
             desc = v.pop("desc") + (f", random_state={seed}" if seed is not None else "")
