@@ -48,9 +48,10 @@ SASS_PREFIX = "sass_"
 GPU_CONSTANT_FEATURES: tuple[str, ...] = ("l2_bw_over_dram_bw", "log2_ridge_flop_per_byte", "mma_generation")
 
 
-def gpu_blind_rows(family: pd.Series | np.ndarray | list[str], families: tuple[str, ...] | list[str]) -> np.ndarray:
+def gpu_blind_rows(family: pd.Series | np.ndarray, families: tuple[str, ...] | list[str]) -> np.ndarray:
     """Boolean mask of the rows whose ``family`` is one of ``families`` (they see no GPU-constant feature)."""
-    return np.isin(np.asarray(family).astype(str), list(families))
+    codes, labels = str_codes(family)  # one test per distinct family, not per row
+    return np.isin(labels, list(families))[codes] if len(codes) else np.zeros(0, dtype=bool)
 
 
 def model_feature_names(sass_columns: list[str] | None = None, drop: tuple[str, ...] = ()) -> list[str]:

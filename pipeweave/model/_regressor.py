@@ -234,16 +234,22 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return [i for i, n in enumerate(names) if n in GPU_CONSTANT_FEATURES]
 
     def feature_matrix(
-        self, prepared: pd.DataFrame, names: list[str], columns: Mapping[str, np.ndarray] | None = None
+        self,
+        prepared: pd.DataFrame,
+        names: list[str],
+        columns: Mapping[str, np.ndarray] | None = None,
+        family: np.ndarray | None = None,
     ) -> np.ndarray:
         """The boosters' input (float32, rows x ``names``) of featurized rows, as ``fit`` and ``predict`` build it.
 
-        The GPU-constant columns are missing (NaN) on the rows of :meth:`blind_families`: trees never split on them for those rows (a family booster never
-        sees a value; the shared booster sends them down its default branch).
+        The GPU-constant columns are missing (NaN) on the rows of :meth:`blind_families`: trees never
+        split on them for those rows (a family booster never sees a value; the shared booster sends
+        them down its default branch). ``family``: the rows' family names when the caller has them.
         """
         from ._features import design_matrix
 
-        return self._blind(design_matrix(prepared, names, columns), prepared["family"], names)
+        fam = prepared["family"] if family is None else family
+        return self._blind(design_matrix(prepared, names, columns), fam, names)
 
     def _blind(self, X: np.ndarray, family: Any, names: list[str]) -> np.ndarray:
         """``X`` with the GPU-constant columns NaN on the rows of the blind families (in place)."""
@@ -270,17 +276,15 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return bool(fams) and fams <= set(opt)
 
     def _set_feature_weights(
-        self, dmatrix: Any, X: np.ndarray, never: list[int] | None = None, informative: bool | None = None
+        self, dmatrix: Any, X: np.ndarray, never: list[int] | None = None, informative: bool = False
     ) -> None:
-        """Column-sampling weights: 0 for the columns in ``never`` and, when ``informative`` (default:
-        ``sample_informative_only is True``), for columns without two distinct finite values in ``X``;
-        1 for the rest (XGBoost never draws a 0-weight column). Nothing is set when every weight would
-        be 1 or no sampling happens."""
+        """Column-sampling weights: 0 for the columns in ``never`` and, when ``informative``
+        (:meth:`_informative` of the booster's families), for columns without two distinct finite
+        values in ``X``; 1 for the rest (XGBoost never draws a 0-weight column). Nothing is set when
+        every weight would be 1 or no sampling happens."""
         if self.colsample_bytree >= 1.0 or X.shape[0] == 0:
             return
         w = np.ones(X.shape[1], dtype=np.float32)
-        if informative is None:
-            informative = self.sample_informative_only is True
         if informative:
             with np.errstate(invalid="ignore"):
                 lo = np.nanmin(np.where(np.isfinite(X), X, np.nan), axis=0, initial=np.inf)
@@ -344,7 +348,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.blind_families_ = self.blind_families()
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         fam = str_values(df["family"])
-        X = self.feature_matrix(df, names)
+        X = self.feature_matrix(df, names, family=fam)
         target = np.log(lat / self._reference_us(df))
         weight = None
         if sample_weight is not None:
@@ -402,12 +406,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self._log_ratio(self._prepare(df))
 
     def _log_ratio(self, prepared: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        X = self.feature_matrix(prepared, self.feature_names_, columns)
+        fam = str_values(prepared["family"])
+        X = self.feature_matrix(prepared, self.feature_names_, columns, family=fam)
         out = np.empty(len(X))
         todo = np.ones(len(X), dtype=bool)
         family_boosters = getattr(self, "family_boosters_", None) or {}
         if family_boosters:
-            fam = str_values(prepared["family"])
             for name in family_boosters:  # only the families present build their booster (LazyBoosters)
                 m = fam == name
                 if m.any():

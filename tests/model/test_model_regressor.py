@@ -191,10 +191,12 @@ def test_informative_only_column_sampling_weights():
 
     X = np.array([[1.0, np.nan, 3.0, 5.0], [2.0, np.nan, 3.0, np.inf], [3.0, np.nan, 3.0, 6.0]])
     dm = xgb.DMatrix(np.nan_to_num(X, posinf=0.0), label=np.zeros(3))
-    PipeweaveRegressor(sample_informative_only=True)._set_feature_weights(dm, X)
+    on = PipeweaveRegressor(sample_informative_only=True)
+    on._set_feature_weights(dm, X, informative=on._informative(["gemm"]))
     np.testing.assert_array_equal(dm.get_float_info("feature_weights"), [1.0, 0.0, 0.0, 1.0])
     off = xgb.DMatrix(np.nan_to_num(X, posinf=0.0), label=np.zeros(3))
-    PipeweaveRegressor()._set_feature_weights(off, X)  # off by default: uniform column sampling
+    default = PipeweaveRegressor()
+    default._set_feature_weights(off, X, informative=default._informative(["gemm"]))  # GEMM: uniform sampling
     assert len(off.get_float_info("feature_weights")) == 0
 
 
