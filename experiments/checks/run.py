@@ -21,8 +21,11 @@
    predicted / measured of the launches of at most 1,024 tokens per Hopper GPU, by the default model and
    by one whose boosters see the per-GPU constant features on these rows (the recipe before
    ``gpu_blind_families``).
+   Beside it (data): the median measured latency of the launches of at most 64 tokens on every GPU.
 8. Data: bf16 GEMM (aiconfigurator), median log2(measured / envelope) of the tensor-bound launches
    longer than 1 ms, per GPU (how far each GPU's long compute-bound GEMMs sit from its spec peak).
+9. Data: bf16 decode attention (aiconfigurator), median measured / envelope of the launches with a KV
+   cache longer than 16,384 tokens, per GPU and backend (the share of spec DRAM bandwidth reached).
 """
 
 from __future__ import annotations
@@ -183,6 +186,25 @@ def rmsnorm_hopper(data: str | None) -> pd.DataFrame:
     return pd.DataFrame(cols)[["median", "median_seeing_gpu_constants", "size"]]
 
 
+def rmsnorm_small_latency(data: str | None) -> pd.DataFrame:
+    df = load_profiles(data, families=["rmsnorm"], sources=["pipeweave_fork_sample"])
+    small = df[pd.to_numeric(df["num_tokens"]) <= 64]
+    return small.groupby("gpu", observed=True)["latency_us"].agg(["median", "size"]).round(2)
+
+
+def long_decode_level(data: str | None) -> pd.DataFrame:
+    df = load_profiles(data, families=["attention_generation"], dtypes=["bfloat16"], sources=["aiconfigurator"])
+    frame, _ = prepare_training_frame(df)
+    frame = frame[frame["kv_cache_dtype"].astype(str) == "bfloat16"]
+    long = frame[pd.to_numeric(frame["step"]) > 16384]
+    return (
+        long.assign(measured_over_env=long["latency_us"] / long["t_env_us"])
+        .groupby(["gpu", "backend"], observed=True)["measured_over_env"]
+        .agg(["median", "size"])
+        .round(2)
+    )
+
+
 def long_gemm_level(data: str | None) -> pd.DataFrame:
     df = load_profiles(data, families=["gemm"], dtypes=["bfloat16"], sources=["aiconfigurator"])
     frame, _ = prepare_training_frame(df)
@@ -212,7 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     win_ratio, win_env = triton_windows(args.data)
     fp32_gpu, fp32_volta = gemm_fp32_volta(args.data)
     rms = rmsnorm_hopper(args.data)
+    rms_small = rmsnorm_small_latency(args.data)
     long_gemm = long_gemm_level(args.data)
+    long_decode = long_decode_level(args.data)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -230,7 +254,11 @@ def main(argv: list[str] | None = None) -> int:
             "gemm_fp32_measured_over_env": fp32_gpu["measured_over_env"].to_dict(),
             "gemm_fp32_volta_fold": fp32_volta,
             "rmsnorm_hopper_pred_over_measured_le_1024_tokens": rms.to_dict(orient="index"),
+            "rmsnorm_median_latency_us_le_64_tokens": rms_small.to_dict(orient="index"),
             "gemm_bf16_long_tensor_bound_log2_measured_over_env": long_gemm.to_dict(orient="index"),
+            "decode_attention_kv_over_16384_measured_over_env": {
+                " / ".join(map(str, k)): v for k, v in long_decode.to_dict(orient="index").items()
+            },
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
     )
@@ -283,9 +311,17 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *_table(rms),
         "",
+        "Median measured latency (us) of the RMSNorm launches of at most 64 tokens, every GPU:",
+        "",
+        *_table(rms_small),
+        "",
         "## 8. bf16 GEMM: median log2(measured / envelope) of tensor-bound launches longer than 1 ms",
         "",
         *_table(long_gemm),
+        "",
+        "## 9. bf16 decode attention: median measured / envelope of launches with more than 16,384 cached tokens",
+        "",
+        *_table(long_decode.reset_index().set_index("gpu")),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
