@@ -136,9 +136,9 @@ _BASE_BOOST_MHZ = {
 
 def _boost_over_base_cols(f: pd.DataFrame) -> dict:
     """log2(max boost / base clock): how far a card may fall below its boost clock at board power."""
-    bb = f["gpu"].astype(str).map(_BASE_BOOST_MHZ)
-    base = np.array([b[0] for b in bb], dtype=float)
-    boost = np.array([b[1] for b in bb], dtype=float)
+    gpu = f["gpu"].astype(str)
+    base = gpu.map({g: b for g, (b, _) in _BASE_BOOST_MHZ.items()}).to_numpy(dtype=float)
+    boost = gpu.map({g: b for g, (_, b) in _BASE_BOOST_MHZ.items()}).to_numpy(dtype=float)
     return {"log2_boost_over_base": np.log2(boost / base)}
 
 
@@ -405,10 +405,20 @@ _register(
 )
 
 
+def _log_ratio(f: pd.DataFrame) -> np.ndarray:
+    """The model's target of featurized rows: log(measured / envelope)."""
+    return np.log(f["latency_us"].to_numpy(dtype=float) / f["t_env_us"].to_numpy(dtype=float))
+
+
+def _op_call_timed(f: pd.DataFrame) -> np.ndarray:
+    """Rows timed with CUDA events around a whole PyTorch call (host launch cost included)."""
+    return (f["timing"].astype(str) == "cuda_event_op").to_numpy()
+
+
 def _host_floor_us(train: pd.DataFrame, small_env_us: float) -> float:
     """Host floor of op-call CUDA-event timing: median over training GPUs of median(latency - t_env)
     over that GPU's launches whose envelope is below ``small_env_us`` (>= 20 such launches)."""
-    t = train[(train["timing"].astype(str) == "cuda_event_op") & (train["t_env_us"] < small_env_us)]
+    t = train[_op_call_timed(train) & (train["t_env_us"] < small_env_us).to_numpy()]
     d = (t["latency_us"] - t["t_env_us"]).groupby(t["gpu"].astype(str))
     per_gpu = d.median()[d.size() >= 20]
     return float(per_gpu.median()) if len(per_gpu) else 0.0
@@ -418,7 +428,7 @@ _register(
     "gpu_level",
     "trees fitted on log(measured / envelope) minus each training GPU's median; a held-out GPU gets the "
     "median of the training GPUs' levels (no GPU level copied from a nearest neighbour)",
-    gpu_level="median",
+    gpu_level=True,
 )
 _register(
     "boost_over_base",
@@ -445,26 +455,22 @@ def _fit_predict(train: pd.DataFrame, test: pd.DataFrame, params: dict, cap: int
     if bag > 1:  # screening: geometric mean of the predictions of `bag` seeds (random_state 0..bag-1)
         logs = [np.log(_fit_predict(train, test, {**params, "random_state": s}, cap)) for s in range(bag)]
         return np.exp(np.mean(logs, axis=0))
-    level = params.pop("gpu_level", None)
-    if level is not None:  # screening: trees on the GPU-level-free target; an unseen GPU gets the median level
-        lr = np.log(train["latency_us"].to_numpy(dtype=float) / train["t_env_us"].to_numpy(dtype=float))
-        per_gpu = pd.Series(lr).groupby(train["gpu"].astype(str).to_numpy()).median()
-        lv = train["gpu"].astype(str).map(per_gpu).to_numpy(dtype=float)
+    if params.pop("gpu_level", False):  # screening: trees on the GPU-level-free target; unseen GPU: median level
+        gpu = train["gpu"].astype(str)
+        per_gpu = pd.Series(_log_ratio(train)).groupby(gpu.to_numpy()).median()
+        lv = gpu.map(per_gpu).to_numpy(dtype=float)
         base = _fit_predict(train.assign(latency_us=train["latency_us"] / np.exp(lv)), test, params, cap)
-        return base * np.exp(float(per_gpu.median()) if level == "median" else float(per_gpu.mean()))
+        return base * np.exp(float(per_gpu.median()))
     host = params.pop("host_floor", None)
     if host is not None:  # screening: reference = envelope + the host floor of op-call timing, fitted on train
         h = _host_floor_us(train, host)
-        train, test = (
-            d.assign(t_env_us=d["t_env_us"] + h * (d["timing"].astype(str) == "cuda_event_op").to_numpy())
-            for d in (train, test)
-        )
+        train, test = (d.assign(t_env_us=d["t_env_us"] + h * _op_call_timed(d)) for d in (train, test))
     extra = params.pop("extra_features", ())
     balance = params.pop("balance", None)
     prior = params.pop("prior", None)
     if prior is not None:  # screening: a linear, extrapolating term fitted on the training rows; trees on the rest
         P_tr, P_te = prior(train), prior(test)
-        lr = np.log(train["latency_us"].to_numpy(dtype=float) / train["t_env_us"].to_numpy(dtype=float))
+        lr = _log_ratio(train)
         A = np.column_stack([np.ones(len(P_tr)), P_tr])
         coef = np.linalg.lstsq(A, lr, rcond=None)[0]
         m_tr = P_tr @ coef[1:]
@@ -783,12 +789,13 @@ NOTES: list[str] = [
     "  each training GPU's level-free target and the V100 given the median of the training GPUs' levels",
     "  (`gpu_level`), Volta stays at 50.8: the V100's level (median ln measured/envelope 0.19) is 9% from",
     "  the training GPUs' median 0.28 (A100 0.05-0.13, H100 0.15, P100 0.28, P4 0.34, L4 0.63, T4 0.65), so",
-    "  the error is in the shape part. Two things in the data point at it: only the T4 shares the V100's cuBLAS kernels",
-    "  (`volta_sgemm_*`), and cuBLAS picks them for other shapes there (`volta_sgemm_32x128_nn`: median",
-    "  measured/envelope 7.7 on the T4, where it runs small launches under the ~30 us timing floor, 1.1 on",
-    "  the V100); and NeuSight's op-call timing puts a per-machine floor of about 20-55 us under every launch",
-    "  (the launches with an envelope below 8 us sit a median 18-55 us above it, by GPU and operator). A fitted floor added to the reference (`host_floor`), the board clocks",
-    "  (`boost_over_base`) and booster hyperparameters (`colsample05`, `slow_lr`, `subsample05`,",
+    "  the error is in the shape part. Two things in the data point at it: only the T4 shares the V100's",
+    "  cuBLAS kernels (`volta_sgemm_*`), and cuBLAS picks them for other shapes there",
+    "  (`volta_sgemm_32x128_nn`: median measured/envelope 7.7 on the T4, where it runs small launches under",
+    "  the ~30 us timing floor, 1.1 on the V100); and NeuSight's op-call timing puts a per-machine floor of",
+    "  about 20-55 us under every launch (the launches with an envelope below 8 us sit a median 18-55 us",
+    "  above it, by GPU and operator). A fitted floor added to the reference (`host_floor`), the board",
+    "  clocks (`boost_over_base`) and booster hyperparameters (`colsample05`, `slow_lr`, `subsample05`,",
     "  `depth8`) all score within noise or worse on the inner folds; none is adopted.",
 ]
 
