@@ -26,6 +26,10 @@
    longer than 1 ms, per GPU (how far each GPU's long compute-bound GEMMs sit from its spec peak).
 9. Data: bf16 decode attention (aiconfigurator), median measured / envelope of the launches with a KV
    cache longer than 16,384 tokens, per GPU and backend (the share of spec DRAM bandwidth reached).
+10. Data: the NeuSight FP32 families (op-call CUDA-event timing). Per GPU, the median ln(measured /
+   envelope) of gemm_fp32 (its level); per GPU and family, the median latency - envelope (us) of the
+   launches whose envelope is below 8 us (the timing floor under every launch); per cuBLAS kernel that
+   the T4 and the V100 share (``volta_sgemm_*``), the median measured / envelope on each.
 """
 
 from __future__ import annotations
@@ -217,6 +221,32 @@ def long_gemm_level(data: str | None) -> pd.DataFrame:
     )
 
 
+def neusight_fp32(data: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    fams = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
+    frame, _ = prepare_training_frame(load_profiles(data, families=fams, sources=["neusight"]))
+    ratio = frame["latency_us"] / frame["t_env_us"]
+    gemm = frame["family"].astype(str) == "gemm_fp32"
+    level = np.log(ratio[gemm]).groupby(frame.loc[gemm, "gpu"], observed=True).median().round(2).to_frame("median_ln")
+    small = frame[frame["t_env_us"] < 8.0]
+    floor = (
+        (small["latency_us"] - small["t_env_us"])
+        .groupby([small["gpu"], small["family"]], observed=True)
+        .median()
+        .round(1)
+        .unstack()
+    )
+    shared = frame[gemm & frame["gpu"].astype(str).isin(["T4", "V100-PCIe"])]
+    kernels = (
+        (shared["latency_us"] / shared["t_env_us"])
+        .groupby([shared["kernel_name"], shared["gpu"]], observed=True)
+        .median()
+        .round(2)
+        .unstack()
+        .dropna()
+    )
+    return level, floor, kernels
+
+
 def _table(frame: pd.DataFrame) -> list[str]:
     head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
     rows = [[str(i)] + [f"{v:g}" if isinstance(v, float) else str(v) for v in r] for i, r in frame.iterrows()]
@@ -237,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     rms_small = rmsnorm_small_latency(args.data)
     long_gemm = long_gemm_level(args.data)
     long_decode = long_decode_level(args.data)
+    fp32_level, fp32_floor, fp32_kernels = neusight_fp32(args.data)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -259,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
             "decode_attention_kv_over_16384_measured_over_env": {
                 " / ".join(map(str, k)): v for k, v in long_decode.to_dict(orient="index").items()
             },
+            "gemm_fp32_median_ln_measured_over_env": fp32_level["median_ln"].to_dict(),
+            "neusight_floor_us_env_below_8us": {
+                g: {f: v for f, v in r.items() if pd.notna(v)} for g, r in fp32_floor.to_dict(orient="index").items()
+            },
+            "gemm_fp32_shared_kernels_measured_over_env": fp32_kernels.to_dict(orient="index"),
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
     )
@@ -322,6 +358,20 @@ def main(argv: list[str] | None = None) -> int:
         "## 9. bf16 decode attention: median measured / envelope of launches with more than 16,384 cached tokens",
         "",
         *_table(long_decode.reset_index().set_index("gpu")),
+        "",
+        "## 10. NeuSight FP32 families (op-call CUDA-event timing)",
+        "",
+        "gemm_fp32, median ln(measured / envelope) per GPU:",
+        "",
+        *_table(fp32_level),
+        "",
+        "Median latency - envelope (us) of the launches whose envelope is below 8 us (the timing floor):",
+        "",
+        *_table(fp32_floor),
+        "",
+        "gemm_fp32, median measured / envelope per cuBLAS kernel the T4 and the V100 share:",
+        "",
+        *_table(fp32_kernels),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
