@@ -794,9 +794,10 @@ NOTES: list[str] = [
     "  (`volta_sgemm_32x128_nn`: median measured/envelope 7.7 on the T4, where it runs small launches under",
     "  the ~30 us timing floor, 1.1 on the V100); and NeuSight's op-call timing puts a per-machine floor of",
     "  about 20-55 us under every launch (the launches with an envelope below 8 us sit a median 18-55 us",
-    "  above it, by GPU and operator; these numbers: `experiments/checks`, section 10). A fitted floor added to the reference (`host_floor`), the board",
-    "  clocks (`boost_over_base`) and booster hyperparameters (`colsample05`, `slow_lr`, `subsample05`,",
-    "  `depth8`) all score within noise or worse on the inner folds; none is adopted.",
+    "  above it, by GPU and operator; these numbers: `experiments/checks`, section 10). A fitted floor",
+    "  added to the reference (`host_floor`), the board clocks (`boost_over_base`) and booster",
+    "  hyperparameters (`colsample05`, `slow_lr`, `subsample05`, `depth8`) all score within noise or worse",
+    "  on the inner folds; none is adopted.",
 ]
 
 
