@@ -39,6 +39,17 @@ def test_gemm_recorded_tile_grid_and_waves():
     assert f["work_tensor"] == f["useful_flop"]
 
 
+def test_fp8_scaling_tells_block_scaled_fp8_from_per_tensor_fp8():
+    # the same shape in three dtypes: the two fp8 GEMMs have the same envelope, so without this
+    # feature they would be one point to the learner (block-scaled runs a quantisation kernel more)
+    rows = pd.concat([_gemm(64, 4096, 4096, dtype=d) for d in ("bfloat16", "fp8", "fp8_block")], ignore_index=True)
+    f = featurize(rows)
+    assert f["fp8_scaling"].tolist() == [0.0, 1.0, 2.0]
+    assert f["is_fp8"].tolist() == [0.0, 1.0, 1.0]
+    assert f["t_env_us"].iloc[1] == f["t_env_us"].iloc[2]
+    assert "fp8_scaling" in FEATURES and "is_fp8" not in FEATURES
+
+
 def test_gemm_padding_counts_executed_work():
     f = featurize(_gemm(100, 128, 64, block_m=128, block_n=128, block_k=64)).iloc[0]
     assert f["work_tensor"] == 2 * 128 * 128 * 64
