@@ -273,6 +273,44 @@ _register(
 _register("attn_shape_q50", "attention shape columns + median objective", add=_attn_shape_cols, quantile=0.5)
 
 
+def _attn_shape_slot_cols(f: pd.DataFrame) -> dict:
+    """Prefill shapes in the five log2 shape columns that MoE rows fill (the recipe since this screen:
+    pipeweave.frontend's SHAPE_FEATURE_COLUMNS; on frames featurized since, this variant is the base)."""
+    slots = tuple(f"log2_shape_{i}" for i in range(1, 6))
+    shape = ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim")
+    att = (f["family"].astype(str) == "attention_context").to_numpy()
+    out = {}
+    for slot, c in zip(slots, shape):
+        v = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
+        log2 = np.where(v > 0, np.log2(np.where(v > 0, v, 1.0)), np.nan)
+        out[slot] = np.where(att, log2, f[slot].to_numpy(dtype=float))
+    return out
+
+
+def _decode_shape_slot_cols(f: pd.DataFrame) -> dict:
+    """Decode shapes (batch, KV length, heads, KV heads, head_dim) in the five log2 shape columns."""
+    shape = ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim")
+    dec = (f["family"].astype(str) == "attention_generation").to_numpy()
+    out = {}
+    for i, c in enumerate(shape):
+        v = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
+        log2 = np.where(v > 0, np.log2(np.where(v > 0, v, 1.0)), np.nan)
+        out[f"log2_shape_{i + 1}"] = np.where(dec, log2, f[f"log2_shape_{i + 1}"].to_numpy(dtype=float))
+    return out
+
+
+_register(
+    "decode_shape_slots",
+    "decode: log2 batch, KV length, heads, KV heads, head_dim in the five shape columns (no new column)",
+    add=_decode_shape_slot_cols,
+)
+_register(
+    "attn_shape_slots",
+    "prefill: log2 batch, isl, heads, KV heads, head_dim in the five shape columns MoE rows fill (no new column)",
+    add=_attn_shape_slot_cols,
+)
+
+
 def _ep_gate_cols(f: pd.DataFrame) -> dict:
     flag = _ep_sem_cols(f)["moe_ep_all_tokens"]
     return {
@@ -586,6 +624,21 @@ def write_md(path: Path, records: list[dict]) -> None:
 
 #: decision per variant (or per (family, variant)), made on the inner folds; see NOTES
 DECISIONS: dict = {
+    # shape features on the attention families (frames of a4c2641 and of this change)
+    ("attention_context", "attn_shape"): "better inner (29.52 / 29.82 / 29.50 vs base 30.20 / 31.16 / 30.73) "
+    "but six new columns (which move every family's column draw); adopted in the slot form, attn_shape_slots",
+    "attn_shape_seed1": "see attn_shape",
+    "attn_shape_seed2": "see attn_shape",
+    ("attention_context", "attn_shape_slots"): "KEPT (pipeweave.frontend.SHAPE_FEATURE_COLUMNS): inner 29.64 / "
+    "30.16 / 29.19 vs base 30.20 / 31.16 / 30.73, every seed below every base seed; no new column, so no other "
+    "family's rows change. Outer (not used to decide): Ampere 19.4 -> 21.5-23.0 (the <= 20 cell is lost), Ada "
+    "28.5 -> 24.7-26.0, Hopper 21.7 -> 21.9-22.4, Blackwell 39.7 -> 40.3-40.9",
+    "attn_shape_slots_seed1": "see attn_shape_slots",
+    "attn_shape_slots_seed2": "see attn_shape_slots",
+    ("attention_generation", "decode_shape_slots"): "dropped: inner 30.69 / 31.17 / 31.42 vs base 30.42 / 30.74 / "
+    "31.20 (worse with every seed)",
+    "decode_shape_slots_seed1": "see decode_shape_slots",
+    "decode_shape_slots_seed2": "see decode_shape_slots",
     # session 8: booster hyperparameters (frames of 5050d3c), base inner 18.19 (GEMM) / 31.96 (FP32 GEMM),
     # seed spread ~0.3-0.4
     ("gemm_bf16", "colsample05"): "dropped: inner 18.05 vs 18.19, within the seed spread",
@@ -798,6 +851,18 @@ NOTES: list[str] = [
     "  added to the reference (`host_floor`), the board clocks (`boost_over_base`) and booster",
     "  hyperparameters (`colsample05`, `slow_lr`, `subsample05`, `depth8`) all score within noise or worse",
     "  on the inner folds; none is adopted.",
+    "- **Prefill shape features** (frames `code of a4c2641`). Launches with the same batch x heads product",
+    "  have the same envelope and the same features (A100: batch 32 x 96 heads over 8 KV heads 1,428 us,",
+    "  batch 256 x 12 heads over 1 KV head 2,325 us, both with a 1,171 us envelope: `experiments/checks`, section 12). The log2 of batch,",
+    "  prompt length, heads, KV heads and head_dim tell them apart: as six new columns (`attn_shape`) and",
+    "  in the five shape columns MoE rows fill, NaN on attention rows until now (`attn_shape_slots`: no",
+    "  column added, so no other family's rows or column draws change), both better on the inner folds",
+    "  with every seed. Kept in the slot form (`log2_shape_1..5`, `pipeweave.frontend.SHAPE_FEATURE_COLUMNS`);",
+    "  it costs the Ampere prefill fold its <= 20 (19.4 -> 23.0 with seed 0) and gives Ada 28.5 -> 24.8. The",
+    "  same slots on decode (`decode_shape_slots`: batch, KV length, heads, KV heads, head_dim) are worse with",
+    "  every seed. The runner used to keep an `add` variant's columns for the variants after it in the same",
+    "  run; a variant that overwrites feature columns (the slot screens) then leaked into them. Fixed: each",
+    "  run scores its own copy (the decode frame's base seeds 1-2, scored on the leaked columns, are not kept).",
 ]
 
 
@@ -902,15 +967,16 @@ def main() -> None:
             if seed is not None:
                 v["random_state"] = seed
             add = v.pop("add", None)
-            if add is not None:  # screening variant: extra columns computed from the featurized frame
+            scored = sub
+            if add is not None:  # screening variant: extra (or overwritten) columns, for this run only
                 new = add(sub)
-                sub = sub.assign(**new)
+                scored = sub.assign(**new)
                 v["extra_features"] = tuple(new)
             params = {"use_sass": has_sass, **v}
             if not has_sass:
                 params["use_sass"] = False
             t0 = time.perf_counter()
-            res = score(sub, params, inner=not args.no_inner)
+            res = score(scored, params, inner=not args.no_inner)
             rec = {
                 "family": fam,
                 "variant": name,

@@ -34,6 +34,9 @@
    fp8_block), trained on 80% of the (m, n, k) shapes and scored on the other 20% (seeded split, GPUs
    seen): MAPE per GPU and dtype with the model feature ``fp8_scaling`` and with it replaced by the
    fp8 flag it superseded (``is_fp8``: per-tensor and block-scaled fp8 then share every feature).
+12. Data: bf16 prefill attention (aiconfigurator, A100, FlashAttention, prompt 512, head_dim 128,
+   no window) with batch x heads = 3,072 and 12 query heads per KV head or 1: measured latency and
+   envelope (the same envelope; what the prefill shape features tell apart).
 """
 
 from __future__ import annotations
@@ -268,6 +271,25 @@ def fp8_scaling_split(data: str | None) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
+def prefill_same_work(data: str | None) -> pd.DataFrame:
+    df = load_profiles(
+        data, families=["attention_context"], dtypes=["bfloat16"], sources=["aiconfigurator"], gpus=["A100-SXM"]
+    )
+    frame, _ = prepare_training_frame(df)
+    num = {c: pd.to_numeric(frame[c]) for c in ("batch_size", "num_heads", "num_key_value_heads", "isl", "head_dim")}
+    pick = (
+        (num["batch_size"] * num["num_heads"] == 3072)
+        & (num["isl"] == 512)
+        & (num["head_dim"] == 128)
+        & (pd.to_numeric(frame["window_size"]).fillna(0) == 0)
+        & (frame["kv_cache_dtype"].astype(str) == "bfloat16")
+    )
+    rows = frame[pick].assign(gqa=(num["num_heads"] / num["num_key_value_heads"])[pick])
+    cols = ["batch_size", "num_heads", "num_key_value_heads", "latency_us", "t_env_us"]
+    out = rows[rows["gqa"].isin([1.0, 12.0])].sort_values(["gqa", "batch_size"])[cols]
+    return out.astype(float).round(1).set_index("batch_size")
+
+
 def _table(frame: pd.DataFrame) -> list[str]:
     head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
     rows = [[str(i)] + [f"{v:g}" if isinstance(v, float) else str(v) for v in r] for i, r in frame.iterrows()]
@@ -290,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     long_decode = long_decode_level(args.data)
     fp32_level, fp32_floor, fp32_kernels = neusight_fp32(args.data)
     fp8_split = fp8_scaling_split(args.data)
+    same_work = prefill_same_work(args.data)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -320,6 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             "gemm_unseen_shape_mape_fp8_scaling": {
                 " / ".join(map(str, k)): v for k, v in fp8_split.to_dict(orient="index").items()
             },
+            "prefill_a100_same_batch_x_heads": same_work.reset_index().to_dict(orient="records"),
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
     )
@@ -402,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
         "`is_fp8` in its place",
         "",
         *_table(fp8_split.reset_index().set_index("gpu")),
+        "",
+        "## 12. Prefill attention, A100, prompt 512, head_dim 128: batch x heads = 3,072, GQA 12 or 1",
+        "",
+        *_table(same_work),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")

@@ -1,15 +1,23 @@
 """Analytical front-end: kernel launches + GPU specs -> per-pipeline demand and features.
 
 Public API: :func:`featurize` (vectorized over a profile DataFrame), :data:`FEATURES` (ordered
-model features), :data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`get_family`,
-:func:`bound_pipe`. The SASS path lives in :mod:`pipeweave.frontend.sass`.
+model features; :data:`SHAPE_FEATURE_COLUMNS`: the columns behind the shape features),
+:data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`get_family`, :func:`bound_pipe`. The SASS path lives in :mod:`pipeweave.frontend.sass`.
 """
 
 # modelling constants other subpackages use (units and sources in ._constants)
 from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
 from ._demand import PIPES, KernelDemand, schedule
 from ._families import FAMILIES, Family, get_family
-from ._featurize import FEATURES, bound_pipe, feature_arrays, featurize, spec_arrays
+from ._featurize import (
+    DEFAULT_SHAPE_FEATURE_COLUMNS,
+    FEATURES,
+    SHAPE_FEATURE_COLUMNS,
+    bound_pipe,
+    feature_arrays,
+    featurize,
+    spec_arrays,
+)
 from ._occupancy import ctas_per_sm
 from ._routing import routing_stats
 from ._smem import triton_smem_buffers, triton_smem_bytes
@@ -32,6 +40,8 @@ __all__ = [
     "featurize",
     "feature_arrays",
     "FEATURES",
+    "SHAPE_FEATURE_COLUMNS",
+    "DEFAULT_SHAPE_FEATURE_COLUMNS",
     "FAMILIES",
     "Family",
     "get_family",

@@ -33,7 +33,16 @@ from ._tilesight import tilesight_time_us
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["featurize", "feature_arrays", "FEATURES", "spec_arrays", "bound_pipe", "iter_kernels"]
+__all__ = [
+    "featurize",
+    "feature_arrays",
+    "FEATURES",
+    "SHAPE_FEATURE_COLUMNS",
+    "DEFAULT_SHAPE_FEATURE_COLUMNS",
+    "spec_arrays",
+    "bound_pipe",
+    "iter_kernels",
+]
 
 #: Ordered model features (dimensionless or log-scaled); documented in docs/model.md.
 FEATURES: tuple[str, ...] = (
@@ -73,13 +82,20 @@ FEATURES: tuple[str, ...] = (
     "log2_rows_per_expert",
     "routing_alpha",
     "log2_ep_all_rows_over_env",
-    *(f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")),
+    *(f"log2_shape_{i}" for i in range(1, 6)),
 )
-#: MoE shape columns whose log2 is a feature (NaN on other families): GPU-independent descriptors
-#: of the problem, so per-shape effects (the tuned-config choice, routing) carry from the training
-#: GPUs to a new one. Kept by nested leave-one-generation-out on fused MoE; the same for GEMM's
-#: m, n, k and the attention shapes measured no better than the seed noise (experiments/accuracy_log/)
-MOE_SHAPE_FEATURE_COLUMNS: tuple[str, ...] = ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")
+#: The shape features ``log2_shape_1`` .. ``log2_shape_5``: the log2 of a family's own problem-size
+#: columns, in this order (a column a row lacks gives NaN). GPU-independent descriptors of the
+#: problem, so per-shape effects (the tuned-config choice, routing, per-sequence costs) carry from the
+#: training GPUs to a new one. Families not listed take :data:`DEFAULT_SHAPE_FEATURE_COLUMNS`, the MoE
+#: shape (rmsnorm and silu_mul have its num_tokens, hidden_size / inter_size; GEMM and the other
+#: attention families none of it). Kept by nested leave-one-generation-out on fused MoE and on prefill
+#: attention; GEMM's m, n, k and the decode shapes measured no better than the seed noise
+#: (experiments/accuracy_log/).
+DEFAULT_SHAPE_FEATURE_COLUMNS: tuple[str, ...] = ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")
+SHAPE_FEATURE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "attention_context": ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim"),
+}
 
 _SPEC_COLUMNS = (
     "sm_count",
@@ -307,9 +323,13 @@ def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
             alpha[moe] = distribution_alpha(df["distribution"][moe])
     out["routing_alpha"] = alpha
     out["log2_ep_all_rows_over_env"] = np.nan_to_num(out.get("log2_ep_all_rows_over_env", np.zeros(n)), nan=0.0)
-    for c in MOE_SHAPE_FEATURE_COLUMNS:
+    fam_codes, fam_labels = str_codes(df["family"])
+    own_rows = {f: fam_codes == list(fam_labels).index(f) for f in SHAPE_FEATURE_COLUMNS if f in fam_labels}
+    for i, c in enumerate(DEFAULT_SHAPE_FEATURE_COLUMNS):
         v = col(c)
-        out[f"log2_{c}"] = np.where(np.isfinite(v) & (v > 0), np.log2(np.where(v > 0, v, 1.0)), np.nan)
+        for family, rows in own_rows.items():
+            v = np.where(rows, col(SHAPE_FEATURE_COLUMNS[family][i]), v)
+        out[f"log2_shape_{i + 1}"] = np.where(np.isfinite(v) & (v > 0), np.log2(np.where(v > 0, v, 1.0)), np.nan)
     # bounds ----------------------------------------------------------------------------------
     mem_bw = np.where(comp <= l2_bytes, l2_bpus, dram_bpus)
     out["t_lower_us"] = np.maximum(useful / peak, comp / mem_bw)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from pipeweave.frontend import featurize
 from pipeweave.frontend._families import _cublas_pair_mma
@@ -71,5 +72,33 @@ def test_moe_shape_features():
         }
     )
     f = featurize(rows, moe_configs="default")
-    assert f["log2_num_tokens"].tolist() == [12.0, 0.0] and np.allclose(f["log2_topk"], 3.0)
-    assert featurize(_gemm("A100-SXM"))["log2_num_tokens"].isna().all()  # other families: NaN
+    # slots 1..5 = tokens, hidden, intermediate, experts, top-k
+    assert f["log2_shape_1"].tolist() == [12.0, 0.0] and np.allclose(f["log2_shape_5"], 3.0)
+    assert np.allclose(f["log2_shape_4"], 7.0)
+    assert featurize(_gemm("A100-SXM"))["log2_shape_1"].isna().all()  # GEMM has none of them: NaN
+
+
+def test_prefill_attention_shape_features_and_their_symmetry_breaking():
+    # hand-made launches with the same batch x heads product: the envelope cannot tell them apart,
+    # the shape slots (batch, isl, heads, KV heads, head_dim) can
+    rows = pd.DataFrame(
+        {
+            "family": "attention_context",
+            "gpu": "A100-SXM",
+            "dtype": "bfloat16",
+            "batch_size": [32, 256],
+            "isl": 512,
+            "num_heads": [96, 12],
+            "num_key_value_heads": [8, 1],
+            "head_dim": 128,
+            "step": 0,
+            "window_size": 0,
+        }
+    )
+    f = featurize(rows)
+    assert f["t_env_us"].iloc[0] == pytest.approx(f["t_env_us"].iloc[1])
+    assert f["log2_shape_1"].tolist() == [5.0, 8.0]
+    assert f["log2_shape_2"].tolist() == [9.0, 9.0]
+    assert f["log2_shape_3"].tolist() == pytest.approx([np.log2(96), np.log2(12)])
+    assert f["log2_shape_4"].tolist() == [3.0, 0.0]
+    assert f["log2_shape_5"].tolist() == [7.0, 7.0]
