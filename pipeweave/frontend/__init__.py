@@ -2,7 +2,8 @@
 
 Public API: :func:`featurize` (vectorized over a profile DataFrame), :data:`FEATURES` (ordered
 model features; :data:`SHAPE_FEATURE_COLUMNS`: the columns behind the shape features),
-:data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`get_family`, :func:`bound_pipe`. The SASS path lives in :mod:`pipeweave.frontend.sass`.
+:data:`FAMILIES` (the family registry), :data:`PIPES`, :func:`get_family`, :func:`bound_pipe`.
+The SASS path lives in :mod:`pipeweave.frontend.sass`.
 """
 
 # modelling constants other subpackages use (units and sources in ._constants)

@@ -245,8 +245,8 @@ def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDem
         h_tiles, h_split = _gemm_heuristic(m[idx], n[idx], k[idx], ab[idx], rate[idx], _slice_spec(spec, idx))
         tiles.iloc[idx] = h_tiles.to_numpy()
         split[idx] = h_split
-    # fp8_block adds per-128x128 scale loads (negligible bytes) and an activation quantisation kernel:
-    # left to the learner, which tells it from per-tensor fp8 by the feature fp8_scaling
+    # fp8_block adds per-128x128 scale loads (negligible bytes) and runs other kernels than per-tensor
+    # fp8: left to the learner, which tells the two apart by the feature fp8_scaling
     multicast = np.where(has, 1.0, _cublas_multicast(m, tiles["block_m"].to_numpy(), _async_mma(spec)))
     pair = np.where(has, 1.0, _cublas_pair_mma(m, tiles["block_m"].to_numpy(), spec["sm_arch"]))
     kd = _gemm_kernel(m, n, k, tiles, split, ab, 2.0, rate, spec, multicast=multicast, pair_mma=pair)

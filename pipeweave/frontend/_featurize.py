@@ -88,8 +88,8 @@ FEATURES: tuple[str, ...] = (
 #: columns, in this order (a column a row lacks gives NaN). GPU-independent descriptors of the
 #: problem, so per-shape effects (the tuned-config choice, routing, per-sequence costs) carry from the
 #: training GPUs to a new one. Families not listed take :data:`DEFAULT_SHAPE_FEATURE_COLUMNS`, the MoE
-#: shape (rmsnorm and silu_mul have its num_tokens, hidden_size / inter_size; GEMM and the other
-#: attention families none of it). Kept by nested leave-one-generation-out on fused MoE and on prefill
+#: shape (rmsnorm, silu_mul and the FP32 element-wise, softmax and layernorm families have some of its
+#: columns: num_tokens, hidden_size or inter_size; GEMM and the other attention families none). Kept by nested leave-one-generation-out on fused MoE and on prefill
 #: attention; GEMM's m, n, k and the decode shapes measured no better than the seed noise
 #: (experiments/accuracy_log/).
 DEFAULT_SHAPE_FEATURE_COLUMNS: tuple[str, ...] = ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")
@@ -295,8 +295,8 @@ def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
     out["log2_ridge_flop_per_byte"] = np.log2(ridge)
     out["is_fp8"] = str_startswith(df["dtype"], "fp8").astype(float)  # the baselines' fp8 flag
     # the model's: 0 = 16-bit operands, 1 = fp8 with per-tensor scales, 2 = fp8 with [128 x 128] block
-    # scales (fp8_block: a per-token-group quantisation kernel and scale loads beside the GEMM, which
-    # the envelope does not model; the same shape's two fp8 rows otherwise have identical features)
+    # scales (fp8_block). The envelope is the same for both fp8 kinds, so without it the same shape's
+    # two fp8 rows have identical features while their measured times differ
     out["fp8_scaling"] = out["is_fp8"] + str_map(df["dtype"], {"fp8_block": 1.0}, 0.0)
     out["split_k"] = np.nan_to_num(out["split_k"], nan=1.0)
     # tensor-core instruction class from the compute capability (a spec-sheet fact):

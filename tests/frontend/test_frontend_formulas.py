@@ -157,9 +157,11 @@ def test_physical_invariants(rows):
     assert (f["t_env_us"] >= f["t_lower_us"]).all()
     assert (f["t_roofline_us"] <= f["t_env_us"]).all()
     optional = ["l2_hit_intra_wave", "l2_operand_fit"]  # defined for tiled matmuls only (NaN otherwise)
-    # log2 MoE shape features: finite on MoE rows, NaN on the other families
-    shape = [f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")]
-    assert f[shape].notna().all().all() if "num_experts" in rows else f[shape].isna().all().all()
+    # log2 shape features: finite on the MoE and prefill-attention rows (all five of their shape
+    # columns are given), NaN on GEMM and decode rows (they have none of the columns behind them)
+    shape = [f"log2_shape_{i}" for i in range(1, 6)]
+    own = rows["family"].isin(["moe_w13", "fused_moe", "attention_context"]).to_numpy()
+    assert f.loc[own, shape].notna().all().all() and f.loc[~own, shape].isna().all().all()
     assert np.isfinite(f[[c for c in FEATURES if c not in optional + shape]].to_numpy(dtype=float)).all()
     vals = f[optional].to_numpy(dtype=float)
     assert (np.isnan(vals) | ((vals >= 0) & (vals <= 1))).all()
