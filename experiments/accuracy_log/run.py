@@ -273,41 +273,34 @@ _register(
 _register("attn_shape_q50", "attention shape columns + median objective", add=_attn_shape_cols, quantile=0.5)
 
 
-def _attn_shape_slot_cols(f: pd.DataFrame) -> dict:
-    """Prefill shapes in the five log2 shape columns that MoE rows fill (the recipe since this screen:
-    pipeweave.frontend's SHAPE_FEATURE_COLUMNS; on frames featurized since, this variant is the base)."""
-    slots = tuple(f"log2_shape_{i}" for i in range(1, 6))
-    shape = ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim")
-    att = (f["family"].astype(str) == "attention_context").to_numpy()
-    out = {}
-    for slot, c in zip(slots, shape):
-        v = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
-        log2 = np.where(v > 0, np.log2(np.where(v > 0, v, 1.0)), np.nan)
-        out[slot] = np.where(att, log2, f[slot].to_numpy(dtype=float))
-    return out
+def _shape_slot_cols(family: str, shape: tuple[str, ...]):  # noqa: ANN202
+    """Screening ``add``: the log2 of ``shape`` in the five shape columns on ``family``'s rows."""
 
+    def cols(f: pd.DataFrame) -> dict:
+        rows = (f["family"].astype(str) == family).to_numpy()
+        out = {}
+        for i, c in enumerate(shape):
+            v = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
+            log2 = np.where(v > 0, np.log2(np.where(v > 0, v, 1.0)), np.nan)
+            out[f"log2_shape_{i + 1}"] = np.where(rows, log2, f[f"log2_shape_{i + 1}"].to_numpy(dtype=float))
+        return out
 
-def _decode_shape_slot_cols(f: pd.DataFrame) -> dict:
-    """Decode shapes (batch, KV length, heads, KV heads, head_dim) in the five log2 shape columns."""
-    shape = ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim")
-    dec = (f["family"].astype(str) == "attention_generation").to_numpy()
-    out = {}
-    for i, c in enumerate(shape):
-        v = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
-        log2 = np.where(v > 0, np.log2(np.where(v > 0, v, 1.0)), np.nan)
-        out[f"log2_shape_{i + 1}"] = np.where(dec, log2, f[f"log2_shape_{i + 1}"].to_numpy(dtype=float))
-    return out
+    return cols
 
 
 _register(
     "decode_shape_slots",
     "decode: log2 batch, KV length, heads, KV heads, head_dim in the five shape columns (no new column)",
-    add=_decode_shape_slot_cols,
+    add=_shape_slot_cols(
+        "attention_generation", ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim")
+    ),
 )
+# the recipe since this screen (pipeweave.frontend.SHAPE_FEATURE_COLUMNS): on frames featurized since,
+# this variant is the base
 _register(
     "attn_shape_slots",
     "prefill: log2 batch, isl, heads, KV heads, head_dim in the five shape columns MoE rows fill (no new column)",
-    add=_attn_shape_slot_cols,
+    add=_shape_slot_cols("attention_context", ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim")),
 )
 
 
