@@ -295,6 +295,11 @@ _register(
         "attention_generation", ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim")
     ),
 )
+_register(
+    "gemm_shape_slots",
+    "GEMM: log2 m, n, k in the shape columns (no new column; tells an m x n launch from its n x m transpose)",
+    add=_shape_slot_cols("gemm", ("m", "n", "k")),
+)
 # the recipe since this screen (pipeweave.frontend.SHAPE_FEATURE_COLUMNS): on frames featurized since,
 # this variant is the base
 _register(
@@ -631,6 +636,10 @@ DECISIONS: dict = {
     ("attention_generation", "decode_shape_slots"): "dropped: inner 30.69 / 31.17 / 31.42 vs base 30.42 / 30.74 / "
     "31.20 (worse with every seed)",
     "decode_shape_slots_seed1": "see decode_shape_slots",
+    ("gemm_bf16", "gemm_shape_slots"): "dropped: within noise (inner 18.18 / 17.91 / 18.11 vs base 18.19 / 18.51 / "
+    "17.81), as the shape columns of an earlier frame were (`shape`)",
+    "gemm_shape_slots_seed1": "see gemm_shape_slots",
+    "gemm_shape_slots_seed2": "see gemm_shape_slots",
     "decode_shape_slots_seed2": "see decode_shape_slots",
     # session 8: booster hyperparameters (frames of 5050d3c), base inner 18.19 (GEMM) / 31.96 (FP32 GEMM),
     # seed spread ~0.3-0.4
