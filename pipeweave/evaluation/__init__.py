@@ -44,7 +44,17 @@ from ._protocols import (
     shape_groups,
 )
 from ._report import STAT_KEYS, build_results, family_keys, render_markdown, write_report
-from ._suite import EVAL_FAMILIES, METHODS, CappedTraining, load_eval_frame, make_methods, run_evaluation
+from ._suite import (
+    EVAL_FAMILIES,
+    METHODS,
+    CappedTraining,
+    GroupTraining,
+    labels_to_load,
+    load_eval_frame,
+    make_methods,
+    run_evaluation,
+    with_group_training,
+)
 
 __all__ = [
     # the accuracy goals and where a report stands
@@ -54,6 +64,9 @@ __all__ = [
     "EVAL_FAMILIES",
     "METHODS",
     "CappedTraining",
+    "GroupTraining",
+    "with_group_training",
+    "labels_to_load",
     "make_methods",
     "load_eval_frame",
     "run_evaluation",

@@ -541,17 +541,19 @@ def run_anatomy(
         ABLATION_FAMILIES,
         L2_SCHED_FEATURES,
         SASS_ABLATION_FAMILIES,
+        labels_to_load,
         load_eval_frame,
         make_methods,
         semantics_flags,
+        with_group_training,
     )
 
     t0 = time.perf_counter()
     labels = list(families or ANATOMY_FAMILIES)
-    frame, _drops, fp = load_eval_frame(data, labels)
+    frame, _drops, fp = load_eval_frame(data, labels_to_load(labels))  # + rows that only train (group_labels)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
     preds = []
-    for label in pd.unique(frame["eval_family"]):
+    for label in [lab for lab in labels if (frame["eval_family"] == lab).any()]:
         sub = frame[frame["eval_family"] == label]
         ms = make_methods(
             list(methods),
@@ -581,6 +583,7 @@ def run_anatomy(
             and label in SASS_ABLATION_FAMILIES
         ):
             ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
+        ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
         preds.append(
             run_protocol(

@@ -185,7 +185,12 @@ class _BaseModels:
             shot_rows = [c.rows.iloc[c.plans[shots]] for c in cases.values()]
             rows = pd.concat([train, *shot_rows], ignore_index=True)
             w = np.concatenate([np.ones(len(train)), np.full(sum(len(x) for x in shot_rows), float(weight))])
-            model = clone(est).fit(rows, sample_weight=w)
+            from ._suite import GroupTraining
+
+            held = (
+                {"held_out": sorted(without)} if isinstance(est, GroupTraining) else {}
+            )  # shots are not training rows
+            model = clone(est).fit(rows, sample_weight=w, **held)
             self._refits[key] = {g: np.asarray(model.predict(c.rows), dtype=float) for g, c in cases.items()}
             if self.progress is not None:
                 self.progress.update()
@@ -303,7 +308,7 @@ def run_few_shot(
     """
     from tqdm.auto import tqdm
 
-    from ._suite import EVAL_FAMILIES, load_eval_frame, make_methods
+    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame, make_methods, with_group_training
 
     shots = sorted({int(s) for s in shots})
     if not shots or shots[0] < 0:
@@ -313,7 +318,7 @@ def run_few_shot(
     if bad:
         raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
     t0 = time.perf_counter()
-    frame, _drops, fp = load_eval_frame(data, labels)
+    frame, _drops, fp = load_eval_frame(data, labels_to_load(labels))  # + rows that only train (group_labels)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
     results: dict[str, Any] = {}
     by_gpu: dict[str, Any] = {}
@@ -324,14 +329,15 @@ def run_few_shot(
         if sub.empty:
             continue
         # one XGBoost thread: on a shared, oversubscribed machine two threads run ~5x slower
-        est = make_methods(
+        methods = make_methods(
             ["pipeweave"],
             label=label,
             has_sass=has_sass,
             max_rows_per_gpu=max_train_rows_per_gpu,
             n_estimators=n_estimators,
             n_jobs=1,
-        )["pipeweave"]
+        )
+        est = with_group_training(methods, label, frame, max_train_rows_per_gpu)["pipeweave"]
         gens = order_generations(sub["generation"].astype(str))
         cases = {
             g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed) for g in sorted(set(sub["gpu"].astype(str)))

@@ -29,6 +29,10 @@ __all__ = [
     "METHODS",
     "ABLATION_FAMILIES",
     "CappedTraining",
+    "GroupTraining",
+    "group_labels",
+    "labels_to_load",
+    "with_group_training",
     "make_methods",
     "semantics_flags",
     "load_eval_frame",
@@ -123,6 +127,107 @@ class CappedTraining(RegressorMixin, BaseEstimator):
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
         return self.estimator_.predict(df)
+
+
+class SharedRows:
+    """A frame of training rows shared by every clone of an estimator (``sklearn.base.clone`` deep-copies
+    parameters: this one is passed by reference)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def __deepcopy__(self, memo: dict) -> SharedRows:
+        return self
+
+    def __repr__(self) -> str:
+        return f"SharedRows({len(self.frame):,} rows)"
+
+
+class GroupTraining(RegressorMixin, BaseEstimator):
+    """Fit ``estimator`` on a fold's rows plus ``extra`` rows of other evaluation families.
+
+    The fold's held-out generations are those of ``generations`` (the evaluated family's) that its
+    training rows lack; no extra row of them is used, so no GPU of a held-out generation is seen,
+    whatever the family. At most ``max_rows_per_gpu`` seeded rows per (GPU, evaluation family) of the
+    extra rows, as the fold's own rows are capped. This is how the model's family boosters that learn
+    from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated."""
+
+    def __init__(
+        self,
+        estimator: object,
+        extra: SharedRows | None = None,
+        generations: tuple[str, ...] = (),
+        max_rows_per_gpu: int | None = 4_000,
+        random_state: int = 0,
+    ) -> None:
+        self.estimator = estimator
+        self.extra = extra
+        self.generations = generations
+        self.max_rows_per_gpu = max_rows_per_gpu
+        self.random_state = random_state
+
+    def extra_rows(self, df: pd.DataFrame, held_out: Sequence[str] | None = None) -> pd.DataFrame:
+        """The extra rows a fit on ``df`` adds (the held-out generations left out, capped).
+
+        ``held_out``: the generations to leave out, when ``df`` holds rows of them that are not
+        training rows of the fold (the few-shot refit's shots); default: those ``df`` lacks."""
+        if self.extra is None:
+            return df.iloc[:0]
+        extra = self.extra.frame
+        held = set(self.generations) - set(df["generation"].astype(str)) if held_out is None else set(held_out)
+        extra = extra[~extra["generation"].astype(str).isin(held).to_numpy()]
+        if self.max_rows_per_gpu:
+            from ..model import cap_rows
+
+            extra = cap_rows(extra, self.max_rows_per_gpu, by=("gpu", "eval_family"), seed=self.random_state)
+        return extra
+
+    def fit(
+        self, df: pd.DataFrame, y: object = None, sample_weight: Any = None, held_out: Sequence[str] | None = None
+    ) -> GroupTraining:
+        extra = self.extra_rows(df, held_out)
+        rows = pd.concat([df, extra], ignore_index=True)
+        kw = {}
+        if sample_weight is not None:  # the extra rows weigh 1 each
+            kw["sample_weight"] = np.concatenate([np.asarray(sample_weight, dtype=float), np.ones(len(extra))])
+        self.estimator_ = clone(self.estimator).fit(rows, **kw)
+        self.n_extra_rows_ = len(extra)
+        return self
+
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        return self.estimator_.predict(df)
+
+
+def group_labels(label: str, available: Sequence[str] | None = None) -> list[str]:
+    """The other evaluation families whose rows train ``label``'s model (``FAMILY_BOOSTER_ROWS``)."""
+    from ..model import FAMILY_BOOSTER_ROWS
+
+    fams = FAMILY_BOOSTER_ROWS.get(EVAL_FAMILIES[label][0], ())
+    return [lab for lab in (available or EVAL_FAMILIES) if lab != label and EVAL_FAMILIES[lab][0] in fams]
+
+
+def labels_to_load(labels: Sequence[str]) -> list[str]:
+    """``labels`` plus the evaluation families whose rows also train their models (training only)."""
+    return list(dict.fromkeys([*labels, *(x for lab in labels for x in group_labels(lab))]))
+
+
+def with_group_training(
+    methods: dict[str, object], label: str, frame: pd.DataFrame, max_rows_per_gpu: int | None
+) -> dict[str, object]:
+    """``methods`` with each pipeweave method fitted on the rows of :func:`group_labels` too."""
+    others = group_labels(label, list(pd.unique(frame["eval_family"])))
+    if not others:
+        return methods
+    own = frame["eval_family"] == label
+    extra = SharedRows(frame[frame["eval_family"].isin(others).to_numpy()])
+    gens = tuple(sorted(set(frame.loc[own, "generation"].astype(str))))
+    out = dict(methods)
+    for name, est in methods.items():
+        if name.startswith("pipeweave") and isinstance(est, CappedTraining):
+            out[name] = clone(est).set_params(
+                estimator=GroupTraining(est.estimator, extra, gens, max_rows_per_gpu, est.random_state)
+            )
+    return out
 
 
 def make_methods(
@@ -299,17 +404,20 @@ def _run_families(
     n_estimators: int | None,
     progress: bool,
     client: Any,
+    labels: Sequence[str] | None = None,
 ) -> list[pd.DataFrame]:
-    """:func:`run_protocol` on each evaluation family of ``frame`` (one prediction frame each)."""
+    """:func:`run_protocol` on each evaluation family of ``labels`` (default: every one in ``frame``;
+    the others only train, see :func:`with_group_training`): one prediction frame each."""
     from ._protocols import run_protocol
 
     has_sass = any(c.startswith("sass_") for c in frame.columns)
     preds = []
-    for label in pd.unique(frame["eval_family"]):
+    for label in labels if labels is not None else pd.unique(frame["eval_family"]):
         sub = frame[frame["eval_family"] == label]
         ms = make_methods(
             names, label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators
         )
+        ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         preds.append(
             run_protocol(
                 sub.assign(semantics_flagged=semantics_flags(sub)),
@@ -349,7 +457,13 @@ def run_evaluation(
     from ._report import build_results, write_report
 
     t0 = time.perf_counter()
-    frame, drops, fp = load_eval_frame(data, families, profiles=profiles, shared=shared)
+    labels = list(families or EVAL_FAMILIES)
+    load = labels_to_load(labels)  # the families whose rows also train a scored family's model too
+    frame, drops, fp = load_eval_frame(data, load, profiles=profiles, shared=shared)
+    if len(load) > len(labels) and len(drops):  # the report lists the drops of the scored families only
+        pairs = {EVAL_FAMILIES[lab] for lab in labels}
+        keep = [(str(f), str(d)) in pairs for f, d in zip(drops["family"], drops["dtype"])]
+        drops = drops[np.asarray(keep, dtype=bool)]
     t_loaded = time.perf_counter()
     names = list(methods or METHODS)
     client = None
@@ -358,7 +472,10 @@ def run_evaluation(
 
         client = connect(dask)
     try:
-        preds = _run_families(frame, names, protocol, max_train_rows_per_gpu, n_estimators, progress, client)
+        scored = [lab for lab in labels if (frame["eval_family"] == lab).any()]
+        preds = _run_families(
+            frame, names, protocol, max_train_rows_per_gpu, n_estimators, progress, client, labels=scored
+        )
     finally:
         if client is not None:
             client.close()

@@ -28,7 +28,13 @@ from ._features import (
     gpu_blind_rows,
     model_feature_names,
 )
-from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, DEFAULT_MODEL_PARAMS, GPU_BLIND_FAMILIES, INFORMATIVE_SAMPLING_FAMILIES
+from ._recipe import (
+    DEFAULT_MAX_ROWS_PER_GROUP,
+    DEFAULT_MODEL_PARAMS,
+    FAMILY_BOOSTER_ROWS,
+    GPU_BLIND_FAMILIES,
+    INFORMATIVE_SAMPLING_FAMILIES,
+)
 from ._regressor import PipeweaveRegressor
 from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
@@ -50,6 +56,7 @@ __all__ = [
     "gpu_blind_rows",
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
+    "FAMILY_BOOSTER_ROWS",
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",
     "RETRAIN_COMMAND",

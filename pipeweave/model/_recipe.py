@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_MAX_ROWS_PER_GROUP",
     "DEFAULT_MODEL_PARAMS",
+    "FAMILY_BOOSTER_ROWS",
     "ROW_CAP_GROUP",
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
@@ -41,5 +42,15 @@ GPU_BLIND_FAMILIES: tuple[str, ...] = (
 #: moe_w13 were worse with it (``experiments/accuracy_log``, frames "informative-column sampling" and
 #: "feature screens on prefill attention")
 INFORMATIVE_SAMPLING_FAMILIES: tuple[str, ...] = ("attention_context",)
+#: family -> the families whose training rows its booster is fitted on (family one-hots tell them
+#: apart); a family not listed is fitted on its own rows. Decode attention's booster also learns from
+#: the other tensor-core families (GEMM, fused MoE, moe_w13, prefill attention), measured on the same
+#: GPUs: nested leave-one-generation-out inside the training generations, three seeds, inner 28.62 /
+#: 29.11 / 29.14 against 30.42 / 30.74 / 31.20 on its own rows (``experiments/accuracy_log``, frame
+#: "joint training"); every family's rows in one booster was worse on GEMM (29.3 vs 18.2) and no better
+#: on prefill attention, and GEMM with the fp8 rows was worse (19.0 vs 18.2)
+FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
+    "attention_generation": ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation"),
+}
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

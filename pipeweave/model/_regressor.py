@@ -26,7 +26,13 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 
 from .._errors import DataError
 from .._frame import distinct_rows, str_values
-from ._recipe import DEFAULT_MAX_ROWS_PER_GROUP, GPU_BLIND_FAMILIES, INFORMATIVE_SAMPLING_FAMILIES, ROW_CAP_GROUP
+from ._recipe import (
+    DEFAULT_MAX_ROWS_PER_GROUP,
+    FAMILY_BOOSTER_ROWS,
+    GPU_BLIND_FAMILIES,
+    INFORMATIVE_SAMPLING_FAMILIES,
+    ROW_CAP_GROUP,
+)
 from ._xgb import predict_in_place, tree_params
 
 if TYPE_CHECKING:
@@ -85,7 +91,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     default: :data:`~pipeweave.model.GPU_BLIND_FAMILIES`, the memory-bound families and prefill
     attention; ``()``: none): to a tree they are a GPU id, and the same nested protocol found them
     harmful there. Model files written before the option existed load with ``()``, so they predict
-    as they did.
+    as they did. ``family_booster_rows`` maps a family to the families whose rows its booster is
+    fitted on (``None``, the default: :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`, decode attention
+    learning from the other tensor-core families too; ``{}``: every family booster on its own rows);
+    it only changes training.
 
     Examples
     --------
@@ -116,6 +125,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         max_rows_per_group: int | None = DEFAULT_MAX_ROWS_PER_GROUP,
         sample_informative_only: bool | tuple[str, ...] = INFORMATIVE_SAMPLING_FAMILIES,
         gpu_blind_families: tuple[str, ...] | None = None,
+        family_booster_rows: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -137,6 +147,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.progress = progress
         self.sample_informative_only = sample_informative_only
         self.gpu_blind_families = gpu_blind_families
+        self.family_booster_rows = family_booster_rows
 
     # ------------------------------------------------------------------------------------------
     def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
@@ -262,6 +273,30 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 X[np.ix_(rows, np.asarray(cols, dtype=np.intp))] = np.nan
         return X
 
+    def booster_rows(self) -> dict[str, tuple[str, ...]]:
+        """Family -> the families whose training rows its booster is fitted on (``family_booster_rows``
+        resolved: ``None`` -> :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`); unlisted families: their own."""
+        groups = FAMILY_BOOSTER_ROWS if self.family_booster_rows is None else self.family_booster_rows
+        from ..frontend import FAMILIES
+
+        ok = isinstance(groups, Mapping) and all(
+            isinstance(k, str) and not isinstance(v, str) and all(isinstance(f, str) for f in v)
+            for k, v in groups.items()
+        )
+        if not ok:
+            raise DataError(
+                f"family_booster_rows must map a family name to a tuple of family names, got {groups!r}",
+                hint="e.g. {'attention_generation': ('attention_generation', 'gemm')}; None = the recipe, {} = none",
+            )
+        unknown = sorted(
+            {k for k in groups if k not in FAMILIES} | {f for v in groups.values() for f in v} - set(FAMILIES)
+        )
+        if unknown:
+            raise DataError(
+                f"family_booster_rows names unknown families {unknown}", hint=f"use some of {sorted(FAMILIES)}"
+            )
+        return {k: tuple(dict.fromkeys((k, *v))) for k, v in groups.items()}  # a booster always sees its own rows
+
     def _informative(self, families: Any) -> bool:
         """Whether a booster trained on rows of ``families`` samples informative columns only."""
         opt = self.sample_informative_only
@@ -346,6 +381,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             )
         self.__dict__.pop("blind_families_", None)  # a refit resolves gpu_blind_families anew
         self.blind_families_ = self.blind_families()
+        rows_of = self.booster_rows()  # validated before any booster is trained
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         fam = str_values(df["family"])
         X = self.feature_matrix(df, names, family=fam)
@@ -377,12 +413,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if self.progress:
             callbacks.append(_tqdm_callback(int(self.n_estimators)))
         self.booster_ = xgb.train(params, dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks)
-        # per_family: one more booster per family on its own rows; the shared booster above stays
-        # as the fallback for families without one
+        # per_family: one more booster per family on its own rows (plus those of the families
+        # booster_rows() lists for it); the shared booster above stays as the fallback for families without one
         self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
             for name in sorted(set(fam)):
-                m = fam == name
+                m = np.isin(fam, rows_of.get(name, (name,)))
                 dfam = xgb.DMatrix(
                     X[m],
                     label=target[m],
@@ -390,8 +426,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     feature_names=names,
                     nthread=int(self.n_jobs),
                 )
-                blind = self._blind_columns(names) if name in self.blind_families() else None
-                self._set_feature_weights(dfam, X[m], blind, informative=self._informative([name]))
+                on = np.unique(fam[m])  # the families of the booster's rows
+                blind = self._blind_columns(names) if set(on) <= set(self.blind_families()) else None
+                self._set_feature_weights(dfam, X[m], blind, informative=self._informative(on))
                 self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from pipeweave.evaluation import run_protocol
 from pipeweave.evaluation._suite import CappedTraining, make_methods
@@ -65,3 +66,57 @@ def test_logo_on_real_rows_all_methods_same_rows(small_frame):
     assert pred["pred_us"].notna().all()
     for fold, part in pred.groupby("fold"):
         assert (part["generation"] == fold).all()
+
+
+class _WeightRecorder(_Recorder):
+    """Hand-made stand-in estimator that also takes sample weights."""
+
+    def fit(self, df, y=None, sample_weight=None):
+        self.rows_, self.weight_ = df, sample_weight
+        return self
+
+
+def test_group_training_adds_other_families_rows_but_never_a_held_out_generation(small_frame):
+    from pipeweave.evaluation._suite import GroupTraining, SharedRows
+
+    frame = small_frame.assign(eval_family=small_frame["family"].astype(str))
+    own = frame[frame["family"] == "gemm"]
+    extra = SharedRows(frame[frame["family"] == "moe_w13"])
+    gens = tuple(sorted(set(own["generation"].astype(str))))
+    held = gens[0]
+    train = own[own["generation"].astype(str) != held]
+    est = GroupTraining(_WeightRecorder(), extra, gens, max_rows_per_gpu=40).fit(train)
+    seen = est.estimator_.rows_
+    added = seen[seen["family"] == "moe_w13"]
+    assert len(added) == est.n_extra_rows_ > 0
+    assert held not in set(added["generation"].astype(str))  # no GPU of the held-out generation
+    assert (added["gpu"].astype(str).value_counts() <= 40).all()  # capped per (GPU, family)
+    assert len(seen) == len(train) + len(added)
+    # the few-shot refit: the held-out generation's shots are in the rows, its extra rows still are not
+    shots = own[own["generation"].astype(str) == held].head(3)
+    rows = pd.concat([train, shots])
+    refit = GroupTraining(_WeightRecorder(), extra, gens, max_rows_per_gpu=40).fit(
+        rows, sample_weight=np.full(len(rows), 2.0), held_out=[held]
+    )
+    added = refit.estimator_.rows_[refit.estimator_.rows_["family"] == "moe_w13"]
+    assert held not in set(added["generation"].astype(str))
+    w = refit.estimator_.weight_
+    assert len(w) == len(rows) + len(added) and (w[: len(rows)] == 2.0).all() and (w[len(rows) :] == 1.0).all()
+
+
+def test_with_group_training_wraps_only_the_pipeweave_methods_of_a_grouped_family(small_frame):
+    from pipeweave.evaluation._suite import GroupTraining, group_labels, with_group_training
+
+    assert set(group_labels("attention_generation")) >= {"gemm_bf16", "attention_context", "moe_w13"}
+    assert group_labels("gemm_bf16") == []
+    frame = small_frame.assign(
+        eval_family=np.where(small_frame["family"].astype(str) == "gemm", "gemm_bf16", "attention_generation")
+    )
+    names = ["pipeweave", "roofline", "xgboost_raw"]
+    ms = make_methods(names, label="attention_generation", has_sass=False, max_rows_per_gpu=10)
+    wrapped = with_group_training(ms, "attention_generation", frame, 10)
+    assert isinstance(wrapped["pipeweave"].estimator, GroupTraining)
+    assert len(wrapped["pipeweave"].estimator.extra.frame) == int((frame["eval_family"] == "gemm_bf16").sum())
+    assert wrapped["roofline"] is ms["roofline"] and wrapped["xgboost_raw"] is ms["xgboost_raw"]
+    gemm = make_methods(names, label="gemm_bf16", has_sass=False, max_rows_per_gpu=10)
+    assert with_group_training(gemm, "gemm_bf16", frame, 10) == gemm

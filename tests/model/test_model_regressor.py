@@ -329,3 +329,50 @@ def test_only_the_listed_families_boosters_sample_informative_columns(norm_frame
     monkeypatch.undo()
     loaded = load_model(save_model(model, tmp_path / "inf.ubj"))
     assert loaded.sample_informative_only == ("rmsnorm",)
+
+
+def _root_cover(booster) -> float:
+    trees = booster.trees_to_dataframe()
+    return float(trees.loc[(trees["Tree"] == 0) & (trees["Node"] == 0), "Cover"].iloc[0])
+
+
+def test_family_booster_rows_train_a_family_booster_on_other_families_rows(norm_frame, tmp_path):
+    # squared error: the root cover of the first tree is the number of training rows (no row subsampling)
+    kw = {"n_estimators": 2, "n_jobs": 1, "subsample": 1.0}
+    n = norm_frame["family"].astype(str).value_counts()
+    own = PipeweaveRegressor(**kw, family_booster_rows={}).fit(norm_frame)
+    joint = PipeweaveRegressor(**kw, family_booster_rows={"rmsnorm": ("gemm",)}).fit(norm_frame)
+    assert _root_cover(own.family_boosters_["rmsnorm"]) == pytest.approx(n["rmsnorm"])
+    assert _root_cover(joint.family_boosters_["rmsnorm"]) == pytest.approx(n["rmsnorm"] + n["gemm"])
+    assert _root_cover(joint.family_boosters_["gemm"]) == pytest.approx(n["gemm"])  # only the listed family
+    rms = norm_frame[norm_frame["family"] == "rmsnorm"]
+    assert not np.allclose(joint.predict(rms), own.predict(rms))
+    gemm = norm_frame[norm_frame["family"] == "gemm"]
+    np.testing.assert_allclose(joint.predict(gemm), own.predict(gemm), rtol=1e-6)  # other boosters unchanged
+    # the option is a hyperparameter: saved in the stamp, the file predicts as the fitted model
+    loaded = load_model(save_model(joint, tmp_path / "joint.ubj"))
+    assert loaded.booster_rows() == {"rmsnorm": ("rmsnorm", "gemm")}
+    np.testing.assert_allclose(loaded.predict(norm_frame), joint.predict(norm_frame), rtol=1e-6)
+
+
+def test_the_recipe_trains_decode_attention_on_the_tensor_core_families():
+    from pipeweave.model import FAMILY_BOOSTER_ROWS
+
+    rows = PipeweaveRegressor().booster_rows()
+    assert rows == {f: (f, *(x for x in v if x != f)) for f, v in FAMILY_BOOSTER_ROWS.items()}
+    assert set(rows["attention_generation"]) == {
+        "attention_generation",
+        "attention_context",
+        "gemm",
+        "fused_moe",
+        "moe_w13",
+    }
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [("rmsnorm",), {"rmsnorm": "gemm"}, {"rmsnrom": ("gemm",)}, {"rmsnorm": ("gemmm",)}, {"rmsnorm": (3,)}],
+)
+def test_bad_family_booster_rows_are_a_clear_error(norm_frame, bad):
+    with pytest.raises(DataError, match="family_booster_rows"):
+        PipeweaveRegressor(n_estimators=2, n_jobs=1, family_booster_rows=bad).fit(norm_frame)
