@@ -602,6 +602,12 @@ JOINT_VARIANTS: dict[str, tuple[tuple[str, ...] | None, dict, str]] = {
         {"per_family": False},
         "one shared booster on the prefill and decode attention rows (family one-hots)",
     ),
+    "joint_neusight_shared": (
+        ("gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"),
+        {"per_family": False},
+        "one shared booster on NeuSight's four FP32 families (same GPUs, same op-call CUDA-event timing: the "
+        "per-machine timing floor is common to them)",
+    ),
     "joint_aic_shared": (
         ("gemm_bf16", "gemm_fp8", "fused_moe_bf16", "moe_w13", "attention_context", "attention_generation"),
         {"per_family": False},
@@ -760,6 +766,23 @@ DECISIONS: dict = {
     ("attention_generation", "joint_all_pf"): "no change by construction (decode's booster on its own rows; only "
     "the row draw differs): inner 30.65 vs 30.42",
     ("attention_context", "joint_all_shared"): "dropped: inner 29.61 / 34.78 / 29.14 vs base 29.64 / 30.16 / 29.19",
+    ("attention_context", "joint_aic_shared"): "KEPT (FAMILY_BOOSTER_ROWS, as decode): inner 27.23 / 26.68 / 26.69 "
+    "vs base 29.64 / 30.16 / 29.19, every seed below every base seed. Outer (not used to decide): Ampere 23.0 -> "
+    "19.1-20.2, Ada 24.8 -> 16.1-16.8, Hopper 22.4 -> 24.2-31.1, Blackwell 40.3 -> 40.2-40.9",
+    ("gemm_bf16", "joint_aic_shared"): "dropped: inner 20.99 vs base 18.19",
+    ("fused_moe_bf16", "joint_aic_shared"): "dropped: inner 28.56 vs base 26.45",
+    ("moe_w13", "joint_aic_shared"): "dropped: inner 11.38 vs base 11.30 (no change)",
+    ("gemm_fp32", "joint_neusight_shared"): "KEPT (FAMILY_BOOSTER_ROWS: FP32 GEMM's booster trains on NeuSight's four "
+    "FP32 families): inner 31.00 / 30.76 / 31.22 vs base 31.96 / 31.60 / 32.37 (frames of 2ab1535, same code for "
+    "this family), every seed below every base seed. Outer (not used to decide): Volta 51.6 -> 43.5-48.2, Ampere "
+    "37.9 -> 31.0-34.0, the rest within 1 (Ada 27.2-32.6)",
+    ("softmax_fp32", "joint_neusight_shared"): "KEPT (FAMILY_BOOSTER_ROWS, as FP32 GEMM): inner 24.43 / 24.49 / 23.97 "
+    "vs base 25.63 / 24.76 / 24.86, every seed below every base seed. Outer (not used to decide): Ampere 32.1 -> "
+    "35.1-38.2, the rest within ~1-3",
+    ("elementwise_fp32", "joint_neusight_shared"): "dropped: inner 17.87 vs base 15.24",
+    ("layernorm_fp32", "joint_neusight_shared"): "dropped: inner 18.21 vs base 17.98",
+    "joint_neusight_shared_seed1": "see joint_neusight_shared",
+    "joint_neusight_shared_seed2": "see joint_neusight_shared",
     ("attention_context", "joint_all_pf"): "no change by construction (own rows, another row draw): inner 28.87 "
     "vs 29.64, the size of the row-draw noise on prefill",
     ("gemm_bf16", "joint_all_pf"): "dropped: inner 19.03 vs 18.19 (the GEMM booster with the fp8 GEMM rows too)",
@@ -996,17 +1019,23 @@ NOTES: list[str] = [
     "  trained on several evaluation families' rows, no row of the held-out generation whatever its family,",
     "  4,000 rows per (GPU, family)). One shared booster on all 13 families and three sources (21 GPUs, 7",
     "  generations: `joint_all_shared`) is far worse on bf16 GEMM (inner 29.3 vs 18.2), no better on prefill",
-    "  attention, and better on decode attention; the GEMM booster with the fp8 GEMM rows (`joint_all_pf`) is",
-    "  worse (19.0). On decode the gain comes from the tensor-core families measured on the same GPUs",
-    "  (`joint_aic_shared`: GEMM, fused MoE, moe_w13, prefill and decode, inner 28.62 / 29.11 / 29.14 against",
-    "  30.42 / 30.74 / 31.20 over three seeds), not from the prefill rows alone (`joint_attention_shared`",
-    "  30.50) nor from the older generations (`joint_all_shared` 29.4 on average). Kept: decode attention's",
-    "  booster trains on those five families' rows (`pipeweave.model.FAMILY_BOOSTER_ROWS`; the harness loads",
-    "  them as training rows only: `pipeweave.evaluation.GroupTraining`). Outer, not used to decide: Ada",
-    "  25.4 -> ~20, Hopper 20.9 -> ~27. The `joint_all_pf` rows of the other families change nothing by",
-    "  construction (their boosters still train on their own rows); they measure the row-draw noise: 0.2-0.9.",
-    "  The `base` variant of this runner fits one family's rows, so for decode it is no longer the shipped",
-    "  recipe: screens on decode compare against `base` (own rows) or rerun `--joint joint_aic_shared`.",
+    "  attention, and better on decode attention; the GEMM booster with the fp8 rows (`joint_all_pf`) is worse",
+    "  (19.0). Families of one source measured on the same GPUs are what helps: the six tensor-core families",
+    "  of aiconfigurator (+ moe_w13) in one booster (`joint_aic_shared`) help both attention phases (decode",
+    "  28.62 / 29.11 / 29.14 against 30.42 / 30.74 / 31.20 over three seeds, prefill 27.23 / 26.68 / 26.69",
+    "  against 29.64 / 30.16 / 29.19) and hurt bf16 GEMM (20.99) and fused MoE (28.56); NeuSight's four FP32",
+    "  families in one booster (`joint_neusight_shared`) help FP32 GEMM (31.00 / 30.76 / 31.22 against 31.96 /",
+    "  31.60 / 32.37) and softmax (24.43 / 24.49 / 23.97 against 25.63 / 24.76 / 24.86) and hurt element-wise",
+    "  (17.87 vs 15.24). Prefill rows alone do not help decode (`joint_attention_shared` 30.50), nor do the",
+    "  older generations' rows (`joint_all_shared` 29.4 on average against joint_aic_shared's 29.0). Kept, per",
+    "  family: those four boosters train on their group's rows (`pipeweave.model.FAMILY_BOOSTER_ROWS`; the",
+    "  harness loads the group as training rows only, never of the held-out generation:",
+    "  `pipeweave.evaluation.GroupTraining`). The families with many rows and their own kernel choice (bf16",
+    "  GEMM, fused MoE) lose from the mix; the ones with fewer, narrower rows gain. The `joint_all_pf` rows of",
+    "  the other families change nothing by construction (their boosters still train on their own rows);",
+    "  they measure the row-draw noise: 0.2-0.9. The `base` variant of this runner fits one family's rows, so",
+    "  for those four families it is no longer the shipped recipe: screens on them compare against `base`",
+    "  (own rows) or rerun their `--joint` variant.",
 ]
 
 

@@ -150,7 +150,9 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     training rows lack; no extra row of them is used, so no GPU of a held-out generation is seen,
     whatever the family. At most ``max_rows_per_gpu`` seeded rows per (GPU, evaluation family) of the
     extra rows, as the fold's own rows are capped. This is how the model's family boosters that learn
-    from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated."""
+    from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated: the union is
+    exactly that booster's training set, so a :class:`~pipeweave.model.PipeweaveRegressor` is fitted
+    with ``per_family=False`` (its shared booster is that booster; the other families' would go unused)."""
 
     def __init__(
         self,
@@ -187,10 +189,13 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     ) -> GroupTraining:
         extra = self.extra_rows(df, held_out)
         rows = pd.concat([df, extra], ignore_index=True)
+        est = clone(self.estimator)
+        if "per_family" in est.get_params():  # the evaluated family's booster trains on all of these rows:
+            est.set_params(per_family=False)  # it is the shared one (the others' boosters would go unused)
         kw = {}
         if sample_weight is not None:  # the extra rows weigh 1 each
             kw["sample_weight"] = np.concatenate([np.asarray(sample_weight, dtype=float), np.ones(len(extra))])
-        self.estimator_ = clone(self.estimator).fit(rows, **kw)
+        self.estimator_ = est.fit(rows, **kw)
         self.n_extra_rows_ = len(extra)
         return self
 

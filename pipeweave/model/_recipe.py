@@ -43,14 +43,25 @@ GPU_BLIND_FAMILIES: tuple[str, ...] = (
 #: "feature screens on prefill attention")
 INFORMATIVE_SAMPLING_FAMILIES: tuple[str, ...] = ("attention_context",)
 #: family -> the families whose training rows its booster is fitted on (family one-hots tell them
-#: apart); a family not listed is fitted on its own rows. Decode attention's booster also learns from
-#: the other tensor-core families (GEMM, fused MoE, moe_w13, prefill attention), measured on the same
-#: GPUs: nested leave-one-generation-out inside the training generations, three seeds, inner 28.62 /
-#: 29.11 / 29.14 against 30.42 / 30.74 / 31.20 on its own rows (``experiments/accuracy_log``, frame
-#: "joint training"); every family's rows in one booster was worse on GEMM (29.3 vs 18.2) and no better
-#: on prefill attention, and GEMM with the fp8 rows was worse (19.0 vs 18.2)
+#: apart); a family not listed is fitted on its own rows. Chosen by nested leave-one-generation-out
+#: inside the training generations, three seeds each, every seed below every seed of the family's own
+#: rows (``experiments/accuracy_log``, frame "joint training"):
+#: - the attention boosters also learn from the other tensor-core families measured on the same GPUs
+#:   (GEMM, fused MoE, moe_w13, the other attention phase): decode inner 28.62 / 29.11 / 29.14 against
+#:   30.42 / 30.74 / 31.20, prefill 27.23 / 26.68 / 26.69 against 29.64 / 30.16 / 29.19;
+#: - FP32 GEMM and softmax learn from NeuSight's four FP32 families (same GPUs, same op-call timing):
+#:   31.00 / 30.76 / 31.22 against 31.96 / 31.60 / 32.37, and 24.43 / 24.49 / 23.97 against 25.63 /
+#:   24.76 / 24.86.
+#: The same rows were worse for bf16 GEMM (20.99 vs 18.19), fused MoE (28.56 vs 26.45), element-wise
+#: (17.87 vs 15.24) and layernorm (18.21 vs 17.98) and no better for moe_w13; every family's rows in
+#: one booster was worse still on bf16 GEMM (29.3)
+_TENSOR_CORE_ROWS: tuple[str, ...] = ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation")
+_NEUSIGHT_FP32_ROWS: tuple[str, ...] = ("gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32")
 FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
-    "attention_generation": ("gemm", "fused_moe", "moe_w13", "attention_context", "attention_generation"),
+    "attention_context": _TENSOR_CORE_ROWS,
+    "attention_generation": _TENSOR_CORE_ROWS,
+    "gemm_fp32": _NEUSIGHT_FP32_ROWS,
+    "softmax_fp32": _NEUSIGHT_FP32_ROWS,
 }
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

@@ -417,8 +417,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # booster_rows() lists for it); the shared booster above stays as the fallback for families without one
         self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
+            trained: dict[tuple[str, ...], Any] = {}  # families of the rows -> booster (same rows, same booster)
             for name in sorted(set(fam)):
                 m = np.isin(fam, rows_of.get(name, (name,)))
+                key = tuple(np.unique(fam[m]))
+                if key in trained:  # e.g. both attention families of FAMILY_BOOSTER_ROWS: one fit
+                    self.family_boosters_[name] = trained[key]
+                    continue
                 dfam = xgb.DMatrix(
                     X[m],
                     label=target[m],
@@ -429,7 +434,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 on = np.unique(fam[m])  # the families of the booster's rows
                 blind = self._blind_columns(names) if set(on) <= set(self.blind_families()) else None
                 self._set_feature_weights(dfam, X[m], blind, informative=self._informative(on))
-                self.family_boosters_[name] = xgb.train(params, dfam, num_boost_round=int(self.n_estimators))
+                self.family_boosters_[name] = trained[key] = xgb.train(
+                    params, dfam, num_boost_round=int(self.n_estimators)
+                )
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))
         self.sources_ = sorted(set(df["source"].astype(str))) if "source" in df.columns else []

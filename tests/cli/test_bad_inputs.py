@@ -883,11 +883,13 @@ def _tampered(model: Path, tmp: Path, how: str) -> Path:
             fam = stamp["family_boosters"][0]
             booster.set_attr(pipeweave_stamp=json.dumps(stamp), **{f"pipeweave_family_{fam}": "!!not base64!!"})
         elif how == "booster_blob_swapped":
-            fams = stamp["family_boosters"]
-            a, b = booster.attr(f"pipeweave_family_{fams[0]}"), booster.attr(f"pipeweave_family_{fams[1]}")
+            # two families whose blobs differ (boosters trained on the same rows are identical, e.g. the
+            # two attention families of pipeweave.model.FAMILY_BOOSTER_ROWS)
+            blob = {f: booster.attr(f"pipeweave_family_{f}") for f in stamp["family_boosters"]}
+            f0, f1 = next((x, y) for x in blob for y in blob if blob[x] != blob[y])
             booster.set_attr(
                 pipeweave_stamp=json.dumps(stamp),
-                **{f"pipeweave_family_{fams[0]}": b, f"pipeweave_family_{fams[1]}": a},
+                **{f"pipeweave_family_{f0}": blob[f1], f"pipeweave_family_{f1}": blob[f0]},
             )
         elif how == "no_stamp":
             booster.set_attr(pipeweave_stamp=None)

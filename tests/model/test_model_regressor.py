@@ -355,18 +355,18 @@ def test_family_booster_rows_train_a_family_booster_on_other_families_rows(norm_
     np.testing.assert_allclose(loaded.predict(norm_frame), joint.predict(norm_frame), rtol=1e-6)
 
 
-def test_the_recipe_trains_decode_attention_on_the_tensor_core_families():
+def test_the_recipe_lists_the_boosters_that_learn_from_other_families():
     from pipeweave.model import FAMILY_BOOSTER_ROWS
 
     rows = PipeweaveRegressor().booster_rows()
     assert rows == {f: (f, *(x for x in v if x != f)) for f, v in FAMILY_BOOSTER_ROWS.items()}
-    assert set(rows["attention_generation"]) == {
-        "attention_generation",
-        "attention_context",
-        "gemm",
-        "fused_moe",
-        "moe_w13",
-    }
+    tensor = {"attention_generation", "attention_context", "gemm", "fused_moe", "moe_w13"}
+    fp32 = {"gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"}
+    assert set(rows) == {"attention_generation", "attention_context", "gemm_fp32", "softmax_fp32"}
+    assert set(rows["attention_generation"]) == set(rows["attention_context"]) == tensor
+    assert set(rows["gemm_fp32"]) == set(rows["softmax_fp32"]) == fp32
+    assert rows["softmax_fp32"][0] == "softmax_fp32"  # a booster always sees its own rows first
+    assert "gemm" not in rows and "fused_moe" not in rows  # measured worse with other families' rows
 
 
 @pytest.mark.parametrize(
@@ -376,3 +376,10 @@ def test_the_recipe_trains_decode_attention_on_the_tensor_core_families():
 def test_bad_family_booster_rows_are_a_clear_error(norm_frame, bad):
     with pytest.raises(DataError, match="family_booster_rows"):
         PipeweaveRegressor(n_estimators=2, n_jobs=1, family_booster_rows=bad).fit(norm_frame)
+
+
+def test_families_with_the_same_training_rows_share_one_booster(norm_frame):
+    kw = {"n_estimators": 2, "n_jobs": 1}
+    model = PipeweaveRegressor(**kw, family_booster_rows={"rmsnorm": ("gemm",), "gemm": ("rmsnorm",)}).fit(norm_frame)
+    fb = model.family_boosters_
+    assert fb["rmsnorm"] is fb["gemm"] and fb["moe_w13"] is not fb["gemm"]  # one fit for the same rows
