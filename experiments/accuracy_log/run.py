@@ -608,6 +608,11 @@ JOINT_VARIANTS: dict[str, tuple[tuple[str, ...] | None, dict, str]] = {
         "one shared booster on NeuSight's four FP32 families (same GPUs, same op-call CUDA-event timing: the "
         "per-machine timing floor is common to them)",
     ),
+    "joint_fork_shared": (
+        ("rmsnorm", "silu_mul", "attention_flashinfer"),
+        {"per_family": False},
+        "one shared booster on the PipeWeave fork sample's three families (same 10 GPUs, same CUDA-event timing)",
+    ),
     "joint_aic_shared": (
         ("gemm_bf16", "gemm_fp8", "fused_moe_bf16", "moe_w13", "attention_context", "attention_generation"),
         {"per_family": False},
@@ -781,6 +786,11 @@ DECISIONS: dict = {
     "35.1-38.2, the rest within ~1-3",
     ("elementwise_fp32", "joint_neusight_shared"): "dropped: inner 17.87 vs base 15.24",
     ("layernorm_fp32", "joint_neusight_shared"): "dropped: inner 18.21 vs base 17.98",
+    ("rmsnorm", "joint_fork_shared"): "dropped: inner 15.32 / 14.61 / 16.63 vs base 13.70 / 13.65 / 13.85",
+    ("silu_mul", "joint_fork_shared"): "dropped: inner 16.91 / 16.08 / 15.92 vs base 11.01 / 11.27 / 11.62",
+    ("attention_flashinfer", "joint_fork_shared"): "dropped: inner 33.17 / 33.70 / 33.84 vs base 32.60 / 32.78 / 33.48",
+    "joint_fork_shared_seed1": "see joint_fork_shared",
+    "joint_fork_shared_seed2": "see joint_fork_shared",
     "joint_neusight_shared_seed1": "see joint_neusight_shared",
     "joint_neusight_shared_seed2": "see joint_neusight_shared",
     ("attention_context", "joint_all_pf"): "no change by construction (own rows, another row draw): inner 28.87 "
@@ -1026,7 +1036,9 @@ NOTES: list[str] = [
     "  against 29.64 / 30.16 / 29.19) and hurt bf16 GEMM (20.99) and fused MoE (28.56); NeuSight's four FP32",
     "  families in one booster (`joint_neusight_shared`) help FP32 GEMM (31.00 / 30.76 / 31.22 against 31.96 /",
     "  31.60 / 32.37) and softmax (24.43 / 24.49 / 23.97 against 25.63 / 24.76 / 24.86) and hurt element-wise",
-    "  (17.87 vs 15.24). Prefill rows alone do not help decode (`joint_attention_shared` 30.50), nor do the",
+    "  (17.87 vs 15.24); the PipeWeave fork sample's three families in one booster (`joint_fork_shared`) are",
+    "  worse on all three (RMSNorm 15.5 vs 13.7, SiLU-and-mul 16.3 vs 11.3, FlashInfer 33.6 vs 33.0, three",
+    "  seeds each). Prefill rows alone do not help decode (`joint_attention_shared` 30.50), nor do the",
     "  older generations' rows (`joint_all_shared` 29.4 on average against joint_aic_shared's 29.0). Kept, per",
     "  family: those four boosters train on their group's rows (`pipeweave.model.FAMILY_BOOSTER_ROWS`; the",
     "  harness loads the group as training rows only, never of the held-out generation:",
