@@ -212,8 +212,11 @@ def group_labels(label: str, available: Sequence[str] | None = None) -> list[str
 
 
 def labels_to_load(labels: Sequence[str]) -> list[str]:
-    """``labels`` plus the evaluation families whose rows also train their models (training only)."""
-    return list(dict.fromkeys([*labels, *(x for lab in labels for x in group_labels(lab))]))
+    """``labels`` plus the evaluation families whose rows also train their models (training only).
+
+    An unknown label is passed through, for :func:`load_eval_frame` to reject with the valid names."""
+    extra = (x for lab in labels if lab in EVAL_FAMILIES for x in group_labels(lab))
+    return list(dict.fromkeys([*labels, *extra]))
 
 
 def with_group_training(

@@ -120,3 +120,14 @@ def test_with_group_training_wraps_only_the_pipeweave_methods_of_a_grouped_famil
     assert wrapped["roofline"] is ms["roofline"] and wrapped["xgboost_raw"] is ms["xgboost_raw"]
     gemm = make_methods(names, label="gemm_bf16", has_sass=False, max_rows_per_gpu=10)
     assert with_group_training(gemm, "gemm_bf16", frame, 10) == gemm
+
+
+def test_an_unknown_family_is_a_clear_error_before_any_group_rows_are_looked_up():
+    import pytest
+
+    from pipeweave._errors import DataError
+    from pipeweave.evaluation._suite import labels_to_load, load_eval_frame
+
+    assert labels_to_load(["bogus", "attention_generation"])[:2] == ["bogus", "attention_generation"]
+    with pytest.raises(DataError, match="unknown evaluation family.*bogus"):
+        load_eval_frame(None, labels_to_load(["bogus"]))
