@@ -544,6 +544,7 @@ def run_anatomy(
         labels_to_load,
         load_eval_frame,
         make_methods,
+        present_labels,
         semantics_flags,
         with_group_training,
     )
@@ -553,7 +554,7 @@ def run_anatomy(
     frame, _drops, fp = load_eval_frame(data, labels_to_load(labels))  # + rows that only train (group_labels)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
     preds = []
-    for label in [lab for lab in labels if (frame["eval_family"] == lab).any()]:
+    for label in present_labels(frame, labels):
         sub = frame[frame["eval_family"] == label]
         ms = make_methods(
             list(methods),

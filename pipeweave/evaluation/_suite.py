@@ -219,6 +219,12 @@ def labels_to_load(labels: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*labels, *extra]))
 
 
+def present_labels(frame: pd.DataFrame, labels: Sequence[str]) -> list[str]:
+    """The ``labels`` that have rows in ``frame`` (in that order): the families a run scores."""
+    have = set(pd.unique(frame["eval_family"]))
+    return [lab for lab in labels if lab in have]
+
+
 def with_group_training(
     methods: dict[str, object], label: str, frame: pd.DataFrame, max_rows_per_gpu: int | None
 ) -> dict[str, object]:
@@ -480,9 +486,15 @@ def run_evaluation(
 
         client = connect(dask)
     try:
-        scored = [lab for lab in labels if (frame["eval_family"] == lab).any()]
         preds = _run_families(
-            frame, names, protocol, max_train_rows_per_gpu, n_estimators, progress, client, labels=scored
+            frame,
+            names,
+            protocol,
+            max_train_rows_per_gpu,
+            n_estimators,
+            progress,
+            client,
+            labels=present_labels(frame, labels),
         )
     finally:
         if client is not None:

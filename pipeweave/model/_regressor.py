@@ -73,6 +73,17 @@ def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
     return None if len(first) == len(df) else (codes, first)
 
 
+def _require_known_families(param: str, names: Any) -> None:
+    """Raise a DataError naming the entries of ``names`` (hyperparameter ``param``) that are no kernel family."""
+    from ..frontend import FAMILIES
+
+    unknown = sorted(set(names) - set(FAMILIES))
+    if unknown:
+        raise DataError(
+            f"{param} names unknown families {unknown}", hint=f"use kernel family names: {sorted(FAMILIES)}"
+        )
+
+
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     """Latency regressor for kernel launches (scikit-learn contract; learned state ends in ``_``).
 
@@ -92,9 +103,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     attention; ``()``: none): to a tree they are a GPU id, and the same nested protocol found them
     harmful there. Model files written before the option existed load with ``()``, so they predict
     as they did. ``family_booster_rows`` maps a family to the families whose rows its booster is
-    fitted on (``None``, the default: :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`, decode attention
-    learning from the other tensor-core families too; ``{}``: every family booster on its own rows);
-    it only changes training.
+    fitted on (``None``, the default: :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`, the attention
+    boosters learning from the other tensor-core families and FP32 GEMM and softmax from NeuSight's FP32
+    families; ``{}``: every family booster on its own rows); it only changes training.
 
     Examples
     --------
@@ -221,19 +232,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         fams = self.gpu_blind_families
         if fams is None:
             return GPU_BLIND_FAMILIES
-        from ..frontend import FAMILIES
 
         if isinstance(fams, str) or not all(isinstance(f, str) for f in fams):
             raise DataError(
                 f"gpu_blind_families must be a tuple of family names, got {fams!r}",
                 hint="e.g. gpu_blind_families=('rmsnorm', 'silu_mul'); None = the recipe, () = none",
             )
-        unknown = sorted(set(fams) - set(FAMILIES))
-        if unknown:
-            raise DataError(
-                f"gpu_blind_families names unknown families {unknown}",
-                hint=f"use kernel family names: {sorted(FAMILIES)}",
-            )
+        _require_known_families("gpu_blind_families", fams)
         return tuple(fams)
 
     def _blind_columns(self, names: list[str]) -> list[int]:
@@ -277,8 +282,6 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """Family -> the families whose training rows its booster is fitted on (``family_booster_rows``
         resolved: ``None`` -> :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`); unlisted families: their own."""
         groups = FAMILY_BOOSTER_ROWS if self.family_booster_rows is None else self.family_booster_rows
-        from ..frontend import FAMILIES
-
         ok = isinstance(groups, Mapping) and all(
             isinstance(k, str) and not isinstance(v, str) and all(isinstance(f, str) for f in v)
             for k, v in groups.items()
@@ -288,13 +291,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 f"family_booster_rows must map a family name to a tuple of family names, got {groups!r}",
                 hint="e.g. {'attention_generation': ('attention_generation', 'gemm')}; None = the recipe, {} = none",
             )
-        unknown = sorted(
-            {k for k in groups if k not in FAMILIES} | {f for v in groups.values() for f in v} - set(FAMILIES)
-        )
-        if unknown:
-            raise DataError(
-                f"family_booster_rows names unknown families {unknown}", hint=f"use some of {sorted(FAMILIES)}"
-            )
+        _require_known_families("family_booster_rows", [*groups, *(f for v in groups.values() for f in v)])
         return {k: tuple(dict.fromkeys((k, *v))) for k, v in groups.items()}  # a booster always sees its own rows
 
     def _informative(self, families: Any) -> bool:
