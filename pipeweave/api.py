@@ -310,7 +310,8 @@ def featurize(
     -------
     pandas.DataFrame
         One row per launch, same index: :data:`pipeweave.frontend.FEATURES` plus the time columns
-        (``t_env_us`` envelope, ``t_lower_us`` lower bound, ``t_roofline_us``; all microseconds).
+        (``t_env_us`` envelope, ``t_env_warm_us`` the envelope of a replay that finds its operands in L2,
+        ``t_lower_us`` lower bound, ``t_roofline_us``; all microseconds).
 
     Raises
     ------
@@ -362,6 +363,7 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
         "latency_bound_us": float(f["t_latency_us"]),
         "bound_pipe": str(f["bound_pipe"]),
         "envelope_us": float(f["t_env_us"]),
+        "warm_l2_envelope_us": float(f["t_env_warm_us"]),
         "lower_bound_us": float(f["t_lower_us"]),
         "roofline_us": float(f["t_roofline_us"]),
         "tilesight_us": float(f["t_tilesight_us"]),
@@ -385,7 +387,8 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
     dict
         ``tile_plan`` (the six tile columns, ``split_k``, ``origin``), ``grid_ctas``, ``ctas_per_sm``,
         ``waves``, ``pipes`` (per pipe: ``work``, ``time_us``, ``busiest_sm_time_us``),
-        ``bound_pipe``, ``envelope_us``, ``lower_bound_us``, ``roofline_us``, ``tilesight_us``.
+        ``bound_pipe``, ``envelope_us``, ``warm_l2_envelope_us``, ``lower_bound_us``, ``roofline_us``,
+        ``tilesight_us``.
 
     Raises
     ------

@@ -98,6 +98,8 @@ def test_featurize_and_explain_agree():
     assert ex["gpu"] == "H100-SXM" and ex["bound_pipe"] == f["bound_pipe"].iloc[0]
     assert ex["envelope_us"] == pytest.approx(float(f["t_env_us"].iloc[0]))
     assert ex["lower_bound_us"] <= ex["envelope_us"]
+    assert ex["warm_l2_envelope_us"] == pytest.approx(float(f["t_env_warm_us"].iloc[0]))
+    assert ex["warm_l2_envelope_us"] <= ex["envelope_us"]
     assert set(ex["tile_plan"]) >= set(pw.vocab.TILE_COLUMNS)
 
 

@@ -68,5 +68,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"  {'latency':<8}{'':>16}{'':>12}{ex['latency_bound_us']:>16.3f}")
     print(f"  bound pipe   {ex['bound_pipe']}")
     print(f"  envelope     {ex['envelope_us']:.3f} us   lower bound {ex['lower_bound_us']:.3f} us")
+    print(f"  warm L2      {ex['warm_l2_envelope_us']:.3f} us (envelope of a replay that finds its operands in L2)")
     print(f"  roofline     {ex['roofline_us']:.3f} us   tilesight {ex['tilesight_us']:.3f} us")
     return 0

@@ -206,6 +206,7 @@ def predict_files(
 
 # --------------------------------------------------------------------------------------- train
 _TARGET, _FAMILY, _SOURCE, _GPU = "_pw_target", "_pw_family", "_pw_source", "_pw_gpu"
+_SHARED_TARGET = "_pw_shared_target"  # the target on `reference` (the shared booster's, several families)
 
 
 def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str], data: Any) -> pd.DataFrame:
@@ -216,7 +217,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     from .._frame import str_values
     from ..model import PipeweaveRegressor, prepare_training_frame
 
-    cols = [*names, _TARGET, _FAMILY, _SOURCE, _GPU]
+    cols = [*names, _TARGET, _SHARED_TARGET, _FAMILY, _SOURCE, _GPU]
     if df.empty:
         return _train_meta(names)
     frame, _ = prepare_training_frame(df, data=data)
@@ -224,7 +225,10 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
         return _train_meta(names)
     est = PipeweaveRegressor(**params)
     out = pd.DataFrame(est.feature_matrix(frame, names), columns=names)
-    out[_TARGET] = est.training_target(frame)
+    out[_TARGET] = est.training_target(frame)  # each row on its family's reference (the family boosters')
+    out[_SHARED_TARGET] = np.log(
+        frame["latency_us"].to_numpy(dtype=float) / est._reference_values(est.reference, frame)
+    )
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])
@@ -237,6 +241,7 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
 
     meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in names})
     meta[_TARGET] = np.array([], dtype=float)
+    meta[_SHARED_TARGET] = np.array([], dtype=float)
     for c in (_FAMILY, _SOURCE, _GPU):
         meta[c] = np.array([], dtype=object)
     return meta
@@ -274,16 +279,23 @@ def train_dask(
     xgb_params = est.booster_params()
     xgb_params.pop("nthread", None)  # each worker uses its own threads
 
-    def fit(part: Any) -> xgb.Booster:
-        dm = dxgb.DaskDMatrix(client, part[names], part[_TARGET], feature_names=names)
+    def fit(part: Any, target: str = _TARGET) -> xgb.Booster:
+        dm = dxgb.DaskDMatrix(client, part[names], part[target], feature_names=names)
         return dxgb.train(client, xgb_params, dm, num_boost_round=int(est.n_estimators))["booster"]
 
     n_rows = int(feats.shape[0].compute())
     if n_rows == 0:
         raise DataError("no training rows left after featurization", hint="check the profiles' latency_us")
-    est.booster_ = fit(feats)
     families = sorted(feats[_FAMILY].unique().compute().astype(str))
-    est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if est.per_family else {}
+    # as PipeweaveRegressor.fit: the shared booster on `reference` (on the family's own when it is the only
+    # one), each family booster on its family's reference
+    refs = {f: est.reference_of(f) for f in families}  # resolved before fitting (the settings)
+    one = len(families) == 1
+    est.booster_ = fit(feats, _TARGET if one else _SHARED_TARGET)
+    est.shared_reference_ = refs[families[0]] if one else est.reference
+    per_family = est.per_family and not one
+    est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if per_family else {}
+    est.family_references_ = {f: refs[f] for f in est.family_boosters_}
     est.feature_names_ = names
     est.blind_families_ = est.blind_families()  # what _train_partition's feature_matrix hid
     est.families_ = families

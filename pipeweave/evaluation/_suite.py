@@ -152,7 +152,8 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     extra rows, as the fold's own rows are capped. This is how the model's family boosters that learn
     from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated: the union is
     exactly that booster's training set, so a :class:`~pipeweave.model.PipeweaveRegressor` is fitted
-    with ``per_family=False`` (its shared booster is that booster; the other families' would go unused)."""
+    with ``per_family=False`` (its shared booster is that booster; the other families' would go unused)
+    and the reference of the evaluated family's booster (``PipeweaveRegressor.reference_of``)."""
 
     def __init__(
         self,
@@ -192,6 +193,9 @@ class GroupTraining(RegressorMixin, BaseEstimator):
         est = clone(self.estimator)
         if "per_family" in est.get_params():  # the evaluated family's booster trains on all of these rows:
             est.set_params(per_family=False)  # it is the shared one (the others' boosters would go unused)
+            own = pd.unique(df["family"].astype(str))
+            if len(own) == 1 and hasattr(est, "reference_of"):  # ... on that family's reference
+                est.set_params(reference=est.reference_of(str(own[0])))
         kw = {}
         if sample_weight is not None:  # the extra rows weigh 1 each
             kw["sample_weight"] = np.concatenate([np.asarray(sample_weight, dtype=float), np.ones(len(extra))])

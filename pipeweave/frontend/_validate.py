@@ -136,6 +136,7 @@ MAX_LATENCY_US: float = 1e9
 #: featurization (kept in the output as given).
 DERIVED_COLUMNS: tuple[str, ...] = (
     "t_env_us",
+    "t_env_warm_us",
     "t_lower_us",
     "t_roofline_us",
     "t_tilesight_us",

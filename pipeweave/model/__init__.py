@@ -32,10 +32,11 @@ from ._recipe import (
     DEFAULT_MAX_ROWS_PER_GROUP,
     DEFAULT_MODEL_PARAMS,
     FAMILY_BOOSTER_ROWS,
+    FAMILY_REFERENCE,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
 )
-from ._regressor import PipeweaveRegressor
+from ._regressor import REFERENCES, PipeweaveRegressor
 from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 from ._xgb import predict_in_place, tree_params
@@ -57,6 +58,8 @@ __all__ = [
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
     "FAMILY_BOOSTER_ROWS",
+    "FAMILY_REFERENCE",
+    "REFERENCES",
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",
     "RETRAIN_COMMAND",

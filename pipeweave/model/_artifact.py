@@ -39,7 +39,7 @@ from .._errors import DataError, SchemaMismatchError
 from .._io import atomic_write
 from .._paths import MODELS_DIR
 from ._features import model_feature_names
-from ._regressor import PipeweaveRegressor
+from ._regressor import REFERENCES, PipeweaveRegressor
 
 __all__ = [
     "save_model",
@@ -119,6 +119,11 @@ def save_model(
         "features": model.feature_names_,
         "families": model.families_,
         "gpu_blind_families": list(getattr(model, "blind_families_", ())),
+        # the reference each booster's target is relative to (PipeweaveRegressor.reference_of)
+        "references": {
+            "shared": str(getattr(model, "shared_reference_", model.reference)),
+            "families": dict(getattr(model, "family_references_", {})),
+        },
         "sources": model.sources_,
         "gpus": model.gpus_,
         "n_train_rows": model.n_train_rows_,
@@ -515,6 +520,21 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     # the families trained blind, as resolved at fit time (a file written before the option existed
     # lacks the field: every row saw the GPU-constant features, and is predicted the same way)
     model.blind_families_ = tuple(str(f) for f in stamp.get("gpu_blind_families", []))
+    # the boosters' references (a file written before family_reference existed: every booster on `reference`)
+    refs = stamp.get("references") or {}
+    if not isinstance(refs, dict) or not isinstance(refs.get("families", {}), dict):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed references field {refs!r}",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
+    model.shared_reference_ = str(refs.get("shared", model.reference))
+    model.family_references_ = {str(k): str(v) for k, v in refs.get("families", {}).items()}
+    bad = sorted({r for r in [model.shared_reference_, *model.family_references_.values()]} - set(REFERENCES))
+    if bad:
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} names unknown references {bad} (known: {sorted(REFERENCES)})",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
     model.booster_ = booster
     fams = stamp.get("family_boosters", [])
     if stamp.get("file_integrity"):  # sealed: verify_model_file checked every byte; each blob's own

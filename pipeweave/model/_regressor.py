@@ -3,7 +3,10 @@
 prediction_us = max(t_env_us * exp(f(x)), t_lower_us), where f is an XGBoost model of
 log(measured / t_env) over dimensionless features x (see :mod:`._features`). ``reference`` swaps
 the envelope for the roofline time or for 1 us (raw log latency); these alternatives exist to
-measure the choice (``experiments/model_choices``), the envelope is the default. One booster is
+measure the choice (``experiments/model_choices``), the envelope is the default.
+``family_reference`` gives a family's booster another reference (the recipe: decode attention on
+the warm-L2 replay envelope ``t_env_warm_us``): that booster's target uses it on all its rows and
+its family's rows are predicted from it. One booster is
 trained on all families (family one-hots are features) and, with ``per_family`` (the default, the
 shipped model's recipe), one more booster per family on its own rows, the shared one remaining the
 fallback for families without their own; ``quantile`` switches the objective to a pinball loss for
@@ -29,6 +32,7 @@ from .._frame import distinct_rows, str_values
 from ._recipe import (
     DEFAULT_MAX_ROWS_PER_GROUP,
     FAMILY_BOOSTER_ROWS,
+    FAMILY_REFERENCE,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
     ROW_CAP_GROUP,
@@ -38,10 +42,15 @@ from ._xgb import predict_in_place, tree_params
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["PipeweaveRegressor"]
+__all__ = ["REFERENCES", "PipeweaveRegressor"]
 
-#: reference time of the target log(latency / reference): featurized column, or None = 1 us
-_REFERENCES: dict[str, str | None] = {"envelope": "t_env_us", "roofline": "t_roofline_us", "none": None}
+#: reference time of the target log(latency / reference): name -> featurized column (None = 1 us)
+REFERENCES: dict[str, str | None] = {
+    "envelope": "t_env_us",
+    "warm_envelope": "t_env_warm_us",  # the envelope of a replay that finds its operands in L2 as far as they fit
+    "roofline": "t_roofline_us",
+    "none": None,
+}
 
 #: input columns that do not describe the launch (measurement metadata): left out of the
 #: distinct-launch key of :meth:`PipeweaveRegressor.predict`; every other column is part of it
@@ -106,6 +115,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     fitted on (``None``, the default: :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`, the attention
     boosters learning from the other tensor-core families and FP32 GEMM and softmax from NeuSight's FP32
     families; ``{}``: every family booster on its own rows); it only changes training.
+    ``family_reference`` maps a family to the reference of its booster (``None``, the default:
+    :data:`~pipeweave.model.FAMILY_REFERENCE`, decode attention on ``warm_envelope``; ``{}``: every
+    booster on ``reference``); a family with a reference of its own gets a booster of its own.
 
     Examples
     --------
@@ -137,6 +149,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         sample_informative_only: bool | tuple[str, ...] = INFORMATIVE_SAMPLING_FAMILIES,
         gpu_blind_families: tuple[str, ...] | None = None,
         family_booster_rows: Mapping[str, tuple[str, ...]] | None = None,
+        family_reference: Mapping[str, str] | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -159,26 +172,66 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.sample_informative_only = sample_informative_only
         self.gpu_blind_families = gpu_blind_families
         self.family_booster_rows = family_booster_rows
+        self.family_reference = family_reference
 
     # ------------------------------------------------------------------------------------------
-    def _reference_us(self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        """The time the target is relative to: log(latency / reference)."""
-        if self.reference not in _REFERENCES:
+    def _check_reference(self, name: Any, param: str = "reference") -> str:
+        if not isinstance(name, str) or name not in REFERENCES:
             raise DataError(
-                f"reference must be one of {sorted(_REFERENCES)}, got {self.reference!r}",
-                hint="use 'envelope' (default)",
+                f"{param} must be one of {sorted(REFERENCES)}, got {name!r}", hint="use 'envelope' (default)"
             )
-        col = _REFERENCES[self.reference]
+        return name
+
+    def family_references(self) -> dict[str, str]:
+        """Family -> reference of its booster (``family_reference`` resolved and validated: ``None`` ->
+        :data:`~pipeweave.model.FAMILY_REFERENCE`); families not listed use ``reference``."""
+        refs = FAMILY_REFERENCE if self.family_reference is None else self.family_reference
+        if not isinstance(refs, Mapping) or not all(isinstance(k, str) for k in refs):
+            raise DataError(
+                f"family_reference must map family names to references, got {refs!r}",
+                hint="e.g. {'attention_generation': 'warm_envelope'}; None = the recipe, {} = none",
+            )
+        _require_known_families("family_reference", list(refs))
+        return {k: self._check_reference(v, f"family_reference[{k!r}]") for k, v in refs.items()}
+
+    def reference_of(self, family: str) -> str:
+        """The reference the rows of ``family`` are predicted from (fitted: what was trained; else the settings)."""
+        if hasattr(self, "booster_"):
+            return str(
+                getattr(self, "family_references_", {}).get(family, getattr(self, "shared_reference_", self.reference))
+            )
+        return self.family_references().get(family, self._check_reference(self.reference))
+
+    def _reference_values(
+        self, name: str, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None
+    ) -> np.ndarray:
+        col = REFERENCES[self._check_reference(name)]
         if col is None:
             return np.ones(len(df))
         return np.asarray(columns[col], dtype=float) if columns is not None else df[col].to_numpy(dtype=float)
+
+    def _reference_us(
+        self, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None, family: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Per row, the time its target is relative to, log(latency / reference): the reference of the
+        booster that predicts the row (:meth:`reference_of` its family)."""
+        fam = str_values(df["family"]) if family is None else family
+        names = {f: self.reference_of(f) for f in pd.unique(fam)}
+        if len(set(names.values())) == 1:
+            return self._reference_values(next(iter(names.values())), df, columns)
+        out = np.empty(len(fam))
+        for ref in set(names.values()):
+            m = np.isin(fam, [f for f, r in names.items() if r == ref])
+            out[m] = self._reference_values(ref, df, columns)[m]
+        return out
 
     def booster_params(self) -> dict:
         """The XGBoost training parameters of these hyperparameters (what ``fit`` passes to ``xgboost.train``)."""
         return self._xgb_params()
 
     def training_target(self, prepared: pd.DataFrame) -> np.ndarray:
-        """The regression target of featurized rows with ``latency_us``: log(latency / reference)."""
+        """The regression target of featurized rows with ``latency_us``: log(latency / reference), each row
+        on its family's reference (:meth:`reference_of`)."""
         lat = pd.to_numeric(prepared["latency_us"], errors="coerce").to_numpy(dtype=float)
         return np.log(lat / self._reference_us(prepared))
 
@@ -379,10 +432,24 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.__dict__.pop("blind_families_", None)  # a refit resolves gpu_blind_families anew
         self.blind_families_ = self.blind_families()
         rows_of = self.booster_rows()  # validated before any booster is trained
+        refs = self.family_references()
+        for attr in ("shared_reference_", "family_references_"):  # a refit resolves the references anew
+            self.__dict__.pop(attr, None)
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         fam = str_values(df["family"])
         X = self.feature_matrix(df, names, family=fam)
-        target = np.log(lat / self._reference_us(df))
+        # the shared booster's reference: `reference`, or the family's own when it is the only one
+        own = sorted(set(fam))
+        shared_ref = refs.get(own[0], self._check_reference(self.reference)) if len(own) == 1 else self.reference
+        shared_ref = self._check_reference(shared_ref)
+        targets: dict[str, np.ndarray] = {}  # reference -> log(latency / reference) of every row
+
+        def target_of(ref: str) -> np.ndarray:
+            if ref not in targets:
+                targets[ref] = np.log(lat / self._reference_values(ref, df))
+            return targets[ref]
+
+        target = target_of(shared_ref)
         weight = None
         if sample_weight is not None:
             weight = np.asarray(sample_weight, dtype=float).ravel()
@@ -413,17 +480,20 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # per_family: one more booster per family on its own rows (plus those of the families
         # booster_rows() lists for it); the shared booster above stays as the fallback for families without one
         self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
+        family_refs: dict[str, str] = {}
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
-            trained: dict[tuple[str, ...], Any] = {}  # families of the rows -> booster (same rows, same booster)
+            # (families of the rows, reference) -> booster: same rows and reference, same booster
+            trained: dict[tuple[tuple[str, ...], str], Any] = {}
             for name in sorted(set(fam)):
                 m = np.isin(fam, rows_of.get(name, (name,)))
-                key = tuple(np.unique(fam[m]))
-                if key in trained:  # e.g. both attention families of FAMILY_BOOSTER_ROWS: one fit
+                ref = family_refs[name] = refs.get(name, shared_ref)
+                key = (tuple(np.unique(fam[m])), ref)
+                if key in trained:  # e.g. FP32 GEMM and softmax of FAMILY_BOOSTER_ROWS: one fit
                     self.family_boosters_[name] = trained[key]
                     continue
                 dfam = xgb.DMatrix(
                     X[m],
-                    label=target[m],
+                    label=target_of(ref)[m],
                     weight=None if weight is None else weight[m],
                     feature_names=names,
                     nthread=int(self.n_jobs),
@@ -434,6 +504,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 self.family_boosters_[name] = trained[key] = xgb.train(
                     params, dfam, num_boost_round=int(self.n_estimators)
                 )
+        self.shared_reference_ = shared_ref
+        self.family_references_ = family_refs
         self.feature_names_ = names
         self.families_ = sorted(set(df["family"].astype(str)))
         self.sources_ = sorted(set(df["source"].astype(str))) if "source" in df.columns else []
@@ -442,7 +514,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:
-        """Raw model output: predicted log(latency / reference) per row (reference: ``t_env_us`` by default)."""
+        """Raw model output: predicted log(latency / reference) per row (reference: :meth:`reference_of` the
+        row's family; ``t_env_us`` by default)."""
         self._check_fitted()
         return self._log_ratio(self._prepare(df))
 
@@ -499,7 +572,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         groups = launch_groups(df)
         rows = df if groups is None else df.iloc[groups[1]]
         cols = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
-        pred = self._reference_us(rows, cols) * np.exp(self._log_ratio(rows, cols))
+        fam = str_values(rows["family"])
+        pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols))
         pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
         return pred if groups is None else pred[groups[0]]
 

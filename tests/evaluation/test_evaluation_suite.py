@@ -104,6 +104,23 @@ def test_group_training_adds_other_families_rows_but_never_a_held_out_generation
     assert len(w) == len(rows) + len(added) and (w[: len(rows)] == 2.0).all() and (w[len(rows) :] == 1.0).all()
 
 
+def test_group_training_fits_on_the_evaluated_familys_reference(small_frame):
+    from pipeweave.evaluation._suite import GroupTraining, SharedRows
+    from pipeweave.model import PipeweaveRegressor
+
+    frame = small_frame.assign(eval_family=small_frame["family"].astype(str))
+    own = frame[frame["family"] == "moe_w13"]
+    extra = SharedRows(frame[frame["family"] == "gemm"])
+    gens = tuple(sorted(set(own["generation"].astype(str))))
+    base = PipeweaveRegressor(n_estimators=2, n_jobs=1, family_reference={"moe_w13": "roofline"})
+    est = GroupTraining(base, extra, gens, max_rows_per_gpu=20).fit(own)
+    fitted = est.estimator_
+    assert fitted.per_family is False and fitted.reference == "roofline"
+    assert fitted.shared_reference_ == "roofline" and fitted.reference_of("moe_w13") == "roofline"
+    plain = GroupTraining(PipeweaveRegressor(n_estimators=2, n_jobs=1), extra, gens, max_rows_per_gpu=20).fit(own)
+    assert plain.estimator_.reference == "envelope"
+
+
 def test_with_group_training_wraps_only_the_pipeweave_methods_of_a_grouped_family(small_frame):
     from pipeweave.evaluation._suite import GroupTraining, group_labels, with_group_training
 

@@ -156,6 +156,7 @@ def test_physical_invariants(rows):
         assert (f[f"t_chip_{p}_us"] >= 0).all()
     assert (f["t_env_us"] >= f["t_lower_us"]).all()
     assert (f["t_roofline_us"] <= f["t_env_us"]).all()
+    assert ((f["t_env_warm_us"] > 0) & (f["t_env_warm_us"] <= f["t_env_us"] * (1 + 1e-12))).all()
     optional = ["l2_hit_intra_wave", "l2_operand_fit"]  # defined for tiled matmuls only (NaN otherwise)
     # log2 shape features: finite on the MoE and prefill-attention rows (all five of their shape
     # columns are given), NaN on GEMM and decode rows (they have none of the columns behind them)
@@ -260,3 +261,36 @@ def test_triton_decode_rows_launch_sglangs_grid_and_others_do_not_change():
     assert f.loc[0, "grid_ctas"] == 8 * 8  # 8 KV heads x 8 splits
     assert f.loc[1, "grid_ctas"] == 8 * np.floor(2 * sms / 8)  # split-KV filling two waves
     assert f.loc[0, "block_n"] == 32 and f.loc[1, "block_n"] == 64
+
+
+def test_warm_envelope_serves_the_share_of_dram_time_that_fits_in_l2():
+    # hand-made decode rows on the H200 (60 MiB L2): a KV cache of 32 MiB fits in L2, one of 2 GiB does
+    # not (h = L2 / compulsory bytes = 3%); both are DRAM-bound
+    rows = pd.DataFrame(
+        {
+            "family": "attention_generation",
+            "gpu": "H200",
+            "dtype": "bfloat16",
+            "batch_size": [8, 64],
+            "isl": 1,
+            "num_heads": 32,
+            "num_key_value_heads": 8,
+            "head_dim": 128,
+            "step": [1024, 16384],
+        }
+    )
+    f = featurize(rows)
+    other = pd.Series(
+        np.maximum.reduce([f[f"t_sm_{p}_us"] for p in PIPES if p != "dram"] + [f["t_latency_us"], f["t_chip_l2_us"]]),
+        index=f.index,
+    )
+    dram = np.maximum(f["t_sm_dram_us"], f["t_chip_dram_us"])
+    h = np.minimum(f["gpu_l2_mib"] * 2**20 / f["dram_compulsory_bytes"], 1.0)
+    assert h.iloc[0] == 1.0 and h.iloc[1] < 0.05
+    expect = f["t_env_us"] - np.maximum(other, dram) + np.maximum(other, (1 - h) * dram)
+    np.testing.assert_allclose(f["t_env_warm_us"], expect, rtol=1e-12)
+    # the cache in L2: no DRAM time left, the other pipes bind; the large one shrinks by h of its DRAM time
+    assert (dram > other).all()
+    assert f["t_env_warm_us"].iloc[0] == pytest.approx(f["t_env_us"].iloc[0] - dram.iloc[0] + other.iloc[0])
+    ratio = (f["t_env_us"] - f["t_env_warm_us"]).iloc[1] / dram.iloc[1]
+    assert ratio == pytest.approx(h.iloc[1], rel=1e-9)
