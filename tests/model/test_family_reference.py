@@ -102,39 +102,25 @@ def test_references_survive_a_roundtrip(attn_frame, tmp_path):
     np.testing.assert_allclose(loaded.predict(attn_frame), model.predict(attn_frame), rtol=1e-6)
 
 
-def test_a_file_from_before_the_option_predicts_every_family_from_the_envelope(attn_frame, tmp_path, monkeypatch):
-    import pipeweave.model._artifact as artifact
-
+def test_a_file_from_before_the_option_predicts_every_family_from_the_envelope(attn_frame, tmp_path, save_with_stamp):
     model = PipeweaveRegressor(**KW, family_reference={}).fit(attn_frame)
-    real_dumps = artifact.json.dumps
 
-    def older(obj, *a, **kw):  # a stamp written before the option existed lacks both keys
-        if isinstance(obj, dict) and "references" in obj:
-            obj = {k: v for k, v in obj.items() if k != "references"}
-            obj["params"] = {k: v for k, v in obj["params"].items() if k != "family_reference"}
-        return real_dumps(obj, *a, **kw)
+    def older(stamp):  # a stamp written before the option existed lacks both keys
+        stamp.pop("references")
+        stamp["params"] = {k: v for k, v in stamp["params"].items() if k != "family_reference"}
+        return stamp
 
-    monkeypatch.setattr(artifact.json, "dumps", older)
-    path = save_model(model, tmp_path / "older.ubj")
-    monkeypatch.undo()
-    loaded = load_model(path)
+    loaded = load_model(save_with_stamp(model, tmp_path / "older.ubj", older))
     assert loaded.reference_of("attention_generation") == "envelope"  # not the recipe's: trained on the envelope
     np.testing.assert_allclose(loaded.predict(attn_frame), model.predict(attn_frame), rtol=1e-6)
 
 
-def test_a_stamp_naming_an_unknown_reference_is_refused(attn_frame, tmp_path, monkeypatch):
-    import pipeweave.model._artifact as artifact
-
+def test_a_stamp_naming_an_unknown_reference_is_refused(attn_frame, tmp_path, save_with_stamp):
     model = PipeweaveRegressor(**KW).fit(attn_frame)
-    real_dumps = artifact.json.dumps
 
-    def damaged(obj, *a, **kw):
-        if isinstance(obj, dict) and "references" in obj:
-            obj = {**obj, "references": {"shared": "envelope", "families": {"attention_generation": "lukewarm"}}}
-        return real_dumps(obj, *a, **kw)
+    def damaged(stamp):
+        return {**stamp, "references": {"shared": "envelope", "families": {"attention_generation": "lukewarm"}}}
 
-    monkeypatch.setattr(artifact.json, "dumps", damaged)
-    path = save_model(model, tmp_path / "bad.ubj")
-    monkeypatch.undo()
+    path = save_with_stamp(model, tmp_path / "bad.ubj", damaged)
     with pytest.raises(SchemaMismatchError, match="unknown references \\['lukewarm'\\]"):
         load_model(path)

@@ -281,21 +281,15 @@ def test_the_recipe_blinds_every_memory_bound_family():
     assert set(bound) <= set(GPU_BLIND_FAMILIES) <= set(FAMILIES)
 
 
-def test_model_file_from_before_the_option_loads_seeing_every_constant(norm_frame, tmp_path, monkeypatch):
-    import pipeweave.model._artifact as artifact
-
+def test_model_file_from_before_the_option_loads_seeing_every_constant(norm_frame, tmp_path, save_with_stamp):
     model = PipeweaveRegressor(n_estimators=10, n_jobs=1, gpu_blind_families=()).fit(norm_frame)
-    real_dumps = artifact.json.dumps
 
-    def older(obj, *a, **kw):  # a stamp written before the option existed lacks both keys
-        if isinstance(obj, dict) and "gpu_blind_families" in obj:
-            obj = {k: v for k, v in obj.items() if k != "gpu_blind_families"}
-            obj["params"] = {k: v for k, v in obj["params"].items() if k != "gpu_blind_families"}
-        return real_dumps(obj, *a, **kw)
+    def older(stamp):  # a stamp written before the option existed lacks both keys
+        stamp.pop("gpu_blind_families")
+        stamp["params"] = {k: v for k, v in stamp["params"].items() if k != "gpu_blind_families"}
+        return stamp
 
-    monkeypatch.setattr(artifact.json, "dumps", older)
-    path = save_model(model, tmp_path / "older.ubj")
-    monkeypatch.undo()
+    path = save_with_stamp(model, tmp_path / "older.ubj", older)
     stamp = read_stamp(path)
     assert "gpu_blind_families" not in stamp and "gpu_blind_families" not in stamp["params"]
     loaded = load_model(path)
