@@ -531,6 +531,12 @@ def _warm_ratio_cols(f: pd.DataFrame) -> dict:
 
 
 _register(
+    "warm_ref",
+    "the warm-L2 replay envelope as the reference (target and prediction) of the family's own rows, as decode "
+    "attention's booster has it (pipeweave.model.FAMILY_REFERENCE); every feature on the cold envelope",
+    transform=lambda f: f.assign(t_env_us=_warm_l2(f, tuple(pd.unique(f["eval_family"])))["t_env_us"].to_numpy()),
+)
+_register(
     "warm_env_feature",
     "+ log2(warm-L2 envelope / envelope): the share of the envelope a CUDA-graph replay with reused inputs "
     "saves when the compulsory bytes fit in L2 (reference unchanged)",
@@ -901,6 +907,9 @@ DECISIONS: dict = {
     "27.23 / 26.68 / 26.69 (no better); prefill's booster keeps the envelope, so decode gets a booster of its own",
     "joint_aic_shared_warm_ref_seed1": "see joint_aic_shared_warm_ref",
     "joint_aic_shared_warm_ref_seed2": "see joint_aic_shared_warm_ref",
+    ("gemm_bf16", "warm_ref"): "dropped: inner 18.16 vs base 18.19 (no change)",
+    ("fused_moe_bf16", "warm_ref"): "dropped: inner 27.25 vs base 26.45",
+    ("moe_w13", "warm_ref"): "dropped: inner 12.32 vs base 11.30",
     ("gemm_bf16", "warm_env_feature"): "dropped: inner 18.40 vs base 18.19",
     ("fused_moe_bf16", "warm_env_feature"): "dropped: inner 26.80 vs base 26.45",
     ("moe_w13", "warm_env_feature"): "not adopted on one seed: inner 10.63 vs base 11.30 (the seed spread of moe_w13 "
@@ -1192,7 +1201,8 @@ NOTES: list[str] = [
     "  fused MoE lose. As the reference only (`joint_aic_shared_warm_ref`: target and prediction relative to",
     "  the warm envelope on all the booster's rows, every feature still on the cold one) decode is better with",
     "  every seed (27.35 / 27.45 / 27.69 vs 28.62 / 29.11 / 29.14) and prefill no better. Kept for decode only",
-    "  (`pipeweave.model.FAMILY_REFERENCE`; decode's booster is no longer shared with prefill's).",
+    "  (`pipeweave.model.FAMILY_REFERENCE`; decode's booster is no longer shared with prefill's). The same",
+    "  reference on the own-row boosters of bf16 GEMM, fused MoE and moe_w13 (`warm_ref`) is no better or worse.",
 ]
 
 
@@ -1384,10 +1394,11 @@ def main() -> None:
             if seed is not None:
                 v["random_state"] = seed
             add = v.pop("add", None)
-            scored = sub
+            transform = v.pop("transform", None)
+            scored = sub if transform is None else transform(sub)  # screening: the frame as the variant sees it
             if add is not None:  # screening variant: extra (or overwritten) columns, for this run only
-                new = add(sub)
-                scored = sub.assign(**new)
+                new = add(scored)
+                scored = scored.assign(**new)
                 v["extra_features"] = tuple(new)
             params = {"use_sass": has_sass, **v}
             if not has_sass:
