@@ -148,3 +148,29 @@ def test_warm_l2_holds_small_working_sets() -> None:
     assert f["work_dram"].iloc[0] == 0.0  # 25 MB in a 96 MB L2
     assert f["work_dram"].iloc[1] == pytest.approx(f["dram_compulsory_bytes"].iloc[1])  # 1.6 GB streams
     assert f["work_dram"].iloc[2] == pytest.approx(f["dram_compulsory_bytes"].iloc[2])  # 25 MB > 6 MB L2 / 2
+
+
+def test_a_huge_tile_value_is_flagged_without_an_overflow_warning():
+    import warnings
+
+    # hand-made: BLOCK_M = 1.7e308 (a fuzzed value) is outside [16, 256] and no power of two
+    row = pd.DataFrame(
+        {
+            "family": ["gemm"],
+            "gpu": ["H100"],
+            "dtype": ["bfloat16"],
+            "m": [64],
+            "n": [64],
+            "k": [64],
+            "block_m": [1.7e308],
+            "block_n": [64],
+            "block_k": [32],
+            "group_m": [8],
+            "num_warps": [4],
+            "num_stages": [3],
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        problems = row_problems(row)
+    assert "block_m=1.7e+308 is outside its domain" in problems.iloc[0]
