@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pipeweave.evaluation import load_eval_frame
+from pipeweave.frontend import PIPES, l2_resident_share, warm_l2_envelope_us
 from pipeweave.model import PipeweaveRegressor, cap_rows
 
 HERE = Path(__file__).resolve().parent
@@ -486,7 +488,6 @@ _register(
 )
 
 
-_PIPES = ("tensor", "fma", "alu", "xu", "smem", "l2", "dram")
 #: the aiconfigurator families (CUDA-graph replay with reused inputs: "L2 is warm for small operands",
 #: datasets/sources/aiconfigurator.toml)
 _AIC_FAMILIES = ("gemm_bf16", "gemm_fp8", "fused_moe_bf16", "moe_w13", "attention_context", "attention_generation")
@@ -503,17 +504,12 @@ def _warm_l2(f: pd.DataFrame, families: tuple[str, ...]) -> pd.DataFrame:
     f = f.copy()
     m = f["eval_family"].isin(families).to_numpy()
     d = f.loc[m]
-    h = np.clip(1.0 / 2.0 ** d["log2_working_set_over_l2"].to_numpy(dtype=float), 0.0, 1.0)
-    other = np.maximum.reduce(
-        [d[f"t_sm_{p}_us"].to_numpy(dtype=float) for p in _PIPES if p != "dram"]
-        + [d["t_latency_us"].to_numpy(dtype=float), d["t_chip_l2_us"].to_numpy(dtype=float)]
-    )
-    sm_dram, chip_dram = d["t_sm_dram_us"].to_numpy(dtype=float), d["t_chip_dram_us"].to_numpy(dtype=float)
-    cold = np.maximum(other, np.maximum(sm_dram, chip_dram))
-    sm_dram, chip_dram = sm_dram * (1.0 - h), chip_dram * (1.0 - h)
-    env = d["t_env_us"].to_numpy(dtype=float) - cold + np.maximum(other, np.maximum(sm_dram, chip_dram))
+    h = l2_resident_share(d)
+    env = warm_l2_envelope_us(d)  # the front-end's t_env_warm_us (cached frames predate the column)
+    sm_dram = d["t_sm_dram_us"].to_numpy(dtype=float) * (1.0 - h)
+    chip_dram = d["t_chip_dram_us"].to_numpy(dtype=float) * (1.0 - h)
     new = {"t_env_us": env, "t_sm_dram_us": sm_dram, "t_chip_dram_us": chip_dram, "log10_t_env_us": np.log10(env)}
-    for p in _PIPES:
+    for p in PIPES:
         new[f"r_chip_{p}"] = (chip_dram if p == "dram" else d[f"t_chip_{p}_us"].to_numpy(dtype=float)) / env
         new[f"r_sm_{p}"] = (sm_dram if p == "dram" else d[f"t_sm_{p}_us"].to_numpy(dtype=float)) / env
     for r, t in (("r_latency", "t_latency_us"), ("r_fill", "t_fill_us"), ("r_epilogue", "t_epilogue_us")):
@@ -526,15 +522,23 @@ def _warm_l2(f: pd.DataFrame, families: tuple[str, ...]) -> pd.DataFrame:
 
 def _warm_ratio_cols(f: pd.DataFrame) -> dict:
     """log2(warm-L2 envelope / envelope) of every row (0 where nothing fits in L2)."""
-    w = _warm_l2(f.assign(eval_family="_all"), ("_all",))
-    return {"log2_warm_env_ratio": np.log2(w["t_env_us"].to_numpy() / f["t_env_us"].to_numpy(dtype=float))}
+    return {"log2_warm_env_ratio": np.log2(warm_l2_envelope_us(f) / f["t_env_us"].to_numpy(dtype=float))}
+
+
+def _warm_reference(f: pd.DataFrame, families: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """``f`` with ``t_env_us`` (the model's reference) replaced by the warm-L2 envelope on the rows of
+    ``families`` (default: every row); every feature stays on the cold envelope."""
+    warm = warm_l2_envelope_us(f)
+    if families is not None:
+        warm = np.where(f["eval_family"].isin(families).to_numpy(), warm, f["t_env_us"].to_numpy(dtype=float))
+    return f.assign(t_env_us=warm)
 
 
 _register(
     "warm_ref",
     "the warm-L2 replay envelope as the reference (target and prediction) of the family's own rows, as decode "
     "attention's booster has it (pipeweave.model.FAMILY_REFERENCE); every feature on the cold envelope",
-    transform=lambda f: f.assign(t_env_us=_warm_l2(f, tuple(pd.unique(f["eval_family"])))["t_env_us"].to_numpy()),
+    transform=_warm_reference,
 )
 _register(
     "warm_env_feature",
@@ -675,7 +679,7 @@ JOINT_VARIANTS: dict[str, tuple[tuple[str, ...] | None, dict, str]] = {
         "one shared booster on the PipeWeave fork sample's three families (same 10 GPUs, same CUDA-event timing)",
     ),
     "joint_aic_shared": (
-        ("gemm_bf16", "gemm_fp8", "fused_moe_bf16", "moe_w13", "attention_context", "attention_generation"),
+        _AIC_FAMILIES,
         {"per_family": False},
         "one shared booster on the six tensor-core families of the four newest generations (the shared "
         "booster of experiments/model_choices, with fp8 GEMM)",
@@ -684,33 +688,38 @@ JOINT_VARIANTS: dict[str, tuple[tuple[str, ...] | None, dict, str]] = {
 
 
 #: joint variants that score a transformed frame: variant -> (frame -> frame), applied to the whole frame
-JOINT_TRANSFORMS: dict = {
-    "joint_aic_shared_warm_decode": lambda f: _warm_l2(f, ("attention_generation",)),
-    "joint_aic_shared_warm_all": lambda f: _warm_l2(f, _AIC_FAMILIES),
-    "joint_aic_shared_warm_feature": lambda f: f.assign(**_warm_ratio_cols(f)),
-    "joint_aic_shared_warm_ref": lambda f: f.assign(t_env_us=_warm_l2(f, _AIC_FAMILIES)["t_env_us"].to_numpy()),
-}
-JOINT_VARIANTS["joint_aic_shared_warm_decode"] = (
-    JOINT_VARIANTS["joint_aic_shared"][0],
-    {"per_family": False},
+#: joint variants that score a transformed frame: variant -> (frame -> frame), applied to the whole frame
+JOINT_TRANSFORMS: dict[str, Callable[[pd.DataFrame], pd.DataFrame]] = {}
+
+
+def _aic_screen(name: str, desc: str, transform: Callable[[pd.DataFrame], pd.DataFrame], **params: object) -> None:
+    """Register a joint_aic_shared screen (same rows, one shared booster) scored on a transformed frame."""
+    JOINT_VARIANTS[name] = (JOINT_VARIANTS["joint_aic_shared"][0], {"per_family": False, **params}, desc)
+    JOINT_TRANSFORMS[name] = transform
+
+
+_aic_screen(
+    "joint_aic_shared_warm_decode",
     "joint_aic_shared with decode attention's envelope for warm-L2 replay (compulsory KV bytes that fit in L2 "
     "served by L2: aiconfigurator replays a CUDA graph on reused inputs)",
+    lambda f: _warm_l2(f, ("attention_generation",)),
 )
-JOINT_VARIANTS["joint_aic_shared_warm_all"] = (
-    JOINT_VARIANTS["joint_aic_shared"][0],
-    {"per_family": False},
+_aic_screen(
+    "joint_aic_shared_warm_all",
     "joint_aic_shared with the warm-L2 replay envelope on all six aiconfigurator families",
+    lambda f: _warm_l2(f, _AIC_FAMILIES),
 )
-JOINT_VARIANTS["joint_aic_shared_warm_ref"] = (
-    JOINT_VARIANTS["joint_aic_shared"][0],
-    {"per_family": False},
+_aic_screen(
+    "joint_aic_shared_warm_ref",
     "joint_aic_shared with the warm-L2 replay envelope as the reference (target and prediction) of all six "
     "aiconfigurator families' rows; every feature stays on the cold envelope",
+    lambda f: _warm_reference(f, _AIC_FAMILIES),
 )
-JOINT_VARIANTS["joint_aic_shared_warm_feature"] = (
-    JOINT_VARIANTS["joint_aic_shared"][0],
-    {"per_family": False, "extra_features": ("log2_warm_env_ratio",)},
+_aic_screen(
+    "joint_aic_shared_warm_feature",
     "joint_aic_shared + log2(warm-L2 envelope / envelope) as a feature (reference unchanged)",
+    lambda f: f.assign(**_warm_ratio_cols(f)),
+    extra_features=("log2_warm_env_ratio",),
 )
 
 

@@ -226,9 +226,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     est = PipeweaveRegressor(**params)
     out = pd.DataFrame(est.feature_matrix(frame, names), columns=names)
     out[_TARGET] = est.training_target(frame)  # each row on its family's reference (the family boosters')
-    out[_SHARED_TARGET] = np.log(
-        frame["latency_us"].to_numpy(dtype=float) / est._reference_values(est.reference, frame)
-    )
+    out[_SHARED_TARGET] = est.training_target(frame, reference=est.reference)
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])

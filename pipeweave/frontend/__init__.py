@@ -17,7 +17,9 @@ from ._featurize import (
     bound_pipe,
     feature_arrays,
     featurize,
+    l2_resident_share,
     spec_arrays,
+    warm_l2_envelope_us,
 )
 from ._occupancy import ctas_per_sm
 from ._routing import routing_stats
@@ -52,6 +54,8 @@ __all__ = [
     "schedule",
     "bound_pipe",
     "spec_arrays",
+    "l2_resident_share",
+    "warm_l2_envelope_us",
     "routing_stats",
     "row_problems",
     "fill_launch_defaults",

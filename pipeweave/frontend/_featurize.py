@@ -44,6 +44,8 @@ __all__ = [
     "spec_arrays",
     "bound_pipe",
     "iter_kernels",
+    "l2_resident_share",
+    "warm_l2_envelope_us",
 ]
 
 #: Ordered model features (dimensionless or log-scaled); documented in docs/model.md.
@@ -268,6 +270,32 @@ def _peak_tensor(sub: pd.DataFrame, spec: dict[str, np.ndarray]) -> np.ndarray:
     return rate * spec["sm_count"] * spec["sm_clock_mhz"]
 
 
+def l2_resident_share(cols: Mapping[str, Any]) -> np.ndarray:
+    """h = min(1, L2 size / compulsory bytes) (dimensionless): the share of a launch's compulsory bytes that
+    a replay on reused inputs (a CUDA graph replayed, a timing loop) finds in L2 from the previous replay.
+
+    ``cols``: featurized columns (a featurize() frame or feature_arrays() dict) with
+    ``dram_compulsory_bytes`` and ``gpu_l2_mib``."""
+    comp = np.maximum(np.asarray(cols["dram_compulsory_bytes"], dtype=float), 1.0)
+    return np.minimum(np.asarray(cols["gpu_l2_mib"], dtype=float) * 2**20 / comp, 1.0)
+
+
+def warm_l2_envelope_us(cols: Mapping[str, Any]) -> np.ndarray:
+    """The envelope (us) of a replay that finds :func:`l2_resident_share` of its compulsory bytes in L2.
+
+    That share of the steady-state DRAM time goes away (busiest-SM and chip DRAM terms scaled by 1 - h);
+    the other pipes, the latency chain, the fill, the epilogue and the launch stay as in ``t_env_us``.
+    ``cols``: featurized columns with the ``t_*_us`` pipe times and what :func:`l2_resident_share` reads."""
+    h = l2_resident_share(cols)
+    t = {k: np.asarray(cols[k], dtype=float) for k in ("t_env_us", "t_latency_us", "t_chip_l2_us", "t_chip_dram_us")}
+    other = np.maximum.reduce(
+        [np.asarray(cols[f"t_sm_{p}_us"], dtype=float) for p in PIPES if p != "dram"]
+        + [t["t_latency_us"], t["t_chip_l2_us"]]
+    )
+    dram = np.maximum(np.asarray(cols["t_sm_dram_us"], dtype=float), t["t_chip_dram_us"])
+    return t["t_env_us"] - np.maximum(other, dram) + np.maximum(other, (1.0 - h) * dram)
+
+
 def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
     """Add the derived, dimensionless features to the column dict ``out`` in place."""
     n = len(df)
@@ -336,16 +364,7 @@ def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
     mem_bw = np.where(comp <= l2_bytes, l2_bpus, dram_bpus)
     out["t_lower_us"] = np.maximum(useful / peak, comp / mem_bw)
     out["t_roofline_us"] = np.maximum(useful / peak, comp / dram_bpus)
-    # warm-L2 replay envelope: a launch replayed on reused inputs (a CUDA graph replayed, a timing
-    # loop) finds h = min(1, L2 size / compulsory bytes) of its compulsory bytes in L2 from the previous
-    # replay, so that share of the steady-state DRAM time goes away; the other pipes, the fill, the
-    # epilogue and the launch stay as in t_env_us (the reference of pipeweave.model.FAMILY_REFERENCE)
-    h = np.minimum(l2_bytes / comp, 1.0)
-    other = np.maximum.reduce(
-        [out[f"t_sm_{p}_us"] for p in PIPES if p != "dram"] + [out["t_latency_us"], out["t_chip_l2_us"]]
-    )
-    dram = np.maximum(out["t_sm_dram_us"], out["t_chip_dram_us"])
-    out["t_env_warm_us"] = env - np.maximum(other, dram) + np.maximum(other, (1.0 - h) * dram)
+    out["t_env_warm_us"] = warm_l2_envelope_us(out)  # the reference of pipeweave.model.FAMILY_REFERENCE
     out["bound_pipe"] = _bound_pipe(out)
     for c in TILE_COLUMNS:
         out[c] = out[c].astype(float)

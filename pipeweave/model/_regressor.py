@@ -229,11 +229,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """The XGBoost training parameters of these hyperparameters (what ``fit`` passes to ``xgboost.train``)."""
         return self._xgb_params()
 
-    def training_target(self, prepared: pd.DataFrame) -> np.ndarray:
+    def training_target(self, prepared: pd.DataFrame, reference: str | None = None) -> np.ndarray:
         """The regression target of featurized rows with ``latency_us``: log(latency / reference), each row
-        on its family's reference (:meth:`reference_of`)."""
+        on its family's reference (:meth:`reference_of`), or on ``reference`` (a name of
+        :data:`REFERENCES`) for every row when given."""
         lat = pd.to_numeric(prepared["latency_us"], errors="coerce").to_numpy(dtype=float)
-        return np.log(lat / self._reference_us(prepared))
+        ref = self._reference_us(prepared) if reference is None else self._reference_values(reference, prepared)
+        return np.log(lat / ref)
 
     def _xgb_params(self) -> dict:
         params = tree_params(
@@ -439,9 +441,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         fam = str_values(df["family"])
         X = self.feature_matrix(df, names, family=fam)
         # the shared booster's reference: `reference`, or the family's own when it is the only one
+        base_ref = self._check_reference(self.reference)
         own = sorted(set(fam))
-        shared_ref = refs.get(own[0], self._check_reference(self.reference)) if len(own) == 1 else self.reference
-        shared_ref = self._check_reference(shared_ref)
+        shared_ref = refs.get(own[0], base_ref) if len(own) == 1 else base_ref
         targets: dict[str, np.ndarray] = {}  # reference -> log(latency / reference) of every row
 
         def target_of(ref: str) -> np.ndarray:
@@ -486,7 +488,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             trained: dict[tuple[tuple[str, ...], str], Any] = {}
             for name in sorted(set(fam)):
                 m = np.isin(fam, rows_of.get(name, (name,)))
-                ref = family_refs[name] = refs.get(name, shared_ref)
+                ref = family_refs[name] = refs.get(name, base_ref)
                 key = (tuple(np.unique(fam[m])), ref)
                 if key in trained:  # e.g. FP32 GEMM and softmax of FAMILY_BOOSTER_ROWS: one fit
                     self.family_boosters_[name] = trained[key]
@@ -519,8 +521,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self._check_fitted()
         return self._log_ratio(self._prepare(df))
 
-    def _log_ratio(self, prepared: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-        fam = str_values(prepared["family"])
+    def _log_ratio(
+        self,
+        prepared: pd.DataFrame,
+        columns: Mapping[str, np.ndarray] | None = None,
+        family: np.ndarray | None = None,
+    ) -> np.ndarray:
+        fam = str_values(prepared["family"]) if family is None else family
         X = self.feature_matrix(prepared, self.feature_names_, columns, family=fam)
         out = np.empty(len(X))
         todo = np.ones(len(X), dtype=bool)
@@ -555,7 +562,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         ):
             return self._predict_launches(df, gpus, data)
         df = self._prepare(df, gpus=gpus, data=data)  # featurize (and attach SASS) once
-        pred = self._reference_us(df) * np.exp(self._log_ratio(df))
+        fam = str_values(df["family"])
+        pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam))
         lower = df["t_lower_us"].to_numpy(dtype=float)
         pred = np.maximum(pred, lower)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
@@ -573,7 +581,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows = df if groups is None else df.iloc[groups[1]]
         cols = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         fam = str_values(rows["family"])
-        pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols))
+        pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam))
         pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
         return pred if groups is None else pred[groups[0]]
 

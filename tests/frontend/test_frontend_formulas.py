@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from pipeweave import DataError, UnknownFamilyError
-from pipeweave.frontend import FEATURES, PIPES, featurize, routing_stats
+from pipeweave.frontend import FEATURES, PIPES, featurize, l2_resident_share, routing_stats, warm_l2_envelope_us
 from pipeweave.frontend._kernels import _keys_per_query
 
 
@@ -289,6 +289,8 @@ def test_warm_envelope_serves_the_share_of_dram_time_that_fits_in_l2():
     assert h.iloc[0] == 1.0 and h.iloc[1] < 0.05
     expect = f["t_env_us"] - np.maximum(other, dram) + np.maximum(other, (1 - h) * dram)
     np.testing.assert_allclose(f["t_env_warm_us"], expect, rtol=1e-12)
+    np.testing.assert_allclose(l2_resident_share(f), h, rtol=1e-12)  # the public pieces, on a featurized frame
+    np.testing.assert_allclose(warm_l2_envelope_us(f), expect, rtol=1e-12)
     # the cache in L2: no DRAM time left, the other pipes bind; the large one shrinks by h of its DRAM time
     assert (dram > other).all()
     assert f["t_env_warm_us"].iloc[0] == pytest.approx(f["t_env_us"].iloc[0] - dram.iloc[0] + other.iloc[0])
