@@ -53,6 +53,7 @@ from ._suite import (
     load_eval_frame,
     make_methods,
     run_evaluation,
+    semantics_flags,
     with_group_training,
 )
 
@@ -70,6 +71,7 @@ __all__ = [
     "make_methods",
     "load_eval_frame",
     "run_evaluation",
+    "semantics_flags",
     "run_anatomy",
     "ANATOMY_FAMILIES",
     "run_few_shot",

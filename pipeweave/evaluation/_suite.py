@@ -297,24 +297,37 @@ def make_methods(
     return out
 
 
-def semantics_flags(frame: pd.DataFrame) -> np.ndarray:
-    """True where a row was measured under a semantics its source manifest flags as the minority.
+#: measurement semantics a source manifest records as a per-GPU column (``[dataset.per_gpu.<col>]``) whose
+#: value marks rows that did not time what their columns say; a value listed here is flagged on the rows
+#: the semantics applies to (the report gives every metric with and without them)
+WINDOW0_FLAGGED_VALUES: frozenset[str] = frozenset({"less_than_window_128"})
 
-    Today: fused-MoE rows with ``moe_ep_size`` > 1 whose ``moe_ep_semantics`` (a per-GPU manifest
-    column, see ``datasets/sources/aiconfigurator.toml``) differs from the most common value of
-    the source's expert-parallel rows (``rank_local_tokens`` on B200 and RTX-PRO-6000-S).
+
+def semantics_flags(frame: pd.DataFrame) -> np.ndarray:
+    """True where a row was measured under a semantics its source manifest flags.
+
+    Two rules (see ``datasets/sources/aiconfigurator.toml`` for the evidence behind each):
+
+    - fused-MoE rows with ``moe_ep_size`` > 1 whose ``moe_ep_semantics`` differs from the most common
+      value of the source's expert-parallel rows (``rank_local_tokens`` on B200 and RTX-PRO-6000-S);
+    - prefill rows with ``window_size`` 0 whose ``window0_semantics`` is in
+      :data:`WINDOW0_FLAGGED_VALUES` (B200: its window-0 rows run faster than window 128 at the same
+      shape, so they did not time full attention).
     """
     flag = np.zeros(len(frame), dtype=bool)
-    if "moe_ep_semantics" not in frame.columns or "moe_ep_size" not in frame.columns:
-        return flag
-    sem = frame["moe_ep_semantics"].astype(object).to_numpy()
-    ep = pd.to_numeric(frame["moe_ep_size"], errors="coerce").to_numpy(dtype=float)
-    src = frame["source"].astype(str).to_numpy()
-    has = pd.notna(sem) & (np.nan_to_num(ep, nan=1.0) > 1)
-    for source in pd.unique(src[has]):
-        m = has & (src == source)
-        majority = pd.Series(sem[m]).value_counts().index[0]
-        flag |= m & (sem != majority)
+    if "moe_ep_semantics" in frame.columns and "moe_ep_size" in frame.columns:
+        sem = frame["moe_ep_semantics"].astype(object).to_numpy()
+        ep = pd.to_numeric(frame["moe_ep_size"], errors="coerce").to_numpy(dtype=float)
+        src = frame["source"].astype(str).to_numpy()
+        has = pd.notna(sem) & (np.nan_to_num(ep, nan=1.0) > 1)
+        for source in pd.unique(src[has]):
+            m = has & (src == source)
+            majority = pd.Series(sem[m]).value_counts().index[0]
+            flag |= m & (sem != majority)
+    if "window0_semantics" in frame.columns and "window_size" in frame.columns:
+        win = pd.to_numeric(frame["window_size"], errors="coerce").fillna(0.0).to_numpy(dtype=float)
+        sem0 = frame["window0_semantics"].astype(object).isin(WINDOW0_FLAGGED_VALUES).to_numpy(dtype=bool)
+        flag |= sem0 & (win == 0)
     return flag
 
 

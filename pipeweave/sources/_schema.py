@@ -85,6 +85,10 @@ EXTRA_COLUMNS: tuple[str, ...] = (
     # what a fused-MoE row with moe_ep_size > 1 timed on its rank (per source and GPU, from the manifest):
     # rank_all_tokens (all T*topk routed rows enter the rank's grid) or rank_local_tokens (T*topk/EP rows)
     "moe_ep_semantics",
+    # what a prefill-attention row with window_size 0 timed (per source and GPU, from the manifest):
+    # full_attention (every earlier key, as labelled) or less_than_window_128 (the B200 file's window-0
+    # rows run faster than window 128 at the same shape: not full attention)
+    "window0_semantics",
 )
 
 #: Every column of the profile table, in order.
@@ -115,6 +119,7 @@ STRING_COLUMNS: tuple[str, ...] = (
     "q_lengths",
     "kv_lengths",
     "moe_ep_semantics",
+    "window0_semantics",
 )
 BOOL_COLUMNS: tuple[str, ...] = ("in_dse_99", "in_dse_99_5", "in_dse_top3")
 NUMERIC_COLUMNS: tuple[str, ...] = tuple(

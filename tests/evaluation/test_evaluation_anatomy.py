@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from evaluation_fixtures import ConstMethod, FlopMethod, make_profiles
 
-from pipeweave.evaluation import run_protocol
+from pipeweave.evaluation import run_protocol, semantics_flags
 from pipeweave.evaluation._anatomy import (
     ablation_table,
     anatomy_findings,
@@ -20,7 +20,6 @@ from pipeweave.evaluation._anatomy import (
     regime_table,
     render_anatomy_markdown,
 )
-from pipeweave.evaluation._suite import semantics_flags
 
 
 class ScaledFlop(FlopMethod):
@@ -122,6 +121,27 @@ def test_semantics_flags_mark_the_minority_ep_semantics() -> None:
     )
     assert semantics_flags(f).tolist() == [False, False, False, False, False, True, True, False]
     assert not semantics_flags(f.drop(columns="moe_ep_semantics")).any()
+
+
+def test_semantics_flags_mark_window0_rows_the_manifest_flags() -> None:
+    """Hand-made prefill rows: only window-0 rows of a GPU whose window-0 semantics is flagged."""
+    f = pd.DataFrame(
+        {
+            "source": ["s"] * 6,
+            "window_size": [0.0, 128.0, np.nan, 0.0, 0.0, 1024.0],
+            "window0_semantics": [
+                "less_than_window_128",
+                "less_than_window_128",
+                "less_than_window_128",
+                "full_attention",
+                None,
+                "full_attention",
+            ],
+        }
+    )
+    # a missing window_size means full attention (the manifest's default), so row 2 is flagged too
+    assert semantics_flags(f).tolist() == [True, False, True, False, False, False]
+    assert not semantics_flags(f.drop(columns="window0_semantics")).any()
 
 
 def test_ep_semantics_evidence_separates_flat_from_per_rank() -> None:

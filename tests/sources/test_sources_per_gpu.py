@@ -55,3 +55,22 @@ def test_flag_is_a_column_of_the_loaded_rows(real_data_dir, session_cache):
     df = load_profiles(real_data_dir, families=["fused_moe"], gpus=["B200", "H100-SXM"])
     by_gpu = df.groupby("gpu", observed=True)["moe_ep_semantics"].agg(lambda s: set(s.astype(str)))
     assert by_gpu["B200"] == {"rank_local_tokens"} and by_gpu["H100-SXM"] == {"rank_all_tokens"}
+
+
+def test_aiconfigurator_flags_b200_window0_prefill():
+    ctx = [d for d in get_manifest("aiconfigurator").datasets if d.family == "attention_context"][0]
+    flag = ctx.per_gpu["window0_semantics"]
+    assert flag["default"] == "full_attention"
+    assert {g for g, v in flag.items() if g != "default" and v != "full_attention"} == {"B200"}
+
+
+def test_window0_flag_on_loaded_prefill_rows(real_data_dir, session_cache):
+    """Real B200 / GB200 prefill rows: only B200's window-0 rows are flagged."""
+    from pipeweave.evaluation import semantics_flags
+    from pipeweave.sources import load_profiles
+
+    df = load_profiles(real_data_dir, families=["attention_context"], gpus=["B200", "GB200"])
+    flag = semantics_flags(df)
+    win = df["window_size"].fillna(0).to_numpy()
+    is_b200 = (df["gpu"].astype(str) == "B200").to_numpy()
+    assert flag.any() and (flag == (is_b200 & (win == 0))).all()
