@@ -567,6 +567,28 @@ _register(
 )
 
 
+def _crude_cols(f: pd.DataFrame) -> dict:
+    """The xgboost_crude baseline's features (fixed 128x128x64 tile view) as extra booster columns."""
+    from pipeweave.baselines import CRUDE_FEATURES, crude_features
+
+    X, _ = crude_features(f)
+    return {f"crude_{c}": X[:, i] for i, c in enumerate(CRUDE_FEATURES)}
+
+
+_register(
+    "crude_cols",
+    "+ the xgboost_crude baseline's eleven features (fixed 128x128x64 tile: wave-quantized roofline, padding and "
+    "wave efficiency, tile counts, working set over L2) as extra booster columns",
+    add=_crude_cols,
+)
+
+_register(
+    "no_companion",
+    "without the crude companion booster (companion={}: the recipe before pipeweave.model.FAMILY_COMPANION)",
+    companion={},
+)
+
+
 # ---------------------------------------------------------------------------------- evaluation
 def _mape(pred: np.ndarray, lat: np.ndarray) -> float:
     return float(np.mean(np.abs(pred / lat - 1.0)) * 100.0)
@@ -836,6 +858,12 @@ JOINT_VARIANTS["joint_aic_shared_dropflag"] = (
     {"per_family": False, "train_drop": _b200_window0},
     "joint_aic_shared, never trained on B200's window-0 prefill rows (timed less work than window 128 at the "
     "same shape); still scored",
+)
+
+JOINT_VARIANTS["joint_aic_shared_nocomp"] = (
+    JOINT_VARIANTS["joint_aic_shared"][0],
+    {"per_family": False, "companion": {}},
+    "joint_aic_shared without the crude companion boosters (companion={})",
 )
 
 
@@ -1131,6 +1159,23 @@ DECISIONS: dict = {
     "outer 31.1 -> 51.0): the flagged rows still carry the short-isl and window-0 behaviour of Blackwell; the "
     "model keeps training on them and the report scores prefill with and without them",
     ("attention_generation", "joint_aic_shared_dropflag"): "dropped with prefill: inner 29.10 vs 28.68",
+    ("gemm_bf16", "no_companion"): "the recipe before pipeweave.model.FAMILY_COMPANION, scored on the same frame: "
+    "inner 18.19 / 18.51 against 17.46 / 17.58 with the GEMM companion (w 0.35): KEPT the companion, every seed "
+    "below every seed without it",
+    ("fused_moe_bf16", "no_companion"): "inner 26.45 / 26.67 against 26.02 / 26.10 with the companion (w 0.2): KEPT",
+    ("gemm_fp8", "no_companion"): "inner 60.28 against 44.84 with the GEMM companion (fp8 rows share the gemm "
+    "family's weight 0.35): KEPT",
+    ("attention_context", "joint_aic_shared_nocomp"): "inner 27.40 / 26.68 against 27.01 / 26.68 with the "
+    "prefill companion (w 0.2): no better, prefill is NOT blended",
+    ("attention_generation", "joint_aic_shared_nocomp"): "inner 28.73 / 29.26 against 28.31 / 28.61 with the "
+    "decode companion (w 0.35): KEPT, every seed below every seed without it",
+    "no_companion_seed1": "see no_companion",
+    "joint_aic_shared_nocomp_seed1": "see joint_aic_shared_nocomp",
+    ("gemm_bf16", "crude_cols"): "not landed: inner 18.20 / 17.86 vs 18.19 / 18.51 (within noise); the companion "
+    "blend carries the crude view better (17.46 / 17.58)",
+    ("fused_moe_bf16", "crude_cols"): "better (inner 25.58 / 25.95 vs 26.45 / 26.67) but not landed: new columns "
+    "move every family's column draws, and the companion (26.02 / 26.10) needs no new column",
+    "crude_cols_seed1": "see crude_cols",
     "ep_gate": "dropped: best inner mean, but per-fold nested selection over {base, ep_semantics, ep_gate} "
     "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
     "attn_shape": "dropped (inner worse)",
@@ -1141,6 +1186,18 @@ DECISIONS: dict = {
     "attention_generation (34.56 vs 33.69), fused MoE (26.84 vs 26.45) and moe_w13 (11.52 vs 11.05), equal on GEMM",
 }
 NOTES: list[str] = [
+    "- **Crude companion** (frames `code of 610d2a3: crude features`, `code of 610d2a3 + crude companion`). The",
+    "  `xgboost_crude` baseline beats the hybrid on some folds (prefill and decode on Ampere) although it is worse",
+    "  overall: two learners with different views of a launch err differently on an unseen GPU. A geometric blend",
+    "  exp((1 - w) log(hybrid) + w log(crude)) was screened per family with w in {0, 0.2, 0.35, 0.5} chosen by",
+    "  the inner folds (script-level screen: GEMM inner 18.19 / 17.48 / 17.46 / 17.81, fused MoE 26.47 / 26.04 /",
+    "  26.85, prefill 29.64 / 28.83 / 29.94, decode 29.58 / 27.04 / 26.94 / 28.25, moe_w13 10.82 / 10.98: not",
+    "  blended; `blend_screen.py`, `companion_blend_screen.jsonl`). The shipped recipe scored with and without it",
+    "  (`no_companion`, `joint_aic_shared_nocomp`, two seeds) is better with it on bf16 GEMM, fp8 GEMM, fused MoE",
+    "  and decode attention (every seed below every seed without it) and equal on prefill: landed as",
+    "  `pipeweave.model.FAMILY_COMPANION` (GEMM 0.35, fused MoE 0.2, decode 0.35; the crude booster is fitted on",
+    "  the family's own rows inside the model and stored in the file). The crude features as extra booster",
+    "  columns (`crude_cols`) helped fused MoE only.",
     "- **B200's window-0 prefill rows** (frame `code of dcc6e0f: B200 window-0 prefill rows`). Split by",
     "  configuration, Blackwell's prefill error sits in three places no training generation covers: the",
     "  `triton` backend at head_dim 192 with a sliding window on B200 (23k rows, 14-19x the envelope, ~85%",

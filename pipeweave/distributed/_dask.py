@@ -207,6 +207,14 @@ def predict_files(
 # --------------------------------------------------------------------------------------- train
 _TARGET, _FAMILY, _SOURCE, _GPU = "_pw_target", "_pw_family", "_pw_source", "_pw_gpu"
 _SHARED_TARGET = "_pw_shared_target"  # the target on `reference` (the shared booster's, several families)
+_CRUDE_TARGET = "_pw_crude_target"  # log(latency / wave-quantized roofline): the crude companions' target
+
+
+def _crude_columns() -> list[str]:
+    """The crude view's columns in a training partition (the companion boosters' input)."""
+    from ..frontend import crude_matrix_names
+
+    return [f"_pw_crude_{n}" for n in crude_matrix_names()]
 
 
 def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str], data: Any) -> pd.DataFrame:
@@ -215,9 +223,11 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     import pandas as pd
 
     from .._frame import str_values
+    from ..frontend import crude_matrix
     from ..model import PipeweaveRegressor, prepare_training_frame
 
-    cols = [*names, _TARGET, _SHARED_TARGET, _FAMILY, _SOURCE, _GPU]
+    crude = _crude_columns()
+    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _FAMILY, _SOURCE, _GPU]
     if df.empty:
         return _train_meta(names)
     frame, _ = prepare_training_frame(df, data=data)
@@ -227,6 +237,10 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     out = pd.DataFrame(est.feature_matrix(frame, names), columns=names)
     out[_TARGET] = est.training_target(frame)  # each row on its family's reference (the family boosters')
     out[_SHARED_TARGET] = est.training_target(frame, reference=est.reference)
+    Xc, t_wq = crude_matrix(frame)
+    for i, c in enumerate(crude):
+        out[c] = Xc[:, i]
+    out[_CRUDE_TARGET] = np.log(frame["latency_us"].to_numpy(dtype=float) / t_wq)
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])
@@ -240,6 +254,8 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in names})
     meta[_TARGET] = np.array([], dtype=float)
     meta[_SHARED_TARGET] = np.array([], dtype=float)
+    for c in [*_crude_columns(), _CRUDE_TARGET]:
+        meta[c] = np.array([], dtype=float)
     for c in (_FAMILY, _SOURCE, _GPU):
         meta[c] = np.array([], dtype=object)
     return meta
@@ -269,6 +285,7 @@ def train_dask(
             "use_sass and monotone_constraints are not supported by the Dask trainer",
             hint="train those on one machine (PipeweaveRegressor.fit, no Dask)",
         )
+    est.companion_weights()  # validated before any work is sent to the workers
     names = model_feature_names([], tuple(est.drop_features))
     if "latency_us" not in profiles.columns:
         raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
@@ -294,6 +311,30 @@ def train_dask(
     per_family = est.per_family and not one
     est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if per_family else {}
     est.family_references_ = {f: refs[f] for f in est.family_boosters_}
+    # crude companions (as PipeweaveRegressor.fit): an XGBoost on the crude view of each listed family's rows
+    from ..model import COMPANION_PARAMS, tree_params
+
+    crude = _crude_columns()
+    cparams = tree_params(
+        max_depth=int(COMPANION_PARAMS["max_depth"]),
+        learning_rate=float(COMPANION_PARAMS["learning_rate"]),
+        subsample=float(COMPANION_PARAMS["subsample"]),
+        colsample_bytree=float(COMPANION_PARAMS["colsample_bytree"]),
+        min_child_weight=float(COMPANION_PARAMS["min_child_weight"]),
+        n_jobs=1,
+        random_state=int(est.random_state),
+    )
+    cparams.pop("nthread", None)
+    cparams["objective"] = "reg:squarederror"
+    est.companion_boosters_, est.companion_weights_ = {}, {}
+    for f, w in est.companion_weights().items():
+        if f in families:
+            part = feats[feats[_FAMILY] == f]
+            dm = dxgb.DaskDMatrix(client, part[crude], part[_CRUDE_TARGET])
+            est.companion_boosters_[f] = dxgb.train(
+                client, cparams, dm, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
+            )["booster"]
+            est.companion_weights_[f] = w
     est.feature_names_ = names
     est.blind_families_ = est.blind_families()  # what _train_partition's feature_matrix hid
     est.families_ = families

@@ -356,10 +356,25 @@ def run_few_shot(
             import hashlib
             import json
 
+            from .. import model as pw_model
             from ..sources import PROFILE_COLUMNS, data_fingerprint
 
             rows_fp = data_fingerprint(sub[[c for c in PROFILE_COLUMNS if c in sub.columns]])
-            key = json.dumps([rows_fp, label, max_train_rows_per_gpu, n_estimators, repr(est)], default=str)
+            # the recipe constants the estimator's None defaults resolve to (repr shows only non-defaults)
+            recipe = [
+                getattr(pw_model, n)
+                for n in (
+                    "FAMILY_BOOSTER_ROWS",
+                    "FAMILY_REFERENCE",
+                    "FAMILY_COMPANION",
+                    "COMPANION_PARAMS",
+                    "GPU_BLIND_FAMILIES",
+                    "INFORMATIVE_SAMPLING_FAMILIES",
+                )
+            ]
+            key = json.dumps(
+                [rows_fp, label, max_train_rows_per_gpu, n_estimators, repr(est), recipe], default=str, sort_keys=True
+            )
             cache = Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
         if cache is not None:
             print(f"  {label}: zero-shot predictions cached in {cache}", flush=True)

@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 _FAMILY_ATTR = "pipeweave_family_"
+#: blob key prefix of a family's crude companion booster (attribute pipeweave_family_companion__<family>)
+_COMPANION_KEY = "companion__"
 
 #: Bump when features, target or file layout change meaning.
 SCHEMA_VERSION = "pipeweave-model/1"
@@ -114,6 +116,9 @@ def save_model(
     path = Path(path)
     check_model_path(path)
     blobs = {fam: bytes(fb.save_raw("ubj")) for fam, fb in (getattr(model, "family_boosters_", None) or {}).items()}
+    companions = dict(getattr(model, "companion_weights_", None) or {})
+    comp_boosters = getattr(model, "companion_boosters_", None) or {}
+    comp_blobs = {_COMPANION_KEY + fam: bytes(comp_boosters[fam].save_raw("ubj")) for fam in companions}
     stamp = {
         "schema_version": SCHEMA_VERSION,
         "features": model.feature_names_,
@@ -131,13 +136,18 @@ def save_model(
         "params": model.get_params(),
         "versions": library_versions(),
         "family_boosters": sorted(blobs),
+        # crude companion boosters (PipeweaveRegressor(companion=...)): family -> blend weight
+        "companions": companions,
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
         **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},
-        "booster_blobs": {fam: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()} for fam, b in blobs.items()},
+        "booster_blobs": {
+            fam: {"bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+            for fam, b in {**blobs, **comp_blobs}.items()
+        },
         "file_integrity": _integrity_placeholder(),
     }
     booster = model.booster_.copy()
-    for fam, b in blobs.items():
+    for fam, b in {**blobs, **comp_blobs}.items():
         booster.set_attr(**{_FAMILY_ATTR + fam: base64.b64encode(b).decode("ascii")})
     booster.set_attr(pipeweave_stamp=json.dumps(stamp, sort_keys=True, default=str))
 
@@ -544,6 +554,23 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         checked = {fam: _family_blob(booster, stamp, fam, path) for fam in fams}
         blobs = {fam: functools.partial(bytes, checked[fam]) for fam in fams}
     model.family_boosters_ = LazyBoosters(blobs, repr(str(path)))
+    # crude companions (a file written before the option: none, so it predicts as it did)
+    comp = stamp.get("companions") or {}
+    if not isinstance(comp, dict) or not all(
+        isinstance(w, (int, float)) and not isinstance(w, bool) and 0.0 < float(w) < 1.0 for w in comp.values()
+    ):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed companions field {comp!r} (family -> weight in (0, 1))",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
+    model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
+    keys = {fam: _COMPANION_KEY + fam for fam in model.companion_weights_}
+    if stamp.get("file_integrity"):
+        cblobs = {fam: functools.partial(_family_blob, booster, stamp, key, path) for fam, key in keys.items()}
+    else:
+        cchecked = {fam: _family_blob(booster, stamp, key, path) for fam, key in keys.items()}
+        cblobs = {fam: functools.partial(bytes, cchecked[fam]) for fam in cchecked}
+    model.companion_boosters_ = LazyBoosters(cblobs, repr(str(path)))
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

@@ -15,6 +15,8 @@ __all__ = [
     "DEFAULT_MODEL_PARAMS",
     "FAMILY_BOOSTER_ROWS",
     "FAMILY_REFERENCE",
+    "FAMILY_COMPANION",
+    "COMPANION_PARAMS",
     "ROW_CAP_GROUP",
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
@@ -74,5 +76,31 @@ FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
 #: better (27.50 / 27.50 / 26.75 against 27.23 / 26.68 / 26.69) and keeps the envelope
 #: (``experiments/accuracy_log``, frame "warm-L2 replay", ``joint_aic_shared_warm_ref``)
 FAMILY_REFERENCE: dict[str, str] = {"attention_generation": "warm_envelope"}
+#: family -> weight w of its crude companion booster: the family's rows are predicted as
+#: exp((1 - w) log(hybrid) + w log(companion)), a geometric blend of the hybrid regressor and an XGBoost
+#: on the crude view of the launch (``pipeweave.frontend.crude_matrix``: one fixed 128x128x64 tile, no
+#: pipe, L2 or SASS model; the ``xgboost_crude`` baseline's features and hyperparameters), fitted on the
+#: family's own training rows. Two models with different views of a launch err differently on an unseen
+#: GPU; the blend weight of each family was chosen by nested leave-one-generation-out over
+#: {0, 0.2, 0.35, 0.5} (``experiments/accuracy_log/blend_screen.py``), then the shipped recipe was scored
+#: with and without it (frame "crude companion"): inner bf16 GEMM 17.46 / 17.58 against 18.19 / 18.51,
+#: fp8 GEMM 44.84 against 60.28, fused MoE 26.02 / 26.10 against 26.45 / 26.67, decode attention
+#: 28.31 / 28.61 against 28.73 / 29.26 (two seeds). Not blended: prefill attention (27.01 / 26.68
+#: against 27.40 / 26.68, no better), moe_w13 (w = 0 chosen) and the families the crude view does not
+#: describe
+FAMILY_COMPANION: dict[str, float] = {
+    "gemm": 0.35,
+    "fused_moe": 0.2,
+    "attention_generation": 0.35,
+}
+#: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
+COMPANION_PARAMS: dict[str, Any] = {
+    "max_depth": 6,
+    "learning_rate": 0.05,
+    "n_estimators": 400,
+    "subsample": 0.8,
+    "colsample_bytree": 1.0,
+    "min_child_weight": 5.0,
+}
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

@@ -30,8 +30,10 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 from .._errors import DataError
 from .._frame import distinct_rows, str_values
 from ._recipe import (
+    COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
     FAMILY_BOOSTER_ROWS,
+    FAMILY_COMPANION,
     FAMILY_REFERENCE,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
@@ -68,6 +70,10 @@ NON_LAUNCH_COLUMNS: frozenset[str] = frozenset(
         "in_dse_top3",
     }
 )
+
+
+#: spec columns the crude view reads (pipeweave.frontend.crude_features)
+_CRUDE_SPEC_COLUMNS: tuple[str, ...] = ("gpu_sm_count", "peak_tensor_flops_per_us", "gpu_dram_bw_gbps", "gpu_l2_mib")
 
 
 def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
@@ -118,6 +124,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ``family_reference`` maps a family to the reference of its booster (``None``, the default:
     :data:`~pipeweave.model.FAMILY_REFERENCE`, decode attention on ``warm_envelope``; ``{}``: every
     booster on ``reference``); a family with a reference of its own gets a booster of its own.
+    ``companion`` maps a family to the weight w in [0, 1) of its crude companion booster (``None``, the
+    default: :data:`~pipeweave.model.FAMILY_COMPANION`; ``{}``: none): an XGBoost on the crude view of
+    the launch (:func:`pipeweave.frontend.crude_matrix`), fitted on the family's own rows, and the
+    family's rows are predicted as exp((1 - w) log(hybrid) + w log(companion)) before the lower-bound
+    floor. Model files written before the option load without companions, predicting as they did.
 
     Examples
     --------
@@ -150,6 +161,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         gpu_blind_families: tuple[str, ...] | None = None,
         family_booster_rows: Mapping[str, tuple[str, ...]] | None = None,
         family_reference: Mapping[str, str] | None = None,
+        companion: Mapping[str, float] | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -173,6 +185,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.gpu_blind_families = gpu_blind_families
         self.family_booster_rows = family_booster_rows
         self.family_reference = family_reference
+        self.companion = companion
 
     # ------------------------------------------------------------------------------------------
     def _check_reference(self, name: Any, param: str = "reference") -> str:
@@ -201,6 +214,61 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 getattr(self, "family_references_", {}).get(family, getattr(self, "shared_reference_", self.reference))
             )
         return self.family_references().get(family, self._check_reference(self.reference))
+
+    def companion_weights(self) -> dict[str, float]:
+        """Family -> blend weight of its crude companion booster (``companion`` resolved and validated:
+        ``None`` -> :data:`~pipeweave.model.FAMILY_COMPANION`); weight 0 entries are dropped."""
+        comp = FAMILY_COMPANION if self.companion is None else self.companion
+        if not isinstance(comp, Mapping) or not all(isinstance(k, str) for k in comp):
+            raise DataError(
+                f"companion must map family names to blend weights, got {comp!r}",
+                hint="e.g. {'gemm': 0.35}; None = the recipe, {} = no companion boosters",
+            )
+        _require_known_families("companion", list(comp))
+        out: dict[str, float] = {}
+        for k, v in comp.items():
+            w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
+            if not (0.0 <= w < 1.0):
+                raise DataError(
+                    f"companion[{k!r}] must be a blend weight in [0, 1), got {v!r}",
+                    hint="0 = the hybrid alone; e.g. 0.35 (pipeweave.model.FAMILY_COMPANION)",
+                )
+            if w > 0:
+                out[k] = w
+        return out
+
+    def _blend_companions(
+        self,
+        rows: pd.DataFrame,
+        pred: np.ndarray,
+        family: np.ndarray,
+        columns: Mapping[str, np.ndarray] | None = None,
+        *,
+        gpus: Mapping[str, GPUSpec] | None = None,
+        data: str | os.PathLike[str] | None = None,
+    ) -> np.ndarray:
+        """``pred`` (us) with each companion family's rows blended geometrically with its crude companion.
+
+        The crude view reads four spec columns (``columns``, else ``rows``); rows featurized without them
+        (e.g. a reduced feature frame) get them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
+        weights = getattr(self, "companion_weights_", None) or {}
+        boosters = getattr(self, "companion_boosters_", None) or {}
+        if not weights or not np.isin(family, list(weights)).any():
+            return pred
+        from ..frontend import crude_matrix, feature_arrays
+
+        if columns is None and any(c not in rows.columns for c in _CRUDE_SPEC_COLUMNS):
+            columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
+        out = np.array(pred, dtype=float, copy=True)
+        for name, w in weights.items():
+            m = family == name
+            if not m.any():
+                continue
+            spec = None if columns is None else {k: np.asarray(columns[k])[m] for k in _CRUDE_SPEC_COLUMNS}
+            Xc, t_wq = crude_matrix(rows[m] if not m.all() else rows, spec)
+            comp = t_wq * np.exp(predict_in_place(boosters[name], Xc, int(self.n_jobs)))
+            out[m] = np.exp((1.0 - w) * np.log(out[m]) + w * np.log(np.maximum(comp, 1e-6)))
+        return out
 
     def _reference_values(
         self, name: str, df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None
@@ -435,6 +503,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.blind_families_ = self.blind_families()
         rows_of = self.booster_rows()  # validated before any booster is trained
         refs = self.family_references()
+        companions = self.companion_weights()
         for attr in ("shared_reference_", "family_references_"):  # a refit resolves the references anew
             self.__dict__.pop(attr, None)
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
@@ -506,6 +575,33 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 self.family_boosters_[name] = trained[key] = xgb.train(
                     params, dfam, num_boost_round=int(self.n_estimators)
                 )
+        # crude companions: an XGBoost on the crude view of the launch, on each listed family's own rows
+        self.companion_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
+        self.companion_weights_: dict[str, float] = {}
+        for name, w in companions.items():
+            m = fam == name
+            if not m.any():
+                continue
+            from ..frontend import crude_matrix
+
+            Xc, t_wq = crude_matrix(df[m])
+            cparams = tree_params(
+                max_depth=int(COMPANION_PARAMS["max_depth"]),
+                learning_rate=float(COMPANION_PARAMS["learning_rate"]),
+                subsample=float(COMPANION_PARAMS["subsample"]),
+                colsample_bytree=float(COMPANION_PARAMS["colsample_bytree"]),
+                min_child_weight=float(COMPANION_PARAMS["min_child_weight"]),
+                n_jobs=int(self.n_jobs),
+                random_state=int(self.random_state),
+            )
+            cparams["objective"] = "reg:squarederror"
+            dcomp = xgb.DMatrix(
+                Xc, label=np.log(lat[m] / t_wq), weight=None if weight is None else weight[m], nthread=int(self.n_jobs)
+            )
+            self.companion_boosters_[name] = xgb.train(
+                cparams, dcomp, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
+            )
+            self.companion_weights_[name] = w
         self.shared_reference_ = shared_ref
         self.family_references_ = family_refs
         self.feature_names_ = names
@@ -564,6 +660,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         df = self._prepare(df, gpus=gpus, data=data)  # featurize (and attach SASS) once
         fam = str_values(df["family"])
         pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam))
+        pred = self._blend_companions(df, pred, fam, gpus=gpus, data=data)
         lower = df["t_lower_us"].to_numpy(dtype=float)
         pred = np.maximum(pred, lower)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
@@ -582,6 +679,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         cols = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         fam = str_values(rows["family"])
         pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam))
+        pred = self._blend_companions(rows, pred, fam, cols)
         pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
         return pred if groups is None else pred[groups[0]]
 
