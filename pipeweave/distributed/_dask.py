@@ -312,20 +312,11 @@ def train_dask(
     est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if per_family else {}
     est.family_references_ = {f: refs[f] for f in est.family_boosters_}
     # crude companions (as PipeweaveRegressor.fit): an XGBoost on the crude view of each listed family's rows
-    from ..model import COMPANION_PARAMS, tree_params
+    from ..model import COMPANION_PARAMS, companion_booster_params
 
     crude = _crude_columns()
-    cparams = tree_params(
-        max_depth=int(COMPANION_PARAMS["max_depth"]),
-        learning_rate=float(COMPANION_PARAMS["learning_rate"]),
-        subsample=float(COMPANION_PARAMS["subsample"]),
-        colsample_bytree=float(COMPANION_PARAMS["colsample_bytree"]),
-        min_child_weight=float(COMPANION_PARAMS["min_child_weight"]),
-        n_jobs=1,
-        random_state=int(est.random_state),
-    )
-    cparams.pop("nthread", None)
-    cparams["objective"] = "reg:squarederror"
+    cparams = companion_booster_params(1, int(est.random_state))
+    cparams.pop("nthread", None)  # each worker uses its own threads
     est.companion_boosters_, est.companion_weights_ = {}, {}
     for f, w in est.companion_weights().items():
         if f in families:

@@ -38,7 +38,7 @@ from ._recipe import (
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
 )
-from ._regressor import REFERENCES, PipeweaveRegressor
+from ._regressor import REFERENCES, PipeweaveRegressor, companion_booster_params
 from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 from ._xgb import predict_in_place, tree_params
@@ -63,6 +63,7 @@ __all__ = [
     "FAMILY_REFERENCE",
     "FAMILY_COMPANION",
     "COMPANION_PARAMS",
+    "companion_booster_params",
     "REFERENCES",
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",

@@ -44,7 +44,7 @@ from ._xgb import predict_in_place, tree_params
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["REFERENCES", "PipeweaveRegressor"]
+__all__ = ["REFERENCES", "PipeweaveRegressor", "companion_booster_params"]
 
 #: reference time of the target log(latency / reference): name -> featurized column (None = 1 us)
 REFERENCES: dict[str, str | None] = {
@@ -70,6 +70,22 @@ NON_LAUNCH_COLUMNS: frozenset[str] = frozenset(
         "in_dse_top3",
     }
 )
+
+
+def companion_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
+    """XGBoost training parameters of a crude companion booster (:data:`~pipeweave.model.COMPANION_PARAMS`,
+    squared error on log(latency / wave-quantized roofline)); its rounds are ``COMPANION_PARAMS["n_estimators"]``."""
+    params = tree_params(
+        max_depth=int(COMPANION_PARAMS["max_depth"]),
+        learning_rate=float(COMPANION_PARAMS["learning_rate"]),
+        subsample=float(COMPANION_PARAMS["subsample"]),
+        colsample_bytree=float(COMPANION_PARAMS["colsample_bytree"]),
+        min_child_weight=float(COMPANION_PARAMS["min_child_weight"]),
+        n_jobs=n_jobs,
+        random_state=random_state,
+    )
+    params["objective"] = "reg:squarederror"
+    return params
 
 
 #: spec columns the crude view reads (pipeweave.frontend.crude_features)
@@ -585,16 +601,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             from ..frontend import crude_matrix
 
             Xc, t_wq = crude_matrix(df[m])
-            cparams = tree_params(
-                max_depth=int(COMPANION_PARAMS["max_depth"]),
-                learning_rate=float(COMPANION_PARAMS["learning_rate"]),
-                subsample=float(COMPANION_PARAMS["subsample"]),
-                colsample_bytree=float(COMPANION_PARAMS["colsample_bytree"]),
-                min_child_weight=float(COMPANION_PARAMS["min_child_weight"]),
-                n_jobs=int(self.n_jobs),
-                random_state=int(self.random_state),
-            )
-            cparams["objective"] = "reg:squarederror"
+            cparams = companion_booster_params(int(self.n_jobs), int(self.random_state))
             dcomp = xgb.DMatrix(
                 Xc, label=np.log(lat[m] / t_wq), weight=None if weight is None else weight[m], nthread=int(self.n_jobs)
             )
