@@ -7,6 +7,7 @@ shape and the spec sheet, tiled with one **fixed** 128 x 128 x 64 tile on every 
 family                 M (rows per group)                N      K                     groups
 =====================  ================================  =====  ====================  ===========
 gemm                   m                                 n      k                     1
+gemm_fp32              m                                 n      k                     batch_size
 fused_moe / moe_w13    T topk / ep / active experts      2I/tp  H                     active experts
 attention_context      isl                               step + isl  head_dim         batch x q heads
 attention_generation   q heads / kv heads                step   head_dim              batch x kv heads
@@ -69,6 +70,13 @@ def _gemm_view(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
     M[g], N[g], K[g] = m[g], n[g], k[g]
     F[g] = 2 * m[g] * n[g] * k[g]
     B[g] = b[g] * (m[g] * k[g] + n[g] * k[g]) + 2 * m[g] * n[g]
+    # FP32 GEMM (NeuSight bmm / linear): batch_size independent m x n x k products, 4-byte operands and
+    # output; peak_tensor_flops_per_us is then the FP32 CUDA-core peak
+    f32 = fam == "gemm_fp32"
+    bat = np.maximum(_num(df, "batch_size", 1.0), 1.0)
+    M[f32], N[f32], K[f32], G[f32] = m[f32], n[f32], k[f32], bat[f32]
+    F[f32] = (2 * bat * m * n * k)[f32]
+    B[f32] = (4.0 * bat * (m * k + n * k + m * n))[f32]
 
     moe = np.isin(fam, ["fused_moe", "moe_w13"])
     T, topk, E = _num(df, "num_tokens", 1.0), _num(df, "topk", 1.0), _num(df, "num_experts", 1.0)
