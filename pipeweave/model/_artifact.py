@@ -488,6 +488,17 @@ class LazyBoosters(MutableMapping[str, Any]):
         return f"LazyBoosters({list(self._blobs)}, built={list(self._built)})"
 
 
+def _lazy_boosters(booster, stamp: dict, keys: Mapping[str, str], path: Path) -> LazyBoosters:  # noqa: ANN001
+    """Family -> booster of the blobs ``keys`` (family -> blob key) stored in the file's attributes."""
+    if stamp.get("file_integrity"):  # sealed: verify_model_file checked every byte; each blob's own
+        # record is checked when its booster is first built
+        blobs = {fam: functools.partial(_family_blob, booster, stamp, key, path) for fam, key in keys.items()}
+    else:  # an older file without the seal: check every blob now
+        checked = {fam: _family_blob(booster, stamp, key, path) for fam, key in keys.items()}
+        blobs = {fam: functools.partial(bytes, blob) for fam, blob in checked.items()}
+    return LazyBoosters(blobs, repr(str(path)))
+
+
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
     """Load a model written by :func:`save_model`; refuses damaged files and schema or feature-list mismatches."""
     path = Path(path) if path is not None else DEFAULT_MODEL_PATH
@@ -546,14 +557,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
             hint=f"retrain with `{RETRAIN_COMMAND}`",
         )
     model.booster_ = booster
-    fams = stamp.get("family_boosters", [])
-    if stamp.get("file_integrity"):  # sealed: verify_model_file checked every byte; each blob's own
-        # record is checked when its booster is first built
-        blobs = {fam: functools.partial(_family_blob, booster, stamp, fam, path) for fam in fams}
-    else:  # an older file without the seal: check every family's blob now
-        checked = {fam: _family_blob(booster, stamp, fam, path) for fam in fams}
-        blobs = {fam: functools.partial(bytes, checked[fam]) for fam in fams}
-    model.family_boosters_ = LazyBoosters(blobs, repr(str(path)))
+    model.family_boosters_ = _lazy_boosters(booster, stamp, {f: f for f in stamp.get("family_boosters", [])}, path)
     # crude companions (a file written before the option: none, so it predicts as it did)
     comp = stamp.get("companions") or {}
     if not isinstance(comp, dict) or not all(
@@ -565,12 +569,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         )
     model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
     keys = {fam: _COMPANION_KEY + fam for fam in model.companion_weights_}
-    if stamp.get("file_integrity"):
-        cblobs = {fam: functools.partial(_family_blob, booster, stamp, key, path) for fam, key in keys.items()}
-    else:
-        cchecked = {fam: _family_blob(booster, stamp, key, path) for fam, key in keys.items()}
-        cblobs = {fam: functools.partial(bytes, cchecked[fam]) for fam in cchecked}
-    model.companion_boosters_ = LazyBoosters(cblobs, repr(str(path)))
+    model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

@@ -115,6 +115,16 @@ def _require_known_families(param: str, names: Any) -> None:
         )
 
 
+def _family_mapping(param: str, value: Any, recipe: Mapping[str, Any], what: str, example: str) -> Mapping[str, Any]:
+    """A family-keyed hyperparameter resolved (``None`` -> ``recipe``) and its keys validated: a mapping of
+    kernel family names (to ``what``), else a DataError naming ``param``, the value and ``example``."""
+    out = recipe if value is None else value
+    if not isinstance(out, Mapping) or not all(isinstance(k, str) for k in out):
+        raise DataError(f"{param} must map family names to {what}, got {out!r}", hint=example)
+    _require_known_families(param, list(out))
+    return out
+
+
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     """Latency regressor for kernel launches (scikit-learn contract; learned state ends in ``_``).
 
@@ -214,13 +224,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def family_references(self) -> dict[str, str]:
         """Family -> reference of its booster (``family_reference`` resolved and validated: ``None`` ->
         :data:`~pipeweave.model.FAMILY_REFERENCE`); families not listed use ``reference``."""
-        refs = FAMILY_REFERENCE if self.family_reference is None else self.family_reference
-        if not isinstance(refs, Mapping) or not all(isinstance(k, str) for k in refs):
-            raise DataError(
-                f"family_reference must map family names to references, got {refs!r}",
-                hint="e.g. {'attention_generation': 'warm_envelope'}; None = the recipe, {} = none",
-            )
-        _require_known_families("family_reference", list(refs))
+        refs = _family_mapping(
+            "family_reference",
+            self.family_reference,
+            FAMILY_REFERENCE,
+            "references",
+            "e.g. {'attention_generation': 'warm_envelope'}; None = the recipe, {} = none",
+        )
         return {k: self._check_reference(v, f"family_reference[{k!r}]") for k, v in refs.items()}
 
     def reference_of(self, family: str) -> str:
@@ -234,13 +244,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def companion_weights(self) -> dict[str, float]:
         """Family -> blend weight of its crude companion booster (``companion`` resolved and validated:
         ``None`` -> :data:`~pipeweave.model.FAMILY_COMPANION`); weight 0 entries are dropped."""
-        comp = FAMILY_COMPANION if self.companion is None else self.companion
-        if not isinstance(comp, Mapping) or not all(isinstance(k, str) for k in comp):
-            raise DataError(
-                f"companion must map family names to blend weights, got {comp!r}",
-                hint="e.g. {'gemm': 0.35}; None = the recipe, {} = no companion boosters",
-            )
-        _require_known_families("companion", list(comp))
+        comp = _family_mapping(
+            "companion",
+            self.companion,
+            FAMILY_COMPANION,
+            "blend weights",
+            "e.g. {'gemm': 0.35}; None = the recipe, {} = no companion boosters",
+        )
         out: dict[str, float] = {}
         for k, v in comp.items():
             w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
@@ -594,12 +604,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # crude companions: an XGBoost on the crude view of the launch, on each listed family's own rows
         self.companion_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         self.companion_weights_: dict[str, float] = {}
+        from ..frontend import crude_matrix
+
         for name, w in companions.items():
             m = fam == name
             if not m.any():
                 continue
-            from ..frontend import crude_matrix
-
             Xc, t_wq = crude_matrix(df[m])
             cparams = companion_booster_params(int(self.n_jobs), int(self.random_state))
             dcomp = xgb.DMatrix(
