@@ -34,7 +34,7 @@ import pandas as pd
 
 from pipeweave.evaluation import load_eval_frame
 from pipeweave.frontend import PIPES, l2_resident_share, warm_l2_envelope_us
-from pipeweave.model import PipeweaveRegressor, cap_rows
+from pipeweave.model import FAMILY_COMPANION, PipeweaveRegressor, cap_rows
 
 HERE = Path(__file__).resolve().parent
 GENERATIONS = ("pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell")  # the families' own subset
@@ -867,6 +867,14 @@ JOINT_VARIANTS["joint_aic_shared_nocomp"] = (
 )
 
 
+JOINT_VARIANTS["joint_neusight_shared_comp"] = (
+    JOINT_VARIANTS["joint_neusight_shared"][0],
+    {"per_family": False, "companion": {**FAMILY_COMPANION, "gemm_fp32": 0.65}},
+    "joint_neusight_shared with a crude companion on FP32 GEMM (w 0.65: the weight blend_screen.py's inner folds "
+    "chose on its own-row hybrid)",
+)
+
+
 def _fmt(d: dict) -> str:
     return " / ".join(f"{d[g]:.1f}" for g in GENERATIONS if g in d)
 
@@ -1169,6 +1177,9 @@ DECISIONS: dict = {
     "prefill companion (w 0.2): no better, prefill is NOT blended",
     ("attention_generation", "joint_aic_shared_nocomp"): "inner 28.73 / 29.26 against 28.31 / 28.61 with the "
     "decode companion (w 0.35): KEPT, every seed below every seed without it",
+    ("gemm_fp32", "joint_neusight_shared_comp"): "KEPT (FAMILY_COMPANION['gemm_fp32'] = 0.65): inner 25.99 / "
+    "25.83 against 31.00 / 30.76 without the companion (two seeds), lower on every inner fold",
+    "joint_neusight_shared_comp_seed1": "see joint_neusight_shared_comp",
     "no_companion_seed1": "see no_companion",
     "joint_aic_shared_nocomp_seed1": "see joint_aic_shared_nocomp",
     ("gemm_bf16", "crude_cols"): "not landed: inner 18.20 / 17.86 vs 18.19 / 18.51 (within noise); the companion "
@@ -1202,7 +1213,10 @@ NOTES: list[str] = [
     "  32.0 / 29.0 / 27.4 / 26.5 for w 0 / 0.2 / 0.35 / 0.5; w 0.5 chosen on five of six folds; outer at the",
     "  chosen weights 21.4 / 40.1 / 25.2 / 24.9 / 25.4 / 19.0 against 21.0 / 51.6 / 29.6 / 37.9 / 32.4 / 22.7):",
     "  a wider grid (w 0.5 / 0.65 / 0.8 / 0.95: mean inner 26.47 / 26.21 / 26.51 / 27.32; chosen 0.65 on three",
-    "  folds, 0.8 on two, 0.5 on Pascal) puts the optimum near 0.65. Next: the recipe scored with and without it.",
+    "  folds, 0.8 on two, 0.5 on Pascal) puts the optimum near 0.65. The shipped recipe (FP32 GEMM's booster",
+    "  trains on NeuSight's four FP32 families) scored with and without a w 0.65 companion (frame `crude companion",
+    "  on FP32 GEMM (code of 1da7aec)`, `joint_neusight_shared` vs `joint_neusight_shared_comp`, two seeds): inner",
+    "  31.00 / 30.76 without, 25.99 / 25.83 with, every fold lower: landed (`FAMILY_COMPANION['gemm_fp32'] = 0.65`).",
     "- **B200's window-0 prefill rows** (frame `code of dcc6e0f: B200 window-0 prefill rows`). Split by",
     "  configuration, Blackwell's prefill error sits in three places no training generation covers: the",
     "  `triton` backend at head_dim 192 with a sliding window on B200 (23k rows, 14-19x the envelope, ~85%",
