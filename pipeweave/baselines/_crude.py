@@ -1,7 +1,8 @@
 """``xgboost_crude``: XGBoost on about ten hand-normalized features, the crude reference of issue 17.
 
 The features are the crude view of :mod:`pipeweave.frontend` (:func:`~pipeweave.frontend.crude_features`:
-one fixed 128 x 128 x 64 tile on every GPU, no pipe or L2 model, no SASS) plus family and
+one fixed 128 x 128 x 64 tile on every GPU, one CTA per row for the row kernels, no pipe or L2 model,
+no SASS) plus family and
 attention-backend indicators. Target: log(latency / wave-quantized roofline). Fixed hyperparameters
 (depth 6, learning rate 0.05), nothing tuned.
 """

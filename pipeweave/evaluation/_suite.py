@@ -85,8 +85,9 @@ METHOD_NOTES: dict[str, str] = {
     "by nested leave-one-generation-out",
     "xgboost_raw": "XGBoost on raw shapes + raw spec numbers, target log latency; depth by nested "
     "leave-one-generation-out",
-    "xgboost_crude": "XGBoost on ~10 hand-normalized features (fixed 128x128x64 tile, waves, padding, "
-    "wave-quantized roofline, working set / L2; no L2 model, no SASS); fixed hyperparameters",
+    "xgboost_crude": "XGBoost on ~10 hand-normalized features (fixed 128x128x64 tile, or one CTA per row for "
+    "the row kernels; waves, padding, wave-quantized roofline, working set / L2; no L2 model, no SASS); fixed "
+    "hyperparameters",
 }
 #: the L2/scheduling feature group dropped by the ``pipeweave_no_l2_sched`` ablation
 L2_SCHED_FEATURES: tuple[str, ...] = (

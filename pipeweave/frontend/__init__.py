@@ -8,7 +8,15 @@ The SASS path lives in :mod:`pipeweave.frontend.sass`.
 
 # modelling constants other subpackages use (units and sources in ._constants)
 from ._constants import DRAM_LATENCY_CYCLES, DTYPE_BYTES, DTYPE_TENSOR_KEY, LAUNCH_US
-from ._crude import CRUDE_FEATURES, CRUDE_TILE, crude_features, crude_matrix, crude_matrix_names
+from ._crude import (
+    CRUDE_FEATURES,
+    CRUDE_INPUT_COLUMNS,
+    CRUDE_ROW_CHUNK,
+    CRUDE_TILE,
+    crude_features,
+    crude_matrix,
+    crude_matrix_names,
+)
 from ._demand import PIPES, KernelDemand, schedule
 from ._families import FAMILIES, Family, get_family
 from ._featurize import (
@@ -37,6 +45,8 @@ from ._validate import (
 
 __all__ = [
     "CRUDE_FEATURES",
+    "CRUDE_INPUT_COLUMNS",
+    "CRUDE_ROW_CHUNK",
     "CRUDE_TILE",
     "crude_features",
     "crude_matrix",

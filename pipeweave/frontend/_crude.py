@@ -11,10 +11,18 @@ gemm_fp32              m                                 n      k               
 fused_moe / moe_w13    T topk / ep / active experts      2I/tp  H                     active experts
 attention_context      isl                               step + isl  head_dim         batch x q heads
 attention_generation   q heads / kv heads                step   head_dim              batch x kv heads
+attention_flashinfer   mean q length x q / kv heads      mean kv length  head_dim    requests x kv heads
+row kernels            tokens                            width  1                     1
 =====================  ================================  =====  ====================  ===========
 
 FLOPs F and compulsory bytes B are the standard counts (fused MoE: W13 + W2 of the rank's
-T topk / ep routed rows; attention: causal prefill, KV read once per KV head). Features: log2 of
+T topk / ep routed rows; attention: causal prefill, KV read once per KV head; FlashInfer's ragged
+batches: the front-end's ``useful_flop`` and ``dram_compulsory_bytes``). The row kernels
+(the ``memory_bound`` families: RMSNorm, SiLU-and-mul, element-wise, softmax, layernorm; width =
+``hidden_size``, SiLU-and-mul's ``inter_size``) read the front-end's compulsory bytes
+(``dram_compulsory_bytes``: what the operator must read and write once, per operator), count one FLOP
+per output element and are tiled with one fixed CTA per row (element-wise: per
+:data:`CRUDE_ROW_CHUNK` elements) instead of the 128 x 128 tile; their padding efficiency is 1. Features: log2 of
 the wave-quantized roofline time, log2 AI / ridge, log2 waves, wave efficiency, padding
 efficiency (useful / padded tile area), log2 working set / L2, log2 of M/BM, N/BN, K/BK and of the
 group count and an fp8 indicator; :func:`crude_matrix` appends family and attention-backend
@@ -31,11 +39,32 @@ import pandas as pd
 
 from ..vocab import ATTENTION_BACKENDS
 from ._families import FAMILIES
+from ._flashinfer import parse_lengths
 
-__all__ = ["CRUDE_FEATURES", "CRUDE_TILE", "crude_features", "crude_matrix", "crude_matrix_names"]
+__all__ = [
+    "CRUDE_FEATURES",
+    "CRUDE_INPUT_COLUMNS",
+    "CRUDE_ROW_CHUNK",
+    "CRUDE_TILE",
+    "crude_features",
+    "crude_matrix",
+    "crude_matrix_names",
+]
 
 #: the fixed tile (BM, BN, BK) of the crude view, the same on every GPU
 CRUDE_TILE: tuple[int, int, int] = (128, 128, 64)
+#: the featurized columns the crude view reads (spec columns; the front-end's standard counts for the row
+#: kernels and FlashInfer), beside the raw shape columns
+CRUDE_INPUT_COLUMNS: tuple[str, ...] = (
+    "gpu_sm_count",
+    "peak_tensor_flops_per_us",
+    "gpu_dram_bw_gbps",
+    "gpu_l2_mib",
+    "dram_compulsory_bytes",
+    "useful_flop",
+)
+#: elements per CTA of an element-wise kernel in the crude view (one CTA per row for the other row kernels)
+CRUDE_ROW_CHUNK: int = 4096
 CRUDE_FEATURES: tuple[str, ...] = (
     "log2_t_wq_roof_us",
     "log2_ai_over_ridge",
@@ -113,16 +142,43 @@ def _gemm_view(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
     F[gen] = (4 * bs * hq * np.maximum(step, 1.0) * d)[gen]
     B[gen] = (kvb * 2 * bs * np.maximum(step, 1.0) * hkv * d + 2 * 2 * bs * hq * d)[gen]
     del att
+
+    fi = fam == "attention_flashinfer"
+    if fi.any():  # FlashInfer: a batch of requests of ragged lengths, averaged (FLOPs and bytes: crude_features)
+        sub = df.loc[fi]
+        qi, q = parse_lengths(sub["q_lengths"].to_numpy(), "q_lengths")
+        ki, kv = parse_lengths(sub["kv_lengths"].to_numpy(), "kv_lengths")
+        n_req = np.bincount(qi, minlength=len(sub)).astype(float)
+        q_mean = np.bincount(qi, weights=q, minlength=len(sub)) / np.maximum(n_req, 1.0)
+        kv_mean = np.bincount(ki, weights=kv, minlength=len(sub)) / np.maximum(np.bincount(ki, minlength=len(sub)), 1)
+        M[fi], N[fi], K[fi] = q_mean * (hq / hkv)[fi], kv_mean, d[fi]
+        G[fi] = n_req * hkv[fi]
+
+    row = _row_mask(fam)
+    width = np.where(fam == "silu_mul", _num(df, "inter_size", 1.0), _num(df, "hidden_size", 1.0))
+    M[row], N[row] = _num(df, "num_tokens", 1.0)[row], width[row]
+    F[row] = (M * N)[row]
     return M, N, K, G, F, B
+
+
+def _row_mask(fam: np.ndarray) -> np.ndarray:
+    """Rows of the row-kernel (``memory_bound``) families."""
+    return np.isin(fam, [name for name, f in FAMILIES.items() if f.memory_bound])
 
 
 def crude_features(df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(feature matrix in :data:`CRUDE_FEATURES` order, wave-quantized roofline time in us) per row.
 
-    Needs the raw shape columns, ``family``, ``dtype`` and the spec columns ``gpu_sm_count``,
-    ``peak_tensor_flops_per_us``, ``gpu_dram_bw_gbps``, ``gpu_l2_mib`` (from ``ensure_features``, or
-    in ``columns``, e.g. :func:`~pipeweave.frontend.feature_arrays` of the same rows).
+    Needs the raw shape columns, ``family``, ``dtype`` and the featurized columns of
+    :data:`CRUDE_INPUT_COLUMNS` (from ``ensure_features``, or in ``columns``, e.g.
+    :func:`~pipeweave.frontend.feature_arrays` of the same rows; the counts only for the row kernels'
+    and FlashInfer's rows).
     """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # out-of-domain rows: reported upstream
+        return _crude_features(df, columns)
+
+
+def _crude_features(df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
     bm, bn, bk = CRUDE_TILE
     M, N, K, G, F, B = _gemm_view(df)
     M, N, K, G = (np.maximum(x, 1e-3) for x in (M, N, K, G))
@@ -136,9 +192,20 @@ def crude_features(df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = 
     l2 = spec("gpu_l2_mib") * 2**20
     mt, nt = np.ceil(M / bm), np.ceil(N / bn)
     tiles = G * mt * nt
+    pad = (M * N) / (mt * bm * nt * bn)
+    fam = df["family"].astype(str).to_numpy()
+    row = _row_mask(fam)
+    if row.any():  # row kernels: one CTA per row (element-wise: per CRUDE_ROW_CHUNK elements), no padding
+        ew = fam == "elementwise_fp32"
+        tiles = np.where(row, np.where(ew, np.ceil(M * N / CRUDE_ROW_CHUNK), M), tiles)
+        pad = np.where(row, 1.0, pad)
+        B = np.where(row, spec("dram_compulsory_bytes"), B)
+    fi = fam == "attention_flashinfer"
+    if fi.any():  # FlashInfer: the front-end's standard counts of its ragged batch
+        F = np.where(fi, spec("useful_flop"), F)
+        B = np.where(fi, spec("dram_compulsory_bytes"), B)
     waves = tiles / sms
     wave_eff = waves / np.ceil(waves)
-    pad = (M * N) / (mt * bm * nt * bn)
     t_c = F / peak
     t_m = B / bw
     t_wq = np.maximum(t_c / pad / wave_eff, t_m)

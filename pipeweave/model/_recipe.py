@@ -90,13 +90,17 @@ FAMILY_REFERENCE: dict[str, str] = {"attention_generation": "warm_envelope"}
 #: {0.5, 0.65, 0.8, 0.95} put the inner optimum at 0.65 (26.21 against 26.47 / 26.51 / 27.32), and the
 #: shipped recipe (its booster trains on NeuSight's four FP32 families) scored 25.99 / 25.83 with it
 #: against 31.00 / 30.76 without (two seeds; frame "code of 1da7aec"). Not blended: prefill attention
-#: (27.01 / 26.68 against 27.40 / 26.68, no better), moe_w13 (w = 0 chosen) and the families the crude
-#: view does not describe (the row kernels: RMSNorm, SiLU-and-mul, element-wise, softmax, layernorm)
+#: (27.01 / 26.68 against 27.40 / 26.68, no better) and moe_w13 (w = 0 chosen). The row kernels, once
+#: the crude view described them (one CTA per row, compulsory bytes at the DRAM roofline), were screened
+#: over {0, 0.2, 0.35, 0.5, 0.65}: RMSNorm, SiLU-and-mul and layernorm chose w = 0 on every fold, softmax's
+#: mean inner was flat (25.63 / 25.64 / 25.89 ...); element-wise FP32 was best at 0.35 and scored inner
+#: 14.93 / 14.84 with it against 15.24 / 15.28 without (two seeds; frame "crude row view")
 FAMILY_COMPANION: dict[str, float] = {
     "gemm": 0.35,
     "fused_moe": 0.2,
     "attention_generation": 0.35,
     "gemm_fp32": 0.65,
+    "elementwise_fp32": 0.35,
 }
 #: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
 COMPANION_PARAMS: dict[str, Any] = {

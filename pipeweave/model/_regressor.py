@@ -89,7 +89,6 @@ def companion_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
 
 
 #: spec columns the crude view reads (pipeweave.frontend.crude_features)
-_CRUDE_SPEC_COLUMNS: tuple[str, ...] = ("gpu_sm_count", "peak_tensor_flops_per_us", "gpu_dram_bw_gbps", "gpu_l2_mib")
 
 
 def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
@@ -275,22 +274,24 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ) -> np.ndarray:
         """``pred`` (us) with each companion family's rows blended geometrically with its crude companion.
 
-        The crude view reads four spec columns (``columns``, else ``rows``); rows featurized without them
+        The crude view reads :data:`~pipeweave.frontend.CRUDE_INPUT_COLUMNS` (``columns``, else ``rows``); rows featurized without them
         (e.g. a reduced feature frame) get them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "companion_weights_", None) or {}
         boosters = getattr(self, "companion_boosters_", None) or {}
         if not weights or not np.isin(family, list(weights)).any():
             return pred
-        from ..frontend import crude_matrix, feature_arrays
+        from ..frontend import CRUDE_INPUT_COLUMNS, crude_matrix, feature_arrays
 
-        if columns is None and any(c not in rows.columns for c in _CRUDE_SPEC_COLUMNS):
+        if columns is None and any(c not in rows.columns for c in CRUDE_INPUT_COLUMNS):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         out = np.array(pred, dtype=float, copy=True)
         for name, w in weights.items():
             m = family == name
             if not m.any():
                 continue
-            spec = None if columns is None else {k: np.asarray(columns[k])[m] for k in _CRUDE_SPEC_COLUMNS}
+            spec = (
+                None if columns is None else {k: np.asarray(columns[k])[m] for k in CRUDE_INPUT_COLUMNS if k in columns}
+            )
             Xc, t_wq = crude_matrix(rows[m] if not m.all() else rows, spec)
             comp = t_wq * np.exp(predict_in_place(boosters[name], Xc, int(self.n_jobs)))
             out[m] = np.exp((1.0 - w) * np.log(out[m]) + w * np.log(np.maximum(comp, 1e-6)))

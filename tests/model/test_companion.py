@@ -106,3 +106,27 @@ def test_rows_without_the_spec_columns_get_them_from_the_front_end(small_frame, 
     gemm = small_frame[small_frame["family"] == "gemm"].head(40)
     reduced = gemm.drop(columns=["gpu_sm_count", "gpu_dram_bw_gbps", "gpu_l2_mib"])
     np.testing.assert_allclose(blended.predict(reduced), blended.predict(gemm), rtol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def elementwise_frame(data_dir):
+    """~450 real NeuSight FP32 element-wise rows (three GPUs), featurized."""
+    from pipeweave.model import ensure_features
+    from pipeweave.sources import load_profiles
+
+    df = load_profiles(data_dir, families=["elementwise_fp32"])
+    df = df[df["gpu"].isin(["T4", "V100-PCIe", "P100-PCIe"])]
+    df = df.groupby("gpu", observed=True).sample(n=150, random_state=0).reset_index(drop=True)
+    return ensure_features(df)
+
+
+def test_row_kernel_companions_predict_raw_rows_like_featurized_rows(elementwise_frame):
+    """The crude view of a row kernel reads the front-end's compulsory bytes: the raw-row hot path must
+    hand them to the companion (it once passed only the spec columns and raised KeyError)."""
+    model = PipeweaveRegressor(**KW, companion={"elementwise_fp32": 0.35}).fit(elementwise_frame)
+    raw = elementwise_frame[["source", "gpu", "family", "dtype", "num_tokens", "hidden_size", "op"]].copy()
+    pred = model.predict(raw)
+    assert np.isfinite(pred).all() and (pred > 0).all()
+    np.testing.assert_allclose(pred, model.predict(elementwise_frame), rtol=1e-6)
+    alone = PipeweaveRegressor(**KW, companion={}).fit(elementwise_frame)
+    assert not np.allclose(pred, alone.predict(raw))  # the companion moved them
