@@ -881,6 +881,14 @@ JOINT_VARIANTS["joint_neusight_shared_comp"] = (
 )
 
 
+for _w in (0.2, 0.35):
+    JOINT_VARIANTS[f"joint_neusight_shared_softmax_comp{int(_w * 100)}"] = (
+        JOINT_VARIANTS["joint_neusight_shared"][0],
+        {"per_family": False, "companion": {**FAMILY_COMPANION, "softmax_fp32": _w}},
+        f"joint_neusight_shared (softmax's shipped booster rows) with a crude companion on softmax, w {_w}",
+    )
+
+
 def _fmt(d: dict) -> str:
     return " / ".join(f"{d[g]:.1f}" for g in GENERATIONS if g in d)
 
@@ -1190,6 +1198,9 @@ DECISIONS: dict = {
     "14.84 against 15.24 / 15.28 without (two seeds, every seed below every seed without it; the gain sits in the "
     "inner folds holding out Ampere, Ada's are worse)",
     "companion_rows_seed1": "see companion_rows",
+    ("softmax_fp32", "joint_neusight_shared_softmax_comp20"): "dropped: inner 24.66 vs 24.43 without (the shipped "
+    "softmax booster rows, same frame)",
+    ("softmax_fp32", "joint_neusight_shared_softmax_comp35"): "dropped: inner 25.11 vs 24.43 without",
     ("elementwise_fp32", "crude_cols"): "dropped: inner 14.93, equal to base (frame: crude row view + element-wise "
     "companion)",
     ("softmax_fp32", "crude_cols"): "dropped: inner 26.66 vs base 25.63 (own rows; Ampere outer 32 -> 63)",
