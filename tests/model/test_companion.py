@@ -130,3 +130,21 @@ def test_row_kernel_companions_predict_raw_rows_like_featurized_rows(elementwise
     np.testing.assert_allclose(pred, model.predict(elementwise_frame), rtol=1e-6)
     alone = PipeweaveRegressor(**KW, companion={}).fit(elementwise_frame)
     assert not np.allclose(pred, alone.predict(raw))  # the companion moved them
+
+
+def test_flashinfer_companions_predict_raw_rows_like_featurized_rows(data_dir):
+    """Real FlashInfer rows (fork sample, ~300 on three GPUs): the crude view parses the ragged lengths
+    from the raw rows and reads the front-end's FLOP and byte counts on the hot path."""
+    from pipeweave.model import ensure_features
+    from pipeweave.sources import load_profiles
+
+    df = load_profiles(data_dir, families=["attention_flashinfer"])
+    df = df[df["gpu"].isin(["A100-SXM", "H100-SXM", "L40"])]
+    df = df.groupby("gpu", observed=True).head(100).reset_index(drop=True)
+    frame = ensure_features(df)
+    model = PipeweaveRegressor(**KW, companion={"attention_flashinfer": 0.2}).fit(frame)
+    raw_cols = ["source", "gpu", "family", "dtype", "batch_size", "num_heads", "num_key_value_heads", "head_dim"]
+    raw = frame[[*raw_cols, "q_lengths", "kv_lengths", "backend"]].copy()
+    pred = model.predict(raw)
+    assert np.isfinite(pred).all() and (pred > 0).all()
+    np.testing.assert_allclose(pred, model.predict(frame), rtol=1e-6)
