@@ -109,15 +109,9 @@ def test_rows_without_the_spec_columns_get_them_from_the_front_end(small_frame, 
 
 
 @pytest.fixture(scope="module")
-def elementwise_frame(data_dir):
+def elementwise_frame(load_real_rows):
     """~450 real NeuSight FP32 element-wise rows (three GPUs), featurized."""
-    from pipeweave.model import ensure_features
-    from pipeweave.sources import load_profiles
-
-    df = load_profiles(data_dir, families=["elementwise_fp32"])
-    df = df[df["gpu"].isin(["T4", "V100-PCIe", "P100-PCIe"])]
-    df = df.groupby("gpu", observed=True).sample(n=150, random_state=0).reset_index(drop=True)
-    return ensure_features(df)
+    return load_real_rows(["elementwise_fp32"], ["T4", "V100-PCIe", "P100-PCIe"], 150)
 
 
 def test_row_kernel_companions_predict_raw_rows_like_featurized_rows(elementwise_frame):
@@ -132,16 +126,10 @@ def test_row_kernel_companions_predict_raw_rows_like_featurized_rows(elementwise
     assert not np.allclose(pred, alone.predict(raw))  # the companion moved them
 
 
-def test_flashinfer_companions_predict_raw_rows_like_featurized_rows(data_dir):
+def test_flashinfer_companions_predict_raw_rows_like_featurized_rows(load_real_rows):
     """Real FlashInfer rows (fork sample, ~300 on three GPUs): the crude view parses the ragged lengths
     from the raw rows and reads the front-end's FLOP and byte counts on the hot path."""
-    from pipeweave.model import ensure_features
-    from pipeweave.sources import load_profiles
-
-    df = load_profiles(data_dir, families=["attention_flashinfer"])
-    df = df[df["gpu"].isin(["A100-SXM", "H100-SXM", "L40"])]
-    df = df.groupby("gpu", observed=True).head(100).reset_index(drop=True)
-    frame = ensure_features(df)
+    frame = load_real_rows(["attention_flashinfer"], ["A100-SXM", "H100-SXM", "L40"], 100)
     model = PipeweaveRegressor(**KW, companion={"attention_flashinfer": 0.2}).fit(frame)
     raw_cols = ["source", "gpu", "family", "dtype", "batch_size", "num_heads", "num_key_value_heads", "head_dim"]
     raw = frame[[*raw_cols, "q_lengths", "kv_lengths", "backend"]].copy()
