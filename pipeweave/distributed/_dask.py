@@ -312,20 +312,21 @@ def train_dask(
     est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if per_family else {}
     est.family_references_ = {f: refs[f] for f in est.family_boosters_}
     # crude companions (as PipeweaveRegressor.fit): an XGBoost on the crude view of each listed family's rows
-    from ..model import COMPANION_PARAMS, companion_booster_params
+    from ..model import COMPANION_PARAMS, companion_booster_params, companion_family
 
     crude = _crude_columns()
     cparams = companion_booster_params(1, int(est.random_state))
     cparams.pop("nthread", None)  # each worker uses its own threads
     est.companion_boosters_, est.companion_weights_ = {}, {}
-    for f, w in est.companion_weights().items():
+    weights = est.companion_weights()
+    for f in dict.fromkeys(companion_family(k) for k in weights):  # one booster per family, weights per key
         if f in families:
             part = feats[feats[_FAMILY] == f]
             dm = dxgb.DaskDMatrix(client, part[crude], part[_CRUDE_TARGET])
             est.companion_boosters_[f] = dxgb.train(
                 client, cparams, dm, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
             )["booster"]
-            est.companion_weights_[f] = w
+            est.companion_weights_.update({k: w for k, w in weights.items() if companion_family(k) == f})
     est.feature_names_ = names
     est.blind_families_ = est.blind_families()  # what _train_partition's feature_matrix hid
     est.families_ = families

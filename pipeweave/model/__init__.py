@@ -38,13 +38,14 @@ from ._recipe import (
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
 )
-from ._regressor import REFERENCES, PipeweaveRegressor, companion_booster_params
+from ._regressor import REFERENCES, PipeweaveRegressor, companion_booster_params, companion_family
 from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 from ._xgb import predict_in_place, tree_params
 
 __all__ = [
     "PipeweaveRegressor",
+    "companion_family",
     "save_model",
     "load_model",
     "read_stamp",

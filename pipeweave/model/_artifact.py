@@ -39,7 +39,7 @@ from .._errors import DataError, SchemaMismatchError
 from .._io import atomic_write
 from .._paths import MODELS_DIR
 from ._features import model_feature_names
-from ._regressor import REFERENCES, PipeweaveRegressor
+from ._regressor import REFERENCES, PipeweaveRegressor, companion_family
 
 __all__ = [
     "save_model",
@@ -118,7 +118,7 @@ def save_model(
     blobs = {fam: bytes(fb.save_raw("ubj")) for fam, fb in (getattr(model, "family_boosters_", None) or {}).items()}
     companions = dict(getattr(model, "companion_weights_", None) or {})
     comp_boosters = getattr(model, "companion_boosters_", None) or {}
-    comp_blobs = {_COMPANION_KEY + fam: bytes(comp_boosters[fam].save_raw("ubj")) for fam in companions}
+    comp_blobs = {_COMPANION_KEY + fam: bytes(b.save_raw("ubj")) for fam, b in comp_boosters.items()}
     stamp = {
         "schema_version": SCHEMA_VERSION,
         "features": model.feature_names_,
@@ -136,7 +136,7 @@ def save_model(
         "params": model.get_params(),
         "versions": library_versions(),
         "family_boosters": sorted(blobs),
-        # crude companion boosters (PipeweaveRegressor(companion=...)): family -> blend weight
+        # crude companion boosters (PipeweaveRegressor(companion=...)): family or family:dtype -> blend weight
         "companions": companions,
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
         **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},
@@ -568,7 +568,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
             hint=f"retrain with `{RETRAIN_COMMAND}`",
         )
     model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
-    keys = {fam: _COMPANION_KEY + fam for fam in model.companion_weights_}
+    keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])

@@ -76,7 +76,7 @@ FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
 #: better (27.50 / 27.50 / 26.75 against 27.23 / 26.68 / 26.69) and keeps the envelope
 #: (``experiments/accuracy_log``, frame "warm-L2 replay", ``joint_aic_shared_warm_ref``)
 FAMILY_REFERENCE: dict[str, str] = {"attention_generation": "warm_envelope"}
-#: family -> weight w of its crude companion booster: the family's rows are predicted as
+#: family (or family:dtype, for that dtype's rows) -> weight w of its crude companion booster: the family's rows are predicted as
 #: exp((1 - w) log(hybrid) + w log(companion)), a geometric blend of the hybrid regressor and an XGBoost
 #: on the crude view of the launch (``pipeweave.frontend.crude_matrix``: one fixed 128x128x64 tile, no
 #: pipe, L2 or SASS model; the ``xgboost_crude`` baseline's features and hyperparameters), fitted on the
@@ -105,6 +105,11 @@ FAMILY_COMPANION: dict[str, float] = {
     "gemm_fp32": 0.65,
     "elementwise_fp32": 0.35,
     "attention_flashinfer": 0.2,
+    # fp8 rows of the gemm family (its one companion booster, a dtype-specific weight): the blend screen on
+    # the fp8 rows alone chose 0.5 / 0.65 / 0.65 (inner folds holding out Ada / Hopper / Blackwell); the
+    # recipe scored 37.93 / 37.62 with 0.65 against 44.84 / 43.86 with the family's 0.35 (two seeds; frame
+    # "fp8 GEMM companion weight")
+    "gemm:fp8": 0.65,
 }
 #: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
 COMPANION_PARAMS: dict[str, Any] = {

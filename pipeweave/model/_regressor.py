@@ -124,6 +124,12 @@ def _family_mapping(param: str, value: Any, recipe: Mapping[str, Any], what: str
     return out
 
 
+def companion_family(key: str) -> str:
+    """The kernel family of a companion key: ``"gemm"`` (every row of the family) or ``"gemm:fp8"`` (its fp8
+    rows, a dtype-specific blend weight of the family's one companion booster)."""
+    return key.split(":", 1)[0]
+
+
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     """Latency regressor for kernel launches (scikit-learn contract; learned state ends in ``_``).
 
@@ -241,15 +247,21 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return self.family_references().get(family, self._check_reference(self.reference))
 
     def companion_weights(self) -> dict[str, float]:
-        """Family -> blend weight of its crude companion booster (``companion`` resolved and validated:
-        ``None`` -> :data:`~pipeweave.model.FAMILY_COMPANION`); weight 0 entries are dropped."""
-        comp = _family_mapping(
-            "companion",
-            self.companion,
-            FAMILY_COMPANION,
-            "blend weights",
-            "e.g. {'gemm': 0.35}; None = the recipe, {} = no companion boosters",
-        )
+        """Family (or ``family:dtype``) -> blend weight of the family's crude companion booster (``companion``
+        resolved and validated: ``None`` -> :data:`~pipeweave.model.FAMILY_COMPANION`); weight 0 entries are
+        dropped. A ``family:dtype`` key sets the weight of that dtype's rows of the family."""
+        from ..vocab import DTYPES
+
+        example = "e.g. {'gemm': 0.35, 'gemm:fp8': 0.65}; None = the recipe, {} = no companion boosters"
+        comp = FAMILY_COMPANION if self.companion is None else self.companion
+        if not isinstance(comp, Mapping) or not all(isinstance(k, str) for k in comp):
+            raise DataError(f"companion must map family names to blend weights, got {comp!r}", hint=example)
+        _require_known_families("companion", [companion_family(k) for k in comp])
+        bad = sorted(k for k in comp if ":" in k and k.split(":", 1)[1] not in DTYPES)
+        if bad:
+            raise DataError(
+                f"companion names unknown dtypes in {bad}", hint=f"use family:dtype with a dtype of {list(DTYPES)}"
+            )
         out: dict[str, float] = {}
         for k, v in comp.items():
             w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
@@ -278,15 +290,22 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         (e.g. a reduced feature frame) get them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "companion_weights_", None) or {}
         boosters = getattr(self, "companion_boosters_", None) or {}
-        if not weights or not np.isin(family, list(weights)).any():
+        families = list(dict.fromkeys(companion_family(k) for k in weights))
+        if not weights or not np.isin(family, families).any():
             return pred
         from ..frontend import CRUDE_INPUT_COLUMNS, crude_matrix, feature_arrays
 
         if columns is None and any(c not in rows.columns for c in CRUDE_INPUT_COLUMNS):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         out = np.array(pred, dtype=float, copy=True)
-        for name, w in weights.items():
-            m = family == name
+        dtype = str_values(rows["dtype"]) if "dtype" in rows.columns else np.full(len(rows), "", dtype=object)
+        for name in families:
+            # the family's weight, overridden per dtype by its family:dtype keys
+            w = np.full(len(rows), weights.get(name, 0.0))
+            for key, wd in weights.items():
+                if key.startswith(name + ":"):
+                    w[dtype == key.split(":", 1)[1]] = wd
+            m = (family == name) & (w > 0)
             if not m.any():
                 continue
             spec = (
@@ -294,7 +313,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             )
             Xc, t_wq = crude_matrix(rows[m] if not m.all() else rows, spec)
             comp = t_wq * np.exp(predict_in_place(boosters[name], Xc, int(self.n_jobs)))
-            out[m] = np.exp((1.0 - w) * np.log(out[m]) + w * np.log(np.maximum(comp, 1e-6)))
+            wm = w[m]
+            out[m] = np.exp((1.0 - wm) * np.log(out[m]) + wm * np.log(np.maximum(comp, 1e-6)))
         return out
 
     def _reference_values(
@@ -607,7 +627,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.companion_weights_: dict[str, float] = {}
         from ..frontend import crude_matrix
 
-        for name, w in companions.items():
+        for name in dict.fromkeys(companion_family(k) for k in companions):  # one booster per family
             m = fam == name
             if not m.any():
                 continue
@@ -619,7 +639,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             self.companion_boosters_[name] = xgb.train(
                 cparams, dcomp, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
             )
-            self.companion_weights_[name] = w
+            self.companion_weights_.update({k: w for k, w in companions.items() if companion_family(k) == name})
         self.shared_reference_ = shared_ref
         self.family_references_ = family_refs
         self.feature_names_ = names

@@ -10,7 +10,15 @@ import pytest
 
 from pipeweave import DataError, SchemaMismatchError
 from pipeweave.frontend import FAMILIES, crude_matrix, crude_matrix_names
-from pipeweave.model import FAMILY_COMPANION, PipeweaveRegressor, load_model, predict_in_place, read_stamp, save_model
+from pipeweave.model import (
+    FAMILY_COMPANION,
+    PipeweaveRegressor,
+    companion_family,
+    load_model,
+    predict_in_place,
+    read_stamp,
+    save_model,
+)
 
 KW = {"n_estimators": 10, "n_jobs": 1}
 
@@ -24,7 +32,7 @@ def fitted(small_frame):
 
 
 def test_the_recipe_blends_the_tensor_core_families():
-    assert set(FAMILY_COMPANION) <= set(FAMILIES)
+    assert {companion_family(k) for k in FAMILY_COMPANION} <= set(FAMILIES)
     assert all(0.0 < w < 1.0 for w in FAMILY_COMPANION.values())
     assert PipeweaveRegressor().companion_weights() == FAMILY_COMPANION
     assert PipeweaveRegressor(companion={}).companion_weights() == {}
@@ -39,6 +47,9 @@ def test_the_recipe_blends_the_tensor_core_families():
         ({"gemm": "high"}, r"got 'high'"),
         ({"gemm": True}, r"got True"),
         ({"not_a_family": 0.2}, r"companion names unknown families \['not_a_family'\]"),
+        ({"not_a_family:fp8": 0.2}, r"companion names unknown families \['not_a_family'\]"),
+        ({"gemm:fp9": 0.2}, r"companion names unknown dtypes in \['gemm:fp9'\]"),
+        ({"gemm:fp8": 1.5}, r"companion\['gemm:fp8'\] must be a blend weight in \[0, 1\), got 1.5"),
         ("gemm", r"companion must map family names to blend weights"),
     ],
 )
@@ -136,3 +147,18 @@ def test_flashinfer_companions_predict_raw_rows_like_featurized_rows(load_real_r
     pred = model.predict(raw)
     assert np.isfinite(pred).all() and (pred > 0).all()
     np.testing.assert_allclose(pred, model.predict(frame), rtol=1e-6)
+
+
+def test_a_dtype_key_sets_the_weight_of_that_dtype_rows(small_frame, fitted, tmp_path):
+    """``family:dtype`` keys: the family's one companion booster, blended with the dtype's own weight."""
+    _, blended = fitted  # {"gemm": 0.3}
+    gemm = small_frame[small_frame["family"] == "gemm"]  # bf16 rows
+    only_dtype = PipeweaveRegressor(**KW, companion={"gemm:bfloat16": 0.3}).fit(small_frame)
+    override = PipeweaveRegressor(**KW, companion={"gemm": 0.1, "gemm:bfloat16": 0.3}).fit(small_frame)
+    other = PipeweaveRegressor(**KW, companion={"gemm": 0.3, "gemm:fp8": 0.6}).fit(small_frame)
+    assert list(only_dtype.companion_boosters_) == ["gemm"]  # one booster per family, whatever the keys
+    for model in (only_dtype, override, other):  # bf16 rows at 0.3 in all three
+        np.testing.assert_allclose(model.predict(gemm), blended.predict(gemm), rtol=1e-6)
+    path = save_model(override, tmp_path / "d.ubj")
+    assert read_stamp(path)["companions"] == {"gemm": 0.1, "gemm:bfloat16": 0.3}
+    np.testing.assert_allclose(load_model(path).predict(gemm), blended.predict(gemm), rtol=1e-6)
