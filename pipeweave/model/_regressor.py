@@ -16,7 +16,7 @@ performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -88,9 +88,6 @@ def companion_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
     return params
 
 
-#: spec columns the crude view reads (pipeweave.frontend.crude_features)
-
-
 def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
     """``(codes, first)`` of the distinct launches of ``df`` (see ``pipeweave._frame.distinct_rows``).
 
@@ -114,13 +111,21 @@ def _require_known_families(param: str, names: Any) -> None:
         )
 
 
-def _family_mapping(param: str, value: Any, recipe: Mapping[str, Any], what: str, example: str) -> Mapping[str, Any]:
+def _family_mapping(
+    param: str,
+    value: Any,
+    recipe: Mapping[str, Any],
+    what: str,
+    example: str,
+    family_of: Callable[[str], str] = str,
+) -> Mapping[str, Any]:
     """A family-keyed hyperparameter resolved (``None`` -> ``recipe``) and its keys validated: a mapping of
-    kernel family names (to ``what``), else a DataError naming ``param``, the value and ``example``."""
+    string keys whose ``family_of`` is a kernel family name (to ``what``), else a DataError naming
+    ``param``, the value and ``example``."""
     out = recipe if value is None else value
     if not isinstance(out, Mapping) or not all(isinstance(k, str) for k in out):
         raise DataError(f"{param} must map family names to {what}, got {out!r}", hint=example)
-    _require_known_families(param, list(out))
+    _require_known_families(param, [family_of(k) for k in out])
     return out
 
 
@@ -128,6 +133,11 @@ def companion_family(key: str) -> str:
     """The kernel family of a companion key: ``"gemm"`` (every row of the family) or ``"gemm:fp8"`` (its fp8
     rows, a dtype-specific blend weight of the family's one companion booster)."""
     return key.split(":", 1)[0]
+
+
+def _companion_dtype(key: str) -> str | None:
+    """The dtype of a ``family:dtype`` companion key (``None`` for a whole-family key)."""
+    return key.split(":", 1)[1] if ":" in key else None
 
 
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
@@ -252,12 +262,15 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         dropped. A ``family:dtype`` key sets the weight of that dtype's rows of the family."""
         from ..vocab import DTYPES
 
-        example = "e.g. {'gemm': 0.35, 'gemm:fp8': 0.65}; None = the recipe, {} = no companion boosters"
-        comp = FAMILY_COMPANION if self.companion is None else self.companion
-        if not isinstance(comp, Mapping) or not all(isinstance(k, str) for k in comp):
-            raise DataError(f"companion must map family names to blend weights, got {comp!r}", hint=example)
-        _require_known_families("companion", [companion_family(k) for k in comp])
-        bad = sorted(k for k in comp if ":" in k and k.split(":", 1)[1] not in DTYPES)
+        comp = _family_mapping(
+            "companion",
+            self.companion,
+            FAMILY_COMPANION,
+            "blend weights",
+            "e.g. {'gemm': 0.35, 'gemm:fp8': 0.65}; None = the recipe, {} = no companion boosters",
+            family_of=companion_family,
+        )
+        bad = sorted(k for k in comp if _companion_dtype(k) not in (None, *DTYPES))
         if bad:
             raise DataError(
                 f"companion names unknown dtypes in {bad}", hint=f"use family:dtype with a dtype of {list(DTYPES)}"
@@ -286,8 +299,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ) -> np.ndarray:
         """``pred`` (us) with each companion family's rows blended geometrically with its crude companion.
 
-        The crude view reads :data:`~pipeweave.frontend.CRUDE_INPUT_COLUMNS` (``columns``, else ``rows``); rows featurized without them
-        (e.g. a reduced feature frame) get them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
+        The crude view reads :data:`~pipeweave.frontend.CRUDE_INPUT_COLUMNS` (``columns``, else ``rows``);
+        rows featurized without them (e.g. a reduced feature frame) get them from the front-end (``gpus``,
+        ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "companion_weights_", None) or {}
         boosters = getattr(self, "companion_boosters_", None) or {}
         families = list(dict.fromkeys(companion_family(k) for k in weights))
@@ -299,12 +313,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         out = np.array(pred, dtype=float, copy=True)
         dtype = str_values(rows["dtype"]) if "dtype" in rows.columns else np.full(len(rows), "", dtype=object)
+        w = np.zeros(len(rows))  # each row's weight: its family's, overridden by a family:dtype key
+        for key in sorted(weights, key=lambda k: _companion_dtype(k) is not None):
+            sel = family == companion_family(key)
+            dt = _companion_dtype(key)
+            w[sel if dt is None else sel & (dtype == dt)] = weights[key]
         for name in families:
-            # the family's weight, overridden per dtype by its family:dtype keys
-            w = np.full(len(rows), weights.get(name, 0.0))
-            for key, wd in weights.items():
-                if key.startswith(name + ":"):
-                    w[dtype == key.split(":", 1)[1]] = wd
             m = (family == name) & (w > 0)
             if not m.any():
                 continue
@@ -627,12 +641,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.companion_weights_: dict[str, float] = {}
         from ..frontend import crude_matrix
 
+        cparams = companion_booster_params(int(self.n_jobs), int(self.random_state))
         for name in dict.fromkeys(companion_family(k) for k in companions):  # one booster per family
             m = fam == name
             if not m.any():
                 continue
             Xc, t_wq = crude_matrix(df[m])
-            cparams = companion_booster_params(int(self.n_jobs), int(self.random_state))
             dcomp = xgb.DMatrix(
                 Xc, label=np.log(lat[m] / t_wq), weight=None if weight is None else weight[m], nthread=int(self.n_jobs)
             )
