@@ -32,7 +32,7 @@ indicators. Used by the ``xgboost_crude`` baseline and by the crude companion bo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -86,8 +86,9 @@ def _num(df: pd.DataFrame, name: str, default: float = np.nan) -> np.ndarray:
     return np.nan_to_num(pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float), nan=default)
 
 
-def _gemm_view(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
-    """(M, N, K, groups, FLOPs, compulsory bytes) per row from the raw shape columns."""
+def _gemm_view(df: pd.DataFrame, count: Callable[[str], np.ndarray]) -> tuple[np.ndarray, ...]:
+    """(M, N, K, groups, FLOPs, compulsory bytes) per row from the raw shape columns (the row kernels'
+    and FlashInfer's counts from the featurized columns ``count(name)`` reads)."""
     n_rows = len(df)
     fam = df["family"].astype(str).to_numpy()
     b = np.where(df["dtype"].astype(str).str.startswith("fp8").to_numpy(), 1.0, 2.0)
@@ -153,11 +154,14 @@ def _gemm_view(df: pd.DataFrame) -> tuple[np.ndarray, ...]:
         kv_mean = np.bincount(ki, weights=kv, minlength=len(sub)) / np.maximum(np.bincount(ki, minlength=len(sub)), 1)
         M[fi], N[fi], K[fi] = q_mean * (hq / hkv)[fi], kv_mean, d[fi]
         G[fi] = n_req * hkv[fi]
+        F[fi], B[fi] = count("useful_flop")[fi], count("dram_compulsory_bytes")[fi]
 
     row = _row_mask(fam)
     width = np.where(fam == "silu_mul", _num(df, "inter_size", 1.0), _num(df, "hidden_size", 1.0))
     M[row], N[row] = _num(df, "num_tokens", 1.0)[row], width[row]
     F[row] = (M * N)[row]
+    if row.any():
+        B[row] = count("dram_compulsory_bytes")[row]
     return M, N, K, G, F, B
 
 
@@ -180,11 +184,12 @@ def crude_features(df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None = 
 
 def _crude_features(df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
     bm, bn, bk = CRUDE_TILE
-    M, N, K, G, F, B = _gemm_view(df)
-    M, N, K, G = (np.maximum(x, 1e-3) for x in (M, N, K, G))
 
     def spec(name: str) -> np.ndarray:
         return np.asarray(columns[name] if columns is not None else df[name].to_numpy(), dtype=float)
+
+    M, N, K, G, F, B = _gemm_view(df, spec)
+    M, N, K, G = (np.maximum(x, 1e-3) for x in (M, N, K, G))
 
     sms = spec("gpu_sm_count")
     peak = spec("peak_tensor_flops_per_us")
@@ -199,11 +204,6 @@ def _crude_features(df: pd.DataFrame, columns: Mapping[str, np.ndarray] | None) 
         ew = fam == "elementwise_fp32"
         tiles = np.where(row, np.where(ew, np.ceil(M * N / CRUDE_ROW_CHUNK), M), tiles)
         pad = np.where(row, 1.0, pad)
-        B = np.where(row, spec("dram_compulsory_bytes"), B)
-    fi = fam == "attention_flashinfer"
-    if fi.any():  # FlashInfer: the front-end's standard counts of its ragged batch
-        F = np.where(fi, spec("useful_flop"), F)
-        B = np.where(fi, spec("dram_compulsory_bytes"), B)
     waves = tiles / sms
     wave_eff = waves / np.ceil(waves)
     t_c = F / peak
