@@ -1,4 +1,4 @@
-"""Fast string-column helpers for the hot paths (featurize, predict).
+"""Fast column helpers for the hot paths (featurize, predict).
 
 ``Series.astype(str)`` on pandas' Arrow-backed strings converts element by element; these
 helpers factorize once and work on the few distinct values instead.
@@ -11,7 +11,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["str_codes", "str_values", "str_map", "str_startswith", "distinct_rows"]
+__all__ = ["num_values", "str_codes", "str_values", "str_map", "str_startswith", "distinct_rows"]
+
+
+def num_values(df: pd.DataFrame, name: str) -> np.ndarray:
+    """Column ``name`` of ``df`` as a float64 array; values that are not numbers become NaN."""
+    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
 
 
 def str_codes(values: pd.Series | np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
+from .._frame import num_values
 from ..frontend import FAMILIES, LAUNCH_US
 from ..model import predict_in_place, tree_params
 from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
@@ -154,10 +155,6 @@ def _xgb(X: np.ndarray, y: np.ndarray, *, depth: int, rounds: int, n_jobs: int, 
     return xgb.train(params, xgb.DMatrix(X, label=y, nthread=n_jobs), num_boost_round=rounds)
 
 
-def _col(df: pd.DataFrame, name: str) -> np.ndarray:
-    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
-
-
 class KernelSight(RegressorMixin, BaseEstimator):
     """KernelSight-style t0 + u T_roof / eta, eta a per-family ridge regression (module docstring)."""
 
@@ -178,22 +175,22 @@ class KernelSight(RegressorMixin, BaseEstimator):
     @staticmethod
     def _terms(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """(u * T_roof in us, efficiency-head inputs z) per featurized row."""
-        t_roof = _col(df, "t_roofline_us")
-        dev = _col(df, "log2_ai_over_ridge")
+        t_roof = num_values(df, "t_roofline_us")
+        dev = num_values(df, "log2_ai_over_ridge")
         z = np.column_stack(
             [
                 dev,
                 np.abs(dev),
-                _col(df, "log2_waves"),
-                _col(df, "wave_efficiency"),
-                _col(df, "occupancy"),
-                _col(df, "log2_working_set_over_l2"),
-                np.log2(np.maximum(t_roof * _col(df, "gpu_sm_clock_mhz"), 1e-3)),
-                np.log2(_col(df, "l2_bw_over_dram_bw")),
-                _col(df, "log2_ridge_flop_per_byte"),
-                np.log2(_col(df, "gpu_sm_count")),
-                np.log2(_col(df, "gpu_l2_mib")),
-                _col(df, "is_fp8"),
+                num_values(df, "log2_waves"),
+                num_values(df, "wave_efficiency"),
+                num_values(df, "occupancy"),
+                num_values(df, "log2_working_set_over_l2"),
+                np.log2(np.maximum(t_roof * num_values(df, "gpu_sm_clock_mhz"), 1e-3)),
+                np.log2(num_values(df, "l2_bw_over_dram_bw")),
+                num_values(df, "log2_ridge_flop_per_byte"),
+                np.log2(num_values(df, "gpu_sm_count")),
+                np.log2(num_values(df, "gpu_l2_mib")),
+                num_values(df, "is_fp8"),
             ]
         )
         return wave_factor(df) * t_roof, np.nan_to_num(z, nan=0.0, posinf=0.0, neginf=0.0)

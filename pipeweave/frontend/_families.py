@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, PipeweaveError, UnknownFamilyError
-from .._frame import str_codes, str_map, str_values
+from .._frame import num_values, str_codes, str_map, str_values
 from ..vocab import DEFAULT_ATTENTION_BACKEND, async_mma, attention_backend
 from . import _constants as C
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
@@ -54,10 +54,6 @@ class Family:
     text_columns: tuple[str, ...] = ()
 
 
-def _col(df: pd.DataFrame, name: str) -> np.ndarray:
-    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
-
-
 def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.ndarray:
     keys = str_map(df[dtype_col], C.DTYPE_TENSOR_KEY, default=None)
     rate = np.full(len(df), np.nan)
@@ -93,7 +89,7 @@ def _async_mma(spec: Spec) -> np.ndarray:
 
 def _recorded_tiles(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     cols = [c for c in TILE_COLUMNS]
-    tiles = pd.DataFrame({c: (_col(df, c) if c in df.columns else np.full(len(df), np.nan)) for c in cols})
+    tiles = pd.DataFrame({c: (num_values(df, c) if c in df.columns else np.full(len(df), np.nan)) for c in cols})
     has = tiles[["block_m", "block_n", "block_k"]].notna().all(axis=1).to_numpy()
     tiles["group_m"] = tiles["group_m"].fillna(1.0)
     tiles["num_warps"] = tiles["num_warps"].fillna(4.0)
@@ -234,7 +230,7 @@ def _gemm_heuristic(m, n, k, ab, rate, spec: Spec, chunk: int = 4096) -> tuple[p
 
 
 def _build_gemm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
-    m, n, k = _col(df, "m"), _col(df, "n"), _col(df, "k")
+    m, n, k = num_values(df, "m"), num_values(df, "n"), num_values(df, "k")
     ab = _dtype_bytes(df["dtype"])
     rate = _tensor_rate(df, spec)
     tiles, has = _recorded_tiles(df)
@@ -301,10 +297,10 @@ def _moe_grouped(
 
 
 def _build_moe_w13(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
-    T, E, topk = _col(df, "num_tokens"), _col(df, "num_experts"), _col(df, "topk")
-    H, N = _col(df, "hidden_size"), _col(df, "inter_size")
-    tp = np.nan_to_num(_col(df, "moe_tp_size"), nan=1.0) if "moe_tp_size" in df else np.ones(len(df))
-    ep = np.nan_to_num(_col(df, "moe_ep_size"), nan=1.0) if "moe_ep_size" in df else np.ones(len(df))
+    T, E, topk = num_values(df, "num_tokens"), num_values(df, "num_experts"), num_values(df, "topk")
+    H, N = num_values(df, "hidden_size"), num_values(df, "inter_size")
+    tp = np.nan_to_num(num_values(df, "moe_tp_size"), nan=1.0) if "moe_tp_size" in df else np.ones(len(df))
+    ep = np.nan_to_num(num_values(df, "moe_ep_size"), nan=1.0) if "moe_ep_size" in df else np.ones(len(df))
     alpha = distribution_alpha(df["distribution"] if "distribution" in df else pd.Series(["balanced"] * len(df)))
     ab = _dtype_bytes(df["dtype"])
     rate = _tensor_rate(df, spec)
@@ -336,7 +332,7 @@ def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[
                 raise
             warnings.warn(f"SGLang tuned MoE configs unavailable ({exc}); using SGLang's default config", stacklevel=3)
     if resolved is None:
-        d = fused_moe_default(_col(df, "num_tokens")[todo], local_e[todo], df["dtype"].to_numpy()[todo])
+        d = fused_moe_default(num_values(df, "num_tokens")[todo], local_e[todo], df["dtype"].to_numpy()[todo])
         tiles.iloc[todo, : len(TILE_COLUMNS)] = d.to_numpy()
     else:
         tiles.iloc[todo, : len(TILE_COLUMNS)] = resolved[list(TILE_COLUMNS)].to_numpy(dtype=float)
@@ -346,9 +342,9 @@ def _fused_moe_tiles(df: pd.DataFrame, ctx: dict, local_e: np.ndarray) -> tuple[
 
 def _build_fused_moe(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     """The whole SGLang fused-MoE layer: align, W13 (gate/up), SiLU-and-mul, W2 (down), moe_sum."""
-    T, E, topk = _col(df, "num_tokens"), _col(df, "num_experts"), _col(df, "topk")
-    H, I = _col(df, "hidden_size"), _col(df, "inter_size")  # noqa: E741 (I = intermediate size)
-    tp, ep = _col(df, "moe_tp_size"), _col(df, "moe_ep_size")
+    T, E, topk = num_values(df, "num_tokens"), num_values(df, "num_experts"), num_values(df, "topk")
+    H, I = num_values(df, "hidden_size"), num_values(df, "inter_size")  # noqa: E741 (I = intermediate size)
+    tp, ep = num_values(df, "moe_tp_size"), num_values(df, "moe_ep_size")
     tp, ep = np.nan_to_num(tp, nan=1.0), np.nan_to_num(ep, nan=1.0)
     alpha = distribution_alpha(df["distribution"])
     ab = _dtype_bytes(df["dtype"])
@@ -432,8 +428,12 @@ def _is_flash_attention(df: pd.DataFrame) -> np.ndarray:
 
 def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple[list[KernelDemand], pd.DataFrame]]:
     def build(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
-        b, isl, step = _col(df, "batch_size"), _col(df, "isl"), np.nan_to_num(_col(df, "step"), nan=0.0)
-        h, hkv, d = _col(df, "num_heads"), _col(df, "num_key_value_heads"), _col(df, "head_dim")
+        b, isl, step = (
+            num_values(df, "batch_size"),
+            num_values(df, "isl"),
+            np.nan_to_num(num_values(df, "step"), nan=0.0),
+        )
+        h, hkv, d = num_values(df, "num_heads"), num_values(df, "num_key_value_heads"), num_values(df, "head_dim")
         qb = _dtype_bytes(df["dtype"])
         kvd = df["kv_cache_dtype"].fillna(df["dtype"]) if "kv_cache_dtype" in df else df["dtype"]
         kvb = _dtype_bytes(kvd)
@@ -474,7 +474,7 @@ def _build_attention(decode: bool) -> Callable[[pd.DataFrame, Spec, dict], tuple
             bkv=tiles["block_n"].to_numpy(),
             warps=tiles["num_warps"].to_numpy(),
             stages=tiles["num_stages"].to_numpy(),
-            window=_col(df, "window_size") if "window_size" in df else 0.0,
+            window=num_values(df, "window_size") if "window_size" in df else 0.0,
             pack_gqa=_is_flash_attention(df),
             decode_heads_per_cta=per_cta,
             decode_split=split_own,

@@ -23,16 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-from .._frame import str_values
+from .._frame import num_values, str_values
 from ._demand import KernelDemand
 
 __all__ = ["FLASHINFER_FAMILIES", "parse_lengths"]
 
 Spec = dict[str, np.ndarray]
-
-
-def _col(df: pd.DataFrame, name: str) -> np.ndarray:
-    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
 
 
 def parse_lengths(values: pd.Series | np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -52,7 +48,7 @@ def parse_lengths(values: pd.Series | np.ndarray, what: str) -> tuple[np.ndarray
 
 def _build_flashinfer(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     n = len(df)
-    h, hkv, d = _col(df, "num_heads"), _col(df, "num_key_value_heads"), _col(df, "head_dim")
+    h, hkv, d = num_values(df, "num_heads"), num_values(df, "num_key_value_heads"), num_values(df, "head_dim")
     backend = str_values(df["backend"]).astype(str) if "backend" in df else np.full(n, "fa2_paged", dtype=object)
     fa3 = np.char.startswith(backend.astype(str), "fa3")
     paged = np.char.endswith(backend.astype(str), "paged")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._frame import num_values
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
 from ._kernels import tiled_matmul
 
@@ -32,10 +33,6 @@ SIMT_TILES: tuple[tuple[float, float, float, float, float], ...] = (
     (32.0, 128.0, 8.0, 8.0, 2.0),
     (32.0, 32.0, 8.0, 4.0, 2.0),
 )
-
-
-def _col(df: pd.DataFrame, name: str) -> np.ndarray:
-    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
 
 
 def simt_gemm(
@@ -110,10 +107,10 @@ def _heuristic(batch, m, n, k, spec: Spec) -> np.ndarray:
 
 
 def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
-    m, n, k = _col(df, "m"), _col(df, "n"), _col(df, "k")
-    batch = np.nan_to_num(_col(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
+    m, n, k = num_values(df, "m"), num_values(df, "n"), num_values(df, "k")
+    batch = np.nan_to_num(num_values(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
     rec = {
-        c: (_col(df, c) if c in df else np.full(len(df), np.nan))
+        c: (num_values(df, c) if c in df else np.full(len(df), np.nan))
         for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")
     }
     has = np.isfinite(rec["block_m"]) & np.isfinite(rec["block_n"]) & np.isfinite(rec["block_k"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._frame import str_values
+from .._frame import num_values, str_values
 from . import _constants as C
 from ._demand import KernelDemand
 
@@ -52,10 +52,6 @@ ELEMENTWISE_OPS: dict[str, tuple[float, float, float, float]] = {
     "tanh": (4.0, 12.0, 4.0, 1.0),
     "gelu": (4.0, 16.0, 4.0, 1.0),
 }
-
-
-def _col(df: pd.DataFrame, name: str) -> np.ndarray:
-    return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=float)
 
 
 def _warps_ceil(threads: np.ndarray) -> np.ndarray:
@@ -165,7 +161,7 @@ def _tile_frame(n: int, threads: np.ndarray, origin: str) -> pd.DataFrame:
 def _build_rmsnorm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     """FlashInfer RMSNorm: one CTA per token, min(1024, H/8) threads, 16-byte bf16 vectors, two passes
     (sum of squares -> block reduce -> rsqrt, then re-read x and the weight, scale, store)."""
-    T, H = _col(df, "num_tokens"), _col(df, "hidden_size")
+    T, H = num_values(df, "num_tokens"), num_values(df, "hidden_size")
     threads = _warps_ceil(np.minimum(1024.0, np.ceil(H / 8.0)))
     kd = row_kernel(
         "rmsnorm",
@@ -192,7 +188,7 @@ def _build_rmsnorm(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kernel
 def _build_silu_mul(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     """vLLM act_and_mul: one CTA per token, min(1024, I) threads striding over the I outputs; reads
     the gate and up halves (2 x I bf16), writes I bf16; silu(x) = x / (1 + exp(-x)) on MUFU."""
-    T, I = _col(df, "num_tokens"), _col(df, "inter_size")  # noqa: E741 (I = intermediate size)
+    T, I = num_values(df, "num_tokens"), num_values(df, "inter_size")  # noqa: E741 (I = intermediate size)
     threads = _warps_ceil(np.minimum(1024.0, I))
     kd = row_kernel(
         "silu_mul",
@@ -214,7 +210,7 @@ def _build_silu_mul(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kerne
 
 def _build_elementwise_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     """PyTorch vectorized_elementwise_kernel<4>: 128 threads x 4 elements per CTA over B x H FP32."""
-    B, H = _col(df, "num_tokens"), _col(df, "hidden_size")
+    B, H = num_values(df, "num_tokens"), num_values(df, "hidden_size")
     ops = str_values(df["op"]) if "op" in df else np.full(len(df), "add", dtype=object)
     table = np.array([ELEMENTWISE_OPS.get(str(o), (np.nan,) * 4) for o in pd.unique(ops)], dtype=float)
     pos = pd.Index(pd.unique(ops)).get_indexer(ops)
@@ -257,7 +253,7 @@ def _build_softmax_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[K
     """torch.softmax(dim=-1): H <= 1024 -> softmax_warp_forward (a warp per row, 4 rows per 128-thread
     CTA, one read held in registers); else cunn_SoftMaxForward (a CTA per row, reads the row for the
     max, again for the sum of exp, again to write: 3 passes, exp computed twice)."""
-    B, H = _col(df, "num_tokens"), _col(df, "hidden_size")
+    B, H = num_values(df, "num_tokens"), num_values(df, "hidden_size")
     warp = H <= 1024.0
     threads = np.where(warp, 128.0, _softmax_threads(H))
     kd = row_kernel(
@@ -288,7 +284,7 @@ def _build_layernorm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list
     """PyTorch vectorized_layer_norm_kernel: a CTA of 128 threads (32 x 4) per row, float4 loads,
     Welford mean/variance (a division per update), block reduce, rsqrt, then re-read, scale by
     gamma and shift by beta (two shared vectors), store."""
-    B, H = _col(df, "num_tokens"), _col(df, "hidden_size")
+    B, H = num_values(df, "num_tokens"), num_values(df, "hidden_size")
     threads = np.full(len(df), 128.0)
     kd = row_kernel(
         "layernorm_fp32",
