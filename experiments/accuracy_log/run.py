@@ -1245,6 +1245,15 @@ DECISIONS: dict = {
     ("fused_moe_bf16", "crude_cols"): "better (inner 25.58 / 25.95 vs 26.45 / 26.67) but not landed: new columns "
     "move every family's column draws, and the companion (26.02 / 26.10) needs no new column",
     "crude_cols_seed1": "see crude_cols",
+    ("attention_context", "triton_prefill_full_causal"): "dropped: inner 26.33 / 29.22 (seeds 0 / 1) against "
+    "27.40 / 26.68 on the reference frame: seed 0 lower for every outer fold whose inner folds hold out Blackwell, "
+    "seed 1 far worse inside the Ampere outer fold (39.7 vs 27.4); outer (not used) Hopper 31.1 -> 24.6 / 26.3 -> 25.7, Blackwell "
+    "40.2 -> 39.9 / 40.7 -> 40.4. See notes",
+    ("attention_generation", "triton_prefill_full_causal"): "(decode, whose booster shares the prefill rows) "
+    "inner 28.59 / 28.72 against 28.31 / 28.61: no better",
+    "triton_prefill_full_causal_seed1": "see triton_prefill_full_causal",
+    "window_screen_base": "reference of the prefill-window screen (the shipped rows, same frame code)",
+    "window_screen_base_seed1": "see window_screen_base",
     "ep_gate": "dropped: best inner mean, but per-fold nested selection over {base, ep_semantics, ep_gate} "
     "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
     "attn_shape": "dropped (inner worse)",
@@ -1255,6 +1264,14 @@ DECISIONS: dict = {
     "attention_generation (34.56 vs 33.69), fused MoE (26.84 vs 26.45) and moe_w13 (11.52 vs 11.05), equal on GEMM",
 }
 NOTES: list[str] = [
+    "- **Sliding window on SGLang's Triton prefill** (frames `prefill window screen: ...`, session 13). B200's",
+    "  Triton prefill rows (head_dim 192, window 128 or 1024) cost the same at both windows (batch 1, 32 heads,",
+    "  isl 16384: 29.9 ms vs 32.2 ms) and grow as isl^2: SGLang's extend kernel masks the window but walks every",
+    "  causal KV tile. The front-end gave them window-limited work; scored with full causal work on those rows",
+    "  instead (B200 median measured / envelope on launches over 200 us 31-48 -> 18-22; the RTX PRO 6000's Triton",
+    "  rows, window 0, sit at 3.2), the joint booster was better inside on seed 0 and far worse on one inner fold",
+    "  of seed 1: not landed. The hypothesis came from looking at B200 rows, which are the held-out fold of",
+    "  Blackwell; the decision used the inner folds only, and the Blackwell fold's inner folds have no such row.",
     "- **Crude companion** (frames `code of 610d2a3: crude features`, `code of 610d2a3 + crude companion`). The",
     "  `xgboost_crude` baseline beats the hybrid on some folds (prefill and decode on Ampere) although it is worse",
     "  overall: two learners with different views of a launch err differently on an unseen GPU. A geometric blend",
