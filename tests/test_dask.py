@@ -108,6 +108,7 @@ def test_dask_training_is_close_to_single_process(client, profiles, tmp_path):
     dist = train_dask(client, dd.from_pandas(profiles, npartitions=4), params)
     assert dist.families_ == local.families_ and dist.gpus_ == local.gpus_
     assert dist.n_train_rows_ == local.n_train_rows_
+    assert dist.latency_range_us_ == local.latency_range_us_  # the same training rows, the same range
     assert set(dist.family_boosters_) == set(local.family_boosters_)
     path = save_model(dist, tmp_path / "dask.ubj")
     loaded = load_model(path)

@@ -23,7 +23,10 @@ divisibility, a tile plan Triton can launch on that GPU, memory); rows outside i
 stderr as `row N: not predicted: <reason>` (N = data row, 1 = the first line after the header) and
 left blank in the output; the other rows are predicted. A `gpu` cell that names another GPU than
 --gpu is such a row (blank cells take --gpu). --output may not be the --input file; the output is
-written atomically (a symlinked --output keeps its link and receives the content).
+written atomically (a symlinked --output keeps its link and receives the content). A prediction
+outside the latencies measured for its family in training (any GPU; the model file's
+`latency_range_us`) is still written, and noted on stderr as an extrapolation (`--json`:
+"extrapolated": true): the launch is smaller or larger than anything the model learned from.
 
 exit status:
   0  every row predicted
@@ -167,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         reason = str(bad.iloc[0])
         raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
+    outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
     if args.json:
         print_json(
             {
@@ -175,11 +179,22 @@ def run(args: argparse.Namespace) -> int:
                 "dtype": args.dtype,
                 **({"backend": backend} if backend else {}),
                 "latency_us_pred": float(pred.iloc[0]),
+                "extrapolated": outside,
             }
         )
     else:
         what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
+    if outside:
+        sys.stdout.flush()  # the latency first, then the note
+        family = str(df["family"].iloc[0])
+        lo, hi = model.latency_range_us_[family]
+        print(
+            f"note: {float(pred.iloc[0]):.3g} us is outside the {family} latencies the model was trained on "
+            f"({lo:.3g} - {hi:.3g} us, any GPU): an extrapolation, the launch is smaller or larger than any "
+            "measured one",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 
@@ -221,6 +236,7 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
 
     gpus = {spec.name: spec} if spec is not None else None
     tally = {"rows": 0, "bad": 0}
+    outside: list[int] = []  # data-row numbers of the predictions outside their family's trained range
 
     def write(fh) -> None:  # noqa: ANN001
         first = True
@@ -249,6 +265,10 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
                 if reason.startswith("gpu is blank"):  # the library names no flags; the CLI adds its own
                     reason += " (on the command line, --gpu NAME_OR_SPEC gives every row one GPU)"
                 print(f"row {df.index[pos] + 1}: not predicted: {reason}", file=sys.stderr)
+            # (a file without a family column predicts no row: nothing to check)
+            flagged = np.flatnonzero(model.extrapolated(df["family"], pred.to_numpy()) if "family" in df else [])
+            outside.extend(int(df.index[pos]) + 1 for pos in flagged[: max(0, _SHOW_ROWS - len(outside))])
+            tally["outside"] = tally.get("outside", 0) + len(flagged)
             tally["rows"] += len(df)
             tally["bad"] += len(positions)
             out.assign(latency_us_pred=pred.to_numpy()).to_csv(fh, index=False, header=first)
@@ -264,6 +284,13 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
     else:
         write(sys.stdout)
     n, nbad = tally["rows"], tally["bad"]
+    if tally.get("outside"):
+        rows = ", ".join(str(r) for r in outside) + (" ..." if tally["outside"] > len(outside) else "")
+        print(
+            f"note: {tally['outside']} predictions are outside the latencies measured for their family in "
+            f"training (any GPU): extrapolations (rows {rows})",
+            file=sys.stderr,
+        )
     if nbad > _SHOW_ROWS:
         print(f"... and {nbad - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
     if args.output:

@@ -208,6 +208,7 @@ def predict_files(
 _TARGET, _FAMILY, _SOURCE, _GPU = "_pw_target", "_pw_family", "_pw_source", "_pw_gpu"
 _SHARED_TARGET = "_pw_shared_target"  # the target on `reference` (the shared booster's, several families)
 _CRUDE_TARGET = "_pw_crude_target"  # log(latency / wave-quantized roofline): the crude companions' target
+_LATENCY = "_pw_latency_us"  # measured latency (us): the family's latency range (PipeweaveRegressor.extrapolated)
 
 
 def _crude_columns() -> list[str]:
@@ -227,7 +228,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     from ..model import PipeweaveRegressor, prepare_training_frame
 
     crude = _crude_columns()
-    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _FAMILY, _SOURCE, _GPU]
+    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _LATENCY, _FAMILY, _SOURCE, _GPU]
     if df.empty:
         return _train_meta(names)
     frame, _ = prepare_training_frame(df, data=data)
@@ -240,7 +241,8 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     Xc, t_wq = crude_matrix(frame)
     for i, c in enumerate(crude):
         out[c] = Xc[:, i]
-    out[_CRUDE_TARGET] = np.log(frame["latency_us"].to_numpy(dtype=float) / t_wq)
+    out[_LATENCY] = frame["latency_us"].to_numpy(dtype=float)
+    out[_CRUDE_TARGET] = np.log(out[_LATENCY].to_numpy() / t_wq)
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])
@@ -254,7 +256,7 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in names})
     meta[_TARGET] = np.array([], dtype=float)
     meta[_SHARED_TARGET] = np.array([], dtype=float)
-    for c in [*_crude_columns(), _CRUDE_TARGET]:
+    for c in [*_crude_columns(), _CRUDE_TARGET, _LATENCY]:
         meta[c] = np.array([], dtype=float)
     for c in (_FAMILY, _SOURCE, _GPU):
         meta[c] = np.array([], dtype=object)
@@ -333,6 +335,8 @@ def train_dask(
     est.sources_ = sorted(str(s) for s in feats[_SOURCE].unique().compute() if str(s))
     est.gpus_ = sorted(feats[_GPU].unique().compute().astype(str))
     est.n_train_rows_ = n_rows
+    span = feats.groupby(_FAMILY)[_LATENCY].agg(["min", "max"]).compute()
+    est.latency_range_us_ = {str(f): [float(r["min"]), float(r["max"])] for f, r in span.sort_index().iterrows()}
     return est
 
 

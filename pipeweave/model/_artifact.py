@@ -26,6 +26,7 @@ import binascii
 import functools
 import hashlib
 import json
+import math
 import os
 import platform
 import re
@@ -104,6 +105,15 @@ def _seal(tmp: Path) -> None:
     tmp.write_bytes(bytes(data))
 
 
+def _is_range(v: object) -> bool:
+    """A stamp's [fastest, slowest] latency pair: two finite numbers, 0 < fastest <= slowest."""
+    if not isinstance(v, (list, tuple)) or len(v) != 2:
+        return False
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v):
+        return False
+    return 0.0 < float(v[0]) <= float(v[1])
+
+
 def save_model(
     model: PipeweaveRegressor, path: str | os.PathLike[str], *, data_fingerprint: str = "", extra: dict | None = None
 ) -> Path:
@@ -138,6 +148,8 @@ def save_model(
         "family_boosters": sorted(blobs),
         # crude companion boosters (PipeweaveRegressor(companion=...)): family or family:dtype -> blend weight
         "companions": companions,
+        # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
+        "latency_range_us": dict(getattr(model, "latency_range_us_", None) or {}),
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
         **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},
         "booster_blobs": {
@@ -570,6 +582,15 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
+    # the measured latency range per family (a file written before it: none, nothing is marked)
+    span = stamp.get("latency_range_us") or {}
+    if not isinstance(span, dict) or not all(_is_range(v) for v in span.values()):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed latency_range_us field {span!r} "
+            "(family -> [fastest, slowest] us, 0 < fastest <= slowest)",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
+    model.latency_range_us_ = {str(k): [float(v[0]), float(v[1])] for k, v in span.items()}
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

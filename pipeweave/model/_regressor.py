@@ -28,7 +28,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
     from .._estimator import BaseEstimator, RegressorMixin
 
 from .._errors import DataError
-from .._frame import distinct_rows, str_values
+from .._frame import distinct_rows, str_codes, str_values
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -170,6 +170,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     the launch (:func:`pipeweave.frontend.crude_matrix`), fitted on the family's own rows, and the
     family's rows are predicted as exp((1 - w) log(hybrid) + w log(companion)) before the lower-bound
     floor. Model files written before the option load without companions, predicting as they did.
+
+    ``latency_range_us_`` (learned) maps each family to the [fastest, slowest] latency (us) of its
+    training rows, on any GPU; :meth:`extrapolated` marks predictions outside it (a launch smaller or
+    larger than anything measured: the prediction is an extrapolation). Files written before it: ``{}``.
 
     Examples
     --------
@@ -661,7 +665,26 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.sources_ = sorted(set(df["source"].astype(str))) if "source" in df.columns else []
         self.gpus_ = sorted(set(df["gpu"].astype(str)))
         self.n_train_rows_ = int(len(df))
+        # the measured latency range of each family's training rows (any GPU): what `extrapolated` checks
+        codes, fam_names = str_codes(fam)
+        lo, hi = np.full(len(fam_names), np.inf), np.full(len(fam_names), -np.inf)
+        np.minimum.at(lo, codes, lat)
+        np.maximum.at(hi, codes, lat)
+        self.latency_range_us_ = {str(n): [float(a), float(b)] for n, a, b in zip(fam_names, lo, hi, strict=True)}
         return self
+
+    def extrapolated(self, family: Any, latency_us: Any) -> np.ndarray:
+        """Bool per row: the latency (us; e.g. the prediction) lies outside the range measured for the row's
+        family in training (``latency_range_us_``, any GPU), i.e. the launch is smaller or larger than anything
+        the model learned from. Families without a recorded range (older model files) are never marked."""
+        self._check_fitted()
+        codes, names = str_codes(np.asarray(family, dtype=object))
+        t = np.asarray(latency_us, dtype=float)
+        if len(codes) != len(t):
+            raise DataError(f"extrapolated: {len(codes)} families for {len(t)} latencies", hint="one family per row")
+        ranges = getattr(self, "latency_range_us_", None) or {}
+        bounds = np.array([ranges.get(n, (0.0, np.inf)) for n in names], dtype=float).reshape(-1, 2)
+        return np.isfinite(t) & ((t < bounds[codes, 0]) | (t > bounds[codes, 1]))
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:
         """Raw model output: predicted log(latency / reference) per row (reference: :meth:`reference_of` the

@@ -332,3 +332,38 @@ def test_shape_flags_also_accept_the_canonical_column_name():
     a = parser.parse_args([*common, "--num-kv-heads", "8"])
     b = parser.parse_args([*common, "--num-key-value-heads", "8"])
     assert a.num_key_value_heads == b.num_key_value_heads == 8
+
+
+def test_predict_notes_extrapolations_outside_the_trained_latency_range(tiny_model, tmp_path, capsys):
+    from pipeweave.model import read_stamp
+
+    lo, hi = read_stamp(tiny_model)["latency_range_us"]["moe_w13"]
+    rows = pd.DataFrame(  # hand-made launches: a typical MoE layer, a far smaller and a far larger one
+        {
+            "family": "moe_w13",
+            "dtype": "bfloat16",
+            "num_tokens": [64, 1, 65536],
+            "num_experts": [64, 1, 8],
+            "topk": [8, 1, 2],
+            "hidden_size": [4096, 64, 16384],
+            "inter_size": [1536, 64, 16384],
+        }
+    )
+    src, out = tmp_path / "rows.csv", tmp_path / "preds.csv"
+    rows.to_csv(src, index=False)
+    assert (
+        main(["predict", "--model", str(tiny_model), "--gpu", "H200", "--input", str(src), "--output", str(out)]) == 0
+    )
+    err = capsys.readouterr().err
+    pred = pd.read_csv(out)["latency_us_pred"].to_numpy()
+    outside = [i + 1 for i, p in enumerate(pred) if not lo <= p <= hi]
+    assert outside, (pred, lo, hi)  # the hand-made extremes leave the range this model was trained on
+    assert f"note: {len(outside)} predictions are outside" in err and f"(rows {', '.join(map(str, outside))})" in err
+    # a single launch: the note on stderr, and the flag in --json
+    flags = ["--family", "moe_w13", "--num-tokens", "1", "--num-experts", "1", "--topk", "1"]
+    flags += ["--hidden-size", "64", "--inter-size", "64"]
+    assert main(["predict", "--model", str(tiny_model), "--gpu", "H200", *flags, "--json"]) == 0
+    cap = capsys.readouterr()
+    obj = json.loads(cap.out)
+    assert obj["extrapolated"] is (not lo <= obj["latency_us_pred"] <= hi) is True  # a 64-wide, 1-token layer
+    assert "is outside the moe_w13 latencies" in cap.err
