@@ -47,6 +47,7 @@ from ._report import STAT_KEYS, build_results, family_keys, render_markdown, wri
 from ._suite import (
     EVAL_FAMILIES,
     METHODS,
+    TRAIN_ROWS_PER_GPU,
     CappedTraining,
     GroupTraining,
     labels_to_load,
@@ -63,6 +64,7 @@ __all__ = [
     "goal_status",
     # the project's suite (which rows, which methods)
     "EVAL_FAMILIES",
+    "TRAIN_ROWS_PER_GPU",
     "METHODS",
     "CappedTraining",
     "GroupTraining",

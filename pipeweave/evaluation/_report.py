@@ -401,6 +401,13 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
     extra = results.get("extra") or {}
     if extra.get("tuning"):
         out.append(f"- tuning: {extra['tuning']}.")
+    if "max_train_rows_per_gpu" in extra:
+        cap = extra["max_train_rows_per_gpu"]
+        out.append(
+            "- training rows per fold: "
+            + ("every training row" if cap is None else f"at most {int(cap):,} seeded random rows per GPU")
+            + " (the models' own caps, e.g. `PipeweaveRegressor(max_rows_per_group=10000)`, still apply)."
+        )
     out += _goals_section(results)
     notes = extra.get("method_notes") or {}
     if notes:

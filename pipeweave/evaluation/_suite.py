@@ -4,7 +4,7 @@ This binds the method-agnostic harness (:mod:`._protocols`, :mod:`._report`) to 
 model and baselines. Evaluation families are (family, dtype) pairs with a label (e.g.
 ``gemm_bf16``); each (label, source) pair is evaluated on its own.
 
-Training rows per fold are capped per GPU (``max_train_rows_per_gpu``, a seeded random sample)
+Training rows per fold are capped per GPU (``max_train_rows_per_gpu``, a seeded random sample; per protocol: :data:`TRAIN_ROWS_PER_GPU`)
 so that the full leave-one-generation-out run over all families fits in 20 minutes on 2 cores;
 every test row is predicted.
 """
@@ -26,6 +26,7 @@ from .._errors import DataError
 
 __all__ = [
     "EVAL_FAMILIES",
+    "TRAIN_ROWS_PER_GPU",
     "METHODS",
     "ABLATION_FAMILIES",
     "CappedTraining",
@@ -464,6 +465,12 @@ def _run_families(
     return preds
 
 
+#: the default training cap per GPU per fold of each protocol (seeded random rows; None = every row, the
+#: model's own max_rows_per_group still applies): leave-one-generation-out caps to stay inside its 20-minute
+#: budget on 2 cores; unseen-shape (seconds per fit) trains on every row, as the shipped model would
+TRAIN_ROWS_PER_GPU: dict[str, int | None] = {"logo": 4_000, "unseen-shape": None}
+
+
 def run_evaluation(
     protocol: str,
     *,
@@ -471,7 +478,7 @@ def run_evaluation(
     methods: Sequence[str] | None = None,
     out: str | Path = "experiments/logo",
     data: str | os.PathLike[str] | None = None,
-    max_train_rows_per_gpu: int | None = 4_000,
+    max_train_rows_per_gpu: int | None | str = "auto",
     n_estimators: int | None = 200,
     progress: bool = True,
     plots: bool = True,
@@ -485,9 +492,16 @@ def run_evaluation(
     next to (or, with ``shared=False``, instead of) the shared data (see :func:`load_eval_frame`).
     ``dask``: a Dask address (``local:N`` or ``tcp://host:8786``, see
     :func:`pipeweave.distributed.connect`); every (fold, method) fit then runs as a task on it, with
-    the same predictions as the single-process run."""
+    the same predictions as the single-process run. ``max_train_rows_per_gpu``: seeded training rows per
+    GPU per fold (None = all); ``"auto"`` = the protocol's :data:`TRAIN_ROWS_PER_GPU`."""
     from ._report import build_results, write_report
 
+    cap = TRAIN_ROWS_PER_GPU.get(protocol, 4_000) if max_train_rows_per_gpu == "auto" else max_train_rows_per_gpu
+    if not (cap is None or (isinstance(cap, int) and not isinstance(cap, bool) and cap > 0)):
+        raise DataError(
+            f"max_train_rows_per_gpu must be a positive number of rows, None (all) or 'auto', got {cap!r}",
+            hint="e.g. 4000, or None to train on every row",
+        )
     t0 = time.perf_counter()
     labels = list(families or EVAL_FAMILIES)
     load = labels_to_load(labels)  # the families whose rows also train a scored family's model too
@@ -508,7 +522,7 @@ def run_evaluation(
             frame,
             names,
             protocol,
-            max_train_rows_per_gpu,
+            cap,
             n_estimators,
             progress,
             client,
@@ -524,7 +538,7 @@ def run_evaluation(
         command += " --profiles " + " ".join(str(p) for p in profiles) + ("" if shared else " --no-shared")
     extra: dict[str, Any] = {
         "command": command,
-        "max_train_rows_per_gpu": max_train_rows_per_gpu,
+        "max_train_rows_per_gpu": cap,
         "sass_features": any(c.startswith("sass_") for c in frame.columns),
         "dropped_impossible_rows": drops.to_dict(orient="records"),
         "method_notes": {m: METHOD_NOTES[m] for m in names if m in METHOD_NOTES},

@@ -58,6 +58,24 @@ def test_profiles_alone_unseen_shape(user_csv, tmp_path, data_dir):
     assert all(v >= 0 for v in stages.values()) and sum(stages.values()) <= timing["elapsed_s"] + 0.5
     assert timing["fits"] == 2  # one unseen-shape fold (one source, one family) x two methods
     assert user_csv.read_bytes() == before  # the user's file is never altered
+    # unseen-shape trains on every training row by default (the cap is leave-one-generation-out's budget)
+    assert res["extra"]["max_train_rows_per_gpu"] is None
+    assert "- training rows per fold: every training row" in (tmp_path / "rep" / "results.md").read_text()
+
+
+@pytest.mark.parametrize("cap", [0, -5, "all", 2.5])
+def test_a_bad_training_cap_is_named(cap, data_dir, tmp_path):
+    from pipeweave.evaluation import run_evaluation
+
+    with pytest.raises(DataError, match=f"max_train_rows_per_gpu must be .*got {cap!r}"):
+        run_evaluation("logo", families=["gemm_bf16"], out=tmp_path / "x", data=data_dir, max_train_rows_per_gpu=cap)
+
+
+def test_the_evaluate_cli_refuses_a_negative_cap(capsys):
+    from pipeweave.cli.main import main
+
+    assert main(["evaluate", "--protocol", "logo", "--max-train-rows-per-gpu", "-1", "--out", "/tmp/pw_x"]) == 2
+    assert "--max-train-rows-per-gpu must be >= 0, got -1" in capsys.readouterr().err
 
 
 def test_profiles_outside_the_evaluation_families_are_named(user_csv, data_dir):
