@@ -1254,6 +1254,12 @@ DECISIONS: dict = {
     "triton_prefill_full_causal_seed1": "see triton_prefill_full_causal",
     "window_screen_base": "reference of the prefill-window screen (the shipped rows, same frame code)",
     "window_screen_base_seed1": "see window_screen_base",
+    "cap_reference": "reference of the training-cap screen (the LOGO harness's 4,000 rows per GPU)",
+    ("gemm_bf16", "cap10000"): "no change: inner 17.41 vs 17.46 with 4,000 rows per GPU (outer 11.4 / 25.0 / 10.9 "
+    "/ 14.9 vs 11.8 / 25.1 / 10.9 / 15.1, not used): the LOGO cap is not what limits accuracy on an unseen "
+    "generation, so the harness keeps its runtime budget",
+    ("fused_moe_bf16", "cap10000"): "no change: inner 26.01 vs 26.02 (outer 14.3 / 25.7 / 17.4 / 34.3 vs 15.7 / 26.0 "
+    "/ 17.5 / 34.7, not used)",
     "ep_gate": "dropped: best inner mean, but per-fold nested selection over {base, ep_semantics, ep_gate} "
     "gives 23.3/36.1/18.0/33.4 (worse than base); see notes",
     "attn_shape": "dropped (inner worse)",
