@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         methods=args.methods,
         out=out,
         data=args.data,
-        max_train_rows_per_gpu="auto" if args.max_train_rows_per_gpu is None else _row_cap(args),
+        max_train_rows_per_gpu=_row_cap(args),
         n_estimators=args.n_estimators,
         progress=not args.no_progress,
         profiles=args.profiles,
@@ -169,12 +169,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _row_cap(args: argparse.Namespace) -> int | None:
-    """--max-train-rows-per-gpu: 0 = every row (None), absent = 4000; a negative cap is refused."""
+    """--max-train-rows-per-gpu: 0 = every row (None), absent = the protocol's default
+    (:data:`pipeweave.evaluation.TRAIN_ROWS_PER_GPU`); a negative cap is refused."""
     from .._errors import DataError
+    from ..evaluation import TRAIN_ROWS_PER_GPU
 
     cap = args.max_train_rows_per_gpu
     if cap is None:
-        return 4_000
+        return TRAIN_ROWS_PER_GPU[args.protocol]
     if cap < 0:
         raise DataError(f"--max-train-rows-per-gpu must be >= 0, got {cap}", hint="e.g. 4000, or 0 for every row")
     return cap or None

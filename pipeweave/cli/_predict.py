@@ -235,7 +235,7 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
     from ._stream import DEFAULT_CHUNK_ROWS, iter_csv_chunks
 
     gpus = {spec.name: spec} if spec is not None else None
-    tally = {"rows": 0, "bad": 0}
+    tally = {"rows": 0, "bad": 0, "outside": 0}
     outside: list[int] = []  # data-row numbers of the predictions outside their family's trained range
 
     def write(fh) -> None:  # noqa: ANN001
@@ -268,7 +268,7 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
             # (a file without a family column predicts no row: nothing to check)
             flagged = np.flatnonzero(model.extrapolated(df["family"], pred.to_numpy()) if "family" in df else [])
             outside.extend(int(df.index[pos]) + 1 for pos in flagged[: max(0, _SHOW_ROWS - len(outside))])
-            tally["outside"] = tally.get("outside", 0) + len(flagged)
+            tally["outside"] += len(flagged)
             tally["rows"] += len(df)
             tally["bad"] += len(positions)
             out.assign(latency_us_pred=pred.to_numpy()).to_csv(fh, index=False, header=first)
@@ -284,7 +284,7 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
     else:
         write(sys.stdout)
     n, nbad = tally["rows"], tally["bad"]
-    if tally.get("outside"):
+    if tally["outside"]:
         rows = ", ".join(str(r) for r in outside) + (" ..." if tally["outside"] > len(outside) else "")
         print(
             f"note: {tally['outside']} predictions are outside the latencies measured for their family in "

@@ -466,9 +466,10 @@ def _run_families(
 
 
 #: the default training cap per GPU per fold of each protocol (seeded random rows; None = every row, the
-#: model's own max_rows_per_group still applies): leave-one-generation-out caps to stay inside its 20-minute
-#: budget on 2 cores; unseen-shape (seconds per fit) trains on every row, as the shipped model would
-TRAIN_ROWS_PER_GPU: dict[str, int | None] = {"logo": 4_000, "unseen-shape": None}
+#: model's own max_rows_per_group still applies): leave-one-generation-out (and the few-shot and anatomy
+#: protocols built on its folds) caps to stay inside its 20-minute budget on 2 cores; unseen-shape (seconds
+#: per fit) trains on every row, as the shipped model would
+TRAIN_ROWS_PER_GPU: dict[str, int | None] = {"logo": 4_000, "few-shot": 4_000, "anatomy": 4_000, "unseen-shape": None}
 
 
 def run_evaluation(
@@ -496,7 +497,8 @@ def run_evaluation(
     GPU per fold (None = all); ``"auto"`` = the protocol's :data:`TRAIN_ROWS_PER_GPU`."""
     from ._report import build_results, write_report
 
-    cap = TRAIN_ROWS_PER_GPU.get(protocol, 4_000) if max_train_rows_per_gpu == "auto" else max_train_rows_per_gpu
+    default = TRAIN_ROWS_PER_GPU.get(protocol, TRAIN_ROWS_PER_GPU["logo"])
+    cap = default if max_train_rows_per_gpu == "auto" else max_train_rows_per_gpu
     if not (cap is None or (isinstance(cap, int) and not isinstance(cap, bool) and cap > 0)):
         raise DataError(
             f"max_train_rows_per_gpu must be a positive number of rows, None (all) or 'auto', got {cap!r}",
