@@ -4,10 +4,9 @@ One command regenerates the whole report::
 
     pipeweave evaluate --protocol anatomy --out experiments/error_anatomy
 
-(the committed report: ``--families gemm_bf16 fused_moe_bf16 --max-train-rows-per-gpu 1000
---n-estimators 100``, what the shared 2-core machine allowed; the defaults run all four headline
-families with the LOGO report's 4000 rows and 200 trees). It runs LOGO for pipeweave, its
-feature-group ablations and the crude reference (``xgboost_crude``), then splits every fold's
+(the committed report is this command with its defaults: the six families of :data:`ANATOMY_FAMILIES`,
+the LOGO report's 4000 training rows per GPU and 200 trees, about 6 minutes on the 2-core machine). It
+runs LOGO for pipeweave, its feature-group ablations and the crude reference (``xgboost_crude``), then splits every fold's
 error with pure functions over the per-row predictions:
 
 * **regime** per row (:func:`regime_labels`): ``small`` (measured < 10 us: launch, fill and tail
@@ -19,6 +18,11 @@ error with pure functions over the per-row predictions:
   median predicted / measured ratio of that GPU (or of each regime on that GPU). This uses the
   held-out measurements on purpose: it is a diagnosis (how much of the error one number per GPU
   could remove), never a method;
+* **goal misses** (:func:`goal_misses`): for every (family, held-out generation) with a LOGO goal
+  (``ACCURACY_GOALS``), the MAPE, by how much it misses, and what share of the miss each cause removes:
+  leaving out the rows the source manifest flags, the oracle per-GPU scalar, the per-(GPU, regime)
+  scalars; ``kind`` names the first that removes at least half of it (else ``shape-dependent``), with the
+  regime carrying most of the error;
 * **feature-group ablations** (:func:`ablation_table`): pipeweave refitted without one group
   (L2 / scheduling, SASS, spec-sheet ratios, tile plan), on the headline families (bf16 GEMM and
   fused MoE) only, to keep the run within the shared CPU budget.
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +61,8 @@ __all__ = [
     "ep_semantics_evidence",
     "ablation_table",
     "fold_table",
+    "goal_misses",
+    "miss_findings",
     "DEFAULT_ABLATIONS",
     "anatomy_tables",
     "anatomy_findings",
@@ -67,8 +73,16 @@ __all__ = [
     "write_anatomy_report",
 ]
 
-#: families the anatomy runs on by default (the issue's headline families)
-ANATOMY_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16", "attention_context", "attention_generation")
+#: families the anatomy runs on by default: every family whose LOGO goal (``ACCURACY_GOALS``) is not met
+#: in the committed report (the memory-bound row families, rmsnorm and silu_mul, meet theirs)
+ANATOMY_FAMILIES: tuple[str, ...] = (
+    "gemm_bf16",
+    "fused_moe_bf16",
+    "attention_context",
+    "attention_generation",
+    "moe_w13",
+    "gemm_fp32",
+)
 #: frame columns the regime split needs, carried into the predictions frame
 ANATOMY_KEEP: tuple[str, ...] = (
     "dtype",
@@ -170,20 +184,25 @@ def regime_table(pred: pd.DataFrame, by: str = "regime") -> pd.DataFrame:
     return t.drop(columns="ape_sum").round(4)
 
 
-def oracle_table(pred: pd.DataFrame) -> pd.DataFrame:
-    """Per (family, method, fold, gpu): MAPE (%), MAPE after dividing by the oracle per-GPU median ratio,
-    and after dividing by the oracle per-(GPU, regime) median ratio (diagnosis only)."""
-    d = _with_errors(pred)
+def _oracle_rows(d: pd.DataFrame) -> pd.DataFrame:
+    """``d`` (:func:`_with_errors` rows) plus the APE after the oracle per-GPU scalar (``ape_gpu``) and after the
+    per-(GPU, regime) scalars (``ape_regime``): each row's ratio divided by the median ratio of its group."""
     keys = ["family", "method", "fold", "gpu"]
     r_gpu = d.groupby(keys, observed=True)["ratio"].transform("median").to_numpy()
     r_reg = d.groupby([*keys, "regime"], observed=True)["ratio"].transform("median").to_numpy()
-    d = d.assign(
+    return d.assign(
         ape_gpu=np.abs(d["ratio"].to_numpy() / r_gpu - 1.0) * 100.0,
         ape_regime=np.abs(d["ratio"].to_numpy() / r_reg - 1.0) * 100.0,
         r_gpu=r_gpu,
     )
+
+
+def oracle_table(pred: pd.DataFrame) -> pd.DataFrame:
+    """Per (family, method, fold, gpu): MAPE (%), MAPE after dividing by the oracle per-GPU median ratio,
+    and after dividing by the oracle per-(GPU, regime) median ratio (diagnosis only)."""
+    d = _oracle_rows(_with_errors(pred))
     t = (
-        d.groupby(keys, sort=False, observed=True)
+        d.groupby(["family", "method", "fold", "gpu"], sort=False, observed=True)
         .agg(
             n=("ape", "size"),
             mape=("ape", "mean"),
@@ -194,6 +213,116 @@ def oracle_table(pred: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     return t.round(4)
+
+
+_MISS_COLUMNS = [
+    "family",
+    "fold",
+    "n",
+    "goal_mape",
+    "mape",
+    "miss_by",
+    "met",
+    "mape_unflagged",
+    "mape_oracle_gpu",
+    "mape_oracle_regime",
+    "crude_mape",
+    "miss_removed_unflagged",
+    "miss_removed_gpu",
+    "miss_removed_regime",
+    "top_regime",
+    "top_regime_share_rows",
+    "top_regime_share_error",
+    "top_regime_mape",
+    "top_regime_median_ratio",
+    "kind",
+]
+
+
+#: a cause "explains" a miss when removing it takes away at least this share of the points above the goal
+MISS_EXPLAINED_SHARE = 0.5
+
+
+def _removed(mape: pd.Series, after: pd.Series, miss_by: pd.Series) -> pd.Series:
+    """Share (%) of the points above the goal that a correction taking ``mape`` to ``after`` removes
+    (clipped to [0, 100]; NaN where the goal is met or ``after`` is unknown)."""
+    share = (mape - after) / miss_by.where(miss_by > 0)
+    return 100.0 * share.clip(0.0, 1.0)
+
+
+def _miss_kind(r: pd.Series) -> str:
+    """What kind of error a (family, fold) miss is: the first cause, in this order, that removes at least
+    :data:`MISS_EXPLAINED_SHARE` of the points above the goal."""
+    if r["met"]:
+        return "met"
+    for kind, col in (
+        ("flagged rows", "miss_removed_unflagged"),  # the rows the source manifest flags (other timing semantics)
+        ("GPU level", "miss_removed_gpu"),  # one number per held-out GPU
+        ("regime levels", "miss_removed_regime"),  # one number per (GPU, regime)
+    ):
+        if np.isfinite(r[col]) and r[col] >= 100.0 * MISS_EXPLAINED_SHARE:
+            return kind
+    return "shape-dependent"  # none: the error varies with the shape inside a regime
+
+
+def goal_misses(
+    pred: pd.DataFrame, *, goals: Mapping[str, Mapping[str, float]] | None = None, method: str = _MAIN
+) -> pd.DataFrame:
+    """One row per (family with a LOGO goal, held-out generation): how far ``method`` is from the goal and why.
+
+    Columns: ``n``; ``goal_mape``, ``mape``, ``miss_by`` (MAPE points above the goal, 0 when met), ``met``;
+    ``mape_unflagged`` (% without the rows flagged by the source manifest, NaN if none are);
+    ``mape_oracle_gpu`` / ``mape_oracle_regime`` (% after the oracle per-GPU / per-(GPU, regime) median
+    scalars, fitted on the held-out rows: diagnosis only); ``crude_mape`` (``xgboost_crude`` on the same
+    rows, NaN if absent); ``miss_removed_unflagged`` / ``_gpu`` / ``_regime`` (% of the points above the goal
+    that leaving out the flagged rows / the per-GPU scalar / the per-(GPU, regime) scalars remove); ``top_regime`` and its ``share_rows`` / ``share_error`` (%), ``mape`` and
+    ``median_ratio`` (predicted / measured): the regime carrying most of the fold's summed APE; ``kind``:
+    ``met``, else the first of ``flagged rows``, ``GPU level``, ``regime levels`` whose removal takes away at
+    least :data:`MISS_EXPLAINED_SHARE` of the miss, else ``shape-dependent``. Pure."""
+    from ._goals import ACCURACY_GOALS
+
+    goals = ACCURACY_GOALS if goals is None else goals
+    d = _with_errors(pred)
+    label = d["family"].astype(str).str.split("[", n=1).str[0]  # a report key may carry a "[dtype]" suffix
+    d = d[label.map(lambda f: "logo" in goals.get(f, {})).to_numpy(dtype=bool)]
+    if d.empty:
+        return pd.DataFrame(columns=_MISS_COLUMNS)
+    crude = d[d["method"] == _CRUDE].groupby(["family", "fold"], observed=True)["ape"].mean()
+    d = _oracle_rows(d[d["method"] == method])
+    keys = ["family", "fold"]
+    flagged = d["semantics_flagged"].astype(bool) if "semantics_flagged" in d.columns else None
+    t = d.groupby(keys, sort=False, observed=True).agg(
+        n=("ape", "size"),
+        mape=("ape", "mean"),
+        mape_oracle_gpu=("ape_gpu", "mean"),
+        mape_oracle_regime=("ape_regime", "mean"),
+    )
+    if flagged is not None and flagged.any():
+        t["mape_unflagged"] = d[~flagged.to_numpy()].groupby(keys, observed=True)["ape"].mean()
+    else:
+        t["mape_unflagged"] = np.nan
+    t["crude_mape"] = crude.reindex(t.index)
+    reg = d.groupby([*keys, "regime"], observed=True).agg(
+        n=("ape", "size"), ape_sum=("ape", "sum"), mape=("ape", "mean"), median_ratio=("ratio", "median")
+    )
+    tot = reg.groupby(level=keys, observed=True)[["n", "ape_sum"]].transform("sum")
+    reg["share_rows"] = 100.0 * reg["n"] / tot["n"]
+    reg["share_error"] = 100.0 * reg["ape_sum"] / tot["ape_sum"]
+    top = reg.reset_index().sort_values("share_error", ascending=False).groupby(keys, observed=True).head(1)
+    top = top.set_index(keys)
+    for c in ("share_rows", "share_error", "mape", "median_ratio"):
+        t[f"top_regime_{c}"] = top[c].reindex(t.index)
+    t["top_regime"] = top["regime"].reindex(t.index)
+    t = t.reset_index()
+    t["goal_mape"] = [float(goals[str(f).split("[", 1)[0]]["logo"]) for f in t["family"]]
+    t["miss_by"] = np.maximum(t["mape"] - t["goal_mape"], 0.0)
+    t["met"] = t["mape"] <= t["goal_mape"]
+    for key, col in (("unflagged", "mape_unflagged"), ("gpu", "mape_oracle_gpu"), ("regime", "mape_oracle_regime")):
+        t[f"miss_removed_{key}"] = _removed(t["mape"], t[col], t["miss_by"])
+    t["kind"] = [_miss_kind(r) for _, r in t.iterrows()]  # one row per (family, fold): a handful
+    order = {g: i for i, g in enumerate(order_generations(pd.unique(t["fold"])))}
+    t = t.sort_values(["family", "fold"], key=lambda c: c.map(order) if c.name == "fold" else c, kind="stable")
+    return t[_MISS_COLUMNS].reset_index(drop=True).round(4)
 
 
 def fold_table(pred: pd.DataFrame) -> pd.DataFrame:
@@ -276,6 +405,7 @@ def anatomy_tables(pred: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "layouts": regime_table(pred, "layout"),
         "oracle": oracle_table(pred),
         "ablations": ablation_table(folds),
+        "misses": goal_misses(pred),
     }
 
 
@@ -343,6 +473,40 @@ def anatomy_findings(tables: dict[str, pd.DataFrame]) -> dict[str, list[str]]:
     return out
 
 
+_KIND_TEXT = {
+    "flagged rows": "mostly the rows the source manifest flags (other timing semantics)",
+    "GPU level": "mostly a GPU level the training generations' spec-sheet features did not predict",
+    "regime levels": "mostly a level per (GPU, regime) the features did not predict",
+    "shape-dependent": "shape-dependent (no one level per GPU or per regime removes half of it)",
+}
+
+
+def miss_findings(misses: pd.DataFrame) -> list[str]:
+    """One computed sentence per missed (family, held-out generation) of :func:`goal_misses`."""
+    lines = []
+    for r in misses[~misses["met"].astype(bool)].to_dict(orient="records"):
+        mape, crude = float(r["mape"]), float(r["crude_mape"])
+        causes: list[tuple[str, float, float]] = [
+            ("one scalar per GPU", float(r["mape_oracle_gpu"]), float(r["miss_removed_gpu"])),
+            ("one per (GPU, regime)", float(r["mape_oracle_regime"]), float(r["miss_removed_regime"])),
+        ]
+        unflagged = float(r["mape_unflagged"])
+        if np.isfinite(unflagged) and unflagged != mape:
+            causes.insert(0, ("without the flagged rows", unflagged, float(r["miss_removed_unflagged"])))
+        removed = [f"{what} -> {_f(after)} ({share:.0f}% of the miss)" for what, after, share in causes]
+        line = (
+            f"{r['family']} / {r['fold']}: {_f(mape)} against <= {float(r['goal_mape']):g}, missed by "
+            f"{_f(float(r['miss_by']))}: {_KIND_TEXT[str(r['kind'])]}; {', '.join(removed)}; the {r['top_regime']} "
+            f"rows ({float(r['top_regime_share_rows']):.0f}% of rows) carry {float(r['top_regime_share_error']):.0f}% "
+            f"of the error at {_f(float(r['top_regime_mape']))} MAPE, median predicted / measured "
+            f"x{float(r['top_regime_median_ratio']):.2f}"
+        )
+        if np.isfinite(crude) and crude < mape:
+            line += f"; xgboost_crude is lower ({_f(crude)})"
+        lines.append(line)
+    return lines
+
+
 # --------------------------------------------------------------------------- figures
 
 
@@ -399,6 +563,12 @@ def plot_oracle(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
 # --------------------------------------------------------------------------- report
 
 
+def _cell(v: object) -> str:
+    if isinstance(v, float):
+        return "–" if not np.isfinite(v) else f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
+    return str(v)
+
+
 def _md(df: pd.DataFrame) -> str:
     cols = list(df.columns)
     lines = [
@@ -406,11 +576,7 @@ def _md(df: pd.DataFrame) -> str:
         "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in cols) + "|",
     ]
     for row in df.itertuples(index=False):
-        lines.append(
-            "| "
-            + " | ".join((f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}") if isinstance(v, float) else str(v) for v in row)
-            + " |"
-        )
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
     return "\n".join(lines)
 
 
@@ -442,6 +608,41 @@ def render_anatomy_markdown(
         "Errors in percent (APE = |pred / measured - 1| x 100).",
         "",
     ]
+    misses = tables.get("misses")
+    if misses is not None and len(misses):
+        out += [
+            "## Goal misses: by how much and why (computed)",
+            "",
+            "Each family with a leave-one-generation-out goal (`pipeweave.evaluation.ACCURACY_GOALS`), per held-out "
+            "generation: pipeweave's MAPE against the goal; the same after the oracle per-GPU and per-(GPU, regime) "
+            "scalars (fitted on the held-out rows: how much of the miss one number per GPU could remove, never a "
+            "method); without the rows the source manifest flags; the regime carrying most of the error; and "
+            f"`kind`: the first of `flagged rows`, `GPU level` (the per-GPU scalar), `regime levels` (the "
+            f"per-(GPU, regime) scalars) whose removal takes away at least {MISS_EXPLAINED_SHARE:.0%} of the points "
+            "above the goal, else `shape-dependent`; the bullets give each share (`misses.csv` has them). What "
+            "was tried against each miss is in `experiments/accuracy_log/results.md`.",
+            "",
+            _md(
+                misses.drop(
+                    columns=["n", "met", "miss_removed_unflagged", "miss_removed_gpu", "miss_removed_regime"]
+                ).rename(
+                    columns={
+                        "goal_mape": "goal",
+                        "mape_unflagged": "unflagged",
+                        "mape_oracle_gpu": "oracle_gpu",
+                        "mape_oracle_regime": "oracle_gpu_regime",
+                        "crude_mape": "xgboost_crude",
+                        "top_regime_share_rows": "rows_%",
+                        "top_regime_share_error": "error_%",
+                        "top_regime_mape": "regime_mape",
+                        "top_regime_median_ratio": "regime_ratio",
+                    }
+                )
+            ),
+            "",
+        ]
+        out += [f"- {line}" for line in miss_findings(misses)]
+        out.append("")
     ev = tables.get("ep_evidence")
     if ev is not None and len(ev):
         out += [
@@ -650,7 +851,8 @@ def write_anatomy_report(
     results = {
         "meta": meta,
         "findings": anatomy_findings(tables),
-        **{k: v.to_dict(orient="records") for k, v in tables.items()},
+        "miss_findings": miss_findings(tables["misses"]),
+        **{k: v.astype(object).where(v.notna(), None).to_dict(orient="records") for k, v in tables.items()},
     }
     atomic_write_json(outp / "results.json", results)
     atomic_write_text(outp / "results.md", render_anatomy_markdown(tables, meta, figures))

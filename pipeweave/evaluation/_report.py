@@ -372,8 +372,11 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
         "",
         f"MAPE (%) of `pipeweave` against the product's goals (`pipeweave.evaluation.ACCURACY_GOALS`): "
         f"{met} of {n} cells met. A miss is reported with its size; a cell also names the best baseline "
-        "when that baseline is lower. Why the misses happen, and what was tried, is measured in "
-        "`experiments/error_anatomy` and `experiments/accuracy_log`.",
+        "when that baseline is lower. Why each miss happens (the share of it that the rows a source manifest "
+        "flags, one level per held-out GPU, or one level per GPU and regime explain, and the regime carrying "
+        "most of the error) is computed per cell in `experiments/error_anatomy/results.md`, section \"Goal "
+        "misses\" (`pipeweave evaluate --protocol anatomy`); what was tried against each, in "
+        "`experiments/accuracy_log/results.md`.",
         "",
         _md_table(["family", "goal", *cols], rows),
     ]

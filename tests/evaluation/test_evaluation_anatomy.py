@@ -13,6 +13,8 @@ from pipeweave.evaluation._anatomy import (
     anatomy_findings,
     anatomy_tables,
     fold_table,
+    goal_misses,
+    miss_findings,
     oracle_table,
     plot_oracle,
     plot_regimes,
@@ -99,6 +101,41 @@ def test_findings_and_markdown_are_computed(pred: pd.DataFrame) -> None:
         tables, {"command": "test", "data_fingerprint": "x", "max_train_rows_per_gpu": 1, "n_estimators": 1}, {}
     )
     assert "## gemm_bf16" in md and "oracle per-GPU scalar" in md and "nested leave-one-generation-out" in md
+
+
+def test_goal_misses_name_the_kind_of_each_miss(pred: pd.DataFrame) -> None:
+    """On the hand-made table: FlopMethod's fold MAPE, a x2 scale error read as a GPU level, flagged rows."""
+    folds = fold_table(pred).set_index(["method", "fold"])
+    m = goal_misses(pred, goals={"gemm_bf16": {"logo": 20.0}}).set_index("fold")
+    assert list(m.index) == ["ampere", "ada", "hopper", "blackwell"]  # oldest generation first
+    np.testing.assert_allclose(m["mape"], folds.loc["pipeweave"].loc[m.index, "mape"], rtol=1e-4)
+    np.testing.assert_allclose(m["crude_mape"], folds.loc["xgboost_crude"].loc[m.index, "mape"], rtol=1e-4)
+    assert m["met"].all() and (m["kind"] == "met").all() and (m["miss_by"] == 0).all()
+    assert m["mape_unflagged"].isna().all()  # no semantics_flagged column: nothing flagged
+
+    s = goal_misses(pred, goals={"gemm_bf16": {"logo": 20.0}}, method="pipeweave_scaled").set_index("fold")
+    assert (s["kind"] == "GPU level").all()  # x2 everywhere: the per-GPU scalar removes it
+    np.testing.assert_allclose(s["miss_by"], s["mape"] - 20.0, rtol=1e-6)
+    assert (s["top_regime_median_ratio"] > 1.9).all()
+    assert (s["mape_oracle_gpu"] <= s["mape_oracle_gpu"].max()).all() and (s["mape_oracle_gpu"] < 20.0).all()
+    lines = miss_findings(s.reset_index())
+    assert len(lines) == 4 and all("missed by" in x and "GPU level" in x for x in lines)
+
+    # a goal below what the per-GPU scalar leaves: still a GPU level, since it removes most of the miss
+    low = goal_misses(pred, goals={"gemm_bf16": {"logo": 1.0}}, method="pipeweave_scaled")
+    assert (low["mape_oracle_gpu"] > 1.0).all() and (low["kind"] == "GPU level").all()
+    expect = 100 * (low["mape"] - low["mape_oracle_gpu"]) / (low["mape"] - 1.0)
+    np.testing.assert_allclose(low["miss_removed_gpu"], expect, rtol=1e-3)
+    # a goal no scalar reaches: shape-dependent (the FlopMethod's own shape error stays)
+    tight = goal_misses(pred, goals={"gemm_bf16": {"logo": 0.01}})
+    assert set(tight["kind"]) == {"shape-dependent"}
+    # the x2 rows added as flagged rows of the same method: met once they are left out
+    good = pred[pred["method"] == "pipeweave"].assign(semantics_flagged=False)
+    bad = pred[pred["method"] == "pipeweave_scaled"].assign(method="pipeweave", semantics_flagged=True)
+    f = goal_misses(pd.concat([good, bad], ignore_index=True), goals={"gemm_bf16": {"logo": 20.0}})
+    assert (f["kind"] == "flagged rows").all() and (f["mape"] > 40).all()
+    np.testing.assert_allclose(f["mape_unflagged"], m["mape"].to_numpy(), rtol=1e-4)
+    assert goal_misses(pred, goals={}).empty  # no family with a goal: an empty table with the columns
 
 
 def test_plots_draw_from_tables(pred: pd.DataFrame) -> None:
