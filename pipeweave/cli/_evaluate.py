@@ -29,7 +29,8 @@ examples:
   pipeweave evaluate --protocol logo --dask tcp://scheduler:8786 --out /tmp/pw_logo   # fits as Dask tasks
 
 anatomy: the leave-one-generation-out error split by regime, layout, oracle per-GPU scalars and
-feature-group ablations against the crude reference (xgboost_crude); report in --out.
+feature-group ablations against the crude reference (xgboost_crude), and every missed accuracy goal
+classified (flagged rows, a per-GPU level, per-regime levels, or shape-dependent); report in --out.
 
 few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches per held-out GPU
 (from its measured rows), calibrate the model on them (pipeweave calibrate) and score the rest:

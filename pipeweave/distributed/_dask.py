@@ -209,6 +209,7 @@ _TARGET, _FAMILY, _SOURCE, _GPU = "_pw_target", "_pw_family", "_pw_source", "_pw
 _SHARED_TARGET = "_pw_shared_target"  # the target on `reference` (the shared booster's, several families)
 _CRUDE_TARGET = "_pw_crude_target"  # log(latency / wave-quantized roofline): the crude companions' target
 _LATENCY = "_pw_latency_us"  # measured latency (us): the family's latency range (PipeweaveRegressor.extrapolated)
+_SEEN = "_pw_seen_key"  # the row's GPU key of the seen-GPU boosters (pipeweave.model.seen_keys)
 
 
 def _crude_columns() -> list[str]:
@@ -225,10 +226,10 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
 
     from .._frame import str_values
     from ..frontend import crude_matrix
-    from ..model import PipeweaveRegressor, prepare_training_frame
+    from ..model import PipeweaveRegressor, prepare_training_frame, seen_keys
 
     crude = _crude_columns()
-    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _LATENCY, _FAMILY, _SOURCE, _GPU]
+    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _LATENCY, _FAMILY, _SOURCE, _GPU, _SEEN]
     if df.empty:
         return _train_meta(names)
     frame, _ = prepare_training_frame(df, data=data)
@@ -246,7 +247,12 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     out[_FAMILY] = str_values(frame["family"])
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])
-    return out[cols].astype({_FAMILY: object, _SOURCE: object, _GPU: object}).set_axis(np.arange(len(out)), axis=0)
+    out[_SEEN] = seen_keys(frame)
+    return (
+        out[cols]
+        .astype({_FAMILY: object, _SOURCE: object, _GPU: object, _SEEN: object})
+        .set_axis(np.arange(len(out)), axis=0)
+    )
 
 
 def _train_meta(names: list[str]) -> pd.DataFrame:
@@ -258,7 +264,7 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     meta[_SHARED_TARGET] = np.array([], dtype=float)
     for c in [*_crude_columns(), _CRUDE_TARGET, _LATENCY]:
         meta[c] = np.array([], dtype=float)
-    for c in (_FAMILY, _SOURCE, _GPU):
+    for c in (_FAMILY, _SOURCE, _GPU, _SEEN):
         meta[c] = np.array([], dtype=object)
     return meta
 
@@ -288,6 +294,7 @@ def train_dask(
             hint="train those on one machine (PipeweaveRegressor.fit, no Dask)",
         )
     est.companion_weights()  # validated before any work is sent to the workers
+    est.seen_gpu_weights()
     names = model_feature_names([], tuple(est.drop_features))
     if "latency_us" not in profiles.columns:
         raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
@@ -329,6 +336,27 @@ def train_dask(
                 client, cparams, dm, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
             )["booster"]
             est.companion_weights_.update({k: w for k, w in weights.items() if companion_family(k) == f})
+    # seen-GPU boosters (as PipeweaveRegressor.fit): the features + a one-hot of each GPU with enough rows
+    from ..model import SEEN_GPU_PARAMS, seen_booster_params
+
+    sparams = seen_booster_params(1, int(est.random_state))
+    sparams.pop("nthread", None)
+    est.seen_boosters_, est.seen_keys_, est.seen_weights_ = {}, {}, {}
+    for f, w in est.seen_gpu_weights().items():
+        if f not in families:
+            continue
+        part = feats[feats[_FAMILY] == f]
+        counts = part[_SEEN].value_counts().compute()
+        known = sorted(str(k) for k, c in counts.items() if c >= int(est.seen_gpu_min_rows))
+        if not known:
+            continue
+        onehot = {est.seen_feature_name(k): (part[_SEEN] == k).astype("float32") for k in known}
+        X = part[names].assign(**onehot)
+        dm = dxgb.DaskDMatrix(client, X, part[_TARGET])
+        est.seen_boosters_[f] = dxgb.train(client, sparams, dm, num_boost_round=int(SEEN_GPU_PARAMS["n_estimators"]))[
+            "booster"
+        ]
+        est.seen_keys_[f], est.seen_weights_[f] = known, float(w)
     est.feature_names_ = names
     est.blind_families_ = est.blind_families()  # what _train_partition's feature_matrix hid
     est.families_ = families

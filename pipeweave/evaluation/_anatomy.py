@@ -763,6 +763,7 @@ def run_anatomy(
             has_sass=has_sass,
             max_rows_per_gpu=max_train_rows_per_gpu,
             n_estimators=n_estimators,
+            seen_gpu=False,  # leave-one-generation-out: no test row is of a training GPU
         )
         base = ms["pipeweave"]
         drops = {

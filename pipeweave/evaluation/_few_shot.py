@@ -336,6 +336,7 @@ def run_few_shot(
             max_rows_per_gpu=max_train_rows_per_gpu,
             n_estimators=n_estimators,
             n_jobs=1,
+            seen_gpu=False,  # the held-out GPU has no training rows (its shots are below SEEN_GPU_MIN_ROWS)
         )
         est = with_group_training(methods, label, frame, max_train_rows_per_gpu)["pipeweave"]
         gens = order_generations(sub["generation"].astype(str))
@@ -439,8 +440,15 @@ def write_few_shot_report(report: dict, out: str | Path, *, plots: bool = True) 
             _save_png(plot_few_shot(data, title=label), outp / "figures" / f"{label}.mape_vs_shots.png", 110)
 
 
+def _fingerprint_of(report: dict, family: str) -> str:
+    """The data fingerprint of ``family``'s rows in a report (a merged report keeps one per family)."""
+    fp = report["data_fingerprint"]
+    return str(fp[family]) if isinstance(fp, dict) else str(fp)
+
+
 def merge_few_shot_reports(reports: Sequence[dict]) -> dict:
-    """One report from runs of the same protocol settings on different families (e.g. run in parallel)."""
+    """One report from runs of the same protocol settings on different families (e.g. run in parallel);
+    a report that is itself a merge can be merged again (its runs and per-family fingerprints are kept)."""
     if not reports:
         raise DataError("no few-shot reports to merge", hint="pass results.json files of few-shot runs")
     first = reports[0]
@@ -452,14 +460,15 @@ def merge_few_shot_reports(reports: Sequence[dict]) -> dict:
     for key in ("results", "by_gpu", "chosen", "inner"):
         out[key] = {fam: v for r in reports for fam, v in r[key].items()}
     fams = list(out["results"])
-    out["data_fingerprint"] = {fam: r["data_fingerprint"] for r in reports for fam in r["results"]}
+    out["data_fingerprint"] = {fam: _fingerprint_of(r, fam) for r in reports for fam in r["results"]}
     out["extra"] = {
         **first["extra"],
         "command": "pipeweave evaluate --protocol few-shot --shots "
         + " ".join(map(str, first["shots"]))
         + " --families "
         + " ".join(fams),
-        "runs": [r["extra"] for r in reports],
+        # a merged report's own runs are carried over, so merging is associative
+        "runs": [run for r in reports for run in r["extra"].get("runs", [r["extra"]])],
         "elapsed_s": round(sum(float(r["extra"].get("elapsed_s", 0)) for r in reports), 1),
     }
     return out

@@ -343,6 +343,17 @@ def _col_n(per_method: dict[str, dict[str, dict]], col: str) -> int:
     return 0
 
 
+#: where a report's goal misses are explained, per protocol ("" = any other)
+_WHY: dict[str, str] = {
+    "logo": "Why each miss happens (the share of it that the rows a source manifest flags, one level per "
+    "held-out GPU, or one level per GPU and regime explain, and the regime carrying most of the error) is "
+    'computed per cell in `experiments/error_anatomy/results.md`, section "Goal misses" (`pipeweave evaluate '
+    "--protocol anatomy`); what was tried against each, in `experiments/accuracy_log/results.md`.",
+    "": "Where each miss sits is in the per-GPU tables below; what was tried, in "
+    "`experiments/accuracy_log/results.md`.",
+}
+
+
 def _goals_section(results: Mapping[str, Any]) -> list[str]:
     """The goal table (:func:`goal_status`): one row per family with a goal, one cell per column."""
     st = goal_status(results)
@@ -372,11 +383,7 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
         "",
         f"MAPE (%) of `pipeweave` against the product's goals (`pipeweave.evaluation.ACCURACY_GOALS`): "
         f"{met} of {n} cells met. A miss is reported with its size; a cell also names the best baseline "
-        "when that baseline is lower. Why each miss happens (the share of it that the rows a source manifest "
-        "flags, one level per held-out GPU, or one level per GPU and regime explain, and the regime carrying "
-        "most of the error) is computed per cell in `experiments/error_anatomy/results.md`, section \"Goal "
-        "misses\" (`pipeweave evaluate --protocol anatomy`); what was tried against each, in "
-        "`experiments/accuracy_log/results.md`.",
+        "when that baseline is lower. " + _WHY.get(str(results.get("protocol")), _WHY[""]),
         "",
         _md_table(["family", "goal", *cols], rows),
     ]

@@ -258,8 +258,13 @@ def make_methods(
     max_rows_per_gpu: int | None,
     n_estimators: int | None = None,
     n_jobs: int = 2,
+    seen_gpu: bool = True,
 ) -> dict[str, object]:
-    """Method name -> unfitted estimator for one evaluation family."""
+    """Method name -> unfitted estimator for one evaluation family.
+
+    ``seen_gpu=False`` fits the pipeweave methods without their seen-GPU boosters (``seen_gpu={}``): under
+    leave-one-generation-out no test row is of a training GPU, so they could not change a prediction, only
+    add fitting time."""
     from ..baselines import KernelSight, Roofline, TileSight, XGBoostCrude, XGBoostRaw
 
     if label not in SASS_ABLATION_FAMILIES:
@@ -267,6 +272,8 @@ def make_methods(
     from ..model import PipeweaveRegressor
 
     kw: dict[str, Any] = {"n_jobs": n_jobs}
+    if not seen_gpu:
+        kw["seen_gpu"] = {}
     if n_estimators:
         kw["n_estimators"] = n_estimators
     out: dict[str, object] = {}
@@ -448,7 +455,12 @@ def _run_families(
     for label in labels if labels is not None else pd.unique(frame["eval_family"]):
         sub = frame[frame["eval_family"] == label]
         ms = make_methods(
-            names, label=label, has_sass=has_sass, max_rows_per_gpu=max_train_rows_per_gpu, n_estimators=n_estimators
+            names,
+            label=label,
+            has_sass=has_sass,
+            max_rows_per_gpu=max_train_rows_per_gpu,
+            n_estimators=n_estimators,
+            seen_gpu=protocol != "logo",  # leave-one-generation-out: no test row is of a training GPU
         )
         ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         preds.append(

@@ -37,8 +37,19 @@ from ._recipe import (
     FAMILY_REFERENCE,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
+    SEEN_GPU_MIN_ROWS,
+    SEEN_GPU_PARAMS,
+    SEEN_GPU_WEIGHT,
 )
-from ._regressor import REFERENCES, PipeweaveRegressor, companion_booster_params, companion_family
+from ._regressor import (
+    REFERENCES,
+    PipeweaveRegressor,
+    companion_booster_params,
+    companion_family,
+    explicit_tile_rows,
+    seen_booster_params,
+    seen_keys,
+)
 from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 from ._xgb import predict_in_place, tree_params
@@ -65,6 +76,12 @@ __all__ = [
     "FAMILY_COMPANION",
     "COMPANION_PARAMS",
     "companion_booster_params",
+    "SEEN_GPU_WEIGHT",
+    "SEEN_GPU_PARAMS",
+    "SEEN_GPU_MIN_ROWS",
+    "seen_booster_params",
+    "seen_keys",
+    "explicit_tile_rows",
     "REFERENCES",
     "SCHEMA_VERSION",
     "DEFAULT_MODEL_PATH",

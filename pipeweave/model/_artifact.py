@@ -59,6 +59,8 @@ __all__ = [
 _FAMILY_ATTR = "pipeweave_family_"
 #: blob key prefix of a family's crude companion booster (attribute pipeweave_family_companion__<family>)
 _COMPANION_KEY = "companion__"
+#: blob key prefix of a family's seen-GPU booster (PipeweaveRegressor(seen_gpu=...))
+_SEEN_KEY = "seen__"
 
 #: Bump when features, target or file layout change meaning.
 SCHEMA_VERSION = "pipeweave-model/1"
@@ -129,6 +131,10 @@ def save_model(
     companions = dict(getattr(model, "companion_weights_", None) or {})
     comp_boosters = getattr(model, "companion_boosters_", None) or {}
     comp_blobs = {_COMPANION_KEY + fam: bytes(b.save_raw("ubj")) for fam, b in comp_boosters.items()}
+    seen_boosters = getattr(model, "seen_boosters_", None) or {}
+    seen_keys = getattr(model, "seen_keys_", None) or {}
+    seen_weights = getattr(model, "seen_weights_", None) or {}
+    comp_blobs.update({_SEEN_KEY + fam: bytes(b.save_raw("ubj")) for fam, b in seen_boosters.items()})
     stamp = {
         "schema_version": SCHEMA_VERSION,
         "features": model.feature_names_,
@@ -148,6 +154,8 @@ def save_model(
         "family_boosters": sorted(blobs),
         # crude companion boosters (PipeweaveRegressor(companion=...)): family or family:dtype -> blend weight
         "companions": companions,
+        # seen-GPU boosters (PipeweaveRegressor(seen_gpu=...)): family -> blend weight and its one-hot keys
+        "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
         "latency_range_us": dict(getattr(model, "latency_range_us_", None) or {}),
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
@@ -582,6 +590,27 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
+    # seen-GPU boosters (a file written before the option: none, so it predicts as it did)
+    seen = stamp.get("seen_gpu") or {}
+    ok = isinstance(seen, dict) and all(
+        isinstance(v, dict)
+        and isinstance(v.get("weight"), (int, float))
+        and not isinstance(v.get("weight"), bool)
+        and 0.0 < float(v["weight"]) <= 1.0
+        and isinstance(v.get("keys"), list)
+        and bool(v["keys"])
+        and all(isinstance(k, str) for k in v["keys"])
+        for v in seen.values()
+    )
+    if not ok:
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed seen_gpu field {seen!r} "
+            "(family -> {'weight': w in (0, 1], 'keys': ['H100-SXM', ...]})",
+            hint=f"retrain with `{RETRAIN_COMMAND}`",
+        )
+    model.seen_weights_ = {str(f): float(v["weight"]) for f, v in seen.items()}
+    model.seen_keys_ = {str(f): [str(k) for k in v["keys"]] for f, v in seen.items()}
+    model.seen_boosters_ = _lazy_boosters(booster, stamp, {f: _SEEN_KEY + f for f in seen}, path)
     # the measured latency range per family (a file written before it: none, nothing is marked)
     span = stamp.get("latency_range_us") or {}
     if not isinstance(span, dict) or not all(_is_range(v) for v in span.values()):

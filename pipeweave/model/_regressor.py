@@ -38,13 +38,23 @@ from ._recipe import (
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
     ROW_CAP_GROUP,
+    SEEN_GPU_MIN_ROWS,
+    SEEN_GPU_PARAMS,
+    SEEN_GPU_WEIGHT,
 )
 from ._xgb import predict_in_place, tree_params
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["REFERENCES", "PipeweaveRegressor", "companion_booster_params"]
+__all__ = [
+    "REFERENCES",
+    "PipeweaveRegressor",
+    "companion_booster_params",
+    "explicit_tile_rows",
+    "seen_booster_params",
+    "seen_keys",
+]
 
 #: reference time of the target log(latency / reference): name -> featurized column (None = 1 us)
 REFERENCES: dict[str, str | None] = {
@@ -86,6 +96,47 @@ def companion_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
     )
     params["objective"] = "reg:squarederror"
     return params
+
+
+def seen_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
+    """XGBoost training parameters of a seen-GPU booster (:data:`~pipeweave.model.SEEN_GPU_PARAMS`, without
+    ``n_estimators``, which is the number of boosting rounds)."""
+    p = {k: v for k, v in SEEN_GPU_PARAMS.items() if k != "n_estimators"}
+    return tree_params(**p, n_jobs=n_jobs, random_state=random_state) | {"objective": "reg:squarederror"}
+
+
+def _catalog_name(name: str) -> str:
+    """The catalog's name of a GPU name or alias (``H100`` -> ``H100-SXM``); a GPU outside it keeps its name."""
+    from .._errors import UnknownGPUError
+    from ..hardware import resolve_gpu_name
+
+    try:
+        return resolve_gpu_name(name)
+    except UnknownGPUError:
+        return name
+
+
+def explicit_tile_rows(rows: pd.DataFrame) -> np.ndarray:
+    """Bool per row: the launch names its own tile plan (a Triton config: ``block_m``, ``block_n`` and ``block_k``
+    given; in a featurized frame, ``tile_origin == "recorded"``) rather than leaving the kernel to the library."""
+    if "tile_origin" in rows.columns:
+        return (str_values(rows["tile_origin"]) == "recorded").astype(bool)
+    cols = ("block_m", "block_n", "block_k")
+    if not all(c in rows.columns for c in cols):
+        return np.zeros(len(rows), dtype=bool)
+    vals = [pd.to_numeric(rows[c], errors="coerce").to_numpy(dtype=float) for c in cols]
+    return np.logical_and.reduce([np.isfinite(v) for v in vals])
+
+
+def seen_keys(rows: pd.DataFrame, family: np.ndarray | None = None) -> np.ndarray:
+    """Per row, the key of a seen-GPU booster's one-hot: the GPU by its catalog name (an alias such as ``H100`` is
+    the same GPU; a GPU outside the catalog keeps its name). The source is not part of it: the model's source
+    features already tell the timing conventions apart, and a user's own rows (source ``user``) make their GPU
+    a seen one for predictions, which name a catalog source. ``family`` is accepted for symmetry and unused."""
+    del family
+    gcodes, gnames = str_codes(rows["gpu"])
+    names = np.array([_catalog_name(g) for g in gnames], dtype=object)  # one lookup per distinct name
+    return names[gcodes] if len(gcodes) else np.array([], dtype=object)
 
 
 def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
@@ -171,6 +222,16 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     family's rows are predicted as exp((1 - w) log(hybrid) + w log(companion)) before the lower-bound
     floor. Model files written before the option load without companions, predicting as they did.
 
+    ``seen_gpu`` maps a family to the weight w in (0, 1] of its seen-GPU booster (``None``, the default:
+    :data:`~pipeweave.model.SEEN_GPU_WEIGHT`; ``{}``: none): an XGBoost with more capacity
+    (:data:`~pipeweave.model.SEEN_GPU_PARAMS`) on the model's features plus a one-hot of the row's GPU,
+    fitted on every training row of the family (no row cap) that leaves the kernel to the library (no explicit
+    tile plan: cuBLAS's or SGLang's per-shape choice is what it learns); such rows of a GPU with at least
+    ``seen_gpu_min_rows`` (:data:`~pipeweave.model.SEEN_GPU_MIN_ROWS`) training rows of the family are
+    predicted as exp((1 - w) log(model) + w log(seen)), every other row (a GPU the model never saw, a named
+    tile plan) as before. Files written before the option load without seen-GPU boosters, predicting as
+    they did.
+
     ``latency_range_us_`` (learned) maps each family to the [fastest, slowest] latency (us) of its
     training rows, on any GPU; :meth:`extrapolated` marks predictions outside it (a launch smaller or
     larger than anything measured: the prediction is an extrapolation). Files written before it: ``{}``.
@@ -207,6 +268,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         family_booster_rows: Mapping[str, tuple[str, ...]] | None = None,
         family_reference: Mapping[str, str] | None = None,
         companion: Mapping[str, float] | None = None,
+        seen_gpu: Mapping[str, float] | None = None,
+        seen_gpu_min_rows: int = SEEN_GPU_MIN_ROWS,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -231,6 +294,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_booster_rows = family_booster_rows
         self.family_reference = family_reference
         self.companion = companion
+        self.seen_gpu = seen_gpu
+        self.seen_gpu_min_rows = seen_gpu_min_rows
 
     # ------------------------------------------------------------------------------------------
     def _check_reference(self, name: Any, param: str = "reference") -> str:
@@ -289,6 +354,79 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 )
             if w > 0:
                 out[k] = w
+        return out
+
+    def seen_gpu_weights(self) -> dict[str, float]:
+        """Family -> blend weight of its seen-GPU booster (``seen_gpu`` resolved and validated: ``None`` ->
+        :data:`~pipeweave.model.SEEN_GPU_WEIGHT`); weight 0 entries are dropped."""
+        seen = _family_mapping(
+            "seen_gpu",
+            self.seen_gpu,
+            SEEN_GPU_WEIGHT,
+            "blend weights",
+            "e.g. {'gemm': 1.0}; None = the recipe, {} = no seen-GPU boosters",
+        )
+        out: dict[str, float] = {}
+        for k, v in seen.items():
+            w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
+            if not (0.0 <= w <= 1.0):
+                raise DataError(
+                    f"seen_gpu[{k!r}] must be a blend weight in [0, 1], got {v!r}",
+                    hint="0 = the model alone, 1 = the seen-GPU booster alone on a GPU the model was trained on",
+                )
+            if w > 0:
+                out[k] = w
+        n = self.seen_gpu_min_rows
+        if out and not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1):
+            raise DataError(
+                f"seen_gpu_min_rows must be a whole number of training rows >= 1, got {n!r}",
+                hint=f"e.g. {SEEN_GPU_MIN_ROWS} (pipeweave.model.SEEN_GPU_MIN_ROWS)",
+            )
+        return out
+
+    @staticmethod
+    def seen_feature_name(key: str) -> str:
+        """The name of a seen-GPU booster's one-hot column of ``key`` (a catalog GPU name)."""
+        return f"seen={key}"
+
+    def _seen_matrix(self, X: np.ndarray, keys: np.ndarray, known: list[str]) -> np.ndarray:
+        """``X`` (rows x model features) with one float32 column per key of ``known``: 1 where the row's key is it."""
+        onehot = (np.asarray(keys, dtype=object)[:, None] == np.asarray(known, dtype=object)[None, :]).astype(
+            np.float32
+        )
+        return np.hstack([np.asarray(X, dtype=np.float32), onehot])
+
+    def _blend_seen(
+        self,
+        rows: pd.DataFrame,
+        pred: np.ndarray,
+        family: np.ndarray,
+        columns: Mapping[str, np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """``pred`` (us) with the rows of a seen GPU blended geometrically with their family's
+        seen-GPU booster; other rows unchanged. ``columns``: the rows' feature arrays, when the caller has them."""
+        weights = getattr(self, "seen_weights_", None) or {}
+        if not weights or not np.isin(family, list(weights)).any():
+            return pred
+        boosters, known_of = self.seen_boosters_, self.seen_keys_
+        out = np.array(pred, dtype=float, copy=True)
+        keys = seen_keys(rows, family)
+        for name, w in weights.items():
+            m = (family == name) & np.isin(keys, known_of[name])
+            if m.any():
+                m &= ~explicit_tile_rows(rows)  # a named tile plan: no library choice to have learned
+            if not m.any():
+                continue
+            sub = rows if m.all() else rows[m]
+            cols = None if columns is None else {k: np.asarray(v)[m] for k, v in columns.items()}
+            X = self.feature_matrix(sub, self.feature_names_, cols, family=family[m])
+            # the reference _fit_seen trained on: the family's (family_reference), else `reference`
+            ref_name = self.family_references().get(name, self._check_reference(self.reference))
+            ref = self._reference_values(ref_name, sub, cols)
+            seen = ref * np.exp(
+                predict_in_place(boosters[name], self._seen_matrix(X, keys[m], known_of[name]), int(self.n_jobs))
+            )
+            out[m] = np.exp((1.0 - w) * np.log(out[m]) + w * np.log(np.maximum(seen, 1e-6)))
         return out
 
     def _blend_companions(
@@ -515,6 +653,60 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if w.any() and not w.all():
             dmatrix.set_info(feature_weights=w)
 
+    def _fit_seen(
+        self,
+        rows: pd.DataFrame,
+        names: list[str],
+        seen: Mapping[str, float],
+        refs: Mapping[str, str],
+        base_ref: str,
+        weight: np.ndarray | None,
+        X: np.ndarray | None = None,
+    ) -> None:
+        """Fit the seen-GPU boosters (``seen_boosters_``, ``seen_keys_``, ``seen_weights_``) on featurized
+        ``rows`` (every training row, not the capped draw: the booster's point is the density of one GPU's
+        shapes); ``X``: their feature matrix when the caller has it."""
+        import xgboost as xgb
+
+        self.seen_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
+        self.seen_keys_: dict[str, list[str]] = {}
+        self.seen_weights_: dict[str, float] = {}
+        if not seen or rows.empty:
+            return
+        lat = pd.to_numeric(rows["latency_us"], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(lat) | (lat <= 0)
+        if bad.any():
+            raise DataError(
+                f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
+                f"(first row labels {rows.index[bad][:5].tolist()})",
+                hint="drop them or fix the measurement; latency must be > 0 us",
+            )
+        fam = str_values(rows["family"])
+        X = self.feature_matrix(rows, names, family=fam) if X is None else X
+        keys = seen_keys(rows, fam)
+        sparams = seen_booster_params(int(self.n_jobs), int(self.random_state))
+        library = ~explicit_tile_rows(rows)  # rows whose kernel the library picked (what the booster learns)
+        for name, w in seen.items():
+            m = (fam == name) & library
+            if not m.any():
+                continue
+            uniq, counts = np.unique(keys[m].astype(str), return_counts=True)
+            known = [str(k) for k, c in zip(uniq, counts, strict=True) if c >= int(self.seen_gpu_min_rows)]
+            if not known:
+                continue
+            sub = rows if m.all() else rows[m]
+            target = np.log(lat[m] / self._reference_values(refs.get(name, base_ref), sub))
+            ds = xgb.DMatrix(
+                self._seen_matrix(X[m], keys[m], known),
+                feature_names=[*names, *(self.seen_feature_name(k) for k in known)],
+                label=target,
+                weight=None if weight is None else weight[m],
+                nthread=int(self.n_jobs),
+            )
+            self.seen_boosters_[name] = xgb.train(sparams, ds, num_boost_round=int(SEEN_GPU_PARAMS["n_estimators"]))
+            self.seen_keys_[name] = known
+            self.seen_weights_[name] = float(w)
+
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
 
@@ -535,6 +727,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 "training rows lack the column 'family' (a featurize() output alone is not enough)",
                 hint="fit on the canonical profile rows themselves: PipeweaveRegressor().fit(rows)",
             )
+        all_rows, all_weight = df, sample_weight  # the seen-GPU boosters train on every row (see _fit_seen)
         if self.max_rows_per_group and isinstance(df, pd.DataFrame):
             # the shipped recipe: at most max_rows_per_group seeded-random rows per (gpu, family, dtype, source)
             from ._training import cap_rows
@@ -569,6 +762,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows_of = self.booster_rows()  # validated before any booster is trained
         refs = self.family_references()
         companions = self.companion_weights()
+        seen = self.seen_gpu_weights()
         for attr in ("shared_reference_", "family_references_"):  # a refit resolves the references anew
             self.__dict__.pop(attr, None)
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
@@ -658,6 +852,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 cparams, dcomp, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
             )
             self.companion_weights_.update({k: w for k, w in companions.items() if companion_family(k) == name})
+        # seen-GPU boosters: the model's features + a one-hot of the GPU, on each listed family's rows
+        if len(df) < len(all_rows) and seen:  # capped: featurize every row of the listed families
+            sel = np.isin(str_values(all_rows["family"]), list(seen))
+            full = self._prepare(all_rows[sel])
+            full_w = None if weight is None else np.asarray(all_weight, dtype=float).ravel()[sel]
+            self._fit_seen(full, names, seen, refs, base_ref, full_w)
+        else:
+            self._fit_seen(df, names, seen, refs, base_ref, weight, X=X)
         self.shared_reference_ = shared_ref
         self.family_references_ = family_refs
         self.feature_names_ = names
@@ -736,6 +938,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         fam = str_values(df["family"])
         pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam))
         pred = self._blend_companions(df, pred, fam, gpus=gpus, data=data)
+        pred = self._blend_seen(df, pred, fam)
         lower = df["t_lower_us"].to_numpy(dtype=float)
         pred = np.maximum(pred, lower)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
@@ -755,6 +958,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         fam = str_values(rows["family"])
         pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam))
         pred = self._blend_companions(rows, pred, fam, cols)
+        pred = self._blend_seen(rows, pred, fam, cols)
         pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
         return pred if groups is None else pred[groups[0]]
 

@@ -50,6 +50,16 @@ def test_make_methods_ablations_only_on_headline_families():
     assert "pipeweave_no_l2_sched" not in other and "pipeweave" in other
 
 
+def test_seen_gpu_boosters_are_off_where_no_test_row_is_of_a_training_gpu():
+    """Leave-one-generation-out fits the pipeweave methods without seen-GPU boosters (they could not act)."""
+    names = ["pipeweave", "pipeweave_no_l2_sched", "kernelsight"]
+    off = make_methods(names, label="gemm_bf16", has_sass=False, max_rows_per_gpu=10, seen_gpu=False)
+    on = make_methods(names, label="gemm_bf16", has_sass=False, max_rows_per_gpu=10)
+    for name in ("pipeweave", "pipeweave_no_l2_sched"):
+        assert off[name].estimator.seen_gpu == {} and off[name].estimator.seen_gpu_weights() == {}
+        assert on[name].estimator.seen_gpu is None and on[name].estimator.seen_gpu_weights()  # the recipe
+
+
 def test_logo_on_real_rows_all_methods_same_rows(small_frame):
     df = small_frame.assign(eval_family=small_frame["family"].astype(str))
     methods = make_methods(

@@ -147,3 +147,33 @@ def test_plot_data_few_shot_and_draw():
     assert data["shots"].tolist() == [0, 8, 0, 8] and data["mape"].tolist() == [12.0, 10.0, 20.0, 14.0]
     ax = plot_few_shot(data, title="gemm_bf16")
     assert len(ax.get_lines()) >= 2
+
+
+def _report(family: str, fp: str, elapsed: float) -> dict:
+    """A hand-made few-shot report of one family (structure only, no measurement)."""
+    cell = {"mape": 10.0, "median_ape": 8.0, "p90_ape": 20.0, "n": 5}
+    return {
+        "protocol": "few-shot",
+        "shots": [0, 8],
+        "options": [{"method": "none"}],
+        "data_fingerprint": fp,
+        "results": {family: {"0": {"ada": cell}, "8": {"ada": cell}}},
+        "by_gpu": {family: {}},
+        "chosen": {family: {}},
+        "inner": {family: {}},
+        "extra": {"command": f"run {family}", "elapsed_s": elapsed},
+    }
+
+
+def test_merged_reports_merge_again():
+    from pipeweave import DataError
+    from pipeweave.evaluation._few_shot import merge_few_shot_reports
+
+    ab = merge_few_shot_reports([_report("a", "fa", 1.0), _report("b", "fb", 2.0)])
+    abc = merge_few_shot_reports([ab, _report("c", "fc", 3.0)])
+    assert list(abc["results"]) == ["a", "b", "c"]
+    assert abc["data_fingerprint"] == {"a": "fa", "b": "fb", "c": "fc"}
+    assert [r["command"] for r in abc["extra"]["runs"]] == ["run a", "run b", "run c"]
+    assert abc["extra"]["elapsed_s"] == 6.0 and abc["extra"]["command"].endswith("--families a b c")
+    with pytest.raises(DataError, match="differ in 'shots'"):
+        merge_few_shot_reports([ab, {**_report("c", "fc", 1.0), "shots": [0, 32]}])

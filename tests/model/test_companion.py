@@ -20,7 +20,11 @@ from pipeweave.model import (
     save_model,
 )
 
-KW = {"n_estimators": 10, "n_jobs": 1}
+KW = {
+    "n_estimators": 10,
+    "n_jobs": 1,
+    "seen_gpu": {},
+}  # the companion alone (tests/model/test_seen_gpu.py: the other blend)
 
 
 @pytest.fixture(scope="module")

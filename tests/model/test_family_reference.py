@@ -33,7 +33,7 @@ def attn_frame(data_dir, small_frame):
     return pd.concat([small_frame, ensure_features(att)], ignore_index=True)
 
 
-KW = {"n_estimators": 10, "n_jobs": 1, "companion": {}}  # the hybrid alone: its formula is what is checked
+KW = {"n_estimators": 10, "n_jobs": 1, "companion": {}, "seen_gpu": {}}  # the hybrid alone: its formula is checked
 
 
 def test_the_recipe_puts_decode_on_the_warm_envelope():
