@@ -210,6 +210,7 @@ _SHARED_TARGET = "_pw_shared_target"  # the target on `reference` (the shared bo
 _CRUDE_TARGET = "_pw_crude_target"  # log(latency / wave-quantized roofline): the crude companions' target
 _LATENCY = "_pw_latency_us"  # measured latency (us): the family's latency range (PipeweaveRegressor.extrapolated)
 _SEEN = "_pw_seen_key"  # the row's GPU key of the seen-GPU boosters (pipeweave.model.seen_keys)
+_LIBRARY = "_pw_library_kernel"  # 1 where the library picks the kernel (no named tile plan): seen-GPU rows
 
 
 def _crude_columns() -> list[str]:
@@ -226,10 +227,10 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
 
     from .._frame import str_values
     from ..frontend import crude_matrix
-    from ..model import PipeweaveRegressor, prepare_training_frame, seen_keys
+    from ..model import PipeweaveRegressor, explicit_tile_rows, prepare_training_frame, seen_keys
 
     crude = _crude_columns()
-    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _LATENCY, _FAMILY, _SOURCE, _GPU, _SEEN]
+    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _LATENCY, _LIBRARY, _FAMILY, _SOURCE, _GPU, _SEEN]
     if df.empty:
         return _train_meta(names)
     frame, _ = prepare_training_frame(df, data=data)
@@ -248,6 +249,7 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     out[_SOURCE] = str_values(frame["source"]) if "source" in frame.columns else ""
     out[_GPU] = str_values(frame["gpu"])
     out[_SEEN] = seen_keys(frame)
+    out[_LIBRARY] = (~explicit_tile_rows(frame)).astype(float)
     return (
         out[cols]
         .astype({_FAMILY: object, _SOURCE: object, _GPU: object, _SEEN: object})
@@ -262,7 +264,7 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in names})
     meta[_TARGET] = np.array([], dtype=float)
     meta[_SHARED_TARGET] = np.array([], dtype=float)
-    for c in [*_crude_columns(), _CRUDE_TARGET, _LATENCY]:
+    for c in [*_crude_columns(), _CRUDE_TARGET, _LATENCY, _LIBRARY]:
         meta[c] = np.array([], dtype=float)
     for c in (_FAMILY, _SOURCE, _GPU, _SEEN):
         meta[c] = np.array([], dtype=object)
@@ -345,7 +347,7 @@ def train_dask(
     for f, w in est.seen_gpu_weights().items():
         if f not in families:
             continue
-        part = feats[feats[_FAMILY] == f]
+        part = feats[(feats[_FAMILY] == f) & (feats[_LIBRARY] > 0)]  # as fit: library-picked kernels only
         counts = part[_SEEN].value_counts().compute()
         known = sorted(str(k) for k, c in counts.items() if c >= int(est.seen_gpu_min_rows))
         if not known:
