@@ -105,6 +105,19 @@ def seen_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
     return tree_params(**p, n_jobs=n_jobs, random_state=random_state) | {"objective": "reg:squarederror"}
 
 
+def _training_latency(rows: pd.DataFrame) -> np.ndarray:
+    """The ``latency_us`` of training rows (us), refusing NaN or non-positive values by row label."""
+    lat = pd.to_numeric(rows["latency_us"], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(lat) | (lat <= 0)
+    if bad.any():
+        raise DataError(
+            f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
+            f"(first row labels {rows.index[bad][:5].tolist()})",
+            hint="drop them or fix the measurement; latency must be > 0 us",
+        )
+    return lat
+
+
 def _catalog_name(name: str) -> str:
     """The catalog's name of a GPU name or alias (``H100`` -> ``H100-SXM``); a GPU outside it keeps its name."""
     from .._errors import UnknownGPUError
@@ -673,14 +686,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.seen_weights_: dict[str, float] = {}
         if not seen or rows.empty:
             return
-        lat = pd.to_numeric(rows["latency_us"], errors="coerce").to_numpy(dtype=float)
-        bad = ~np.isfinite(lat) | (lat <= 0)
-        if bad.any():
-            raise DataError(
-                f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
-                f"(first row labels {rows.index[bad][:5].tolist()})",
-                hint="drop them or fix the measurement; latency must be > 0 us",
-            )
+        lat = _training_latency(rows)
         fam = str_values(rows["family"])
         X = self.feature_matrix(rows, names, family=fam) if X is None else X
         keys = seen_keys(rows, fam)
@@ -749,14 +755,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 "training rows lack the column 'latency_us'",
                 hint="train on measured profiles, or pass the latencies as y: fit(rows, y)",
             )
-        lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
-        bad = ~np.isfinite(lat) | (lat <= 0)
-        if bad.any():
-            raise DataError(
-                f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
-                f"(first row labels {df.index[bad][:5].tolist()})",
-                hint="drop them or fix the measurement; latency must be > 0 us",
-            )
+        lat = _training_latency(df)
         self.__dict__.pop("blind_families_", None)  # a refit resolves gpu_blind_families anew
         self.blind_families_ = self.blind_families()
         rows_of = self.booster_rows()  # validated before any booster is trained
