@@ -1285,6 +1285,8 @@ NOTES: list[str] = [
     "  5.86 shipped): 800 trees 5.74, depth 10 5.68, min_child_weight 1 5.87, plus log2 of m, n, k as raw columns",
     "  5.74 (5.71 blended 0.8 with the shipped booster). At most -0.2 for 2-4x the booster size: not adopted;",
     "  GEMM's in-distribution goal (<= 5, report 5.9) is not a capacity question.",
+    "  The same screen on prefill and decode attention (each booster on its family's own rows): inner 6.61 -> 3.19",
+    "  and 4.57 -> 3.61 at w = 1 (held-out shapes 6.68 -> 3.10, 4.66 -> 3.64): added to SEEN_GPU_WEIGHT.",
     "- **Sliding window on SGLang's Triton prefill** (frames `prefill window screen: ...`, session 13). B200's",
     "  Triton prefill rows (head_dim 192, window 128 or 1024) cost the same at both windows (batch 1, 32 heads,",
     "  isl 16384: 29.9 ms vs 32.2 ms) and grow as isl^2: SGLang's extend kernel masks the window but walks every",

@@ -90,6 +90,18 @@ _ZERO_DIGEST = b"0" * 64
 _MAX_MODEL_BYTES = 2**31  # larger files are not pipeweave models (and would not fit a memory check)
 
 
+def _integrity_hits(data: bytes | bytearray) -> list[re.Match[bytes]]:
+    """The integrity records in ``data``: each ``pwfile-`` found by ``bytes.find`` (memchr-fast over the tens of
+    MB of a model file; a regex scan of the whole file took 0.1 s at 51 MB), then matched in place."""
+    hits, pos = [], data.find(b"pwfile-")
+    while pos >= 0:
+        m = _INTEGRITY_RE.match(data, pos)
+        if m is not None:
+            hits.append(m)
+        pos = data.find(b"pwfile-", pos + 1)
+    return hits
+
+
 def _integrity_placeholder() -> str:
     return "pwfile-" + "0" * 12 + "-" + "0" * 64
 
@@ -97,7 +109,7 @@ def _integrity_placeholder() -> str:
 def _seal(tmp: Path) -> None:
     """Patch the file's length and digest into its integrity record (same byte length)."""
     data = bytearray(tmp.read_bytes())
-    hits = [m for m in _INTEGRITY_RE.finditer(data)]
+    hits = _integrity_hits(data)
     if len(hits) != 1:  # pragma: no cover - only if xgboost stopped storing attributes verbatim
         raise RuntimeError(f"model file has {len(hits)} integrity records, expected 1")
     m = hits[0]
@@ -329,7 +341,7 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
         data = path.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read model file {str(path)!r}: {exc.strerror}", hint="check the path") from None
-    hits = list(_INTEGRITY_RE.finditer(data))
+    hits = _integrity_hits(data)
     fix = f"the file is damaged or was altered; retrain with `{rebuild_command}` (or copy it again)"
     if len(hits) > 1:
         raise DataError(f"model file {str(path)!r} holds {len(hits)} integrity records (altered)", hint=fix)
@@ -342,8 +354,11 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
                 f"(truncated or extended)",
                 hint=fix,
             )
-        zeroed = data[: m.start(2)] + _ZERO_DIGEST + data[m.end(2) :]
-        if hashlib.sha256(zeroed).hexdigest() != want:
+        view = memoryview(data)  # hashed in place: the file with its digest zeroed, without a 50 MB copy
+        digest = hashlib.sha256(view[: m.start(2)])
+        digest.update(_ZERO_DIGEST)
+        digest.update(view[m.end(2) :])
+        if digest.hexdigest() != want:
             raise DataError(f"model file {str(path)!r} fails its SHA-256 check (altered after writing)", hint=fix)
         return data
     if data[:1] != b"{":
