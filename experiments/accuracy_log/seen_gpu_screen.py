@@ -99,8 +99,7 @@ def main() -> None:
         + " ".join(args.families)
         + f"` ({(time.perf_counter() - t0) / 60:.1f} min on the 2-core machine). The weight is chosen on an "
         "inner split of the training shapes; the held-out shapes only report the result. The committed "
-        "unseen-shape report (`experiments/unseen_shape`: GEMM, fused MoE, moe_w13) is the harness's own run of "
-        "the chosen recipe.",
+        "unseen-shape report (`experiments/unseen_shape`) is the harness's own run of the chosen recipe.",
         "",
     ]
     Path(args.out).write_text("\n".join(head + body))
