@@ -173,14 +173,19 @@ def _agg(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return out
 
 
+def _share_table(d: pd.DataFrame, by: list[str], within: list[str]) -> pd.DataFrame:
+    """:func:`_agg` per ``by`` plus each group's share (%) of the rows and of the summed APE of its ``within`` group."""
+    t = _agg(d, by)
+    tot = t.groupby(within, observed=True)[["n", "ape_sum"]].transform("sum")
+    t["share_rows"] = 100.0 * t["n"] / tot["n"]
+    t["share_error"] = 100.0 * t["ape_sum"] / tot["ape_sum"]
+    return t
+
+
 def regime_table(pred: pd.DataFrame, by: str = "regime") -> pd.DataFrame:
     """MAPE (%), row share (%), share of the GPU's summed APE (%) and median predicted / measured per
     (family, method, fold, gpu, ``by``); ``by`` is ``regime`` or ``layout``."""
-    d = _with_errors(pred)
-    t = _agg(d, ["family", "method", "fold", "gpu", by])
-    tot = t.groupby(["family", "method", "gpu"])[["n", "ape_sum"]].transform("sum")
-    t["share_rows"] = 100.0 * t["n"] / tot["n"]
-    t["share_error"] = 100.0 * t["ape_sum"] / tot["ape_sum"]
+    t = _share_table(_with_errors(pred), ["family", "method", "fold", "gpu", by], ["family", "method", "gpu"])
     return t.drop(columns="ape_sum").round(4)
 
 
@@ -302,14 +307,8 @@ def goal_misses(
     else:
         t["mape_unflagged"] = np.nan
     t["crude_mape"] = crude.reindex(t.index)
-    reg = d.groupby([*keys, "regime"], observed=True).agg(
-        n=("ape", "size"), ape_sum=("ape", "sum"), mape=("ape", "mean"), median_ratio=("ratio", "median")
-    )
-    tot = reg.groupby(level=keys, observed=True)[["n", "ape_sum"]].transform("sum")
-    reg["share_rows"] = 100.0 * reg["n"] / tot["n"]
-    reg["share_error"] = 100.0 * reg["ape_sum"] / tot["ape_sum"]
-    top = reg.reset_index().sort_values("share_error", ascending=False).groupby(keys, observed=True).head(1)
-    top = top.set_index(keys)
+    reg = _share_table(d, [*keys, "regime"], keys)
+    top = reg.sort_values("share_error", ascending=False).groupby(keys, observed=True).head(1).set_index(keys)
     for c in ("share_rows", "share_error", "mape", "median_ratio"):
         t[f"top_regime_{c}"] = top[c].reindex(t.index)
     t["top_regime"] = top["regime"].reindex(t.index)
