@@ -141,12 +141,11 @@ def explicit_tile_rows(rows: pd.DataFrame) -> np.ndarray:
     return np.logical_and.reduce([np.isfinite(v) for v in vals])
 
 
-def seen_keys(rows: pd.DataFrame, family: np.ndarray | None = None) -> np.ndarray:
+def seen_keys(rows: pd.DataFrame) -> np.ndarray:
     """Per row, the key of a seen-GPU booster's one-hot: the GPU by its catalog name (an alias such as ``H100`` is
     the same GPU; a GPU outside the catalog keeps its name). The source is not part of it: the model's source
     features already tell the timing conventions apart, and a user's own rows (source ``user``) make their GPU
-    a seen one for predictions, which name a catalog source. ``family`` is accepted for symmetry and unused."""
-    del family
+    a seen one for predictions, which name a catalog source."""
     gcodes, gnames = str_codes(rows["gpu"])
     names = np.array([_catalog_name(g) for g in gnames], dtype=object)  # one lookup per distinct name
     return names[gcodes] if len(gcodes) else np.array([], dtype=object)
@@ -190,6 +189,21 @@ def _family_mapping(
     if not isinstance(out, Mapping) or not all(isinstance(k, str) for k in out):
         raise DataError(f"{param} must map family names to {what}, got {out!r}", hint=example)
     _require_known_families(param, [family_of(k) for k in out])
+    return out
+
+
+def _blend_weights(param: str, weights: Mapping[str, Any], *, include_one: bool, hint: str) -> dict[str, float]:
+    """``weights`` (key -> geometric blend weight) validated: each a number in [0, 1) (``include_one``: [0, 1]),
+    else a DataError naming ``param[key]`` and the value; weight 0 entries dropped (no booster for them)."""
+    out: dict[str, float] = {}
+    for k, v in weights.items():
+        w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
+        if not (0.0 <= w <= 1.0 if include_one else 0.0 <= w < 1.0):
+            raise DataError(
+                f"{param}[{k!r}] must be a blend weight in [0, 1{']' if include_one else ')'}, got {v!r}", hint=hint
+            )
+        if w > 0:
+            out[k] = w
     return out
 
 
@@ -357,17 +371,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             raise DataError(
                 f"companion names unknown dtypes in {bad}", hint=f"use family:dtype with a dtype of {list(DTYPES)}"
             )
-        out: dict[str, float] = {}
-        for k, v in comp.items():
-            w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
-            if not (0.0 <= w < 1.0):
-                raise DataError(
-                    f"companion[{k!r}] must be a blend weight in [0, 1), got {v!r}",
-                    hint="0 = the hybrid alone; e.g. 0.35 (pipeweave.model.FAMILY_COMPANION)",
-                )
-            if w > 0:
-                out[k] = w
-        return out
+        return _blend_weights(
+            "companion",
+            comp,
+            include_one=False,
+            hint="0 = the hybrid alone; e.g. 0.35 (pipeweave.model.FAMILY_COMPANION)",
+        )
 
     def seen_gpu_weights(self) -> dict[str, float]:
         """Family -> blend weight of its seen-GPU booster (``seen_gpu`` resolved and validated: ``None`` ->
@@ -379,16 +388,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             "blend weights",
             "e.g. {'gemm': 1.0}; None = the recipe, {} = no seen-GPU boosters",
         )
-        out: dict[str, float] = {}
-        for k, v in seen.items():
-            w = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
-            if not (0.0 <= w <= 1.0):
-                raise DataError(
-                    f"seen_gpu[{k!r}] must be a blend weight in [0, 1], got {v!r}",
-                    hint="0 = the model alone, 1 = the seen-GPU booster alone on a GPU the model was trained on",
-                )
-            if w > 0:
-                out[k] = w
+        out = _blend_weights(
+            "seen_gpu",
+            seen,
+            include_one=True,
+            hint="0 = the model alone, 1 = the seen-GPU booster alone on a GPU the model was trained on",
+        )
         n = self.seen_gpu_min_rows
         if out and not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1):
             raise DataError(
@@ -414,30 +419,29 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows: pd.DataFrame,
         pred: np.ndarray,
         family: np.ndarray,
+        X: np.ndarray,
         columns: Mapping[str, np.ndarray] | None = None,
     ) -> np.ndarray:
         """``pred`` (us) with the rows of a seen GPU blended geometrically with their family's
-        seen-GPU booster; other rows unchanged. ``columns``: the rows' feature arrays, when the caller has them."""
+        seen-GPU booster; other rows unchanged. ``X``: the rows' :meth:`feature_matrix` (the one the family boosters
+        predicted from); ``columns``: the rows' feature arrays, when the caller has them."""
         weights = getattr(self, "seen_weights_", None) or {}
         if not weights or not np.isin(family, list(weights)).any():
             return pred
         boosters, known_of = self.seen_boosters_, self.seen_keys_
         out = np.array(pred, dtype=float, copy=True)
-        keys = seen_keys(rows, family)
+        keys = seen_keys(rows)
         for name, w in weights.items():
             m = (family == name) & np.isin(keys, known_of[name])
             if m.any():
                 m &= ~explicit_tile_rows(rows)  # a named tile plan: no library choice to have learned
             if not m.any():
                 continue
-            sub = rows if m.all() else rows[m]
-            cols = None if columns is None else {k: np.asarray(v)[m] for k, v in columns.items()}
-            X = self.feature_matrix(sub, self.feature_names_, cols, family=family[m])
             # the reference _fit_seen trained on: the family's (family_reference), else `reference`
             ref_name = self.family_references().get(name, self._check_reference(self.reference))
-            ref = self._reference_values(ref_name, sub, cols)
+            ref = self._reference_values(ref_name, rows, columns)[m]
             seen = ref * np.exp(
-                predict_in_place(boosters[name], self._seen_matrix(X, keys[m], known_of[name]), int(self.n_jobs))
+                predict_in_place(boosters[name], self._seen_matrix(X[m], keys[m], known_of[name]), int(self.n_jobs))
             )
             out[m] = np.exp((1.0 - w) * np.log(out[m]) + w * np.log(np.maximum(seen, 1e-6)))
         return out
@@ -689,7 +693,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         lat = _training_latency(rows)
         fam = str_values(rows["family"])
         X = self.feature_matrix(rows, names, family=fam) if X is None else X
-        keys = seen_keys(rows, fam)
+        keys = seen_keys(rows)
         sparams = seen_booster_params(int(self.n_jobs), int(self.random_state))
         library = ~explicit_tile_rows(rows)  # rows whose kernel the library picked (what the booster learns)
         for name, w in seen.items():
@@ -898,9 +902,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         prepared: pd.DataFrame,
         columns: Mapping[str, np.ndarray] | None = None,
         family: np.ndarray | None = None,
+        X: np.ndarray | None = None,
     ) -> np.ndarray:
+        """Predicted log(latency / reference) per row; ``X``: the rows' :meth:`feature_matrix`, when the caller
+        has built it (the predict paths build it once for this and for :meth:`_blend_seen`)."""
         fam = str_values(prepared["family"]) if family is None else family
-        X = self.feature_matrix(prepared, self.feature_names_, columns, family=fam)
+        if X is None:
+            X = self.feature_matrix(prepared, self.feature_names_, columns, family=fam)
         out = np.empty(len(X))
         todo = np.ones(len(X), dtype=bool)
         family_boosters = getattr(self, "family_boosters_", None) or {}
@@ -935,9 +943,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             return self._predict_launches(df, gpus, data)
         df = self._prepare(df, gpus=gpus, data=data)  # featurize (and attach SASS) once
         fam = str_values(df["family"])
-        pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam))
+        X = self.feature_matrix(df, self.feature_names_, family=fam)
+        pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam, X=X))
         pred = self._blend_companions(df, pred, fam, gpus=gpus, data=data)
-        pred = self._blend_seen(df, pred, fam)
+        pred = self._blend_seen(df, pred, fam, X)
         lower = df["t_lower_us"].to_numpy(dtype=float)
         pred = np.maximum(pred, lower)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
@@ -955,9 +964,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows = df if groups is None else df.iloc[groups[1]]
         cols = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         fam = str_values(rows["family"])
-        pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam))
+        X = self.feature_matrix(rows, self.feature_names_, cols, family=fam)
+        pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam, X=X))
         pred = self._blend_companions(rows, pred, fam, cols)
-        pred = self._blend_seen(rows, pred, fam, cols)
+        pred = self._blend_seen(rows, pred, fam, X, cols)
         pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
         return pred if groups is None else pred[groups[0]]
 
