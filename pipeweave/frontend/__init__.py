@@ -18,7 +18,7 @@ from ._crude import (
     crude_matrix_names,
 )
 from ._demand import PIPES, KernelDemand, schedule
-from ._families import FAMILIES, Family, get_family
+from ._families import FAMILIES, Family, get_family, named_tile_rows
 from ._featurize import (
     DEFAULT_SHAPE_FEATURE_COLUMNS,
     FEATURES,
@@ -64,6 +64,7 @@ __all__ = [
     "FAMILIES",
     "Family",
     "get_family",
+    "named_tile_rows",
     "PIPES",
     "TILE_COLUMNS",
     "KernelDemand",

@@ -87,10 +87,22 @@ def _async_mma(spec: Spec) -> np.ndarray:
     return async_mma(spec["sm_arch"])
 
 
+#: the tile-plan columns whose presence on a row means the launch names its own tile plan (a Triton config)
+_NAMED_TILE: tuple[str, ...] = ("block_m", "block_n", "block_k")
+
+
+def named_tile_rows(df: pd.DataFrame) -> np.ndarray:
+    """Bool per row of launch rows: the row names its own tile plan (``block_m``, ``block_n`` and ``block_k`` all
+    given), which the front-end then uses as recorded (``tile_origin == "recorded"``) instead of resolving the
+    library's own choice."""
+    given = [~np.isnan(num_values(df, c)) if c in df.columns else np.zeros(len(df), dtype=bool) for c in _NAMED_TILE]
+    return np.logical_and.reduce(given)
+
+
 def _recorded_tiles(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     cols = [c for c in TILE_COLUMNS]
     tiles = pd.DataFrame({c: (num_values(df, c) if c in df.columns else np.full(len(df), np.nan)) for c in cols})
-    has = tiles[["block_m", "block_n", "block_k"]].notna().all(axis=1).to_numpy()
+    has = named_tile_rows(df)
     tiles["group_m"] = tiles["group_m"].fillna(1.0)
     tiles["num_warps"] = tiles["num_warps"].fillna(4.0)
     tiles["num_stages"] = tiles["num_stages"].fillna(3.0)

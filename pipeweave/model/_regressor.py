@@ -134,11 +134,9 @@ def explicit_tile_rows(rows: pd.DataFrame) -> np.ndarray:
     given; in a featurized frame, ``tile_origin == "recorded"``) rather than leaving the kernel to the library."""
     if "tile_origin" in rows.columns:
         return (str_values(rows["tile_origin"]) == "recorded").astype(bool)
-    cols = ("block_m", "block_n", "block_k")
-    if not all(c in rows.columns for c in cols):
-        return np.zeros(len(rows), dtype=bool)
-    vals = [pd.to_numeric(rows[c], errors="coerce").to_numpy(dtype=float) for c in cols]
-    return np.logical_and.reduce([np.isfinite(v) for v in vals])
+    from ..frontend import named_tile_rows  # the front-end's own rule for "recorded"
+
+    return named_tile_rows(rows)
 
 
 def seen_keys(rows: pd.DataFrame) -> np.ndarray:
