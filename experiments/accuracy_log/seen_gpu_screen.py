@@ -49,7 +49,16 @@ def screen(label: str, frame: pd.DataFrame) -> tuple[list[str], dict]:
     train, test = d.iloc[tr].reset_index(drop=True), d.iloc[te].reset_index(drop=True)
     ((_, itr, ite),) = list(iter_folds(train, "unseen-shape", seed=1))
     inner_model = PipeweaveRegressor(seen_gpu={family: 1.0}).fit(train.iloc[itr])
-    inner = _scores(inner_model, family, train.iloc[ite].reset_index(drop=True), W)["mape"]
+    if family not in inner_model.seen_boosters_:
+        per_gpu = train.iloc[itr]["gpu"].astype(str).value_counts()
+        note = (
+            f"No seen-GPU booster: no GPU has {inner_model.seen_gpu_min_rows} inner training rows of the family "
+            f"(most: {per_gpu.iloc[0]:,} on {per_gpu.index[0]})."
+        )
+        return [f"## {label}", "", note, ""], {"inner": {}, "chosen": None, "outer": {}}
+    inner_test = train.iloc[ite].reset_index(drop=True)
+    inner_all = _scores(inner_model, family, inner_test, W)
+    inner = inner_all["mape"]
     chosen = min(inner, key=inner.__getitem__)
     model = PipeweaveRegressor(seen_gpu={family: 1.0}).fit(train)
     outer = _scores(model, family, test, tuple(dict.fromkeys((0.0, chosen))))
@@ -63,20 +72,28 @@ def screen(label: str, frame: pd.DataFrame) -> tuple[list[str], dict]:
         "|---|" + "---:|" * len(W),
         "| inner MAPE (training shapes) | " + " | ".join(f"{inner[w]:.2f}" for w in W) + " |",
         "",
-        f"Chosen on the inner split: w = {chosen:g}. Held-out shapes (MAPE %):",
+        f"Chosen on the inner split: w = {chosen:g}. MAPE % per GPU, inner split (training shapes) and held-out "
+        "shapes:",
         "",
-        "| GPU | n | model alone (w = 0) | w = " + f"{chosen:g}" + " |",
-        "|---|---:|---:|---:|",
+        f"| GPU | inner n | inner w = 0 | inner w = {chosen:g} | held-out n | model alone (w = 0) | w = {chosen:g} |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     lat = test["latency_us"].to_numpy(dtype=float)
     gpu = test["gpu"].astype(str).to_numpy()
+    ilat = inner_test["latency_us"].to_numpy(dtype=float)
+    igpu = inner_test["gpu"].astype(str).to_numpy()
+    ipred = inner_all["pred"]
     for g in sorted(set(gpu)):
-        m = gpu == g
+        m, im = gpu == g, igpu == g
         lines.append(
-            f"| {g} | {int(m.sum()):,} | {_mape(outer['pred'][0.0][m], lat[m]):.2f} | "
-            f"{_mape(outer['pred'][chosen][m], lat[m]):.2f} |"
+            f"| {g} | {int(im.sum()):,} | {_mape(ipred[0.0][im], ilat[im]):.2f} | "
+            f"{_mape(ipred[chosen][im], ilat[im]):.2f} | {int(m.sum()):,} | "
+            f"{_mape(outer['pred'][0.0][m], lat[m]):.2f} | {_mape(outer['pred'][chosen][m], lat[m]):.2f} |"
         )
-    lines.append(f"| all | {len(test):,} | {outer['mape'][0.0]:.2f} | {outer['mape'][chosen]:.2f} |")
+    lines.append(
+        f"| all | {len(inner_test):,} | {inner[0.0]:.2f} | {inner[chosen]:.2f} | {len(test):,} | "
+        f"{outer['mape'][0.0]:.2f} | {outer['mape'][chosen]:.2f} |"
+    )
     return lines + [""], {"inner": inner, "chosen": chosen, "outer": outer["mape"]}
 
 

@@ -136,9 +136,14 @@ COMPANION_PARAMS: dict[str, Any] = {
 #: 1.0 for bf16 GEMM (inner MAPE 5.86 against 6.99 for the model alone), fused MoE (5.02 against 8.57),
 #: prefill attention (3.19 against 6.61) and decode attention (3.61 against 4.57)
 #: (``experiments/accuracy_log/seen_gpu_screen.md``; on the protocol's held-out shapes, reported, not used:
-#: 7.09 -> 5.86, 8.48 -> 4.89, 6.68 -> 3.10 and 4.66 -> 3.64). Other families keep the model alone: each
-#: booster adds ~5 MB to the shipped file, and their in-distribution error was not screened (moe_w13's is
-#: 1.8% already)
+#: 7.09 -> 5.86, 8.48 -> 4.89, 6.68 -> 3.10 and 4.66 -> 3.64). The other families were screened the same
+#: way and keep the model alone (``experiments/accuracy_log/seen_gpu_screen_other.md``): FP32 GEMM's inner
+#: 12.45 -> 10.43 (w = 0.65) comes with A100-PCIe-40GB worse, 11.51 -> 13.89, on its own inner shapes (its
+#: sub-200 us bmm launches carry host-side timing spikes, 2-20x neighbours at the ~31 us floor, which the
+#: GPU-specific booster learns as shape structure and the pooled model averages away), and a blend that
+#: worsens a seen GPU is not shipped; moe_w13, the NeuSight element-wise / softmax / layernorm families and
+#: silu_mul gain at most 1.7 points on errors of 1.4-4.5% (inner) for 2.5-4.2 MB of model file each; rmsnorm
+#: and FlashInfer attention have fewer than SEEN_GPU_MIN_ROWS rows per GPU (no booster is fitted)
 SEEN_GPU_WEIGHT: dict[str, float] = {
     "gemm": 1.0,
     "fused_moe": 1.0,

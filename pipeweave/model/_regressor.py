@@ -430,6 +430,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         out = np.array(pred, dtype=float, copy=True)
         keys = seen_keys(rows)
         for name, w in weights.items():
+            if name not in boosters:  # a family the fit found too few rows of any GPU for
+                continue
             m = (family == name) & np.isin(keys, known_of[name])
             if m.any():
                 m &= ~explicit_tile_rows(rows)  # a named tile plan: no library choice to have learned

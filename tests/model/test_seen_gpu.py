@@ -120,6 +120,20 @@ def test_seen_boosters_train_on_every_row_and_need_enough_of_them(small_frame):
     assert capped.seen_keys_ == {"gemm": GEMM_KEYS[:2]}  # 300 rows each (uncapped); L40S has too few
 
 
+def test_a_weight_for_a_family_without_a_seen_booster_changes_nothing(small_frame, fitted):
+    """A screen (or a hand-edited model) may weigh a family the fit trained no seen booster for (too few rows
+    of every GPU): its rows keep the model's prediction instead of failing on the missing booster."""
+    _, blended = fitted
+    assert "moe_w13" not in blended.seen_boosters_
+    before = blended.predict(small_frame)
+    saved = blended.seen_weights_
+    try:
+        blended.seen_weights_ = {**saved, "moe_w13": 1.0}
+        np.testing.assert_allclose(blended.predict(small_frame), before, rtol=1e-12)
+    finally:
+        blended.seen_weights_ = saved
+
+
 def test_seen_boosters_round_trip_through_the_model_file(small_frame, fitted, tmp_path):
     _, blended = fitted
     path = save_model(blended, tmp_path / "m.ubj")
