@@ -501,9 +501,11 @@ def evaluate(
 
     Parameters
     ----------
-    protocol : {"logo", "unseen-shape", "dse"}
+    protocol : {"logo", "unseen-gpu", "unseen-shape", "dse"}
         ``logo``: train on the other GPU generations, predict the held-out one from spec sheets;
-        ``unseen-shape``: hold out 20% of shapes on all GPUs; ``dse``: the Triton config recommender.
+        ``unseen-gpu``: hold out each GPU in turn, its generation's other GPUs still measured (a new
+        SKU of a known generation); ``unseen-shape``: hold out 20% of shapes on all GPUs; ``dse``:
+        the Triton config recommender.
     out : path
         Report folder (``results.json``, ``results.md``, figures). Required: committed reports are
         not a default target.
@@ -513,7 +515,8 @@ def evaluate(
     data : path, optional
         Measurement directory.
     max_train_rows_per_gpu : int or None
-        Seeded cap on training rows per GPU per fold (None = all).
+        Seeded cap on training rows per GPU per fold (None = all; default 4,000, the ``logo`` and
+        ``unseen-gpu`` time budget).
     n_estimators : int or None
         Boosting rounds of the learned methods.
     progress : bool
@@ -521,12 +524,12 @@ def evaluate(
     force : bool
         Overwrite ``out`` even when it holds a report committed to the repository.
     profiles : list of path, optional
-        ``logo`` / ``unseen-shape``: your own canonical profile files (:mod:`pipeweave.profiles`),
+        ``logo`` / ``unseen-gpu`` / ``unseen-shape``: your own canonical profile files (:mod:`pipeweave.profiles`),
         scored as their own source.
     shared : bool
         ``False``: evaluate the ``profiles`` rows alone, without the shared measurements.
     dask : str, optional
-        ``logo`` / ``unseen-shape``: a Dask address (``local:N`` or ``tcp://host:8786``); every
+        ``logo`` / ``unseen-gpu`` / ``unseen-shape``: a Dask address (``local:N`` or ``tcp://host:8786``); every
         (fold, method) fit runs as a task there, with the same predictions.
 
     Returns
@@ -550,14 +553,14 @@ def evaluate(
     if protocol == "dse":
         if profiles or not shared or dask:
             raise DataError(
-                "profiles / shared / dask apply to the 'logo' and 'unseen-shape' protocols, not 'dse'",
-                hint="drop them, or use protocol='logo' or 'unseen-shape'",
+                "profiles / shared / dask apply to the 'logo', 'unseen-gpu' and 'unseen-shape' protocols, not 'dse'",
+                hint="drop them, or use protocol='logo', 'unseen-gpu' or 'unseen-shape'",
             )
         from .diagnose import run_dse_protocol
 
         return run_dse_protocol(data=data, out_dir=out, progress=progress)
-    if protocol not in ("logo", "unseen-shape"):
-        raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-shape' or 'dse'")
+    if protocol not in ("logo", "unseen-gpu", "unseen-shape"):
+        raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-gpu', 'unseen-shape' or 'dse'")
     from .evaluation import run_evaluation
 
     return run_evaluation(

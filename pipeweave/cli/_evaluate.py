@@ -1,4 +1,4 @@
-"""`pipeweave evaluate`: leave-one-generation-out, unseen-shape and DSE protocols with the report."""
+"""`pipeweave evaluate`: leave-one-generation-out, leave-one-GPU-out, unseen-shape and DSE protocols with the report."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ import argparse
 from ._common import add_data_argument
 
 COMMAND = "evaluate"
-HELP = "evaluate every method with the leave-one-generation-out (logo), unseen-shape or dse protocol"
+HELP = "evaluate every method with the leave-one-generation-out (logo), unseen-gpu, unseen-shape or dse protocol"
 DESCRIPTION = (
     HELP
     + """
 
 logo: train on three GPU generations, predict the fourth from its spec sheets only, for every
-method on exactly the same rows. unseen-shape: hold out 20% of shapes on all GPUs. dse: the
+method on exactly the same rows. unseen-gpu: hold out each GPU in turn, its generation's other
+GPUs still in the training rows (a new SKU of a measured generation, e.g. B300 after B200; a GPU
+alone in its generation is held out as under logo). unseen-shape: hold out 20% of shapes on all
+GPUs. dse: the
 Triton config-recommendation and ceiling protocol on the PipeWeave tile sweeps (see
 `pipeweave diagnose`). Writes results.json, results.md and figures (PNG + CSV) under --out.
 A folder holding reports committed to the repository (experiments/logo ...) is only rewritten
@@ -22,6 +25,7 @@ with --force (refreshing the committed results on purpose); examples write to /t
 examples:
   pipeweave evaluate --protocol logo --out /tmp/pw_logo
   pipeweave evaluate --protocol unseen-shape --families gemm_bf16 --out /tmp/pw_unseen_shape
+  pipeweave evaluate --protocol unseen-gpu --families gemm_bf16 --methods pipeweave roofline --out /tmp/pw_unseen_gpu
   pipeweave evaluate --protocol dse --out /tmp/pw_dse
   pipeweave evaluate --protocol logo --out experiments/logo --force   # refresh the committed report
   pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
@@ -42,7 +46,9 @@ few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..evaluation import EVAL_FAMILIES, METHODS
 
-    p.add_argument("--protocol", required=True, choices=["logo", "unseen-shape", "dse", "anatomy", "few-shot"])
+    p.add_argument(
+        "--protocol", required=True, choices=["logo", "unseen-gpu", "unseen-shape", "dse", "anatomy", "few-shot"]
+    )
     p.add_argument(
         "--families",
         nargs="+",
@@ -62,8 +68,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--max-train-rows-per-gpu",
         type=int,
         default=None,
-        help="seeded random cap on training rows per GPU per fold (0 = all; default: 4000 for logo, few-shot and "
-        "anatomy, all rows for unseen-shape: the cap only keeps leave-one-generation-out inside its time budget)",
+        help="seeded random cap on training rows per GPU per fold (0 = all; default: 4000 for logo, unseen-gpu, "
+        "few-shot and anatomy, all rows for unseen-shape: the cap only keeps the leave-one-out protocols inside "
+        "their time budget)",
     )
     p.add_argument("--n-estimators", type=int, default=200, help="boosting rounds of the learned methods (default 200)")
     p.add_argument(
@@ -85,15 +92,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="FILE",
         default=None,
-        help="logo / unseen-shape: your own canonical profile files (see `pipeweave profiles -h`), scored "
+        help="logo / unseen-gpu / unseen-shape: your own canonical profile files (see `pipeweave profiles -h`), scored "
         "as their own source next to the shared data",
     )
-    p.add_argument("--no-shared", action="store_true", help="logo / unseen-shape: evaluate the --profiles rows only")
+    p.add_argument(
+        "--no-shared", action="store_true", help="logo / unseen-gpu / unseen-shape: evaluate the --profiles rows only"
+    )
     p.add_argument(
         "--dask",
         metavar="ADDRESS",
         default=None,
-        help="logo / unseen-shape: run every (fold, method) fit as a task on Dask: local[:N] = N local worker "
+        help="logo / unseen-gpu / unseen-shape: run every (fold, method) fit as a task on Dask: local[:N] = N local worker "
         "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -112,10 +121,11 @@ def run(args: argparse.Namespace) -> int:
     refuse_committed_output(
         out, force=args.force, hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose"
     )
-    if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-shape"):
+    if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-gpu", "unseen-shape"):
         raise DataError(
-            f"--profiles / --no-shared / --dask apply to --protocol logo and unseen-shape, not {args.protocol!r}",
-            hint="drop them, or use --protocol logo / unseen-shape",
+            f"--profiles / --no-shared / --dask apply to --protocol logo, unseen-gpu and unseen-shape, not "
+            f"{args.protocol!r}",
+            hint="drop them, or use --protocol logo / unseen-gpu / unseen-shape",
         )
     if args.no_shared and not args.profiles:
         raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to evaluate the shared data")

@@ -1,4 +1,4 @@
-"""Method-agnostic evaluation: protocols (LOGO, unseen-shape), metrics, reports and figures.
+"""Method-agnostic evaluation: protocols (LOGO, leave-one-GPU-out, unseen-shape), metrics, reports, figures.
 
 Typical use::
 

@@ -1,7 +1,8 @@
 """Accuracy goals of the product and where a report stands against them.
 
 The goals (issues 13 and 17) are MAPE ceilings of the ``pipeweave`` method per evaluation family and
-protocol, on every held-out generation (``logo``) or on the held-out shapes (``unseen-shape``).
+protocol, on every held-out generation (``logo``), on every held-out GPU (``unseen-gpu``) or on the
+held-out shapes (``unseen-shape``).
 :func:`goal_status` reads a :func:`~pipeweave.evaluation.build_results` dict and says, per family
 and column, whether the goal holds and by how many MAPE points it is missed, next to the best
 baseline on the same rows. It is a pure function; the report renders its output.
@@ -18,14 +19,16 @@ __all__ = ["ACCURACY_GOALS", "goal_status"]
 
 #: family label -> protocol -> MAPE ceiling (%) of the pipeweave method on every column
 ACCURACY_GOALS: dict[str, dict[str, float]] = {
-    "gemm_bf16": {"logo": 10.0, "unseen-shape": 5.0},
-    "fused_moe_bf16": {"logo": 10.0, "unseen-shape": 5.0},
-    "attention_context": {"logo": 20.0},
-    "attention_generation": {"logo": 20.0},
-    "moe_w13": {"logo": 6.0},
+    # unseen-gpu (issue 17): the GPUs kept aside by the data's curators (L20, B300, GB300; siblings of measured
+    # GPUs) are to be predicted at <= 10% each; leave-one-GPU-out is this project's own view of that check
+    "gemm_bf16": {"logo": 10.0, "unseen-gpu": 10.0, "unseen-shape": 5.0},
+    "fused_moe_bf16": {"logo": 10.0, "unseen-gpu": 10.0, "unseen-shape": 5.0},
+    "attention_context": {"logo": 20.0, "unseen-gpu": 10.0},
+    "attention_generation": {"logo": 20.0, "unseen-gpu": 10.0},
+    "moe_w13": {"logo": 6.0, "unseen-gpu": 10.0},
     # issue 13: the memory-bound norm families and FP32 GEMM on the CUDA cores (NeuSight reports 13.8-13.9%)
-    "rmsnorm": {"logo": 15.0},
-    "silu_mul": {"logo": 15.0},
+    "rmsnorm": {"logo": 15.0, "unseen-gpu": 10.0},
+    "silu_mul": {"logo": 15.0, "unseen-gpu": 10.0},
     "gemm_fp32": {"logo": 15.0},
 }
 
@@ -49,23 +52,26 @@ def goal_status(
 ) -> pd.DataFrame:
     """One row per (family key with a goal, column) of ``results``: the goal and where ``method`` stands.
 
-    Columns: ``family_key``, ``generation`` (the held-out generation, or ``all``), ``goal_mape``
+    Columns: ``family_key``, ``generation`` (the report column: the held-out generation, the held-out
+    GPU under ``unseen-gpu``, or ``all``), ``goal_mape``
     and ``mape`` (%), ``mape_unflagged`` (% without the rows a source manifest flags, where the
     report has them, else NaN), ``miss_by`` (MAPE points above the goal, 0 when met), ``met``,
     ``best_baseline`` / ``best_baseline_mape`` (the lowest-MAPE other method that is not a
     pipeweave ablation) and ``below_every_baseline``. Under ``logo`` the goal applies to each
-    held-out generation; under ``unseen-shape`` to all held-out shapes pooled (``all``)."""
+    held-out generation; under ``unseen-gpu`` to each held-out GPU (``by_gpu``; no unflagged figure);
+    under ``unseen-shape`` to all held-out shapes pooled (``all``)."""
     goals = ACCURACY_GOALS if goals is None else goals
     protocol = str(results["protocol"])
     rows = []
     for key, meta in results["families"].items():
         label = str(key).split("[", 1)[0]
         goal = goals.get(label, {}).get(protocol)
-        per = results["results"].get(key, {})
+        by_gpu = protocol == "unseen-gpu"
+        per = results["by_gpu" if by_gpu else "results"].get(key, {})
         if goal is None or method not in per:
             continue
-        cols = list(meta["generations"]) if protocol == "logo" else ["all"]
-        unflagged = results.get("results_unflagged", {}).get(key, {}).get(method, {})
+        cols = list(meta["gpus"] if by_gpu else meta["generations"]) if protocol != "unseen-shape" else ["all"]
+        unflagged = {} if by_gpu else results.get("results_unflagged", {}).get(key, {}).get(method, {})
         for g in cols:
             rec = per[method].get(g)
             if rec is None or rec.get("mape") is None:

@@ -5,6 +5,11 @@ Protocols (scikit-learn splitters with groups):
 ``logo``
     Leave-one-GPU-generation-out: ``LeaveOneGroupOut`` over the ``generation`` column; the fold
     is named after the held-out generation. Needs >= 2 generations in a (family, source) group.
+``unseen-gpu``
+    Leave-one-GPU-out: ``LeaveOneGroupOut`` over the ``gpu`` column; the fold is named after the
+    held-out GPU, whose generation siblings stay in the training rows (a new SKU of a measured
+    generation: B300 after B200, L20 after L40S). A GPU alone in its generation is held out exactly
+    as under ``logo``. Needs >= 2 GPUs in a (family, source) group.
 ``unseen-shape``
     ``GroupShuffleSplit(n_splits=1, test_size=0.2, random_state=seed)`` with one group per shape
     (a hash of the family's shape columns, see :data:`SHAPE_COLUMNS`), so a held-out shape is
@@ -52,7 +57,7 @@ __all__ = [
     "fold_errors",
 ]
 
-PROTOCOLS: tuple[str, ...] = ("logo", "unseen-shape")
+PROTOCOLS: tuple[str, ...] = ("logo", "unseen-gpu", "unseen-shape")
 UNSEEN_SHAPE_FOLD = "unseen-shape"
 
 #: Columns that identify a problem shape (whichever of them a family has, i.e. non-null);
@@ -148,16 +153,18 @@ def iter_folds(
 ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
     """Yield ``(fold_name, train_pos, test_pos)`` (positional row indices) for one family+source.
 
-    ``logo``: one fold per value of ``group_col`` (sorted), named after it. ``unseen-shape``: a
-    single fold named ``"unseen-shape"`` holding out ``test_size`` of the shapes.
+    ``logo``: one fold per value of ``group_col`` (sorted), named after it. ``unseen-gpu``: one fold
+    per GPU (sorted), named after it. ``unseen-shape``: a single fold named ``"unseen-shape"`` holding
+    out ``test_size`` of the shapes.
     Yields nothing when the frame has fewer than 2 groups (nothing to hold out).
     """
     from sklearn.model_selection import GroupShuffleSplit, LeaveOneGroupOut
 
-    if protocol == "logo":
-        groups = df[group_col].to_numpy()
+    if protocol in ("logo", "unseen-gpu"):
+        col = group_col if protocol == "logo" else "gpu"
+        groups = df[col].astype(object).to_numpy()
         if pd.isna(groups).any():
-            raise DataError(f"column {group_col!r} has missing values", hint="every row needs a generation")
+            raise DataError(f"column {col!r} has missing values", hint=f"every row needs a {col}")
         if len(pd.unique(groups)) < 2:
             return
         x = np.zeros((len(df), 1))
@@ -251,7 +258,8 @@ def run_protocol(
     keep: Sequence[str] = (),
     client: Any = None,
 ) -> pd.DataFrame:
-    """Run ``protocol`` (``"logo"`` or ``"unseen-shape"``) for every method on every (family, source).
+    """Run ``protocol`` (``"logo"``, ``"unseen-gpu"`` or ``"unseen-shape"``) for every method on every
+    (family, source).
 
     ``df`` needs ``family_col``, ``source``, ``gpu``, ``group_col`` and ``target_col`` (measured
     latency, us, finite > 0) plus whatever the methods read; its index must be unique (it
@@ -419,7 +427,7 @@ def _iter_all_folds(
             n_folds += 1
             yield _Fold(str(family), str(source), fold, idx[train_pos], idx[test_pos], base)
         if n_folds == 0:
-            what = "generation" if protocol == "logo" else "shape"
+            what = {"logo": "generation", "unseen-gpu": "GPU"}.get(protocol, "shape")
             warnings.warn(
                 f"{family}[{source}]: only one {what} ({len(sub)} rows); nothing to hold out, skipped",
                 RuntimeWarning,

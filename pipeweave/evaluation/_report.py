@@ -28,8 +28,9 @@ its MAPE next to the all-rows one. ``results_unflagged`` drops rows a source man
 measured under another semantics than the rest of the source (e.g. fused-MoE expert parallelism
 timed per rank on some GPUs, see ``datasets/sources/aiconfigurator.toml``).
 
-``generation`` is the held-out generation under ``logo`` and the generation of the held-out
-shapes' rows under ``unseen-shape``; ``"all"`` pools every test row of the family. ``n`` counts
+``generation`` is the held-out generation under ``logo``, the generation of the held-out GPUs (each
+its own fold) under ``unseen-gpu`` and the generation of the held-out shapes' rows under
+``unseen-shape``; ``"all"`` pools every test row of the family. ``n`` counts
 the scored rows and ``n_missing`` the rows a failed method left NaN (excluded from its
 metrics). Values are rounded to 4 decimals and NaN is written as null. No timestamp is stored,
 so the same predictions give byte-identical JSON.
@@ -349,6 +350,9 @@ _WHY: dict[str, str] = {
     "held-out GPU, or one level per GPU and regime explain, and the regime carrying most of the error) is "
     'computed per cell in `experiments/error_anatomy/results.md`, section "Goal misses" (`pipeweave evaluate '
     "--protocol anatomy`); what was tried against each, in `experiments/accuracy_log/results.md`.",
+    "unseen-gpu": "A GPU alone in its generation is held out exactly as under `logo` (see `experiments/logo`); "
+    "where each miss sits is in the per-GPU tables below; what was tried, in "
+    "`experiments/accuracy_log/results.md`.",
     "": "Where each miss sits is in the per-GPU tables below; what was tried, in "
     "`experiments/accuracy_log/results.md`.",
 }
@@ -359,6 +363,34 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
     st = goal_status(results)
     if st.empty:
         return []
+    met, n = int(st["met"].sum()), len(st)
+    head = [
+        "",
+        "## Goals",
+        "",
+        f"MAPE (%) of `pipeweave` against the product's goals (`pipeweave.evaluation.ACCURACY_GOALS`): "
+        f"{met} of {n} cells met. A miss is reported with its size; a cell also names the best baseline "
+        "when that baseline is lower. " + _WHY.get(str(results.get("protocol")), _WHY[""]),
+        "",
+    ]
+    if results.get("protocol") == "unseen-gpu":  # one cell per held-out GPU: a list per family, not a column each
+        gen_of = {g: str(gen) for meta in results["families"].values() for g, gen in meta["gpus"].items()}
+        order = {g: i for i, g in enumerate(order_generations(gen_of.values()))}
+        lines = []
+        for key, sub in st.groupby("family_key", sort=False):
+            sub = sub.assign(_o=[(order.get(gen_of.get(g, ""), 99), g) for g in sub["generation"]]).sort_values("_o")
+            cells = [
+                _goal_cell(r, f"{r['generation']} ({gen_of.get(r['generation'], '?')}) ") for _, r in sub.iterrows()
+            ]
+            lines.append(
+                [
+                    str(key),
+                    f"<= {sub['goal_mape'].iloc[0]:g}",
+                    f"{int(sub['met'].sum())} of {len(sub)}",
+                    "; ".join(cells),
+                ]
+            )
+        return head + [_md_table(["family", "goal", "GPUs met", "held-out GPU (generation): MAPE"], lines)]
     cols = order_generations(st["generation"])  # oldest first; "all" (unseen-shape) last
     rows = []
     for key, sub in st.groupby("family_key", sort=False):
@@ -368,31 +400,31 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
             if g not in by_g.index:
                 cells.append("–")
                 continue
-            r = by_g.loc[g]
-            s = f"{r['mape']:.1f} " + ("met" if r["met"] else f"**missed by {r['miss_by']:.1f}**")
-            if pd.notna(r["mape_unflagged"]):
-                s += f" ({r['mape_unflagged']:.1f} unflagged)"
-            if not r["below_every_baseline"]:
-                s += f"; {r['best_baseline']} {r['best_baseline_mape']:.1f} is lower"
-            cells.append(s)
+            cells.append(_goal_cell(by_g.loc[g]))
         rows.append(cells)
-    met, n = int(st["met"].sum()), len(st)
-    return [
-        "",
-        "## Goals",
-        "",
-        f"MAPE (%) of `pipeweave` against the product's goals (`pipeweave.evaluation.ACCURACY_GOALS`): "
-        f"{met} of {n} cells met. A miss is reported with its size; a cell also names the best baseline "
-        "when that baseline is lower. " + _WHY.get(str(results.get("protocol")), _WHY[""]),
-        "",
-        _md_table(["family", "goal", *cols], rows),
-    ]
+    return head + [_md_table(["family", "goal", *cols], rows)]
+
+
+def _goal_cell(r: Any, prefix: str = "") -> str:
+    """One goal cell: the MAPE, met or missed by how much, the unflagged MAPE and a lower baseline."""
+    s = f"{prefix}{r['mape']:.1f} " + ("met" if r["met"] else f"**missed by {r['miss_by']:.1f}**")
+    if pd.notna(r["mape_unflagged"]):
+        s += f" ({r['mape_unflagged']:.1f} unflagged)"
+    if not r["below_every_baseline"]:
+        s += (
+            f" ({r['best_baseline']} {r['best_baseline_mape']:.1f} is lower)"
+            if prefix
+            else (f"; {r['best_baseline']} {r['best_baseline_mape']:.1f} is lower")
+        )
+    return s
 
 
 def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """Markdown summary of :func:`build_results`'s dict; ``figures[key][kind]`` = relative PNG path."""
     protocol = results["protocol"]
-    col_word = "held-out generation" if protocol == "logo" else "generation"
+    col_word = {"logo": "held-out generation", "unseen-gpu": "generation of the held-out GPUs"}.get(
+        protocol, "generation"
+    )
     v = ", ".join(f"{k} {val}" for k, val in results["versions"].items())
     out = [
         f"# pipeweave evaluation: protocol `{protocol}`",
@@ -406,6 +438,12 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
     ]
     if protocol == "logo":
         out.append("- columns = the held-out GPU generation: no GPU of it was in the training rows.")
+    elif protocol == "unseen-gpu":
+        out.append(
+            "- each GPU is held out in turn (one fold per GPU): its rows were never in the training rows, its "
+            "generation's other GPUs were; a generation column pools the folds of its GPUs, the per-GPU table "
+            "is each held-out GPU's own score."
+        )
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
     extra = results.get("extra") or {}

@@ -149,8 +149,9 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     """Fit ``estimator`` on a fold's rows plus ``extra`` rows of other evaluation families.
 
     The fold's held-out generations are those of ``generations`` (the evaluated family's) that its
-    training rows lack; no extra row of them is used, so no GPU of a held-out generation is seen,
-    whatever the family. At most ``max_rows_per_gpu`` seeded rows per (GPU, evaluation family) of the
+    training rows lack, and its held-out GPUs those of ``gpus`` they lack; no extra row of either is
+    used, so no held-out GPU (under ``logo``, no GPU of a held-out generation) is seen, whatever the
+    family. At most ``max_rows_per_gpu`` seeded rows per (GPU, evaluation family) of the
     extra rows, as the fold's own rows are capped. This is how the model's family boosters that learn
     from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated: the union is
     exactly that booster's training set, so a :class:`~pipeweave.model.PipeweaveRegressor` is fitted
@@ -164,23 +165,33 @@ class GroupTraining(RegressorMixin, BaseEstimator):
         generations: tuple[str, ...] = (),
         max_rows_per_gpu: int | None = 4_000,
         random_state: int = 0,
+        gpus: tuple[str, ...] = (),
     ) -> None:
         self.estimator = estimator
         self.extra = extra
         self.generations = generations
+        self.gpus = gpus
         self.max_rows_per_gpu = max_rows_per_gpu
         self.random_state = random_state
 
     def extra_rows(self, df: pd.DataFrame, held_out: Sequence[str] | None = None) -> pd.DataFrame:
-        """The extra rows a fit on ``df`` adds (the held-out generations left out, capped).
+        """The extra rows a fit on ``df`` adds (the held-out generations and GPUs left out, capped).
 
         ``held_out``: the generations to leave out, when ``df`` holds rows of them that are not
-        training rows of the fold (the few-shot refit's shots); default: those ``df`` lacks."""
+        training rows of the fold (the few-shot refit's shots); default: those ``df`` lacks, and the
+        GPUs of ``gpus`` it lacks."""
         if self.extra is None:
             return df.iloc[:0]
         extra = self.extra.frame
-        held = set(self.generations) - set(df["generation"].astype(str)) if held_out is None else set(held_out)
-        extra = extra[~extra["generation"].astype(str).isin(held).to_numpy()]
+        if held_out is None:
+            held = set(self.generations) - set(df["generation"].astype(str))
+            held_gpus = set(self.gpus) - set(df["gpu"].astype(str))
+        else:
+            held, held_gpus = set(held_out), set()
+        keep = ~extra["generation"].astype(str).isin(held).to_numpy()
+        if held_gpus:
+            keep &= ~extra["gpu"].astype(str).isin(held_gpus).to_numpy()
+        extra = extra[keep]
         if self.max_rows_per_gpu:
             from ..model import cap_rows
 
@@ -241,11 +252,12 @@ def with_group_training(
     own = frame["eval_family"] == label
     extra = SharedRows(frame[frame["eval_family"].isin(others).to_numpy()])
     gens = tuple(sorted(set(frame.loc[own, "generation"].astype(str))))
+    gpus = tuple(sorted(set(frame.loc[own, "gpu"].astype(str))))
     out = dict(methods)
     for name, est in methods.items():
         if name.startswith("pipeweave") and isinstance(est, CappedTraining):
             out[name] = clone(est).set_params(
-                estimator=GroupTraining(est.estimator, extra, gens, max_rows_per_gpu, est.random_state)
+                estimator=GroupTraining(est.estimator, extra, gens, max_rows_per_gpu, est.random_state, gpus)
             )
     return out
 
@@ -460,7 +472,7 @@ def _run_families(
             has_sass=has_sass,
             max_rows_per_gpu=max_train_rows_per_gpu,
             n_estimators=n_estimators,
-            seen_gpu=protocol != "logo",  # leave-one-generation-out: no test row is of a training GPU
+            seen_gpu=protocol == "unseen-shape",  # logo, unseen-gpu: no test row is of a training GPU
         )
         ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         preds.append(
@@ -481,7 +493,13 @@ def _run_families(
 #: model's own max_rows_per_group still applies): leave-one-generation-out (and the few-shot and anatomy
 #: protocols built on its folds) caps to stay inside its 20-minute budget on 2 cores; unseen-shape (seconds
 #: per fit) trains on every row, as the shipped model would
-TRAIN_ROWS_PER_GPU: dict[str, int | None] = {"logo": 4_000, "few-shot": 4_000, "anatomy": 4_000, "unseen-shape": None}
+TRAIN_ROWS_PER_GPU: dict[str, int | None] = {
+    "logo": 4_000,
+    "unseen-gpu": 4_000,  # more folds than logo (one per GPU), the same cap as the generation it simulates
+    "few-shot": 4_000,
+    "anatomy": 4_000,
+    "unseen-shape": None,
+}
 
 
 def run_evaluation(
@@ -499,7 +517,7 @@ def run_evaluation(
     shared: bool = True,
     dask: str | None = None,
 ) -> dict:
-    """Run ``protocol`` (logo | unseen-shape) over the evaluation families and write the report.
+    """Run ``protocol`` (logo | unseen-gpu | unseen-shape) over the evaluation families and write the report.
 
     ``profiles`` / ``shared``: the user's own canonical profile files, scored as their own source
     next to (or, with ``shared=False``, instead of) the shared data (see :func:`load_eval_frame`).

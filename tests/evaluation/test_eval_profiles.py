@@ -87,10 +87,30 @@ def test_profiles_outside_the_evaluation_families_are_named(user_csv, data_dir):
         load_eval_frame(data_dir, ["gemm_bf16"], shared=False)
 
 
+def test_cli_unseen_gpu_on_the_users_two_gpus(user_csv, tmp_path, data_dir, capsys):
+    """`evaluate --protocol unseen-gpu`: one fold per GPU of the user's file, the goal listed per GPU."""
+    from pipeweave.cli.main import main
+
+    out = tmp_path / "ug"
+    argv = ["evaluate", "--protocol", "unseen-gpu", "--families", "gemm_bf16", "--methods", "pipeweave", "roofline"]
+    argv += ["--profiles", str(user_csv), "--no-shared", "--n-estimators", "5", "--no-progress"]
+    assert main([*argv, "--data", str(data_dir), "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["protocol"] == "unseen-gpu"
+    assert res["families"]["gemm_bf16"]["folds"] == ["A100-SXM", "H100-SXM"]
+    assert set(res["by_gpu"]["gemm_bf16"]["pipeweave"]) == {"A100-SXM", "H100-SXM"}
+    md = (out / "results.md").read_text()
+    assert "each GPU is held out in turn" in md and "held-out GPU (generation): MAPE" in md
+    assert "A100-SXM (ampere)" in md and "H100-SXM (hopper)" in md
+
+
 @pytest.mark.parametrize(
     ("argv", "msg"),
     [
-        (["--protocol", "dse", "--profiles", "x.csv"], "apply to --protocol logo and unseen-shape, not 'dse'"),
+        (
+            ["--protocol", "dse", "--profiles", "x.csv"],
+            "apply to --protocol logo, unseen-gpu and unseen-shape, not 'dse'",
+        ),
         (["--protocol", "logo", "--no-shared"], "--no-shared needs --profiles"),
     ],
 )

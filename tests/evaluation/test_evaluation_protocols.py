@@ -205,3 +205,32 @@ def test_single_generation_group_is_skipped_with_warning(profiles: pd.DataFrame)
         pred = _quiet(df, {"c": ConstMethod}, "logo")
     assert set(pred["family"]) == {"gemm_bf16"}
     assert any("nothing to hold out" in str(w.message) for w in rec)
+
+
+def test_unseen_gpu_holds_out_each_gpu_with_its_siblings_in_training(profiles: pd.DataFrame) -> None:
+    log: list[dict] = []
+    pred = _quiet(profiles, {"rec": lambda: Recorder(log)}, "unseen-gpu")
+    gpus = sorted(set(profiles["gpu"]))
+    assert len(log) == 3 * len(gpus)  # 3 (family, source) pairs x one fold per GPU
+    assert set(pred["fold"]) == set(gpus)
+    assert (pred["fold"] == pred["gpu"]).all()  # a fold scores its GPU's rows only
+    for fold, part in pred.groupby("fold"):
+        assert set(part["generation"]) == {set(profiles.loc[profiles["gpu"] == fold, "generation"]).pop()}
+    for e in log:
+        assert not (e["train_index"] & e["test_index"]) and not e["test_has_target"]
+    # H100 held out: H200 (its generation's other GPU) trains, so hopper is still a training generation
+    sub = profiles[profiles["family"] == "gemm_bf16"]
+    (train, test), *_ = [(tr, te) for name, tr, te in iter_folds(sub, "unseen-gpu") if name == "H100"]
+    assert set(sub["gpu"].iloc[test]) == {"H100"} and "H100" not in set(sub["gpu"].iloc[train])
+    assert "H200" in set(sub["gpu"].iloc[train]) and "hopper" in set(sub["generation"].iloc[train])
+    assert sorted(pred["row_id"]) == sorted(profiles.index)  # every row predicted once per method
+
+
+def test_unseen_gpu_needs_two_gpus_and_a_gpu_on_every_row(profiles: pd.DataFrame) -> None:
+    one = profiles[profiles["gpu"] == "A100"]
+    assert list(iter_folds(one, "unseen-gpu")) == []
+    with pytest.warns(RuntimeWarning, match="only one GPU"):
+        _quiet(one, {"c": ConstMethod}, "unseen-gpu")
+    bad = profiles.assign(gpu=profiles["gpu"].where(profiles.index != profiles.index[0], None))
+    with pytest.raises(DataError, match="column 'gpu' has missing values"):
+        list(iter_folds(bad, "unseen-gpu"))

@@ -114,6 +114,34 @@ def test_group_training_adds_other_families_rows_but_never_a_held_out_generation
     assert len(w) == len(rows) + len(added) and (w[: len(rows)] == 2.0).all() and (w[len(rows) :] == 1.0).all()
 
 
+def test_group_training_never_adds_a_held_out_gpus_rows_of_another_family(small_frame):
+    """unseen-gpu: the fold lacks one GPU, not a generation; the other family's rows of that GPU stay out,
+    those of its generation's other GPUs come in."""
+    from pipeweave.evaluation._suite import GroupTraining, SharedRows
+
+    frame = small_frame.assign(eval_family=small_frame["family"].astype(str))
+    own = frame[frame["family"] == "gemm"]
+    extra = SharedRows(frame[frame["family"] == "moe_w13"])
+    moe_gpus = set(extra.frame["gpu"].astype(str))
+    held = "A100-SXM"
+    assert held in moe_gpus and "RTX-A6000" in moe_gpus  # an Ampere sibling in the other family
+    # hand-made label (not a measurement): L40S's GEMM rows relabelled as a second Ampere GPU, so the fold
+    # without A100-SXM still has an Ampere GPU and only the GPU rule can keep A100-SXM's other rows out
+    sibling = own[own["gpu"].astype(str) == "L40S"].assign(gpu="A40", generation="ampere")
+    own = pd.concat([own, sibling], ignore_index=True)
+    gens = tuple(sorted(set(own["generation"].astype(str))))
+    gpus = tuple(sorted(set(own["gpu"].astype(str))))
+    train = own[own["gpu"].astype(str) != held]
+    assert "ampere" in set(train["generation"].astype(str))
+    est = GroupTraining(_WeightRecorder(), extra, gens, max_rows_per_gpu=None, gpus=gpus).fit(train)
+    added = est.estimator_.rows_[est.estimator_.rows_["family"] == "moe_w13"]
+    assert held not in set(added["gpu"].astype(str))
+    assert set(added["gpu"].astype(str)) == moe_gpus - {held}  # every other GPU's rows, uncapped here
+    # without the GPU list (the logo wrapping before unseen-gpu existed) the held-out GPU's rows would come in
+    legacy = GroupTraining(_WeightRecorder(), extra, gens, max_rows_per_gpu=None).fit(train)
+    assert held in set(legacy.estimator_.rows_["gpu"].astype(str)[legacy.estimator_.rows_["family"] == "moe_w13"])
+
+
 def test_group_training_fits_on_the_evaluated_familys_reference(small_frame):
     from pipeweave.evaluation._suite import GroupTraining, SharedRows
     from pipeweave.model import PipeweaveRegressor
@@ -143,6 +171,9 @@ def test_with_group_training_wraps_only_the_pipeweave_methods_of_a_grouped_famil
     ms = make_methods(names, label="attention_generation", has_sass=False, max_rows_per_gpu=10)
     wrapped = with_group_training(ms, "attention_generation", frame, 10)
     assert isinstance(wrapped["pipeweave"].estimator, GroupTraining)
+    assert wrapped["pipeweave"].estimator.gpus == tuple(
+        sorted(set(frame.loc[frame["eval_family"] == "attention_generation", "gpu"].astype(str)))
+    )
     assert len(wrapped["pipeweave"].estimator.extra.frame) == int((frame["eval_family"] == "gemm_bf16").sum())
     assert wrapped["roofline"] is ms["roofline"] and wrapped["xgboost_raw"] is ms["xgboost_raw"]
     gemm = make_methods(names, label="gemm_bf16", has_sass=False, max_rows_per_gpu=10)

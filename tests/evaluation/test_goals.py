@@ -88,3 +88,28 @@ def test_report_goal_columns_run_oldest_generation_first(monkeypatch):
     header = next(line for line in md.splitlines() if line.startswith("| family"))
     assert header == "| family | goal | volta | ada | hopper |"  # softmax's volta column comes first
     assert "2 of 3 cells met" in md
+
+
+def test_unseen_gpu_goal_is_per_held_out_gpu_and_listed_per_family():
+    res = _results("unseen-gpu")
+    res["families"]["gemm_bf16"]["gpus"] = {"L40S": "ada", "H100": "hopper", "H200": "hopper"}
+    res["by_gpu"] = {
+        "gemm_bf16": {
+            "pipeweave": {"L40S": _rec(14.0), "H100": _rec(6.0), "H200": _rec(9.0)},
+            "tilesight": {"L40S": _rec(12.0), "H100": _rec(30.0), "H200": _rec(31.0)},
+        }
+    }
+    st = goal_status(res).set_index("generation")
+    assert list(st.index) == ["L40S", "H100", "H200"]  # one cell per held-out GPU, from by_gpu
+    assert (st["goal_mape"] == ACCURACY_GOALS["gemm_bf16"]["unseen-gpu"]).all()
+    assert not st.loc["L40S", "met"] and math.isclose(st.loc["L40S", "miss_by"], 4.0)
+    assert st.loc["H100", "met"] and st.loc["H200", "met"]
+    assert st["mape_unflagged"].isna().all()  # the unflagged figures are per generation, not per GPU
+    md = "\n".join(_goals_section(res))
+    assert "2 of 3 cells met" in md
+    row = next(line for line in md.splitlines() if line.startswith("| gemm_bf16"))
+    assert "| 2 of 3 |" in row
+    assert (
+        "L40S (ada) 14.0 **missed by 4.0** (tilesight 12.0 is lower); H100 (hopper) 6.0 met; H200 (hopper) 9.0 met"
+        in row
+    )
