@@ -378,10 +378,10 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
         order = {g: i for i, g in enumerate(order_generations(gen_of.values()))}
         lines = []
         for key, sub in st.groupby("family_key", sort=False):
-            sub = sub.assign(_o=[(order.get(gen_of.get(g, ""), 99), g) for g in sub["generation"]]).sort_values("_o")
-            cells = [
-                _goal_cell(r, f"{r['generation']} ({gen_of.get(r['generation'], '?')}) ") for _, r in sub.iterrows()
-            ]
+            recs = sorted(
+                sub.to_dict("records"), key=lambda r: (order.get(gen_of.get(r["generation"], ""), 99), r["generation"])
+            )
+            cells = [_goal_cell(r, f"{r['generation']} ({gen_of.get(r['generation'], '?')}) ") for r in recs]
             lines.append(
                 [
                     str(key),
