@@ -787,6 +787,29 @@ _aic_screen(
     extra_features=("log2_warm_env_ratio",),
 )
 
+
+def _arch_backend(f: pd.DataFrame) -> pd.DataFrame:
+    """Triton attention on sm_100..sm_119 (B200, GB200) as its own backend flag: B200's measured Triton prefill
+    runs 14-19x above the envelope (a behaviour of that backend's kernels on that architecture, whether the
+    MMA path Triton picks there or the ignored sliding window), which Triton attention on another architecture
+    should not inherit; ``backend_triton`` then means Triton attention elsewhere (RTX PRO 6000's sm_120).
+    (The SASS cache's fused-MoE configs on sm_100a show Triton's choice of tensor path depends on the tile:
+    50 of 170 use TMEM.)"""
+    arch = f["gpu_sm_arch"].to_numpy(dtype=float)
+    sm100 = (f["backend"].astype(str).to_numpy() == "triton") & (arch >= 100) & (arch < 120)
+    backend = f["backend"].astype(object).where(~sm100, None)
+    return f.assign(backend=backend.astype(f["backend"].dtype), backend_triton_sm100=sm100.astype(float))
+
+
+_aic_screen(
+    "joint_aic_shared_arch_backend",
+    "joint_aic_shared with Triton attention on sm_100-sm_119 (B200, GB200) as its own flag (backend_triton_sm100) "
+    "instead of backend_triton (which then means Triton attention elsewhere: RTX PRO 6000's sm_120)",
+    _arch_backend,
+    extra_features=("backend_triton_sm100",),
+)
+
+
 _aic_screen(
     "backend_screen_base",
     "the shipped prefill/decode booster rows (joint_aic_shared), reference for the backend one-hot screen",
@@ -1014,6 +1037,11 @@ DECISIONS: dict = {
     "backend_screen_base": "reference of the backend one-hot screen (the shipped rows, same frame code)",
     ("attention_context", "joint_aic_shared_no_backend"): "dropped: inner 34.96 vs 27.40 (every inner fold worse)",
     ("attention_generation", "joint_aic_shared_no_backend"): "dropped: inner 29.49 vs 28.31",
+    (
+        "attention_context",
+        "joint_aic_shared_arch_backend",
+    ): "dropped: inner 55.18 vs 27.40 (outer Hopper 79.9, not used)",
+    ("attention_generation", "joint_aic_shared_arch_backend"): "dropped: inner 28.81 vs 28.31",
     ("attention_generation", "joint_aic_shared_warm_all"): "not adopted: inner 27.26 / 27.81, both below every "
     "joint_aic_shared seed (28.62 / 29.11 / 29.14), but prefill on the same booster is worse and the run mixes two "
     "changes (scored with the SASS columns, since its targets include the Triton MoE families; the decode and "
@@ -1298,7 +1326,15 @@ NOTES: list[str] = [
     "  training generations (inner prefill 34.96 vs 27.40, decode 29.49 vs 28.31): the one-hots carry real",
     "  kernel differences (trtllm_mha vs FlashAttention), so they stay. What should change is what the one-hot",
     "  stands for: the B200 Triton prefill is an MMA-path / window pathology of one (backend, architecture), not",
-    "  a property of Triton attention; left for a later change (an arch-aware backend feature or envelope).",
+    "  a property of Triton attention. Scoping the one-hot by architecture (`joint_aic_shared_arch_backend`:",
+    "  B200's Triton rows lose `backend_triton` and get their own `backend_triton_sm100` flag) fixes that fold",
+    "  (scratch: RTX PRO prefill / decode 38.6 / 33.3, B200 and GB200 within 1.6 points) but is much worse",
+    "  inside the training generations (inner prefill 55.18 vs 27.40): with B200's pathological Triton rows",
+    "  no longer marked Triton, the trees reach them through the spec features, and Hopper, between Ampere /",
+    "  Ada and Blackwell in spec space, inherits the pathology (scratch, Hopper fold, prefill: 57.4% with",
+    "  those rows' backend blanked alone, 30.4% with the flag added and `backend_triton` kept; 23.9 in the LOGO report).",
+    "  Dropped; the pathology needs a feature that names it (head_dim 192 with a sliding window the kernel",
+    "  ignores) or rows of Triton attention on more architectures, not a relabelled backend.",
     "- **Seen-GPU boosters** (issue 17's in-distribution goal; session 14; `seen_gpu_screen.py`, its output",
     "  `seen_gpu_screen.md`). Not a leave-one-generation-out variant: it acts only on GPUs with training rows, so",
     "  the LOGO folds cannot move. On the unseen-shape protocol the hybrid was 7.1 (GEMM) / 8.3 (fused MoE) while a",
