@@ -151,7 +151,9 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     The fold's held-out generations are those of ``generations`` (the evaluated family's) that its
     training rows lack, and its held-out GPUs those of ``gpus`` they lack; no extra row of either is
     used, so no held-out GPU (under ``logo``, no GPU of a held-out generation) is seen, whatever the
-    family. At most ``max_rows_per_gpu`` seeded rows per (GPU, evaluation family) of the
+    family (a family measured by several sources is scored per source: the generations and GPUs only
+    another source measured then count as held out too, which leaves extra rows out, never lets one in).
+    At most ``max_rows_per_gpu`` seeded rows per (GPU, evaluation family) of the
     extra rows, as the fold's own rows are capped. This is how the model's family boosters that learn
     from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated: the union is
     exactly that booster's training set, so a :class:`~pipeweave.model.PipeweaveRegressor` is fitted
