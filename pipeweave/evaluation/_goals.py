@@ -70,7 +70,10 @@ def goal_status(
         per = results["by_gpu" if by_gpu else "results"].get(key, {})
         if goal is None or method not in per:
             continue
-        cols = list(meta["gpus"] if by_gpu else meta["generations"]) if protocol != "unseen-shape" else ["all"]
+        if protocol == "unseen-shape":
+            cols = ["all"]
+        else:
+            cols = list(meta["gpus"] if by_gpu else meta["generations"])
         unflagged = {} if by_gpu else results.get("results_unflagged", {}).get(key, {}).get(method, {})
         for g in cols:
             rec = per[method].get(g)

@@ -429,16 +429,16 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         boosters, known_of = self.seen_boosters_, self.seen_keys_
         out = np.array(pred, dtype=float, copy=True)
         keys = seen_keys(rows)
+        library = ~explicit_tile_rows(rows)  # a named tile plan: no library choice to have learned
+        refs, base_ref = self.family_references(), self._check_reference(self.reference)
         for name, w in weights.items():
             if name not in boosters:  # a family the fit found too few rows of any GPU for
                 continue
-            m = (family == name) & np.isin(keys, known_of[name])
-            if m.any():
-                m &= ~explicit_tile_rows(rows)  # a named tile plan: no library choice to have learned
+            m = (family == name) & library & np.isin(keys, known_of[name])
             if not m.any():
                 continue
             # the reference _fit_seen trained on: the family's (family_reference), else `reference`
-            ref_name = self.family_references().get(name, self._check_reference(self.reference))
+            ref_name = refs.get(name, base_ref)
             ref = self._reference_values(ref_name, rows, columns)[m]
             seen = ref * np.exp(
                 predict_in_place(boosters[name], self._seen_matrix(X[m], keys[m], known_of[name]), int(self.n_jobs))
