@@ -226,3 +226,21 @@ def test_sass_cache_jobs_compile_as_dask_tasks(client, tmp_path):
     pd.testing.assert_frame_equal(a, b)
     again = build(jobs, cache_path=tmp_path / "dask.csv", manifest_path=tmp_path / "dask.json", client=client, **kw)
     assert again["skipped_cached"] == 2 and again["compiled"] == 0  # nothing recompiled
+
+
+def test_dask_training_holds_the_same_backend_one_hots(client, data_dir):
+    """Real prefill-attention rows (40 per GPU): FlashAttention on H100-SXM and L40S, SGLang's Triton kernels
+    on RTX PRO 6000 only, so the Dask trainer, like ``fit``, holds ``backend_triton`` at 0."""
+    from pipeweave.distributed import train_dask
+    from pipeweave.model import PipeweaveRegressor
+    from pipeweave.sources import load_profiles
+
+    df = load_profiles(data_dir, families=["attention_context"], dtypes=["bfloat16"])
+    df = df[df["gpu"].isin(["H100-SXM", "L40S", "RTX-PRO-6000-S"])]
+    rows = df.groupby("gpu", observed=True).sample(n=40, random_state=0).reset_index(drop=True)
+    params = {"n_estimators": 5, "companion": {}, "seen_gpu": {}}
+    local = PipeweaveRegressor(n_jobs=1, **params).fit(rows)
+    dist = train_dask(client, dd.from_pandas(rows, npartitions=3), params)
+    assert local.unsupported_backends_ == dist.unsupported_backends_ == ("triton",)
+    for booster in [dist.booster_, *dist.family_boosters_.values()]:
+        assert "backend_triton" not in booster.get_score(importance_type="weight")

@@ -825,6 +825,18 @@ _aic_screen(
 )
 
 
+for _k in (1, 2):
+    _aic_screen(
+        f"backend_gpus_{_k}",
+        f"joint_aic_shared with min_backend_gpus={_k}: an attention-backend one-hot is used only when its training rows "
+        f"come from at least {_k} GPU{'s' if _k > 1 else ''} (else held at 0); seen-GPU boosters off (they never "
+        "predict a held-out GPU)",
+        lambda f: f,
+        min_backend_gpus=_k,
+        seen_gpu={},
+    )
+
+
 def score_joint(
     frame: pd.DataFrame,
     targets: list[str],
@@ -833,8 +845,12 @@ def score_joint(
     *,
     cap: int = 4000,
     inner_test_rows: int = 10000,
+    group: str = "generation",
 ) -> dict[str, dict]:
     """:func:`score` for a model trained on several evaluation families at once.
+
+    ``group="gpu"`` scores the unseen-gpu protocol instead (``pipeweave evaluate --protocol unseen-gpu``):
+    every "generation" below reads "GPU", outer folds hold out one GPU, inner folds one more.
 
     For target family F and outer held-out generation g, the model trains on the rows of every family
     in ``train_families`` whose generation is not g (no GPU of g is seen, whatever its family), at most
@@ -842,12 +858,13 @@ def score_joint(
     set of left-out generations serves every target family. Returns ``{family: score-dict}``.
     """
     pool = frame if train_families is None else frame[frame["eval_family"].isin(train_families)]
-    gen_all = frame["generation"].astype(str).to_numpy()
-    gen_pool = pool["generation"].astype(str).to_numpy()
+    gen_all = frame[group].astype(str).to_numpy()
+    gen_pool = pool[group].astype(str).to_numpy()
     lat = frame["latency_us"].to_numpy(dtype=float)
     fam = frame["eval_family"].astype(str).to_numpy()
     rng = np.random.default_rng(0)
-    fam_gens = {f: [g for g in GENERATIONS if ((fam == f) & (gen_all == g)).any()] for f in targets}
+    order = GENERATIONS if group == "generation" else tuple(sorted(set(gen_all)))
+    fam_gens = {f: [g for g in order if ((fam == f) & (gen_all == g)).any()] for f in targets}
     test_idx = {}  # (family, generation) -> inner test rows (seeded subsample, as score())
     for f in targets:
         for h in fam_gens[f]:
@@ -946,7 +963,8 @@ for _w in (0.2, 0.35):
 
 
 def _fmt(d: dict) -> str:
-    return " / ".join(f"{d[g]:.1f}" for g in GENERATIONS if g in d)
+    keys = [g for g in GENERATIONS if g in d] or list(d)  # generations oldest first; GPU folds as recorded
+    return " / ".join(f"{d[g]:.1f}" for g in keys)
 
 
 def write_md(path: Path, records: list[dict]) -> None:
@@ -966,10 +984,17 @@ def write_md(path: Path, records: list[dict]) -> None:
     for fam in sorted({r["family"] for r in records}):
         for frame in dict.fromkeys(r.get("frame", "") for r in records if r["family"] == fam):
             rows = [r for r in records if r["family"] == fam and r.get("frame", "") == frame]
+            by_gpu = rows[0].get("group") == "gpu"
+            held = f"held-out GPUs: {', '.join(rows[0]['outer'])}" if by_gpu else "held-out generations, oldest first"
             lines += [
                 f"## {fam} - frame: {frame}",
                 "",
-                "| variant | outer (held-out generations, oldest first) | mean outer | inner (per outer fold) | mean inner | description | decision |",
+                *(
+                    ["Leave-one-GPU-out (`--group gpu`): outer and inner folds each hold out one GPU.", ""]
+                    if by_gpu
+                    else []
+                ),
+                f"| variant | outer ({held}) | mean outer | inner (per outer fold) | mean inner | description | decision |",
                 "|---|---|---:|---|---:|---|---|",
             ]
             for r in rows:
@@ -1035,6 +1060,11 @@ DECISIONS: dict = {
     ("attention_context", "joint_aic_shared_warm_feature"): "dropped: inner 26.14 / 28.31 vs 27.23 / 26.68 (noise)",
     "joint_aic_shared_warm_feature_seed1": "see joint_aic_shared_warm_feature",
     "backend_screen_base": "reference of the backend one-hot screen (the shipped rows, same frame code)",
+    "backend_gpus_1": "reference of the backend-support screen (the one-hots as before)",
+    ("attention_context", "backend_gpus_2"): "KEPT (pipeweave.model.MIN_BACKEND_GPUS = 2): inner 23.40 vs 97.96; "
+    "5 of 7 outer folds' inner means lower (B200 22.3 vs 18.9, RTX PRO 6000 20.5 vs 19.7 higher)",
+    ("attention_generation", "backend_gpus_2"): "KEPT: inner 20.11 vs 133.02; 5 of 7 outer folds' inner means lower "
+    "(B200 21.9 vs 21.6, RTX PRO 6000 17.6 vs 17.1 higher)",
     ("attention_context", "joint_aic_shared_no_backend"): "dropped: inner 34.96 vs 27.40 (every inner fold worse)",
     ("attention_generation", "joint_aic_shared_no_backend"): "dropped: inner 29.49 vs 28.31",
     (
@@ -1335,6 +1365,19 @@ NOTES: list[str] = [
     "  those rows' backend blanked alone, 30.4% with the flag added and `backend_triton` kept; 23.9 in the LOGO report).",
     "  Dropped; the pathology needs a feature that names it (head_dim 192 with a sliding window the kernel",
     "  ignores) or rows of Triton attention on more architectures, not a relabelled backend.",
+    "- **Backend one-hots need two GPUs** (session 16; frame `unseen-gpu nested: backend support`, the first screen",
+    "  with `--group gpu`: outer and inner folds leave out one GPU each, as `evaluate --protocol unseen-gpu`).",
+    "  Every attention backend in this data runs on few GPUs (FlashAttention: A100, L40S, H100, H200; `triton`:",
+    "  B200 prefill and RTX PRO 6000; `trtllm_mha`: B200 and GB200), so leaving one GPU out can leave a backend",
+    "  measured on a single GPU, and its one-hot is then that GPU's identity to a tree: B200's Triton pathology",
+    "  reaches RTX PRO 6000 through it. `min_backend_gpus=2` holds such a one-hot at 0 in that fit",
+    "  (`PipeweaveRegressor.unsupported_backends_`). Inner mean prefill 97.96 -> 23.40, decode 133.02 -> 20.11",
+    "  (every outer fold whose inner folds include RTX PRO 6000 without B200 carries the failure); the B200 and",
+    "  RTX PRO 6000 outer folds' inner means are 0.3-3.4 points worse. KEPT. Outer (not used): RTX PRO 6000",
+    "  607.8 / 900.4 -> 38.2 / 33.4, B200 43.7 / 16.9 -> 44.1 / 18.0, GB200 22.0 / 9.2 -> 21.2 / 9.3, the rest",
+    "  identical. It cannot move the LOGO folds or the shipped model: there every backend is either absent from",
+    "  training or measured on two or more GPUs (checked per fold). Disclosure: the idea comes from the",
+    "  session-15 diagnosis of the held-out RTX PRO 6000 fold; the decision is the inner folds'.",
     "- **Seen-GPU boosters** (issue 17's in-distribution goal; session 14; `seen_gpu_screen.py`, its output",
     "  `seen_gpu_screen.md`). Not a leave-one-generation-out variant: it acts only on GPUs with training rows, so",
     "  the LOGO folds cannot move. On the unseen-shape protocol the hybrid was 7.1 (GEMM) / 8.3 (fused MoE) while a",
@@ -1684,6 +1727,13 @@ def main() -> None:
         help="also score each variant with these random_state values (recorded as <variant>_seed<N>); "
         "with --joint, score the joint variants with these seeds only",
     )
+    ap.add_argument(
+        "--group",
+        choices=("generation", "gpu"),
+        default="generation",
+        help="with --joint: the folds' group: generation (logo, the default) or gpu (the unseen-gpu protocol, "
+        "outer and inner folds leaving out one GPU each)",
+    )
     ap.add_argument("--out", default=str(HERE))
     ap.add_argument("--label", default="current code", help="the code state the frame was featurized with")
     ap.add_argument(
@@ -1768,7 +1818,7 @@ def main() -> None:
             scored = frame[frame["eval_family"].isin(set(train_families) | set(args.families))].reset_index(drop=True)
         if name in JOINT_TRANSFORMS:
             scored = JOINT_TRANSFORMS[name](scored)
-        scores = score_joint(scored, list(args.families), train_families, params)
+        scores = score_joint(scored, list(args.families), train_families, params, group=args.group)
         for fam, res in scores.items():
             rec = {
                 "family": fam,
@@ -1777,6 +1827,7 @@ def main() -> None:
                 **res,
                 "seconds": round(time.perf_counter() - t0, 1),
                 "frame": args.label,
+                **({"group": args.group} if args.group != "generation" else {}),
             }
             print(json.dumps(rec), flush=True)
             with log.open("a") as fh:

@@ -201,6 +201,12 @@ def run(args: argparse.Namespace) -> int:
         f"trained on {model.n_train_rows_:,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
         f"in {time.perf_counter() - t1:.1f}s"
     )
+    held = getattr(model, "unsupported_backends_", ())
+    if held:
+        print(
+            f"attention backends measured on fewer than {model.min_backend_gpus} GPUs: {list(held)}; their one-hot "
+            "is held at 0 (measured on one GPU it is that GPU's identity; PipeweaveRegressor(min_backend_gpus=...))"
+        )
     model.progress = False
     extra: dict[str, object] = {"command": "pipeweave train " + " ".join(_argv(args))}
     if files:

@@ -302,6 +302,13 @@ def train_dask(
         raise DataError("training rows lack the column 'latency_us'", hint="train on measured profiles")
     feats = profiles.map_partitions(_train_partition, est.get_params(), names, data, meta=_train_meta(names))
     feats = client.persist(feats)
+    # as PipeweaveRegressor.fit: the backend one-hots of fewer than min_backend_gpus GPUs are held at 0
+    backends = [n for n in names if n.startswith("backend_")]
+    n_gpus = client.gather(client.compute([feats[_GPU][feats[n] == 1.0].nunique() for n in backends]))
+    counts = {n[len("backend_") :]: int(c) for n, c in zip(backends, n_gpus, strict=True)}
+    est.unsupported_backends_ = est.unsupported_backends(counts)
+    if est.unsupported_backends_:
+        feats = client.persist(feats.assign(**{f"backend_{b}": 0.0 for b in est.unsupported_backends_}))
     xgb_params = est.booster_params()
     xgb_params.pop("nthread", None)  # each worker uses its own threads
 

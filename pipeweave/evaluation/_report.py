@@ -410,7 +410,9 @@ def _goals_section(results: Mapping[str, Any]) -> list[str]:
 def _goal_cell(r: Any, prefix: str = "", *, listed: bool = False) -> str:
     """One goal cell: the MAPE, met or missed by how much, the unflagged MAPE and a lower baseline;
     ``listed``: one of several cells joined by "; " in one table cell (the baseline then in parentheses)."""
-    s = f"{prefix}{r['mape']:.1f} " + ("met" if r["met"] else f"**missed by {r['miss_by']:.1f}**")
+    # a miss that one decimal would show as 0.0 (10.04 against 10) gets two, so the cell never reads "missed by 0.0"
+    nd = 1 if r["met"] or r["miss_by"] >= 0.05 else 2
+    s = f"{prefix}{r['mape']:.{nd}f} " + ("met" if r["met"] else f"**missed by {r['miss_by']:.{nd}f}**")
     if pd.notna(r["mape_unflagged"]):
         s += f" ({r['mape_unflagged']:.1f} unflagged)"
     if not r["below_every_baseline"]:

@@ -37,6 +37,7 @@ from ._recipe import (
     FAMILY_REFERENCE,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
+    MIN_BACKEND_GPUS,
     SEEN_GPU_MIN_ROWS,
     SEEN_GPU_PARAMS,
     SEEN_GPU_WEIGHT,
@@ -44,6 +45,7 @@ from ._recipe import (
 from ._regressor import (
     REFERENCES,
     PipeweaveRegressor,
+    backend_gpu_counts,
     companion_booster_params,
     companion_family,
     explicit_tile_rows,
@@ -56,6 +58,7 @@ from ._xgb import predict_in_place, tree_params
 
 __all__ = [
     "PipeweaveRegressor",
+    "backend_gpu_counts",
     "companion_family",
     "save_model",
     "load_model",
@@ -79,6 +82,7 @@ __all__ = [
     "SEEN_GPU_WEIGHT",
     "SEEN_GPU_PARAMS",
     "SEEN_GPU_MIN_ROWS",
+    "MIN_BACKEND_GPUS",
     "seen_booster_params",
     "seen_keys",
     "explicit_tile_rows",

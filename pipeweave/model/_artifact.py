@@ -152,6 +152,8 @@ def save_model(
         "features": model.feature_names_,
         "families": model.families_,
         "gpu_blind_families": list(getattr(model, "blind_families_", ())),
+        # attention backends whose one-hot was held at 0 (PipeweaveRegressor.min_backend_gpus)
+        "unsupported_backends": list(getattr(model, "unsupported_backends_", ())),
         # the reference each booster's target is relative to (PipeweaveRegressor.reference_of)
         "references": {
             "shared": str(getattr(model, "shared_reference_", model.reference)),
@@ -422,6 +424,7 @@ def _parse_stamp(raw: str | None, path: Path) -> dict:
         "features": list,
         "families": list,
         "gpu_blind_families": list,
+        "unsupported_backends": list,
         "sources": list,
         "gpus": list,
         "family_boosters": list,
@@ -576,6 +579,8 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     # the families trained blind, as resolved at fit time (a file written before the option existed
     # lacks the field: every row saw the GPU-constant features, and is predicted the same way)
     model.blind_families_ = tuple(str(f) for f in stamp.get("gpu_blind_families", []))
+    # attention backends held at 0 (a file written before the option: none, so it predicts as it did)
+    model.unsupported_backends_ = tuple(str(b) for b in stamp.get("unsupported_backends", []))
     # the boosters' references (a file written before family_reference existed: every booster on `reference`)
     refs = stamp.get("references") or {}
     if not isinstance(refs, dict) or not isinstance(refs.get("families", {}), dict):

@@ -20,6 +20,7 @@ __all__ = [
     "SEEN_GPU_WEIGHT",
     "SEEN_GPU_PARAMS",
     "SEEN_GPU_MIN_ROWS",
+    "MIN_BACKEND_GPUS",
     "ROW_CAP_GROUP",
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
@@ -163,5 +164,12 @@ SEEN_GPU_PARAMS: dict[str, Any] = {
 #: a GPU gets a one-hot column in its family's seen-GPU booster, and its rows the blend, only with
 #: at least this many training rows of the family
 SEEN_GPU_MIN_ROWS: int = 200
+#: an attention-backend one-hot (``backend_<name>``) is used only when the training rows running that backend
+#: come from at least this many distinct GPUs (``PipeweaveRegressor.unsupported_backends_`` lists the others,
+#: held at 0): measured on one GPU, the one-hot is that GPU's identity to a tree, and B200's Triton prefill
+#: pathology reached RTX PRO 6000's Triton rows through it (leave-one-GPU-out, nested inside the training GPUs:
+#: prefill 97.96 -> 23.40, decode 133.02 -> 20.11; experiments/accuracy_log, frame "unseen-gpu nested: backend
+#: support"). With every GPU in training, each backend here runs on two or more: the shipped model is unchanged
+MIN_BACKEND_GPUS: int = 2
 #: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

@@ -37,6 +37,7 @@ from ._recipe import (
     FAMILY_REFERENCE,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
+    MIN_BACKEND_GPUS,
     ROW_CAP_GROUP,
     SEEN_GPU_MIN_ROWS,
     SEEN_GPU_PARAMS,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REFERENCES",
     "PipeweaveRegressor",
+    "backend_gpu_counts",
     "companion_booster_params",
     "explicit_tile_rows",
     "seen_booster_params",
@@ -257,6 +259,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     tile plan) as before. Files written before the option load without seen-GPU boosters, predicting as
     they did.
 
+    ``min_backend_gpus`` (default :data:`~pipeweave.model.MIN_BACKEND_GPUS`, 2): an attention-backend
+    one-hot (``backend_<name>``) whose training rows come from fewer GPUs is held at 0 in training and
+    prediction (learned: ``unsupported_backends_``; :meth:`unsupported_backends`). Files written before
+    the option hold none, predicting as they did.
+
     ``latency_range_us_`` (learned) maps each family to the [fastest, slowest] latency (us) of its
     training rows, on any GPU; :meth:`extrapolated` marks predictions outside it (a launch smaller or
     larger than anything measured: the prediction is an extrapolation). Files written before it: ``{}``.
@@ -295,6 +302,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         companion: Mapping[str, float] | None = None,
         seen_gpu: Mapping[str, float] | None = None,
         seen_gpu_min_rows: int = SEEN_GPU_MIN_ROWS,
+        min_backend_gpus: int = MIN_BACKEND_GPUS,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -321,6 +329,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.companion = companion
         self.seen_gpu = seen_gpu
         self.seen_gpu_min_rows = seen_gpu_min_rows
+        self.min_backend_gpus = min_backend_gpus
 
     # ------------------------------------------------------------------------------------------
     def _check_reference(self, name: Any, param: str = "reference") -> str:
@@ -608,7 +617,28 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         from ._features import design_matrix
 
         fam = prepared["family"] if family is None else family
-        return self._blind(design_matrix(prepared, names, columns), fam, names)
+        X = design_matrix(prepared, names, columns)
+        for b in getattr(self, "unsupported_backends_", ()):  # learned in fit: one-hots kept at 0
+            if f"backend_{b}" in names:
+                X[:, names.index(f"backend_{b}")] = 0.0
+        return self._blind(X, fam, names)
+
+    def unsupported_backends(self, gpus_per_backend: Mapping[str, int]) -> tuple[str, ...]:
+        """The attention backends whose one-hot this model holds at 0, given the number of distinct GPUs
+        each backend's training rows come from (:func:`backend_gpu_counts`): those measured on fewer than
+        ``min_backend_gpus`` (and at least one) GPUs.
+
+        A backend measured on one GPU only is that GPU to a tree: whatever its rows do (a kernel's
+        pathology on that architecture, the GPU's own speed) would be carried through the one-hot onto
+        every other GPU running the backend.
+        """
+        k = self.min_backend_gpus
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise DataError(
+                f"min_backend_gpus must be an integer >= 1, got {k!r}",
+                hint="e.g. min_backend_gpus=2 (the recipe); 1 keeps every attention-backend one-hot",
+            )
+        return tuple(b for b, n in gpus_per_backend.items() if 0 < int(n) < int(k))
 
     def _blind(self, X: np.ndarray, family: Any, names: list[str]) -> np.ndarray:
         """``X`` with the GPU-constant columns NaN on the rows of the blind families (in place)."""
@@ -770,7 +800,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             self.__dict__.pop(attr, None)
         names = model_feature_names(self._sass_columns(df), tuple(self.drop_features))
         fam = str_values(df["family"])
+        self.unsupported_backends_: tuple[str, ...] = ()  # a refit decides anew
         X = self.feature_matrix(df, names, family=fam)
+        self.unsupported_backends_ = self.unsupported_backends(backend_gpu_counts(X, names, df["gpu"]))
+        for b in self.unsupported_backends_:
+            X[:, names.index(f"backend_{b}")] = 0.0
         # the shared booster's reference: `reference`, or the family's own when it is the only one
         base_ref = self._check_reference(self.reference)
         own = sorted(set(fam))
@@ -976,6 +1010,17 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this PipeweaveRegressor is not fitted yet; call fit(df) or load_model(path)")
+
+
+def backend_gpu_counts(X: np.ndarray, names: list[str], gpu: Any) -> dict[str, int]:
+    """Attention backend -> number of distinct GPUs among the rows whose ``backend_<name>`` column of the
+    design matrix ``X`` (columns ``names``) is 1; ``gpu``: the rows' GPU names."""
+    gpus = np.asarray(str_values(gpu))
+    return {
+        n[len("backend_") :]: len(np.unique(gpus[X[:, j] == 1.0]))
+        for j, n in enumerate(names)
+        if n.startswith("backend_")
+    }
 
 
 def _tqdm_callback(total: int):  # noqa: ANN202

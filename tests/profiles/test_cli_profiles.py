@@ -202,3 +202,37 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
         bad, index=False
     )
     assert measure_main([str(bad), "--dry-run"]) == 2 and "row 1" in capsys.readouterr().err
+
+
+def test_train_says_which_backend_one_hots_it_holds(tmp_path, capsys):
+    # hand-made prefill launches + made-up latencies: FlashAttention on two GPUs, Triton on one
+    isl = [512, 1024, 2048, 4096]
+    rows = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "gpu": gpu,
+                    "family": "attention_context",
+                    "dtype": "bfloat16",
+                    "batch_size": 1,
+                    "isl": isl,
+                    "num_heads": 32,
+                    "num_key_value_heads": 8,
+                    "head_dim": 128,
+                    "backend": backend,
+                    "latency_us": [30.0, 80.0, 260.0, 900.0],
+                }
+            )
+            for gpu, backend in [("H100-SXM", "flash_attention"), ("A100-SXM", "flash_attention"), ("L40S", "triton")]
+        ]
+    )
+    prof = tmp_path / "attn.csv"
+    rows.to_csv(prof, index=False)
+    model = tmp_path / "m.ubj"
+    argv = ["train", "--profiles", str(prof), "--no-shared", "--n-estimators", "3", "--out", str(model)]
+    assert main([*argv, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "attention backends measured on fewer than 2 GPUs: ['triton']" in out
+    from pipeweave.model import read_stamp
+
+    assert read_stamp(model)["unsupported_backends"] == ["triton"]
