@@ -371,6 +371,7 @@ def run_few_shot(
                     "COMPANION_PARAMS",
                     "GPU_BLIND_FAMILIES",
                     "INFORMATIVE_SAMPLING_FAMILIES",
+                    "MIN_BACKEND_GPUS",
                 )
             ]
             key = json.dumps(

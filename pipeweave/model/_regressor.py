@@ -617,11 +617,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         from ._features import design_matrix
 
         fam = prepared["family"] if family is None else family
-        X = design_matrix(prepared, names, columns)
-        for b in getattr(self, "unsupported_backends_", ()):  # learned in fit: one-hots kept at 0
+        return self._blind(self._hold_backends(design_matrix(prepared, names, columns), names), fam, names)
+
+    def _hold_backends(self, X: np.ndarray, names: list[str]) -> np.ndarray:
+        """``X`` with the one-hots of ``unsupported_backends_`` (learned in fit) at 0 (in place)."""
+        for b in getattr(self, "unsupported_backends_", ()):
             if f"backend_{b}" in names:
                 X[:, names.index(f"backend_{b}")] = 0.0
-        return self._blind(X, fam, names)
+        return X
 
     def unsupported_backends(self, gpus_per_backend: Mapping[str, int]) -> tuple[str, ...]:
         """The attention backends whose one-hot this model holds at 0, given the number of distinct GPUs
@@ -803,8 +806,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.unsupported_backends_: tuple[str, ...] = ()  # a refit decides anew
         X = self.feature_matrix(df, names, family=fam)
         self.unsupported_backends_ = self.unsupported_backends(backend_gpu_counts(X, names, df["gpu"]))
-        for b in self.unsupported_backends_:
-            X[:, names.index(f"backend_{b}")] = 0.0
+        X = self._hold_backends(X, names)
         # the shared booster's reference: `reference`, or the family's own when it is the only one
         base_ref = self._check_reference(self.reference)
         own = sorted(set(fam))
