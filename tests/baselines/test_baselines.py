@@ -140,3 +140,20 @@ def test_select_by_inner_logo_picks_the_best_candidate():
     assert best == 9.0 and scores["9.0"] == pytest.approx(10.0)
     best, scores = select_by_inner_logo([5.0, 9.0], np.array(["a"] * 15), fit_predict, lat)
     assert best == 5.0 and scores == {}
+
+
+def test_crude_baseline_holds_backend_one_hots_of_one_gpu(load_real_rows):
+    """Real prefill-attention rows (60 per GPU): FlashAttention on H100-SXM and L40S, SGLang's Triton kernels on
+    RTX PRO 6000 only; the crude baseline, like the model, holds ``backend_triton`` at 0 (min_backend_gpus=2)."""
+    from pipeweave.frontend import crude_matrix_names
+
+    rows = load_real_rows(["attention_context"], ["H100-SXM", "L40S", "RTX-PRO-6000-S"], 60)
+    two = XGBoostCrude(n_jobs=1, n_estimators=10).fit(rows)
+    one = XGBoostCrude(n_jobs=1, n_estimators=10, min_backend_gpus=1).fit(rows)
+    assert two.min_backend_gpus == 2 and two.unsupported_backends_ == ("triton",)
+    assert one.unsupported_backends_ == ()
+    j = crude_matrix_names().index("backend_triton")
+    X2, _ = two._matrix(rows)  # the matrix the booster was fitted on and predicts from
+    X1, _ = one._matrix(rows)
+    assert (X2[:, j] == 0.0).all() and (X1[:, j] == 1.0).sum() == 60
+    assert np.isfinite(two.predict(rows)).all()
