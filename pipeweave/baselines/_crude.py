@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..frontend import CRUDE_FEATURES, CRUDE_TILE, crude_features, crude_matrix, crude_matrix_names
-from ..model import MIN_BACKEND_GPUS, PipeweaveRegressor, backend_gpu_counts, predict_in_place
+from ..model import MIN_BACKEND_GPUS, backend_gpu_counts, hold_backends, predict_in_place, unsupported_backends
 
 __all__ = ["XGBoostCrude", "CRUDE_FEATURES", "crude_features", "CRUDE_TILE"]
 
@@ -45,10 +45,7 @@ class XGBoostCrude(RegressorMixin, BaseEstimator):
     def _matrix(self, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """The crude matrix with the learned ``unsupported_backends_`` one-hots held at 0."""
         X, t_wq = crude_matrix(df)
-        names = crude_matrix_names()
-        for b in getattr(self, "unsupported_backends_", ()):
-            X[:, names.index(f"backend_{b}")] = 0.0
-        return X, t_wq
+        return hold_backends(X, crude_matrix_names(), getattr(self, "unsupported_backends_", ())), t_wq
 
     def fit(self, df: pd.DataFrame, y: object = None) -> XGBoostCrude:
         """Fit log(latency / wave-quantized roofline) on measured rows (``latency_us``)."""
@@ -57,14 +54,12 @@ class XGBoostCrude(RegressorMixin, BaseEstimator):
         from ..model import ensure_features, tree_params
 
         df = ensure_features(df)
-        self.unsupported_backends_: tuple[str, ...] = ()
         X, t_wq = crude_matrix(df)
         # as PipeweaveRegressor(min_backend_gpus=...): a backend one-hot of fewer GPUs is held at 0
-        counts = backend_gpu_counts(X, crude_matrix_names(), df["gpu"]) if "gpu" in df.columns else {}
-        self.unsupported_backends_ = PipeweaveRegressor(min_backend_gpus=self.min_backend_gpus).unsupported_backends(
-            counts
-        )
-        X, t_wq = self._matrix(df)
+        names = crude_matrix_names()
+        counts = backend_gpu_counts(X, names, df["gpu"]) if "gpu" in df.columns else {}
+        self.unsupported_backends_ = unsupported_backends(counts, self.min_backend_gpus)
+        X = hold_backends(X, names, self.unsupported_backends_)
         target = np.log(df["latency_us"].to_numpy(dtype=float) / t_wq)
         params = tree_params(
             max_depth=self.max_depth,

@@ -287,7 +287,7 @@ def train_dask(
     import xgboost as xgb
     from xgboost import dask as dxgb
 
-    from ..model import PipeweaveRegressor, model_feature_names
+    from ..model import PipeweaveRegressor, model_feature_names, unsupported_backends
 
     est = PipeweaveRegressor(**dict(params or {}))
     if est.use_sass or est.monotone_constraints:
@@ -306,7 +306,7 @@ def train_dask(
     backends = [n for n in names if n.startswith("backend_")]
     n_gpus = client.gather(client.compute([feats[_GPU][feats[n] == 1.0].nunique() for n in backends]))
     counts = {n[len("backend_") :]: int(c) for n, c in zip(backends, n_gpus, strict=True)}
-    est.unsupported_backends_ = est.unsupported_backends(counts)
+    est.unsupported_backends_ = unsupported_backends(counts, est.min_backend_gpus)
     if est.unsupported_backends_:
         feats = client.persist(feats.assign(**{f"backend_{b}": 0.0 for b in est.unsupported_backends_}))
     xgb_params = est.booster_params()

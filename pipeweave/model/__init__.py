@@ -23,10 +23,13 @@ from ._features import (
     KNOWN_SOURCES,
     SASS_FAMILIES,
     attach_sass_features,
+    backend_gpu_counts,
     design_matrix,
     ensure_features,
     gpu_blind_rows,
+    hold_backends,
     model_feature_names,
+    unsupported_backends,
 )
 from ._recipe import (
     COMPANION_PARAMS,
@@ -45,7 +48,6 @@ from ._recipe import (
 from ._regressor import (
     REFERENCES,
     PipeweaveRegressor,
-    backend_gpu_counts,
     companion_booster_params,
     companion_family,
     explicit_tile_rows,
@@ -59,6 +61,8 @@ from ._xgb import predict_in_place, tree_params
 __all__ = [
     "PipeweaveRegressor",
     "backend_gpu_counts",
+    "unsupported_backends",
+    "hold_backends",
     "companion_family",
     "save_model",
     "load_model",

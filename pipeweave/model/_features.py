@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._frame import str_codes
+from .._errors import DataError
+from .._frame import str_codes, str_values
 from ..frontend import FAMILIES, FEATURES, featurize
 from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ..vocab import DEFAULT_ATTENTION_BACKEND, SOURCES, attention_backend
@@ -30,6 +31,9 @@ __all__ = [
     "SASS_FAMILIES",
     "GPU_CONSTANT_FEATURES",
     "gpu_blind_rows",
+    "backend_gpu_counts",
+    "unsupported_backends",
+    "hold_backends",
 ]
 
 #: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
@@ -123,6 +127,41 @@ def design_matrix(df: pd.DataFrame, names: list[str], columns: Mapping[str, np.n
             X[:, j] = pd.to_numeric(df[name], errors="coerce").to_numpy(dtype=np.float32)
         else:
             X[:, j] = np.nan
+    return X
+
+
+def backend_gpu_counts(X: np.ndarray, names: list[str], gpu: Any) -> dict[str, int]:
+    """Attention backend -> number of distinct GPUs among the rows whose ``backend_<name>`` column of the
+    design matrix ``X`` (columns ``names``) is 1; ``gpu``: the rows' GPU names."""
+    gpus = np.asarray(str_values(gpu))
+    return {
+        n[len("backend_") :]: len(np.unique(gpus[X[:, j] == 1.0]))
+        for j, n in enumerate(names)
+        if n.startswith("backend_")
+    }
+
+
+def unsupported_backends(gpus_per_backend: Mapping[str, int], min_gpus: Any) -> tuple[str, ...]:
+    """The attention backends whose one-hot is held at 0: measured on fewer than ``min_gpus`` (and at least
+    one) distinct GPUs, given each backend's GPU count (:func:`backend_gpu_counts`).
+
+    A backend measured on one GPU only is that GPU to a tree: whatever its rows do (a kernel's pathology on
+    that architecture, the GPU's own speed) would be carried through the one-hot onto every other GPU
+    running the backend.
+    """
+    if isinstance(min_gpus, (bool, np.bool_)) or not isinstance(min_gpus, (int, np.integer)) or min_gpus < 1:
+        raise DataError(
+            f"min_backend_gpus must be an integer >= 1, got {min_gpus!r}",
+            hint="e.g. min_backend_gpus=2 (the recipe); 1 keeps every attention-backend one-hot",
+        )
+    return tuple(b for b, n in gpus_per_backend.items() if 0 < int(n) < int(min_gpus))
+
+
+def hold_backends(X: np.ndarray, names: list[str], backends: tuple[str, ...] | list[str]) -> np.ndarray:
+    """``X`` (columns ``names``) with the one-hots ``backend_<b>`` of ``backends`` at 0 (in place)."""
+    for b in backends:
+        if f"backend_{b}" in names:
+            X[:, names.index(f"backend_{b}")] = 0.0
     return X
 
 

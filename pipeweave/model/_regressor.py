@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 __all__ = [
     "REFERENCES",
     "PipeweaveRegressor",
-    "backend_gpu_counts",
     "companion_booster_params",
     "explicit_tile_rows",
     "seen_booster_params",
@@ -261,7 +260,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
 
     ``min_backend_gpus`` (default :data:`~pipeweave.model.MIN_BACKEND_GPUS`, 2): an attention-backend
     one-hot (``backend_<name>``) whose training rows come from fewer GPUs is held at 0 in training and
-    prediction (learned: ``unsupported_backends_``; :meth:`unsupported_backends`). Files written before
+    prediction (learned: ``unsupported_backends_``; :func:`~pipeweave.model.unsupported_backends`). Files written before
     the option hold none, predicting as they did.
 
     ``latency_range_us_`` (learned) maps each family to the [fastest, slowest] latency (us) of its
@@ -614,34 +613,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         split on them for those rows (a family booster never sees a value; the shared booster sends
         them down its default branch). ``family``: the rows' family names when the caller has them.
         """
-        from ._features import design_matrix
+        from ._features import design_matrix, hold_backends
 
         fam = prepared["family"] if family is None else family
-        return self._blind(self._hold_backends(design_matrix(prepared, names, columns), names), fam, names)
-
-    def _hold_backends(self, X: np.ndarray, names: list[str]) -> np.ndarray:
-        """``X`` with the one-hots of ``unsupported_backends_`` (learned in fit) at 0 (in place)."""
-        for b in getattr(self, "unsupported_backends_", ()):
-            if f"backend_{b}" in names:
-                X[:, names.index(f"backend_{b}")] = 0.0
-        return X
-
-    def unsupported_backends(self, gpus_per_backend: Mapping[str, int]) -> tuple[str, ...]:
-        """The attention backends whose one-hot this model holds at 0, given the number of distinct GPUs
-        each backend's training rows come from (:func:`backend_gpu_counts`): those measured on fewer than
-        ``min_backend_gpus`` (and at least one) GPUs.
-
-        A backend measured on one GPU only is that GPU to a tree: whatever its rows do (a kernel's
-        pathology on that architecture, the GPU's own speed) would be carried through the one-hot onto
-        every other GPU running the backend.
-        """
-        k = self.min_backend_gpus
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise DataError(
-                f"min_backend_gpus must be an integer >= 1, got {k!r}",
-                hint="e.g. min_backend_gpus=2 (the recipe); 1 keeps every attention-backend one-hot",
-            )
-        return tuple(b for b, n in gpus_per_backend.items() if 0 < int(n) < int(k))
+        X = hold_backends(design_matrix(prepared, names, columns), names, getattr(self, "unsupported_backends_", ()))
+        return self._blind(X, fam, names)
 
     def _blind(self, X: np.ndarray, family: Any, names: list[str]) -> np.ndarray:
         """``X`` with the GPU-constant columns NaN on the rows of the blind families (in place)."""
@@ -758,7 +734,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """
         import xgboost as xgb
 
-        from ._features import gpu_blind_rows, model_feature_names
+        from ._features import (
+            backend_gpu_counts,
+            gpu_blind_rows,
+            hold_backends,
+            model_feature_names,
+            unsupported_backends,
+        )
 
         if y is not None and isinstance(df, pd.DataFrame):
             yv = np.asarray(y, dtype=float).ravel()
@@ -805,8 +787,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         fam = str_values(df["family"])
         self.unsupported_backends_: tuple[str, ...] = ()  # a refit decides anew
         X = self.feature_matrix(df, names, family=fam)
-        self.unsupported_backends_ = self.unsupported_backends(backend_gpu_counts(X, names, df["gpu"]))
-        X = self._hold_backends(X, names)
+        self.unsupported_backends_ = unsupported_backends(
+            backend_gpu_counts(X, names, df["gpu"]), self.min_backend_gpus
+        )
+        X = hold_backends(X, names, self.unsupported_backends_)
         # the shared booster's reference: `reference`, or the family's own when it is the only one
         base_ref = self._check_reference(self.reference)
         own = sorted(set(fam))
@@ -1012,17 +996,6 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this PipeweaveRegressor is not fitted yet; call fit(df) or load_model(path)")
-
-
-def backend_gpu_counts(X: np.ndarray, names: list[str], gpu: Any) -> dict[str, int]:
-    """Attention backend -> number of distinct GPUs among the rows whose ``backend_<name>`` column of the
-    design matrix ``X`` (columns ``names``) is 1; ``gpu``: the rows' GPU names."""
-    gpus = np.asarray(str_values(gpu))
-    return {
-        n[len("backend_") :]: len(np.unique(gpus[X[:, j] == 1.0]))
-        for j, n in enumerate(names)
-        if n.startswith("backend_")
-    }
 
 
 def _tqdm_callback(total: int):  # noqa: ANN202
