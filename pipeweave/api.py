@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "predict",
     "predict_frame",
+    "band_columns",
     "load_model",
     "featurize",
     "explain",
@@ -187,7 +188,8 @@ def predict(
     model: Any = None,
     data: str | os.PathLike[str] | None = None,
     bad_rows: str = "raise",
-) -> pd.Series:
+    interval: float | None = None,
+) -> pd.Series | pd.DataFrame:
     """Predicted latency (us) of kernel launches on a GPU, measured or not.
 
     Parameters
@@ -209,11 +211,18 @@ def predict(
     bad_rows : {"raise", "nan"}
         ``"raise"``: a :class:`DataError` lists every row that cannot be predicted (1-based row
         number and reason). ``"nan"``: those rows get NaN and the others are predicted.
+    interval : {0.5, 0.8, 0.9}, optional
+        Also return each prediction's error band at this coverage
+        (:meth:`PipeweaveRegressor.predict_interval`: the middle share of the model's held-out
+        measured / predicted ratios for the family, on a GPU it never measured (``band == "unseen"``)
+        or, for a GPU it was trained on, on shapes it never saw (``"seen"``)). Needs a model with
+        error bands (the shipped one; ``pipeweave train --error-bands``). Not for Dask inputs.
 
     Returns
     -------
-    pandas.Series
-        ``latency_us_pred`` in microseconds, aligned to the rows of ``launches``.
+    pandas.Series or pandas.DataFrame
+        ``latency_us_pred`` in microseconds, aligned to the rows of ``launches``; with ``interval``, a
+        DataFrame of ``latency_us_pred``, ``latency_us_lo``, ``latency_us_hi`` (us) and ``band``.
 
     Raises
     ------
@@ -233,12 +242,29 @@ def predict(
         raise DataError(f"bad_rows must be 'raise' or 'nan', got {bad_rows!r}", hint="use bad_rows='nan' to keep going")
     from .distributed import is_dask_collection
 
+    coverage = None
+    if interval is not None:
+        from .model import check_coverage
+
+        coverage = check_coverage(interval)
     if is_dask_collection(launches):  # partition-wise on the Dask cluster; lazy, rows outside the domain get NaN
+        if coverage is not None:
+            raise DataError(
+                f"interval={interval!r} is not available for a Dask DataFrame",
+                hint="compute the partitions you need and predict them as a pandas DataFrame",
+            )
         from .distributed import predict_dask
 
         return predict_dask(launches, gpu, model=model, data=data)
     df, gpus = _with_gpu(as_launch_frame(launches), gpu)
-    pred, problems = predict_frame(df, _model(model), gpus, data=data)
+    fitted = _model(model)
+    if coverage is not None and not getattr(fitted, "error_bands_", None):
+        raise DataError(
+            f"interval={interval!r}: this model has no error bands",
+            hint="use the shipped model (model=None), attach bands with model.set_error_bands("
+            "pipeweave.evaluation.estimate_error_bands(...)), or drop interval",
+        )
+    pred, problems = predict_frame(df, fitted, gpus, data=data)
     bad = (problems != "").to_numpy()
     if bad.any() and bad_rows == "raise":
         import numpy as np
@@ -250,7 +276,25 @@ def predict(
             f"{len(pos)} of {len(df)} launch rows cannot be predicted:\n  " + "\n  ".join(lines) + more,
             hint="fix those rows, or pass bad_rows='nan' to predict the others",
         )
-    return pred
+    if coverage is None:
+        return pred
+    return pred.to_frame().assign(**band_columns(fitted, df, pred, coverage))
+
+
+def band_columns(model: PipeweaveRegressor, df: pd.DataFrame, pred: pd.Series, coverage: float) -> dict[str, Any]:
+    """``latency_us_lo``, ``latency_us_hi`` (us) and ``band`` arrays of :func:`predict_frame`'s predictions
+    ``pred`` of ``df`` (:meth:`PipeweaveRegressor.predict_interval`); NaN / ``""`` on rows not predicted."""
+    import numpy as np
+
+    n = len(df)
+    out: dict[str, Any] = {"latency_us_lo": np.full(n, np.nan), "latency_us_hi": np.full(n, np.nan)}
+    out["band"] = np.full(n, "", dtype=object)
+    ok = np.flatnonzero(pred.notna().to_numpy())
+    if len(ok):  # rows not predicted may lack the columns a band is looked up by
+        iv = model.predict_interval(df.iloc[ok], coverage, pred_us=pred.to_numpy()[ok])
+        for col in out:
+            out[col][ok] = iv[col].to_numpy()
+    return out
 
 
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:

@@ -28,6 +28,13 @@ outside the latencies measured for its family in training (any GPU; the model fi
 `latency_range_us`) is still written, and noted on stderr as an extrapolation (`--json`:
 "extrapolated": true): the launch is smaller or larger than anything the model learned from.
 
+Error bands: a model trained with `pipeweave train --error-bands` (the shipped one is) knows how far
+its predictions were from held-out measurements. A single launch prints its 80% band (--interval
+sets 50 / 80 / 90); --interval P adds `latency_us_lo`, `latency_us_hi` and `band` (`unseen`: a GPU
+without training rows of the family, leave-one-generation-out residuals; `seen`: a GPU the model was
+trained on, held-out shapes) to the --input output. A band is the spread of past errors, not a
+guarantee: on a generation unlike any measured one the error can be larger.
+
 exit status:
   0  every row predicted
   1  some rows not predicted (reported on stderr); the predicted rows were written
@@ -47,6 +54,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="CSV", help="where to write the predictions (default: stdout)")
     p.add_argument("--model", metavar="PATH", help="model file (default: models/pipeweave_default.ubj)")
     p.add_argument("--json", action="store_true", help="single launch: print a JSON object")
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=None,
+        metavar="P",
+        help="error band of each prediction, P = 50, 80 or 90 (%%): the middle P%% of the model's held-out "
+        "measured / predicted ratios for the family, on a GPU it never measured or, for a GPU it was trained "
+        "on, on shapes it never saw (`pipeweave train --error-bands`); --input: adds latency_us_lo, "
+        "latency_us_hi and band columns; a single launch prints the band at 80%% unless P is given",
+    )
     p.add_argument(
         "--chunk-rows",
         type=int,
@@ -157,10 +174,20 @@ def run(args: argparse.Namespace) -> int:
                 hint="write the predictions to another file, e.g. preds.csv",
             )
         check_writable(args.output, "--output")
+    coverage = None
+    if args.interval is not None:
+        from ..model import check_coverage
+
+        coverage = check_coverage(args.interval)
     model = load_model(args.model)
+    if coverage is not None and not getattr(model, "error_bands_", None):
+        raise DataError(
+            f"--interval {args.interval:g}: the model {args.model or 'models/pipeweave_default.ubj'!r} has no error bands",
+            hint="retrain it with `pipeweave train --error-bands`, or drop --interval",
+        )
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
     if args.input:
-        return _predict_input(args, model, spec)
+        return _predict_input(args, model, spec, coverage)
     if spec is None:
         raise DataError("--gpu is required", hint="e.g. --gpu B300 (see `pipeweave gpus`)")
     df = launch_frame(args, spec)
@@ -171,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
+    band = _single_band(model, df, pred, 0.8 if coverage is None else coverage)
     if args.json:
         print_json(
             {
@@ -180,11 +208,17 @@ def run(args: argparse.Namespace) -> int:
                 **({"backend": backend} if backend else {}),
                 "latency_us_pred": float(pred.iloc[0]),
                 "extrapolated": outside,
+                **({"interval": band} if band else {}),
             }
         )
     else:
         what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
+        if band:
+            print(
+                f"{band['coverage']:.0%} band: {band['lo_us']:.3f} - {band['hi_us']:.3f} us  "
+                f"({_SITUATION_TEXT[band['band']]}; held-out MAPE {band['held_out_mape']:.1f}%)"
+            )
     if outside:
         sys.stdout.flush()  # the latency first, then the note
         family = str(df["family"].iloc[0])
@@ -198,11 +232,46 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: how a band's situation reads on the terminal
+_SITUATION_TEXT = {
+    "unseen": "a GPU without training rows of this family: leave-one-generation-out errors",
+    "seen": "a GPU the model was trained on, a shape it may not have seen: held-out-shape errors",
+}
+
+
+def _single_band(model, df, pred, coverage: float) -> dict | None:  # noqa: ANN001
+    """The band of a single-launch prediction as a JSON-ready dict, or None (no bands, or none for the family)."""
+    if not getattr(model, "error_bands_", None):
+        return None
+    from ..model import band_key
+
+    iv = model.predict_interval(df, coverage, pred_us=pred.to_numpy())
+    situation = str(iv["band"].iloc[0])
+    if not situation:
+        return None
+    table = model.error_bands_[situation]["bands"]
+    family, dtype = str(df["family"].iloc[0]), str(df["dtype"].iloc[0]) if "dtype" in df.columns else ""
+    b = table.get(band_key(family, dtype)) or table[band_key(family)]
+    return {
+        "coverage": coverage,
+        "lo_us": float(iv["latency_us_lo"].iloc[0]),
+        "hi_us": float(iv["latency_us_hi"].iloc[0]),
+        "band": situation,
+        "held_out_mape": b["mape"],
+        "held_out_rows": b["n"],
+    }
+
+
 def _predict_on_dask(args: argparse.Namespace) -> int:
     """`--dask`: --input predicted on the cluster, --output written as a folder of parquet partitions."""
     from .._errors import DataError
     from ..distributed import connect, predict_files
 
+    if args.interval is not None:
+        raise DataError(
+            f"--interval {args.interval:g} is not available with --dask",
+            hint="predict the file without --dask to get the bands, or drop --interval",
+        )
     if not args.input or not args.output:
         raise DataError(
             "--dask predicts files: give --input FILE and --output FOLDER",
@@ -222,7 +291,7 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN001
+def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None = None) -> int:  # noqa: ANN001
     """`--input`: read, predict and write the CSV chunk by chunk (memory bounded by --chunk-rows).
 
     The output repeats each input cell as written in the file (plus ``latency_us_pred``), so it is
@@ -232,6 +301,7 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
 
     from .._errors import DataError
     from .._io import atomic_write
+    from ..api import band_columns
     from ._stream import DEFAULT_CHUNK_ROWS, iter_csv_chunks
 
     gpus = {spec.name: spec} if spec is not None else None
@@ -271,7 +341,10 @@ def _predict_input(args: argparse.Namespace, model, spec) -> int:  # noqa: ANN00
             tally["outside"] += len(flagged)
             tally["rows"] += len(df)
             tally["bad"] += len(positions)
-            out.assign(latency_us_pred=pred.to_numpy()).to_csv(fh, index=False, header=first)
+            out = out.assign(latency_us_pred=pred.to_numpy())
+            if coverage is not None:  # the band of each predicted row (blank where none)
+                out = out.assign(**band_columns(model, df, pred, coverage))
+            out.to_csv(fh, index=False, header=first)
             first = False
 
     if args.output:

@@ -16,6 +16,7 @@ prediction columns), ``_metrics`` (formulas), ``_report`` (JSON layout, family k
 from __future__ import annotations
 
 from ._anatomy import ANATOMY_FAMILIES, run_anatomy
+from ._bands import BAND_ROWS_PER_GROUP, estimate_error_bands
 from ._few_shot import DEFAULT_SHOTS, run_few_shot
 from ._goals import ACCURACY_GOALS, goal_status
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
@@ -25,6 +26,7 @@ from ._plots import (
     plot_data_error_cdf,
     plot_data_mape_by_generation,
     plot_data_scatter,
+    plot_error_bands,
     plot_error_cdf,
     plot_mape_by_generation,
     plot_scatter,
@@ -75,6 +77,9 @@ __all__ = [
     "run_evaluation",
     "semantics_flags",
     "run_anatomy",
+    # error bands of a recipe (what predict_interval / `predict --interval` read)
+    "estimate_error_bands",
+    "BAND_ROWS_PER_GROUP",
     "ANATOMY_FAMILIES",
     "run_few_shot",
     "DEFAULT_SHOTS",
@@ -115,4 +120,5 @@ __all__ = [
     "plot_scatter",
     "plot_mape_by_generation",
     "plot_error_cdf",
+    "plot_error_bands",
 ]

@@ -31,6 +31,7 @@ __all__ = [
     "plot_scatter",
     "plot_mape_by_generation",
     "plot_error_cdf",
+    "plot_error_bands",
     "new_axes",
 ]
 
@@ -260,4 +261,35 @@ def plot_error_cdf(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
     if len(data):
         ax.legend(fontsize="small", loc="lower right")
     ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_error_bands(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Horizontal bars of each band key's range of measured / predicted (x, log scale), the ``unseen`` band
+    (a GPU never measured) above the ``seen`` one (a trained GPU, a new shape), with the median as a tick and
+    the y = 1 line; ``data`` is :func:`pipeweave.model.band_summary`'s output. Returns the Axes."""
+    if ax is None:
+        ax = new_axes(figsize=(6.5, 0.45 * max(len(data), 1) + 1.2))[0, 0]
+    y = np.arange(len(data))[::-1].astype(float)
+    for dy, s, color in ((0.18, "unseen", "tab:red"), (-0.18, "seen", "tab:blue")):
+        lo, hi, mid = (data[f"{s}_{c}"].to_numpy(dtype=float) for c in ("lo", "hi", "q50"))
+        ok = np.isfinite(lo)
+        label = "GPU never measured" if s == "unseen" else "trained GPU, new shape"
+        ax.barh(y[ok] + dy, (hi - lo)[ok], left=lo[ok], height=0.32, color=color, alpha=0.6, label=label)
+        ax.plot(mid[ok], y[ok] + dy, "|", color="black", ms=8)
+    ax.axvline(1.0, color="gray", lw=0.8)
+    ax.set_xscale("log")
+    ends = data[[f"{s}_{c}" for s in ("unseen", "seen") for c in ("lo", "hi")]].to_numpy(dtype=float)
+    ends = ends[np.isfinite(ends)]
+    if ends.size:  # every bar inside the axes, ticks as plain ratios
+        x_lo, x_hi = min(float(ends.min()), 1.0) / 1.1, max(float(ends.max()), 1.0) * 1.1
+        ax.set_xlim(x_lo, x_hi)
+        ticks = [t for t in (0.25, 0.33, 0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0) if x_lo <= t <= x_hi]
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
+    ax.set_yticks(y, [str(k) for k in data["key"]] if len(data) else [])
+    ax.set_xlabel("measured / predicted (held-out rows)")
+    if len(data):
+        ax.legend(fontsize="small", loc="lower right")
+    ax.grid(alpha=0.3, axis="x")
     return ax

@@ -18,6 +18,19 @@ from ._artifact import (
     save_model,
     verify_model_file,
 )
+from ._bands import (
+    BAND_COVERAGES,
+    BAND_LEVELS,
+    BAND_MIN_ROWS,
+    BAND_SITUATIONS,
+    band_bounds,
+    band_key,
+    band_summary,
+    band_table,
+    check_coverage,
+    check_error_bands,
+    weighted_quantiles,
+)
 from ._features import (
     GPU_CONSTANT_FEATURES,
     KNOWN_SOURCES,
@@ -108,4 +121,16 @@ __all__ = [
     "library_versions",
     "DEFAULT_MODEL_PARAMS",
     "DEFAULT_MAX_ROWS_PER_GROUP",
+    # error bands (predict_interval; pipeweave.evaluation.estimate_error_bands computes them)
+    "BAND_LEVELS",
+    "BAND_COVERAGES",
+    "BAND_SITUATIONS",
+    "BAND_MIN_ROWS",
+    "weighted_quantiles",
+    "band_table",
+    "band_key",
+    "band_bounds",
+    "band_summary",
+    "check_coverage",
+    "check_error_bands",
 ]

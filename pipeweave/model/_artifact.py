@@ -39,6 +39,7 @@ from .. import __version__
 from .._errors import DataError, SchemaMismatchError
 from .._io import atomic_write
 from .._paths import MODELS_DIR
+from ._bands import check_error_bands
 from ._features import model_feature_names
 from ._regressor import REFERENCES, PipeweaveRegressor, companion_family
 
@@ -65,7 +66,7 @@ _SEEN_KEY = "seen__"
 #: Bump when features, target or file layout change meaning.
 SCHEMA_VERSION = "pipeweave-model/1"
 DEFAULT_MODEL_PATH = MODELS_DIR / "pipeweave_default.ubj"
-RETRAIN_COMMAND = "pipeweave train --out models/pipeweave_default.ubj --force"
+RETRAIN_COMMAND = "pipeweave train --out models/pipeweave_default.ubj --force --error-bands"
 
 
 def library_versions() -> dict[str, str]:
@@ -172,6 +173,8 @@ def save_model(
         "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
         "latency_range_us": dict(getattr(model, "latency_range_us_", None) or {}),
+        # held-out measured / predicted quantiles per family (PipeweaveRegressor.predict_interval); absent: none
+        **({"error_bands": model.error_bands_} if getattr(model, "error_bands_", None) else {}),
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
         **{k: v for k, v in (extra or {}).items() if k not in ("file_integrity", "booster_blobs")},
         "booster_blobs": {
@@ -640,6 +643,13 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
             hint=f"retrain with `{RETRAIN_COMMAND}`",
         )
     model.latency_range_us_ = {str(k): [float(v[0]), float(v[1])] for k, v in span.items()}
+    # error bands (pipeweave train --error-bands; a file without them has none: predict_interval refuses)
+    model.error_bands_ = None
+    if "error_bands" in stamp:
+        try:
+            model.error_bands_ = check_error_bands(stamp["error_bands"], f"the stamp of {str(path)!r}")
+        except DataError as exc:
+            raise SchemaMismatchError(str(exc).split("\n")[0], hint=f"retrain with `{RETRAIN_COMMAND}`") from None
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

@@ -29,6 +29,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 
 from .._errors import DataError
 from .._frame import distinct_rows, str_codes, str_values
+from ._bands import band_bounds, check_error_bands
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -910,6 +911,58 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         ranges = getattr(self, "latency_range_us_", None) or {}
         bounds = np.array([ranges.get(n, (0.0, np.inf)) for n in names], dtype=float).reshape(-1, 2)
         return np.isfinite(t) & ((t < bounds[codes, 0]) | (t > bounds[codes, 1]))
+
+    def set_error_bands(self, bands: Mapping[str, Any] | None) -> PipeweaveRegressor:
+        """Attach error bands (``error_bands_``; the layout of :func:`pipeweave.model.check_error_bands`, as
+        :func:`pipeweave.evaluation.estimate_error_bands` returns it for this model's recipe and rows), or
+        remove them with ``None``. Validated here; saved in the model file's stamp. Returns ``self``."""
+        self._check_fitted()
+        if bands is None:
+            self.error_bands_ = None
+            return self
+        checked = check_error_bands(bands)
+        trained = {_catalog_name(str(g)) for g in self.gpus_}
+        foreign = sorted({g for gs in checked["seen_gpus"].values() for g in gs} - trained)
+        if foreign:
+            raise DataError(
+                f"the error bands were estimated on GPUs this model was not trained on: {foreign}",
+                hint="estimate them from the model's own training rows (pipeweave.evaluation.estimate_error_bands)",
+            )
+        self.error_bands_ = checked
+        return self
+
+    def predict_interval(
+        self,
+        df: pd.DataFrame,
+        coverage: float = 0.8,
+        *,
+        pred_us: Any = None,
+        gpus: Mapping[str, GPUSpec] | None = None,
+        data: str | os.PathLike[str] | None = None,
+    ) -> pd.DataFrame:
+        """Error band (us) of each row's prediction: ``latency_us_lo``, ``latency_us_hi`` and ``band``.
+
+        The band holds the middle ``coverage`` (0.5, 0.8 or 0.9) of the held-out ``measured / predicted``
+        ratios of the row's family (and dtype) in its situation (``band``): ``unseen``, a GPU without
+        training rows of the family (leave-one-generation-out residuals), or ``seen``, a GPU the model was
+        trained on (held-out shapes). ``pred_us``: the rows' predictions when the caller has them (else
+        :meth:`predict`). Rows without a band get NaN and ``band == ""``. Raises :class:`DataError` when the
+        model has no bands (``pipeweave train --error-bands`` adds them).
+        """
+        self._check_fitted()
+        bands = getattr(self, "error_bands_", None)
+        if not bands:
+            raise DataError(
+                "this model has no error bands",
+                hint="attach bands: model.set_error_bands(pipeweave.evaluation.estimate_error_bands(recipe, rows)), "
+                "or load the shipped model",
+            )
+        pred = self.predict(df, gpus=gpus, data=data) if pred_us is None else np.asarray(pred_us, dtype=float)
+        if len(pred) != len(df):
+            raise DataError(f"predict_interval: {len(pred)} predictions for {len(df)} rows", hint="one per row")
+        dtype = str_values(df["dtype"]) if "dtype" in df.columns else np.full(len(df), "", dtype=object)
+        lo, hi, situation = band_bounds(bands, str_values(df["family"]), dtype, seen_keys(df), pred, coverage)
+        return pd.DataFrame({"latency_us_lo": lo, "latency_us_hi": hi, "band": situation}, index=df.index)
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:
         """Raw model output: predicted log(latency / reference) per row (reference: :meth:`reference_of` the

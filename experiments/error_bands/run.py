@@ -1,0 +1,101 @@
+"""Error bands of a model file: the table and figure quoted in the README (what `predict --interval` prints).
+
+    python experiments/error_bands/run.py [--model models/pipeweave_default.ubj] [--out experiments/error_bands]
+
+Reads the bands stored in the model's stamp by `pipeweave train --error-bands` (no refit, no data needed) and
+writes ``summary.csv`` (:func:`pipeweave.model.band_summary` at 50 / 80 / 90 % coverage), ``results.md`` and
+``bands.png`` (:func:`pipeweave.evaluation.plot_error_bands`, 80 %). Writing into the committed folder needs
+``--force``; any other --out is written freely.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from pipeweave.evaluation import plot_error_bands
+from pipeweave.model import BAND_COVERAGES, band_summary, read_stamp
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+
+def summary_frame(bands: dict) -> pd.DataFrame:
+    """band_summary at every coverage, one block of rows per coverage (column ``band_coverage``)."""
+    return pd.concat([band_summary(bands, c).assign(band_coverage=c) for c in BAND_COVERAGES], ignore_index=True)
+
+
+def _cell(lo: float, hi: float) -> str:
+    return "-" if pd.isna(lo) else f"{lo:.2f} - {hi:.2f}"
+
+
+def _pct(x: float) -> str:
+    return "-" if pd.isna(x) else f"{100 * x:.0f}%"
+
+
+def write_md(path: Path, stamp: dict, summary: pd.DataFrame, model: str) -> None:
+    bands = stamp["error_bands"]
+    s80 = summary[summary["band_coverage"] == 0.8]
+    lines = [
+        f"# Error bands of `{model}`",
+        "",
+        f"Written by `python experiments/error_bands/run.py --model {model}` from the bands in the model's stamp "
+        f"(`{stamp.get('command', 'pipeweave train --error-bands')}`). A band is the range of measured / predicted "
+        "that held the middle 80% of the model recipe's held-out rows; `pipeweave predict` prints a launch's "
+        "latency times these two ratios (`--interval 50|80|90`, `pw.predict(..., interval=0.8)`).",
+        "",
+        f"- **GPU never measured** (`unseen`): {bands['unseen']['protocol']}.",
+        f"- **trained GPU, new shape** (`seen`): {bands['seen']['protocol']}.",
+        "- **carries**: the share of a held-out generation's (or GPU's) rows inside the 80% band built from the "
+        "other generations (GPUs) alone, averaged over them: 80% means the band transfers to a generation it "
+        "was not made from; less means the next generation may fall outside it.",
+        "",
+        "| family (dtype) | never-measured GPU: 80% band | MAPE | carries | trained GPU, new shape: 80% band | MAPE "
+        "| carries | held-out rows (unseen / seen) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in s80.itertuples(index=False):
+        n_u = "-" if pd.isna(r.unseen_n) else f"{int(r.unseen_n):,}"
+        n_s = "-" if pd.isna(r.seen_n) else f"{int(r.seen_n):,}"
+        mu = "-" if pd.isna(r.unseen_mape) else f"{r.unseen_mape:.1f}"
+        ms = "-" if pd.isna(r.seen_mape) else f"{r.seen_mape:.1f}"
+        lines.append(
+            f"| {r.key} | {_cell(r.unseen_lo, r.unseen_hi)} | {mu} | {_pct(r.unseen_coverage)} "
+            f"| {_cell(r.seen_lo, r.seen_hi)} | {ms} | {_pct(r.seen_coverage)} | {n_u} / {n_s} |"
+        )
+    lines += [
+        "",
+        "`summary.csv` has the 50% and 90% bands too; `bands.png` draws the 80% bands (tick: the median ratio).",
+        "A band is the spread of past errors on held-out rows, not a guarantee: a generation unlike any measured "
+        "one can fall outside it (the `carries` column says how often that happened between the measured ones).",
+        "",
+    ]
+    path.write_text("\n".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="models/pipeweave_default.ubj", help="model file with error bands")
+    ap.add_argument("--out", default=str(HERE), help="output folder (default: this folder, needs --force)")
+    ap.add_argument("--force", action="store_true", help="overwrite the committed results in this folder")
+    args = ap.parse_args()
+    out = Path(args.out).resolve()
+    if out == HERE and not args.force:
+        raise SystemExit(f"refusing to overwrite the committed results in {out}; pass --force or --out /tmp/bands")
+    stamp = read_stamp(ROOT / args.model if not Path(args.model).is_absolute() else args.model)
+    if not stamp.get("error_bands"):
+        raise SystemExit(f"{args.model} has no error bands; train it with `pipeweave train --error-bands`")
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summary_frame(stamp["error_bands"])
+    summary.to_csv(out / "summary.csv", index=False, float_format="%.4g")
+    write_md(out / "results.md", stamp, summary, args.model)
+    ax = plot_error_bands(summary[summary["band_coverage"] == 0.8].reset_index(drop=True))
+    ax.set_title(f"80% error bands of {Path(args.model).name} (held-out rows)")
+    ax.figure.savefig(out / "bands.png", dpi=120, bbox_inches="tight")
+    print(f"wrote {out}/summary.csv, results.md, bands.png")
+
+
+if __name__ == "__main__":
+    main()

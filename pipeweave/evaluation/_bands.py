@@ -1,0 +1,119 @@
+"""Error bands of a model recipe: held-out ``measured / predicted`` quantiles per family, for ``predict``.
+
+:func:`estimate_error_bands` refits the recipe on parts of its own training rows and keeps the spread of
+the ratios on the rows left out, in the two situations a prediction can be in
+(:data:`pipeweave.model.BAND_SITUATIONS`):
+
+- ``unseen``: leave-one-generation-out over the whole training frame (sklearn ``LeaveOneGroupOut`` through
+  :func:`iter_folds`): every held-out row is of a GPU the refit never saw. A row is kept only when its
+  family has training rows in the fold (a family measured on one generation alone would be an unseen
+  family, another situation). Seen-GPU boosters are off in these refits (no test row is of a training GPU).
+- ``seen``: :data:`UNSEEN_SHAPE_FOLD`: ``test_size`` of the launch shapes held out on every GPU
+  (``GroupShuffleSplit``), the recipe as is (seen-GPU boosters on).
+
+Refits train on at most ``max_rows_per_group`` seeded rows per (GPU, family, dtype, source) (default: the
+leave-one-generation-out report's :data:`TRAIN_ROWS_PER_GPU` for ``logo``), so a band describes the
+recipe at that size: a model trained on more rows is, if anything, a little better than its band says.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+from .._progress import progress_bar
+from ._protocols import UNSEEN_SHAPE_FOLD, iter_folds
+
+__all__ = ["estimate_error_bands", "BAND_ROWS_PER_GROUP"]
+
+#: Default training-row cap of each refit (rows per (GPU, family, dtype, source)); the LOGO report's cap.
+BAND_ROWS_PER_GROUP: int = 4000
+
+
+def _refit_predict(estimator: Any, train: pd.DataFrame, test: pd.DataFrame, **overrides: Any) -> np.ndarray:
+    from sklearn.base import clone
+
+    model = clone(estimator).set_params(**overrides)
+    model.fit(train)
+    return np.asarray(model.predict(test.drop(columns=["latency_us"])), dtype=float)
+
+
+def estimate_error_bands(
+    estimator: Any,
+    frame: pd.DataFrame,
+    *,
+    max_rows_per_group: int | None = BAND_ROWS_PER_GROUP,
+    test_size: float = 0.2,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Error bands of ``estimator``'s recipe (an unfitted :class:`~pipeweave.model.PipeweaveRegressor`, cloned
+    for every refit) from its training ``frame`` (canonical rows with ``latency_us``, ``generation`` and
+    ``gpu``; featurized or not). Returns the layout of :func:`pipeweave.model.check_error_bands`, ready for
+    :meth:`~pipeweave.model.PipeweaveRegressor.set_error_bands`. Costs one refit per generation plus one.
+    """
+    from ..model import BAND_LEVELS, band_table, cap_rows, check_error_bands, seen_keys
+
+    need = ["latency_us", "family", "dtype", "gpu", "generation"]
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise DataError(f"estimate_error_bands needs the columns {missing}", hint=f"give training rows with {need}")
+    if max_rows_per_group is not None and max_rows_per_group < 1:
+        raise DataError(
+            f"max_rows_per_group must be a whole number >= 1 or None, got {max_rows_per_group!r}",
+            hint=f"e.g. {BAND_ROWS_PER_GROUP} (None: every row)",
+        )
+    frame = frame.reset_index(drop=True)
+    generations = sorted(frame["generation"].astype(str).unique())
+    if len(generations) < 2:
+        raise DataError(
+            f"error bands need training rows of at least two generations, got {generations}",
+            hint="train on GPUs of more generations, or go without error bands",
+        )
+
+    def capped(pos: np.ndarray) -> pd.DataFrame:
+        rows = frame.iloc[pos]
+        return cap_rows(rows, max_rows_per_group, seed=seed) if max_rows_per_group else rows
+
+    fam = frame["family"].astype(str).to_numpy()
+    parts: dict[str, list[pd.DataFrame]] = {"unseen": [], "seen": []}
+    bar = progress_bar(len(generations) + 1, "error bands", unit="refit", enabled=progress)
+    try:
+        for gen, train_pos, test_pos in iter_folds(frame, "logo", group_col="generation"):
+            bar.set_postfix_str(f"held-out={gen}")
+            test_pos = test_pos[np.isin(fam[test_pos], np.unique(fam[train_pos]))]
+            if len(test_pos):
+                test = frame.iloc[test_pos]
+                pred = _refit_predict(
+                    estimator, capped(train_pos), test, seen_gpu={}, max_rows_per_group=None, progress=False
+                )
+                parts["unseen"].append(test[["family", "dtype", "generation", "latency_us"]].assign(pred_us=pred))
+            bar.update(1)
+        for _, train_pos, test_pos in iter_folds(frame, UNSEEN_SHAPE_FOLD, test_size=test_size, seed=seed):
+            bar.set_postfix_str("held-out shapes")
+            test = frame.iloc[test_pos]
+            pred = _refit_predict(estimator, capped(train_pos), test, max_rows_per_group=None, progress=False)
+            parts["seen"].append(test[["family", "dtype", "gpu", "latency_us"]].assign(pred_us=pred))
+            bar.update(1)
+    finally:
+        bar.close()
+    cap = f"{max_rows_per_group:,}" if max_rows_per_group else "every"
+    protocols = {
+        "unseen": f"leave-one-generation-out over {', '.join(generations)}; refits on {cap} rows per "
+        "(GPU, family, dtype, source), no seen-GPU boosters; each held-out generation weighs the same",
+        "seen": f"{test_size:.0%} of the launch shapes held out on every GPU (seed {seed}); refit on {cap} rows "
+        "per (GPU, family, dtype, source); each GPU weighs the same",
+    }
+    keys = seen_keys(frame)
+    bands: dict[str, Any] = {
+        "levels": list(BAND_LEVELS),
+        "seen_gpus": {str(f): sorted(set(keys[fam == f])) for f in np.unique(fam)},
+    }
+    for situation, group_col in (("unseen", "generation"), ("seen", "gpu")):
+        rows = pd.concat(parts[situation], ignore_index=True) if parts[situation] else None
+        table = band_table(rows, group_col=group_col) if rows is not None else {}
+        bands[situation] = {"protocol": protocols[situation], "bands": table}
+    return check_error_bands(bands)

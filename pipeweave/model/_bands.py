@@ -1,0 +1,293 @@
+"""Error bands: how far a prediction may be from the measurement, from the model's own held-out residuals.
+
+A band is the spread of ``measured / predicted`` (dimensionless) on rows the model did not train on,
+kept as quantiles at :data:`BAND_LEVELS`. A prediction ``p`` (us) gets the band
+``[p * q((1 - c) / 2), p * q((1 + c) / 2)]`` at coverage ``c`` (:data:`BAND_COVERAGES`). Two situations
+are kept apart, because their errors differ by a factor of three or more:
+
+- ``unseen``: a GPU with no training row of the family (leave-one-generation-out residuals; each held-out
+  generation weighs the same, so the one with the most rows does not set the band alone);
+- ``seen``: a GPU the model was trained on, a launch shape it was not (shapes held out on every GPU; each
+  GPU weighs the same).
+
+The residuals are computed by :func:`pipeweave.evaluation.estimate_error_bands` (``pipeweave train
+--error-bands``); this module holds the table layout, its validation and the lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError
+
+__all__ = [
+    "BAND_LEVELS",
+    "BAND_COVERAGES",
+    "BAND_SITUATIONS",
+    "BAND_MIN_ROWS",
+    "weighted_quantiles",
+    "band_table",
+    "check_error_bands",
+    "band_key",
+    "check_coverage",
+    "band_bounds",
+    "band_summary",
+]
+
+#: Quantile levels of ``measured / predicted`` kept per band (their pairs give :data:`BAND_COVERAGES`).
+BAND_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
+#: Central coverages a band can be asked for: 0.5 (q25-q75), 0.8 (q10-q90), 0.9 (q05-q95).
+BAND_COVERAGES: tuple[float, ...] = (0.5, 0.8, 0.9)
+#: The two situations a band describes (see the module docstring).
+BAND_SITUATIONS: tuple[str, ...] = ("unseen", "seen")
+#: A (family) or (family, dtype) with fewer held-out rows gets no band of its own.
+BAND_MIN_ROWS: int = 100
+
+
+def weighted_quantiles(values: Any, weights: Any, levels: Any) -> np.ndarray:
+    """Quantiles of ``values`` at ``levels`` (in [0, 1]) where each value counts ``weights`` times.
+
+    The weighted empirical CDF puts each value at the middle of its weight (a value of weight w whose
+    predecessors sum to W sits at (W + w / 2) / total), linearly interpolated between values; equal
+    weights give numpy's ``method="hazen"`` quantiles.
+    """
+    v = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    if v.shape != w.shape or v.ndim != 1 or not len(v):
+        raise DataError(
+            f"weighted_quantiles needs two 1-D arrays of one non-zero length, got {v.shape} and {w.shape}",
+            hint="pass one weight per value",
+        )
+    if not (np.isfinite(v).all() and np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
+        raise DataError(
+            "weighted_quantiles needs finite values and non-negative weights of positive sum",
+            hint="drop NaN / infinite values and give each value a weight >= 0",
+        )
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    cdf = (np.cumsum(w) - w / 2.0) / w.sum()
+    return np.interp(np.asarray(levels, dtype=float), cdf, v)
+
+
+def band_key(family: str, dtype: str | None = None) -> str:
+    """The key of a band: ``family`` or ``family:dtype`` (as the companion weights are keyed)."""
+    return f"{family}:{dtype}" if dtype else str(family)
+
+
+def band_table(
+    rows: pd.DataFrame,
+    *,
+    group_col: str,
+    pred_col: str = "pred_us",
+    target_col: str = "latency_us",
+    min_rows: int = BAND_MIN_ROWS,
+) -> dict[str, dict[str, Any]]:
+    """Bands of held-out predictions, keyed by ``family`` and, for a family with several dtypes, ``family:dtype``.
+
+    ``rows``: one held-out prediction per row with ``family``, ``dtype``, ``group_col`` (each of its values
+    weighs the same in the quantiles), ``target_col`` and ``pred_col`` (us). Rows without a finite positive
+    prediction are left out. Each band: ``q`` (quantiles of measured / predicted at :data:`BAND_LEVELS`),
+    ``mape`` (%, same weights), ``n`` (rows), ``groups`` (the ``group_col`` values it pools) and ``coverage``:
+    per coverage c (text key, e.g. ``"0.8"``), the share of each group's rows inside the c band built from the
+    other groups alone, averaged over the groups (``None`` with one group): whether the band carries to a
+    group it was not made from. Keys with fewer than ``min_rows`` rows are omitted.
+    """
+    need = ["family", "dtype", group_col, target_col, pred_col]
+    missing = [c for c in need if c not in rows.columns]
+    if missing:
+        raise DataError(f"band_table needs the columns {missing}", hint=f"give a frame with {need}")
+    lat = pd.to_numeric(rows[target_col], errors="coerce").to_numpy(dtype=float)
+    pred = pd.to_numeric(rows[pred_col], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(lat) & np.isfinite(pred) & (lat > 0) & (pred > 0)
+    work = pd.DataFrame(
+        {
+            "family": rows["family"].astype(str).to_numpy()[ok],
+            "dtype": rows["dtype"].astype(str).to_numpy()[ok],
+            "group": rows[group_col].astype(str).to_numpy()[ok],
+            "ratio": lat[ok] / pred[ok],
+        }
+    )
+    out: dict[str, dict[str, Any]] = {}
+    for fam, sub in work.groupby("family", sort=True):
+        parts: list[tuple[str, pd.DataFrame]] = [(band_key(str(fam)), sub)]
+        if sub["dtype"].nunique() > 1:
+            parts += [(band_key(str(fam), str(d)), s) for d, s in sub.groupby("dtype", sort=True)]
+        for key, s in parts:
+            if len(s) < min_rows:
+                continue
+            # each group (held-out generation or GPU) weighs the same: w = 1 / (rows of its group)
+            w = 1.0 / s.groupby("group")["ratio"].transform("size").to_numpy(dtype=float)
+            r = s["ratio"].to_numpy(dtype=float)
+            ape = np.abs(1.0 / r - 1.0) * 100.0  # |predicted / measured - 1|, the harness's APE
+            out[key] = {
+                "q": [float(x) for x in weighted_quantiles(r, w, BAND_LEVELS)],
+                "mape": float(np.average(ape, weights=w)),
+                "n": int(len(s)),
+                "groups": sorted(s["group"].unique().tolist()),
+                "coverage": _cross_group_coverage(r, s["group"].to_numpy()),
+            }
+    return out
+
+
+def _cross_group_coverage(ratio: np.ndarray, group: np.ndarray) -> dict[str, float] | None:
+    """Per coverage c of :data:`BAND_COVERAGES` (key ``str(c)``): the share of a group's ratios inside the band
+    made from the OTHER groups alone, averaged over the groups (leave-one-group-out: how well a band carries to
+    a generation or GPU outside it). ``None`` with fewer than two groups."""
+    names = np.unique(group)
+    if len(names) < 2:
+        return None
+    hit: dict[float, list[float]] = {c: [] for c in BAND_COVERAGES}
+    for g in names:
+        own = group == g
+        others = group[~own]
+        w = 1.0 / pd.Series(others).map(pd.Series(others).value_counts()).to_numpy(dtype=float)
+        for c in BAND_COVERAGES:
+            lo, hi = weighted_quantiles(ratio[~own], w, [(1.0 - c) / 2.0, (1.0 + c) / 2.0])
+            hit[c].append(float(np.mean((ratio[own] >= lo) & (ratio[own] <= hi))))
+    return {str(c): float(np.mean(v)) for c, v in hit.items()}
+
+
+def _bad(where: str, what: str) -> DataError:
+    return DataError(
+        f"{where}: malformed error bands ({what})",
+        hint="re-estimate them with pipeweave.evaluation.estimate_error_bands and set_error_bands",
+    )
+
+
+def check_error_bands(bands: Any, where: str = "error_bands") -> dict[str, Any]:
+    """``bands`` validated (the layout :func:`pipeweave.evaluation.estimate_error_bands` returns), as plain
+    Python types; a :class:`DataError` names the first malformed field.
+
+    Layout: ``levels`` (= :data:`BAND_LEVELS`); ``unseen`` and ``seen``, each ``{"protocol": str, "bands":
+    {key: {"q": [ratio per level, non-decreasing, > 0], "mape": %, "n": rows, "groups": [str]}}}``;
+    ``seen_gpus``: family -> the catalog names of the GPUs with training rows of that family. A band's optional
+    ``coverage`` maps each of :data:`BAND_COVERAGES` (as text) to the share of a held-out group's rows inside
+    the band of the other groups (see :func:`band_table`).
+    """
+    if not isinstance(bands, Mapping):
+        raise _bad(where, f"expected a mapping, got {type(bands).__name__}")
+    levels = bands.get("levels")
+    if not isinstance(levels, (list, tuple)) or [float(x) for x in levels] != list(BAND_LEVELS):
+        raise _bad(where, f"levels {levels!r} are not {list(BAND_LEVELS)}")
+    out: dict[str, Any] = {"levels": list(BAND_LEVELS)}
+    for situation in BAND_SITUATIONS:
+        part = bands.get(situation)
+        if not isinstance(part, Mapping) or not isinstance(part.get("protocol"), str):
+            raise _bad(where, f"{situation!r} needs a protocol and bands")
+        table = part.get("bands")
+        if not isinstance(table, Mapping):
+            raise _bad(where, f"{situation}.bands is not a mapping")
+        checked: dict[str, Any] = {}
+        for key, band in table.items():
+            try:
+                q = [float(x) for x in band["q"]]
+                mape, n = float(band["mape"]), int(band["n"])
+                groups = [str(g) for g in band["groups"]]
+                cov = band.get("coverage")
+                coverage = None if cov is None else {str(k): float(v) for k, v in cov.items()}
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise _bad(where, f"{situation}.bands[{key!r}]: {exc}") from None
+            if coverage is not None and not all(0.0 <= v <= 1.0 for v in coverage.values()):
+                raise _bad(where, f"{situation}.bands[{key!r}].coverage {coverage!r} is not shares in [0, 1]")
+            if len(q) != len(BAND_LEVELS) or not all(np.isfinite(q)) or min(q) <= 0 or np.any(np.diff(q) < 0):
+                raise _bad(where, f"{situation}.bands[{key!r}].q {q!r} is not {len(BAND_LEVELS)} rising ratios > 0")
+            checked[str(key)] = {"q": q, "mape": mape, "n": n, "groups": groups, "coverage": coverage}
+        out[situation] = {"protocol": part["protocol"], "bands": checked}
+    seen_gpus = bands.get("seen_gpus")
+    if not isinstance(seen_gpus, Mapping) or not all(isinstance(v, (list, tuple)) for v in seen_gpus.values()):
+        raise _bad(where, "seen_gpus is not a mapping of family to GPU names")
+    out["seen_gpus"] = {str(k): sorted(str(g) for g in v) for k, v in seen_gpus.items()}
+    return out
+
+
+def check_coverage(coverage: Any) -> float:
+    """``coverage`` as one of :data:`BAND_COVERAGES` (a fraction, or a percentage such as 80)."""
+    try:
+        c = float(coverage)
+    except (TypeError, ValueError):
+        c = float("nan")
+    if c > 1.0:
+        c /= 100.0
+    for allowed in BAND_COVERAGES:
+        if abs(c - allowed) < 1e-9:
+            return allowed
+    raise DataError(
+        f"band coverage must be one of {list(BAND_COVERAGES)} (or {[int(x * 100) for x in BAND_COVERAGES]} %), "
+        f"got {coverage!r}",
+        hint="e.g. 0.8: the band holds the middle 80% of held-out measured / predicted ratios",
+    )
+
+
+def band_bounds(
+    bands: Mapping[str, Any], family: Any, dtype: Any, gpu_keys: Any, pred_us: Any, coverage: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lo_us, hi_us, situation)`` per row: the band of each prediction at ``coverage``.
+
+    ``bands``: checked bands (:func:`check_error_bands`); ``family``, ``dtype``, ``gpu_keys`` (catalog GPU
+    names) and ``pred_us`` are aligned arrays. A row's situation is ``seen`` when its GPU has training rows
+    of its family, else ``unseen``; its band is the ``family:dtype`` band, else the ``family`` band. Rows
+    without a band (no such key, or a prediction that is not finite) get NaN bounds and situation ``""``.
+    """
+    c = check_coverage(coverage)
+    lo_level, hi_level = (1.0 - c) / 2.0, (1.0 + c) / 2.0
+    i_lo = int(np.argmin(np.abs(np.asarray(BAND_LEVELS) - lo_level)))
+    i_hi = int(np.argmin(np.abs(np.asarray(BAND_LEVELS) - hi_level)))
+    fam = np.asarray(family, dtype=object).astype(str)
+    dt = np.asarray(dtype, dtype=object).astype(str)
+    keys = np.asarray(gpu_keys, dtype=object).astype(str)
+    pred = np.asarray(pred_us, dtype=float)
+    n = len(pred)
+    if not (len(fam) == len(dt) == len(keys) == n):
+        raise DataError(
+            f"band_bounds: {len(fam)} families, {len(dt)} dtypes, {len(keys)} GPUs and {n} predictions",
+            hint="pass one of each per row",
+        )
+    q_lo, q_hi = np.full(n, np.nan), np.full(n, np.nan)
+    situation = np.full(n, "", dtype=object)
+    seen_gpus = bands.get("seen_gpus", {})
+    frame = pd.DataFrame({"f": fam, "d": dt, "g": keys})
+    for key, idx in frame.groupby(["f", "d", "g"], sort=False).indices.items():
+        f, d, g = (str(x) for x in key)  # type: ignore[attr-defined]  # pandas-stubs: a tuple key
+        s = "seen" if g in seen_gpus.get(f, ()) else "unseen"
+        table = bands[s]["bands"]
+        band = table.get(band_key(f, d)) or table.get(band_key(f))
+        if band is None:
+            continue
+        q_lo[idx], q_hi[idx] = band["q"][i_lo], band["q"][i_hi]
+        situation[idx] = s
+    ok = np.isfinite(pred) & np.isfinite(q_lo)
+    situation[~ok] = ""
+    return np.where(ok, pred * q_lo, np.nan), np.where(ok, pred * q_hi, np.nan), situation
+
+
+def band_summary(bands: Mapping[str, Any], coverage: float = 0.8) -> pd.DataFrame:
+    """One row per band key: ``key``, and per situation (``unseen_``, ``seen_``) the ``lo`` / ``hi`` ratio
+    (measured / predicted) at ``coverage``, the median ratio ``q50``, the held-out ``mape`` (%), ``n`` (rows)
+    and ``coverage`` (the share of a held-out group's rows inside the band of the other groups, see
+    :func:`band_table`); NaN where a situation has no band of that key (or no coverage). ``bands``: checked bands (:func:`check_error_bands`)."""
+    c = check_coverage(coverage)
+    levels = np.asarray(BAND_LEVELS)
+    i_lo = int(np.argmin(np.abs(levels - (1.0 - c) / 2.0)))
+    i_hi = int(np.argmin(np.abs(levels - (1.0 + c) / 2.0)))
+    i_mid = int(np.argmin(np.abs(levels - 0.5)))
+    keys = sorted(set().union(*(bands[s]["bands"] for s in BAND_SITUATIONS)))
+    rows = []
+    for key in keys:
+        row: dict[str, Any] = {"key": key}
+        for s in BAND_SITUATIONS:
+            b = bands[s]["bands"].get(key)
+            for name, value in (
+                ("lo", b["q"][i_lo] if b else np.nan),
+                ("q50", b["q"][i_mid] if b else np.nan),
+                ("hi", b["q"][i_hi] if b else np.nan),
+                ("mape", b["mape"] if b else np.nan),
+                ("n", b["n"] if b else np.nan),
+                ("coverage", (b.get("coverage") or {}).get(str(c), np.nan) if b else np.nan),
+            ):
+                row[f"{s}_{name}"] = value
+        rows.append(row)
+    return pd.DataFrame(rows)
