@@ -278,12 +278,19 @@ def predict(
         )
     if coverage is None:
         return pred
-    return pred.to_frame().assign(**band_columns(fitted, df, pred, coverage))
+    return pred.to_frame().assign(**band_columns(fitted, df, pred, coverage, gpus))
 
 
-def band_columns(model: PipeweaveRegressor, df: pd.DataFrame, pred: pd.Series, coverage: float) -> dict[str, Any]:
+def band_columns(
+    model: PipeweaveRegressor,
+    df: pd.DataFrame,
+    pred: pd.Series,
+    coverage: float,
+    gpus: Mapping[str, GPUSpec] | None = None,
+) -> dict[str, Any]:
     """``latency_us_lo``, ``latency_us_hi`` (us) and ``band`` arrays of :func:`predict_frame`'s predictions
-    ``pred`` of ``df`` (:meth:`PipeweaveRegressor.predict_interval`); NaN / ``""`` on rows not predicted."""
+    ``pred`` of ``df`` (:meth:`PipeweaveRegressor.predict_interval`; ``gpus``: specs of GPUs outside the
+    catalog); NaN / ``""`` on rows not predicted."""
     import numpy as np
 
     n = len(df)
@@ -291,7 +298,7 @@ def band_columns(model: PipeweaveRegressor, df: pd.DataFrame, pred: pd.Series, c
     out["band"] = np.full(n, "", dtype=object)
     ok = np.flatnonzero(pred.notna().to_numpy())
     if len(ok):  # rows not predicted may lack the columns a band is looked up by
-        iv = model.predict_interval(df.iloc[ok], coverage, pred_us=pred.to_numpy()[ok])
+        iv = model.predict_interval(df.iloc[ok], coverage, pred_us=pred.to_numpy()[ok], gpus=gpus)
         for col in out:
             out[col][ok] = iv[col].to_numpy()
     return out

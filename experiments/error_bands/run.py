@@ -46,24 +46,35 @@ def write_md(path: Path, stamp: dict, summary: pd.DataFrame, model: str) -> None
         "that held the middle 80% of the model recipe's held-out rows; `pipeweave predict` prints a launch's "
         "latency times these two ratios (`--interval 50|80|90`, `pw.predict(..., interval=0.8)`).",
         "",
-        f"- **GPU never measured** (`unseen`): {bands['unseen']['protocol']}.",
+        f"- **new generation** (`unseen`, a GPU of a generation never measured for the family): "
+        f"{bands['unseen']['protocol']}.",
+        f"- **new GPU of a measured generation** (`sibling`, e.g. B300 after B200): "
+        f"{bands['sibling']['protocol'] if 'sibling' in bands else 'not estimated in this file'}.",
         f"- **trained GPU, new shape** (`seen`): {bands['seen']['protocol']}.",
         "- **carries**: the share of a held-out generation's (or GPU's) rows inside the 80% band built from the "
         "other generations (GPUs) alone, averaged over them: 80% means the band transfers to a generation it "
-        "was not made from; less means the next generation may fall outside it.",
+        "was not made from; less means the next one may fall outside it.",
         "",
-        "| family (dtype) | never-measured GPU: 80% band | MAPE | carries | trained GPU, new shape: 80% band | MAPE "
-        "| carries | held-out rows (unseen / seen) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "80% bands of measured / predicted, the held-out MAPE (%) and whether the band carries:",
+        "",
+        "| family (dtype) | new generation | MAPE | carries | new GPU, measured generation | MAPE | carries "
+        "| trained GPU, new shape | MAPE | carries | held-out rows (new gen. / new GPU / new shape) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in s80.itertuples(index=False):
-        n_u = "-" if pd.isna(r.unseen_n) else f"{int(r.unseen_n):,}"
-        n_s = "-" if pd.isna(r.seen_n) else f"{int(r.seen_n):,}"
-        mu = "-" if pd.isna(r.unseen_mape) else f"{r.unseen_mape:.1f}"
-        ms = "-" if pd.isna(r.seen_mape) else f"{r.seen_mape:.1f}"
+
+    def cells(r: dict, s: str) -> str:
+        lo, hi = r.get(f"{s}_lo", float("nan")), r.get(f"{s}_hi", float("nan"))
+        mape = r.get(f"{s}_mape", float("nan"))
+        return f"{_cell(lo, hi)} | {'-' if pd.isna(mape) else f'{mape:.1f}'} | {_pct(r.get(f'{s}_coverage', float('nan')))}"
+
+    def n(r: dict, s: str) -> str:
+        x = r.get(f"{s}_n", float("nan"))
+        return "-" if pd.isna(x) else f"{int(x):,}"
+
+    for r in s80.to_dict("records"):
         lines.append(
-            f"| {r.key} | {_cell(r.unseen_lo, r.unseen_hi)} | {mu} | {_pct(r.unseen_coverage)} "
-            f"| {_cell(r.seen_lo, r.seen_hi)} | {ms} | {_pct(r.seen_coverage)} | {n_u} / {n_s} |"
+            f"| {r['key']} | {cells(r, 'unseen')} | {cells(r, 'sibling')} | {cells(r, 'seen')} "
+            f"| {n(r, 'unseen')} / {n(r, 'sibling')} / {n(r, 'seen')} |"
         )
     lines += [
         "",

@@ -30,10 +30,12 @@ outside the latencies measured for its family in training (any GPU; the model fi
 
 Error bands: a model trained with `pipeweave train --error-bands` (the shipped one is) knows how far
 its predictions were from held-out measurements. A single launch prints its 80% band (--interval
-sets 50 / 80 / 90); --interval P adds `latency_us_lo`, `latency_us_hi` and `band` (`unseen`: a GPU
-without training rows of the family, leave-one-generation-out residuals; `seen`: a GPU the model was
-trained on, held-out shapes) to the --input output. A band is the spread of past errors, not a
-guarantee: on a generation unlike any measured one the error can be larger.
+sets 50 / 80 / 90); --interval P adds `latency_us_lo`, `latency_us_hi` and `band` to the --input
+output. `band`: `unseen`, a GPU of a generation without training rows of the family (leave-one-
+generation-out residuals); `sibling`, a GPU never measured for the family whose generation was
+(leave-one-GPU-out residuals, e.g. B300 after B200); `seen`, a GPU the model was trained on (held-out
+shapes). A band is the spread of past errors, not a guarantee: on a generation unlike any measured
+one the error can be larger.
 
 exit status:
   0  every row predicted
@@ -60,9 +62,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="P",
         help="error band of each prediction, P = 50, 80 or 90 (%%): the middle P%% of the model's held-out "
-        "measured / predicted ratios for the family, on a GPU it never measured or, for a GPU it was trained "
-        "on, on shapes it never saw (`pipeweave train --error-bands`); --input: adds latency_us_lo, "
-        "latency_us_hi and band columns; a single launch prints the band at 80%% unless P is given",
+        "measured / predicted ratios for the family in the launch's situation (a new generation, a new GPU "
+        "of a measured generation, or a trained GPU and a new shape; `pipeweave train --error-bands`); "
+        "--input: adds latency_us_lo, latency_us_hi and band columns; a single launch prints the band at "
+        "80%% unless P is given",
     )
     p.add_argument(
         "--chunk-rows",
@@ -198,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
-    band = _single_band(model, df, pred, 0.8 if coverage is None else coverage)
+    band = _single_band(model, df, pred, 0.8 if coverage is None else coverage, {spec.name: spec})
     if args.json:
         print_json(
             {
@@ -234,18 +237,19 @@ def run(args: argparse.Namespace) -> int:
 
 #: how a band's situation reads on the terminal
 _SITUATION_TEXT = {
-    "unseen": "a GPU without training rows of this family: leave-one-generation-out errors",
+    "unseen": "a GPU of a generation without training rows of this family: leave-one-generation-out errors",
+    "sibling": "a GPU never measured for this family, of a measured generation: leave-one-GPU-out errors",
     "seen": "a GPU the model was trained on, a shape it may not have seen: held-out-shape errors",
 }
 
 
-def _single_band(model, df, pred, coverage: float) -> dict | None:  # noqa: ANN001
+def _single_band(model, df, pred, coverage: float, gpus=None) -> dict | None:  # noqa: ANN001
     """The band of a single-launch prediction as a JSON-ready dict, or None (no bands, or none for the family)."""
     if not getattr(model, "error_bands_", None):
         return None
     from ..model import band_key
 
-    iv = model.predict_interval(df, coverage, pred_us=pred.to_numpy())
+    iv = model.predict_interval(df, coverage, pred_us=pred.to_numpy(), gpus=gpus)
     situation = str(iv["band"].iloc[0])
     if not situation:
         return None
@@ -343,7 +347,7 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             tally["bad"] += len(positions)
             out = out.assign(latency_us_pred=pred.to_numpy())
             if coverage is not None:  # the band of each predicted row (blank where none)
-                out = out.assign(**band_columns(model, df, pred, coverage))
+                out = out.assign(**band_columns(model, df, pred, coverage, gpus))
             out.to_csv(fh, index=False, header=first)
             first = False
 

@@ -96,8 +96,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--error-bands",
         action="store_true",
         help="also estimate the model's error bands (what `predict --interval` prints): the recipe refitted "
-        "leave-one-generation-out and on 80%% of the launch shapes, on 4,000 rows per group; one refit per "
-        "generation plus one (6.6 minutes on the shared data, 2 cores)",
+        "leave-one-generation-out, leave-one-GPU-out for the GPUs with a same-generation sibling, and on "
+        "80%% of the launch shapes, on 4,000 rows per group (one refit per generation, per such GPU, plus "
+        "one: 14.7 minutes on the shared data, 2 cores)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
@@ -298,15 +299,19 @@ def _add_error_bands(model, params: dict, frame, *, cap: int, progress: bool) ->
     from ..model import PipeweaveRegressor, band_summary
 
     t0 = time.perf_counter()
-    print(f"estimating error bands (one refit per generation plus one, {cap:,} rows per group) ...")
+    print(
+        f"estimating error bands (one refit per generation, one per GPU with a same-generation sibling, plus one; "
+        f"{cap:,} rows per group) ..."
+    )
     recipe = PipeweaveRegressor(**{**params, "progress": False})
     model.set_error_bands(estimate_error_bands(recipe, frame, max_rows_per_group=cap, progress=progress))
     summary = band_summary(model.error_bands_, 0.8)
     print(f"error bands in {time.perf_counter() - t0:.1f}s: middle 80% of measured / predicted on held-out rows")
-    print(f"  {'family':<28} {'unseen GPU':>14} {'MAPE':>6}   {'seen GPU, new shape':>20} {'MAPE':>6}")
-    for r in summary.itertuples(index=False):
-        cells = []
-        for s in ("unseen", "seen"):
-            lo, hi, mape = getattr(r, f"{s}_lo"), getattr(r, f"{s}_hi"), getattr(r, f"{s}_mape")
-            cells += [f"{lo:.2f} - {hi:.2f}", f"{mape:.1f}"] if pd.notna(lo) else ["-", "-"]
-        print(f"  {r.key:<28} {cells[0]:>14} {cells[1]:>6}   {cells[2]:>20} {cells[3]:>6}")
+    heads = {"unseen": "new generation", "sibling": "new GPU, known gen.", "seen": "trained GPU, new shape"}
+    print(f"  {'family':<28}" + "".join(f" {h:>22} {'MAPE':>5}" for h in heads.values()))
+    for r in summary.to_dict("records"):
+        cells = ""
+        for s in heads:
+            lo, hi, mape = r.get(f"{s}_lo"), r.get(f"{s}_hi"), r.get(f"{s}_mape")
+            cells += f" {lo:>13.2f} - {hi:<6.2f} {mape:>5.1f}" if pd.notna(lo) else f" {'-':>22} {'-':>5}"
+        print(f"  {r['key']:<28}{cells}")

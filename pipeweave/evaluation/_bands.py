@@ -1,13 +1,16 @@
 """Error bands of a model recipe: held-out ``measured / predicted`` quantiles per family, for ``predict``.
 
 :func:`estimate_error_bands` refits the recipe on parts of its own training rows and keeps the spread of
-the ratios on the rows left out, in the two situations a prediction can be in
+the ratios on the rows left out, in the three situations a prediction can be in
 (:data:`pipeweave.model.BAND_SITUATIONS`):
 
 - ``unseen``: leave-one-generation-out over the whole training frame (sklearn ``LeaveOneGroupOut`` through
   :func:`iter_folds`): every held-out row is of a GPU the refit never saw. A row is kept only when its
   family has training rows in the fold (a family measured on one generation alone would be an unseen
   family, another situation). Seen-GPU boosters are off in these refits (no test row is of a training GPU).
+- ``sibling``: leave-one-GPU-out (``unseen-gpu`` folds), keeping the held-out rows whose family has training
+  rows of the held-out GPU's generation in the fold (another GPU of that generation); GPUs without such a
+  sibling are not refitted. Seen-GPU boosters off.
 - ``seen``: :data:`UNSEEN_SHAPE_FOLD`: ``test_size`` of the launch shapes held out on every GPU
   (``GroupShuffleSplit``), the recipe as is (seen-GPU boosters on).
 
@@ -79,11 +82,19 @@ def estimate_error_bands(
         return cap_rows(rows, max_rows_per_group, seed=seed) if max_rows_per_group else rows
 
     fam = frame["family"].astype(str).to_numpy()
-    parts: dict[str, list[pd.DataFrame]] = {"unseen": [], "seen": []}
-    bar = progress_bar(len(generations) + 1, "error bands", unit="refit", enabled=progress)
+    gen = frame["generation"].astype(str).to_numpy()
+    gpu = seen_keys(frame)
+    # (family, generation) -> number of GPUs: a GPU has a sibling for a family when its pair has two or more
+    pair = pd.Series(fam, dtype=object) + "|" + pd.Series(gen, dtype=object)
+    n_gpus = pd.Series(gpu).groupby(pair.to_numpy()).nunique()
+    has_sibling = (pair.map(n_gpus) > 1).to_numpy()
+    sibling_gpus = sorted(set(gpu[has_sibling]))
+    parts: dict[str, list[pd.DataFrame]] = {"unseen": [], "sibling": [], "seen": []}
+    total = len(generations) + len(sibling_gpus) + 1
+    bar = progress_bar(total, "error bands", unit="refit", enabled=progress)
     try:
-        for gen, train_pos, test_pos in iter_folds(frame, "logo", group_col="generation"):
-            bar.set_postfix_str(f"held-out={gen}")
+        for held_gen, train_pos, test_pos in iter_folds(frame, "logo", group_col="generation"):
+            bar.set_postfix_str(f"held-out={held_gen}")
             test_pos = test_pos[np.isin(fam[test_pos], np.unique(fam[train_pos]))]
             if len(test_pos):
                 test = frame.iloc[test_pos]
@@ -91,6 +102,17 @@ def estimate_error_bands(
                     estimator, capped(train_pos), test, seen_gpu={}, max_rows_per_group=None, progress=False
                 )
                 parts["unseen"].append(test[["family", "dtype", "generation", "latency_us"]].assign(pred_us=pred))
+            bar.update(1)
+        for held, train_pos, test_pos in iter_folds(frame.assign(gpu=gpu), "unseen-gpu"):
+            test_pos = test_pos[has_sibling[test_pos]]  # rows whose family has another GPU of their generation
+            if not len(test_pos):
+                continue
+            bar.set_postfix_str(f"held-out={held}")
+            test = frame.iloc[test_pos]
+            pred = _refit_predict(
+                estimator, capped(train_pos), test, seen_gpu={}, max_rows_per_group=None, progress=False
+            )
+            parts["sibling"].append(test[["family", "dtype", "gpu", "latency_us"]].assign(gpu=held, pred_us=pred))
             bar.update(1)
         for _, train_pos, test_pos in iter_folds(frame, UNSEEN_SHAPE_FOLD, test_size=test_size, seed=seed):
             bar.set_postfix_str("held-out shapes")
@@ -104,15 +126,18 @@ def estimate_error_bands(
     protocols = {
         "unseen": f"leave-one-generation-out over {', '.join(generations)}; refits on {cap} rows per "
         "(GPU, family, dtype, source), no seen-GPU boosters; each held-out generation weighs the same",
+        "sibling": f"leave-one-GPU-out over the {len(sibling_gpus)} GPUs with another GPU of their generation "
+        f"measured for the family (its rows scored where that sibling trains); refits on {cap} rows per "
+        "(GPU, family, dtype, source), no seen-GPU boosters; each held-out GPU weighs the same",
         "seen": f"{test_size:.0%} of the launch shapes held out on every GPU (seed {seed}); refit on {cap} rows "
         "per (GPU, family, dtype, source); each GPU weighs the same",
     }
-    keys = seen_keys(frame)
     bands: dict[str, Any] = {
         "levels": list(BAND_LEVELS),
-        "seen_gpus": {str(f): sorted(set(keys[fam == f])) for f in np.unique(fam)},
+        "seen_gpus": {str(f): sorted(set(gpu[fam == f])) for f in np.unique(fam)},
+        "seen_generations": {str(f): sorted(set(gen[fam == f])) for f in np.unique(fam)},
     }
-    for situation, group_col in (("unseen", "generation"), ("seen", "gpu")):
+    for situation, group_col in (("unseen", "generation"), ("sibling", "gpu"), ("seen", "gpu")):
         rows = pd.concat(parts[situation], ignore_index=True) if parts[situation] else None
         table = band_table(rows, group_col=group_col) if rows is not None else {}
         bands[situation] = {"protocol": protocols[situation], "bands": table}

@@ -265,21 +265,30 @@ def plot_error_cdf(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
 
 
 def plot_error_bands(data: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Horizontal bars of each band key's range of measured / predicted (x, log scale), the ``unseen`` band
-    (a GPU never measured) above the ``seen`` one (a trained GPU, a new shape), with the median as a tick and
-    the y = 1 line; ``data`` is :func:`pipeweave.model.band_summary`'s output. Returns the Axes."""
+    """Horizontal bars of each band key's range of measured / predicted (x, log scale), one bar per situation
+    present (top to bottom: ``unseen``, a new generation; ``sibling``, a new GPU of a measured generation;
+    ``seen``, a trained GPU and a new shape), with the median as a tick and the y = 1 line; ``data`` is
+    :func:`pipeweave.model.band_summary`'s output. Returns the Axes."""
+    styles = {
+        "unseen": ("tab:red", "new generation"),
+        "sibling": ("tab:orange", "new GPU of a measured generation"),
+        "seen": ("tab:blue", "trained GPU, new shape"),
+    }
+    present = [s for s in styles if f"{s}_lo" in data.columns]
     if ax is None:
-        ax = new_axes(figsize=(6.5, 0.45 * max(len(data), 1) + 1.2))[0, 0]
+        ax = new_axes(figsize=(6.5, 0.18 * len(present) * max(len(data), 1) + 1.4))[0, 0]
     y = np.arange(len(data))[::-1].astype(float)
-    for dy, s, color in ((0.18, "unseen", "tab:red"), (-0.18, "seen", "tab:blue")):
+    height = 0.8 / max(len(present), 1)
+    for i, s in enumerate(present):
+        dy = 0.4 - height * (i + 0.5)
         lo, hi, mid = (data[f"{s}_{c}"].to_numpy(dtype=float) for c in ("lo", "hi", "q50"))
         ok = np.isfinite(lo)
-        label = "GPU never measured" if s == "unseen" else "trained GPU, new shape"
-        ax.barh(y[ok] + dy, (hi - lo)[ok], left=lo[ok], height=0.32, color=color, alpha=0.6, label=label)
-        ax.plot(mid[ok], y[ok] + dy, "|", color="black", ms=8)
+        color, label = styles[s]
+        ax.barh(y[ok] + dy, (hi - lo)[ok], left=lo[ok], height=height * 0.9, color=color, alpha=0.6, label=label)
+        ax.plot(mid[ok], y[ok] + dy, "|", color="black", ms=6)
     ax.axvline(1.0, color="gray", lw=0.8)
     ax.set_xscale("log")
-    ends = data[[f"{s}_{c}" for s in ("unseen", "seen") for c in ("lo", "hi")]].to_numpy(dtype=float)
+    ends = data[[f"{s}_{c}" for s in present for c in ("lo", "hi")]].to_numpy(dtype=float)
     ends = ends[np.isfinite(ends)]
     if ends.size:  # every bar inside the axes, ticks as plain ratios
         x_lo, x_hi = min(float(ends.min()), 1.0) / 1.1, max(float(ends.max()), 1.0) * 1.1

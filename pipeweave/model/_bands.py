@@ -2,11 +2,15 @@
 
 A band is the spread of ``measured / predicted`` (dimensionless) on rows the model did not train on,
 kept as quantiles at :data:`BAND_LEVELS`. A prediction ``p`` (us) gets the band
-``[p * q((1 - c) / 2), p * q((1 + c) / 2)]`` at coverage ``c`` (:data:`BAND_COVERAGES`). Two situations
-are kept apart, because their errors differ by a factor of three or more:
+``[p * q((1 - c) / 2), p * q((1 + c) / 2)]`` at coverage ``c`` (:data:`BAND_COVERAGES`). Three situations
+are kept apart (:data:`BAND_SITUATIONS`), because their errors differ by a factor of two or more:
 
-- ``unseen``: a GPU with no training row of the family (leave-one-generation-out residuals; each held-out
-  generation weighs the same, so the one with the most rows does not set the band alone);
+- ``unseen``: a GPU of a generation without training rows of the family (leave-one-generation-out
+  residuals; each held-out generation weighs the same, so the one with the most rows does not set the
+  band alone);
+- ``sibling``: a GPU without training rows of the family, of a generation that has some (a new SKU such as
+  B300 after B200: leave-one-GPU-out residuals where another GPU of the held-out GPU's generation trains;
+  each held-out GPU weighs the same). Optional: without it such rows take the ``unseen`` band;
 - ``seen``: a GPU the model was trained on, a launch shape it was not (shapes held out on every GPU; each
   GPU weighs the same).
 
@@ -42,8 +46,8 @@ __all__ = [
 BAND_LEVELS: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
 #: Central coverages a band can be asked for: 0.5 (q25-q75), 0.8 (q10-q90), 0.9 (q05-q95).
 BAND_COVERAGES: tuple[float, ...] = (0.5, 0.8, 0.9)
-#: The two situations a band describes (see the module docstring).
-BAND_SITUATIONS: tuple[str, ...] = ("unseen", "seen")
+#: The situations a band describes (see the module docstring); ``sibling`` is optional in a band layout.
+BAND_SITUATIONS: tuple[str, ...] = ("unseen", "sibling", "seen")
 #: A (family) or (family, dtype) with fewer held-out rows gets no band of its own.
 BAND_MIN_ROWS: int = 100
 
@@ -162,9 +166,10 @@ def check_error_bands(bands: Any, where: str = "error_bands") -> dict[str, Any]:
     """``bands`` validated (the layout :func:`pipeweave.evaluation.estimate_error_bands` returns), as plain
     Python types; a :class:`DataError` names the first malformed field.
 
-    Layout: ``levels`` (= :data:`BAND_LEVELS`); ``unseen`` and ``seen``, each ``{"protocol": str, "bands":
-    {key: {"q": [ratio per level, non-decreasing, > 0], "mape": %, "n": rows, "groups": [str]}}}``;
-    ``seen_gpus``: family -> the catalog names of the GPUs with training rows of that family. A band's optional
+    Layout: ``levels`` (= :data:`BAND_LEVELS`); ``unseen``, ``seen`` and optionally ``sibling``, each
+    ``{"protocol": str, "bands": {key: {"q": [ratio per level, non-decreasing, > 0], "mape": %, "n": rows,
+    "groups": [str]}}}``; ``seen_gpus``: family -> the catalog names of the GPUs with training rows of that
+    family; ``seen_generations`` (optional): family -> the generations with training rows of that family. A band's optional
     ``coverage`` maps each of :data:`BAND_COVERAGES` (as text) to the share of a held-out group's rows inside
     the band of the other groups (see :func:`band_table`).
     """
@@ -176,6 +181,8 @@ def check_error_bands(bands: Any, where: str = "error_bands") -> dict[str, Any]:
     out: dict[str, Any] = {"levels": list(BAND_LEVELS)}
     for situation in BAND_SITUATIONS:
         part = bands.get(situation)
+        if situation == "sibling" and part is None:  # optional: such rows take the unseen band
+            continue
         if not isinstance(part, Mapping) or not isinstance(part.get("protocol"), str):
             raise _bad(where, f"{situation!r} needs a protocol and bands")
         table = part.get("bands")
@@ -201,6 +208,10 @@ def check_error_bands(bands: Any, where: str = "error_bands") -> dict[str, Any]:
     if not isinstance(seen_gpus, Mapping) or not all(isinstance(v, (list, tuple)) for v in seen_gpus.values()):
         raise _bad(where, "seen_gpus is not a mapping of family to GPU names")
     out["seen_gpus"] = {str(k): sorted(str(g) for g in v) for k, v in seen_gpus.items()}
+    gens = bands.get("seen_generations", {})
+    if not isinstance(gens, Mapping) or not all(isinstance(v, (list, tuple)) for v in gens.values()):
+        raise _bad(where, "seen_generations is not a mapping of family to generations")
+    out["seen_generations"] = {str(k): sorted(str(g) for g in v) for k, v in gens.items()}
     return out
 
 
@@ -223,14 +234,22 @@ def check_coverage(coverage: Any) -> float:
 
 
 def band_bounds(
-    bands: Mapping[str, Any], family: Any, dtype: Any, gpu_keys: Any, pred_us: Any, coverage: float
+    bands: Mapping[str, Any],
+    family: Any,
+    dtype: Any,
+    gpu_keys: Any,
+    pred_us: Any,
+    coverage: float,
+    generations: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(lo_us, hi_us, situation)`` per row: the band of each prediction at ``coverage``.
 
     ``bands``: checked bands (:func:`check_error_bands`); ``family``, ``dtype``, ``gpu_keys`` (catalog GPU
-    names) and ``pred_us`` are aligned arrays. A row's situation is ``seen`` when its GPU has training rows
-    of its family, else ``unseen``; its band is the ``family:dtype`` band, else the ``family`` band. Rows
-    without a band (no such key, or a prediction that is not finite) get NaN bounds and situation ``""``.
+    names), ``pred_us`` and ``generations`` (each row's GPU generation; ``None`` or ``""``: unknown) are
+    aligned arrays. A row's situation is ``seen`` when its GPU has training rows of its family, else
+    ``sibling`` when its generation has some (and the bands have that situation), else ``unseen``; its band is
+    the ``family:dtype`` band, else the ``family`` band. Rows without a band (no such key, or a prediction
+    that is not finite) get NaN bounds and situation ``""``.
     """
     c = check_coverage(coverage)
     lo_level, hi_level = (1.0 - c) / 2.0, (1.0 + c) / 2.0
@@ -241,20 +260,30 @@ def band_bounds(
     keys = np.asarray(gpu_keys, dtype=object).astype(str)
     pred = np.asarray(pred_us, dtype=float)
     n = len(pred)
-    if not (len(fam) == len(dt) == len(keys) == n):
+    gen = np.full(n, "", dtype=object) if generations is None else np.asarray(generations, dtype=object).astype(str)
+    if not (len(fam) == len(dt) == len(keys) == len(gen) == n):
         raise DataError(
-            f"band_bounds: {len(fam)} families, {len(dt)} dtypes, {len(keys)} GPUs and {n} predictions",
+            f"band_bounds: {len(fam)} families, {len(dt)} dtypes, {len(keys)} GPUs, {len(gen)} generations "
+            f"and {n} predictions",
             hint="pass one of each per row",
         )
     q_lo, q_hi = np.full(n, np.nan), np.full(n, np.nan)
     situation = np.full(n, "", dtype=object)
-    seen_gpus = bands.get("seen_gpus", {})
-    frame = pd.DataFrame({"f": fam, "d": dt, "g": keys})
-    for key, idx in frame.groupby(["f", "d", "g"], sort=False).indices.items():
-        f, d, g = (str(x) for x in key)  # type: ignore[attr-defined]  # pandas-stubs: a tuple key
-        s = "seen" if g in seen_gpus.get(f, ()) else "unseen"
+    seen_gpus, seen_gens = bands.get("seen_gpus", {}), bands.get("seen_generations", {})
+    frame = pd.DataFrame({"f": fam, "d": dt, "g": keys, "e": gen})
+    for key, idx in frame.groupby(["f", "d", "g", "e"], sort=False).indices.items():
+        f, d, g, e = (str(x) for x in key)  # type: ignore[attr-defined]  # pandas-stubs: a tuple key
+        if g in seen_gpus.get(f, ()):
+            s = "seen"
+        elif e in seen_gens.get(f, ()) and "sibling" in bands:
+            s = "sibling"
+        else:
+            s = "unseen"
         table = bands[s]["bands"]
         band = table.get(band_key(f, d)) or table.get(band_key(f))
+        if band is None and s == "sibling":  # no sibling band of this key: the unseen one
+            s, table = "unseen", bands["unseen"]["bands"]
+            band = table.get(band_key(f, d)) or table.get(band_key(f))
         if band is None:
             continue
         q_lo[idx], q_hi[idx] = band["q"][i_lo], band["q"][i_hi]
@@ -265,7 +294,7 @@ def band_bounds(
 
 
 def band_summary(bands: Mapping[str, Any], coverage: float = 0.8) -> pd.DataFrame:
-    """One row per band key: ``key``, and per situation (``unseen_``, ``seen_``) the ``lo`` / ``hi`` ratio
+    """One row per band key: ``key``, and per situation (``unseen_``, ``sibling_``, ``seen_``) the ``lo`` / ``hi`` ratio
     (measured / predicted) at ``coverage``, the median ratio ``q50``, the held-out ``mape`` (%), ``n`` (rows)
     and ``coverage`` (the share of a held-out group's rows inside the band of the other groups, see
     :func:`band_table`); NaN where a situation has no band of that key (or no coverage). ``bands``: checked bands (:func:`check_error_bands`)."""
@@ -274,12 +303,12 @@ def band_summary(bands: Mapping[str, Any], coverage: float = 0.8) -> pd.DataFram
     i_lo = int(np.argmin(np.abs(levels - (1.0 - c) / 2.0)))
     i_hi = int(np.argmin(np.abs(levels - (1.0 + c) / 2.0)))
     i_mid = int(np.argmin(np.abs(levels - 0.5)))
-    keys = sorted(set().union(*(bands[s]["bands"] for s in BAND_SITUATIONS)))
+    keys = sorted(set().union(*(bands[s]["bands"] for s in BAND_SITUATIONS if s in bands)))
     rows = []
     for key in keys:
         row: dict[str, Any] = {"key": key}
         for s in BAND_SITUATIONS:
-            b = bands[s]["bands"].get(key)
+            b = bands[s]["bands"].get(key) if s in bands else None
             for name, value in (
                 ("lo", b["q"][i_lo] if b else np.nan),
                 ("q50", b["q"][i_mid] if b else np.nan),

@@ -163,6 +163,30 @@ def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
     return None if len(first) == len(df) else (codes, first)
 
 
+def _row_generations(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -> np.ndarray:
+    """Each row's GPU generation: the ``generation`` column where given, else the GPU's spec (``gpus``, then
+    the catalog); ``""`` where neither knows the GPU."""
+    from .._errors import PipeweaveError
+    from ..hardware import get_gpu
+
+    if "generation" in df.columns:
+        given = str_values(df["generation"].astype(object).where(df["generation"].notna(), ""))
+    else:
+        given = np.full(len(df), "", dtype=object)
+    if "gpu" not in df.columns:
+        return given
+    codes, names = str_codes(df["gpu"])
+    found = []
+    for name in names:
+        try:
+            spec = (gpus or {}).get(name) or get_gpu(name)
+            found.append(str(spec.generation))
+        except PipeweaveError:
+            found.append("")
+    from_gpu = np.asarray(found, dtype=object)[codes] if len(codes) else np.array([], dtype=object)
+    return np.where(given != "", given, from_gpu)
+
+
 def _require_known_families(param: str, names: Any) -> None:
     """Raise a DataError naming the entries of ``names`` (hyperparameter ``param``) that are no kernel family."""
     from ..frontend import FAMILIES
@@ -943,10 +967,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """Error band (us) of each row's prediction: ``latency_us_lo``, ``latency_us_hi`` and ``band``.
 
         The band holds the middle ``coverage`` (0.5, 0.8 or 0.9) of the held-out ``measured / predicted``
-        ratios of the row's family (and dtype) in its situation (``band``): ``unseen``, a GPU without
-        training rows of the family (leave-one-generation-out residuals), or ``seen``, a GPU the model was
-        trained on (held-out shapes). ``pred_us``: the rows' predictions when the caller has them (else
-        :meth:`predict`). Rows without a band get NaN and ``band == ""``. Raises :class:`DataError` when the
+        ratios of the row's family (and dtype) in its situation (``band``): ``unseen``, a GPU of a generation
+        without training rows of the family (leave-one-generation-out residuals); ``sibling``, a GPU without
+        training rows of the family whose generation has some (leave-one-GPU-out residuals); ``seen``, a GPU
+        the model was trained on (held-out shapes). A row's generation is its ``generation`` column, else
+        its GPU's (``gpus`` for GPUs outside the catalog). ``pred_us``: the rows' predictions when the caller
+        has them (else :meth:`predict`). Rows without a band get NaN and ``band == ""``. Raises :class:`DataError` when the
         model has no bands (``pipeweave train --error-bands`` adds them).
         """
         self._check_fitted()
@@ -961,7 +987,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if len(pred) != len(df):
             raise DataError(f"predict_interval: {len(pred)} predictions for {len(df)} rows", hint="one per row")
         dtype = str_values(df["dtype"]) if "dtype" in df.columns else np.full(len(df), "", dtype=object)
-        lo, hi, situation = band_bounds(bands, str_values(df["family"]), dtype, seen_keys(df), pred, coverage)
+        lo, hi, situation = band_bounds(
+            bands, str_values(df["family"]), dtype, seen_keys(df), pred, coverage, _row_generations(df, gpus)
+        )
         return pd.DataFrame({"latency_us_lo": lo, "latency_us_hi": hi, "band": situation}, index=df.index)
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:

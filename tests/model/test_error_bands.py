@@ -151,6 +151,29 @@ def test_band_summary_lists_both_situations_per_key():
     assert got.loc["gemm:fp8", "unseen_mape"] == 40.0 and np.isnan(got.loc["gemm:fp8", "seen_lo"])
 
 
+def test_a_new_gpu_of_a_measured_generation_takes_the_sibling_band():
+    sib = {"q": [0.8, 0.85, 0.9, 1.0, 1.1, 1.2, 1.3], "mape": 10.0, "n": 300, "groups": ["B200", "GB200"]}
+    bands = check_error_bands(
+        _bands(sibling={"protocol": "hand-made", "bands": {"gemm": sib}}, seen_generations={"gemm": ["hopper"]})
+    )
+    lo, hi, s = band_bounds(
+        bands,
+        ["gemm"] * 4,
+        ["bfloat16", "bfloat16", "fp8", "bfloat16"],
+        ["H20", "B300", "H20", "H100-SXM"],
+        [100.0] * 4,
+        0.8,
+        generations=["hopper", "blackwell", "hopper", "hopper"],
+    )
+    # H20 (hopper measured, H20 not): sibling; B300 (blackwell not measured): unseen; gemm:fp8 has no
+    # sibling band of its own but the family has one; a trained GPU: seen
+    assert s.tolist() == ["sibling", "unseen", "sibling", "seen"]
+    assert np.allclose(lo, [85.0, 60.0, 85.0, 92.0]) and np.allclose(hi, [120.0, 150.0, 120.0, 108.0])
+    # a layout without sibling bands gives such a GPU the unseen band
+    _, _, s = band_bounds(check_error_bands(_bands()), ["gemm"], ["bfloat16"], ["H20"], [1.0], 0.8, ["hopper"])
+    assert s.tolist() == ["unseen"]
+
+
 @pytest.mark.parametrize("given,want", [(0.8, 0.8), (80, 0.8), ("90", 0.9), (0.5, 0.5)])
 def test_check_coverage_accepts_fractions_and_percentages(given, want):
     assert check_coverage(given) == want
@@ -201,6 +224,15 @@ def test_estimate_error_bands_covers_every_family_and_generation(small_frame, ba
         seen = bands["seen"]["bands"][fam]
         assert 0.1 * len(rows) < seen["n"] < 0.3 * len(rows)  # 20% of the shapes
         assert bands["seen_gpus"][fam] == sorted(rows["gpu"].astype(str).unique())
+        assert bands["seen_generations"][fam] == sorted(rows["generation"].astype(str).unique())
+        # leave-one-GPU-out: every row of a GPU that shares its generation with another GPU of the family
+        per_gen = rows.groupby("generation", observed=True)["gpu"].transform("nunique")
+        if not (per_gen > 1).any():  # small_frame's GEMM rows: one GPU per generation, no sibling
+            assert fam not in bands["sibling"]["bands"]
+            continue
+        sibling = bands["sibling"]["bands"][fam]
+        assert sibling["n"] == int((per_gen > 1).sum())
+        assert sibling["groups"] == sorted(rows.loc[per_gen > 1, "gpu"].astype(str).unique())
     assert "leave-one-generation-out" in bands["unseen"]["protocol"]
 
 
@@ -217,6 +249,15 @@ def test_predict_interval_uses_the_seen_band_on_a_training_gpu(small_frame, band
     assert iv["latency_us_hi"].tolist() == pytest.approx([pred[0] * q_seen[-1], pred[1] * q_unseen[-1]])
     # without pred_us the model predicts the rows itself
     assert model.predict_interval(rows, 0.9).equals(iv)
+    # H800 was never measured; its generation (hopper, from the catalog) was: moe_w13 has a sibling band
+    # (H100-SXM and H20), GEMM has none in these rows (one GPU per generation) and falls back to unseen
+    moe = {"family": "moe_w13", "dtype": "bfloat16", "num_tokens": 64, "num_experts": 64, "topk": 8}
+    new = pd.DataFrame([{**moe, "hidden_size": 4096, "inter_size": 1536, "gpu": "H800"}, rows.iloc[0].to_dict()])
+    new.loc[1, "gpu"] = "H800"
+    got = model.predict_interval(new, 0.8)
+    assert got["band"].tolist() == ["sibling", "unseen"]
+    pred = model.predict(new)
+    assert got["latency_us_lo"].iloc[0] == pytest.approx(pred[0] * bands["sibling"]["bands"]["moe_w13"]["q"][1])
 
 
 def test_bands_round_trip_and_an_older_file_has_none(banded, tmp_path, save_with_stamp):
