@@ -93,7 +93,7 @@ def estimate_error_bands(
     total = len(generations) + len(sibling_gpus) + 1
     bar = progress_bar(total, "error bands", unit="refit", enabled=progress)
     try:
-        for held_gen, train_pos, test_pos in iter_folds(frame, "logo", group_col="generation"):
+        for held_gen, train_pos, test_pos in iter_folds(pd.DataFrame({"generation": gen}), "logo"):
             bar.set_postfix_str(f"held-out={held_gen}")
             test_pos = test_pos[np.isin(fam[test_pos], np.unique(fam[train_pos]))]
             if len(test_pos):
@@ -103,7 +103,7 @@ def estimate_error_bands(
                 )
                 parts["unseen"].append(test[["family", "dtype", "generation", "latency_us"]].assign(pred_us=pred))
             bar.update(1)
-        for held, train_pos, test_pos in iter_folds(frame.assign(gpu=gpu), "unseen-gpu"):
+        for held, train_pos, test_pos in iter_folds(pd.DataFrame({"gpu": gpu}), "unseen-gpu"):  # no frame copy
             test_pos = test_pos[has_sibling[test_pos]]  # rows whose family has another GPU of their generation
             if not len(test_pos):
                 continue
