@@ -288,6 +288,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     prediction (learned: ``unsupported_backends_``; :func:`~pipeweave.model.unsupported_backends`). Files written before
     the option hold none, predicting as they did.
 
+    ``error_bands_`` (``None`` until :meth:`set_error_bands`; the shipped model has them): held-out
+    ``measured / predicted`` quantiles per family that :meth:`predict_interval` turns into an error band per
+    prediction (:func:`pipeweave.evaluation.estimate_error_bands` computes them; ``pipeweave train
+    --error-bands``).
+
     ``latency_range_us_`` (learned) maps each family to the [fastest, slowest] latency (us) of its
     training rows, on any GPU; :meth:`extrapolated` marks predictions outside it (a launch smaller or
     larger than anything measured: the prediction is an extrapolation). Files written before it: ``{}``.
@@ -755,9 +760,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
 
         ``y`` (latency in us, one per row) replaces the ``latency_us`` column when given, so
-        ``fit(rows_without_latency, latencies)`` works too; ``sample_weight`` weighs rows (default 1).
+        ``fit(rows_without_latency, latencies)`` works too; ``sample_weight`` weighs rows (default 1). Error
+        bands of an earlier fit are dropped (``error_bands_ = None``: they described other boosters).
         """
         import xgboost as xgb
+
+        self.error_bands_: dict[str, Any] | None = None
 
         from ._features import (
             backend_gpu_counts,

@@ -291,3 +291,10 @@ def test_bands_from_other_gpus_are_refused(small_frame, banded):
     with pytest.raises(DataError, match=r"not trained on: \['H20'\]"):
         model.set_error_bands(bands)
     assert model.set_error_bands(None).error_bands_ is None
+
+
+def test_refitting_drops_the_bands_of_the_earlier_fit(small_frame, banded):
+    _, bands = banded
+    model = PipeweaveRegressor(**KW).fit(small_frame).set_error_bands(bands)
+    assert model.error_bands_ is not None
+    assert model.fit(small_frame).error_bands_ is None
