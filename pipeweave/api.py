@@ -216,7 +216,8 @@ def predict(
         (:meth:`PipeweaveRegressor.predict_interval`: the middle share of the model's held-out
         measured / predicted ratios for the family, on a GPU it never measured (``band == "unseen"``)
         or, for a GPU it was trained on, on shapes it never saw (``"seen"``)). Needs a model with
-        error bands (the shipped one; ``pipeweave train --error-bands``). Not for Dask inputs.
+        error bands (the shipped one; ``pipeweave train --error-bands``). A Dask DataFrame gains the
+        same three columns.
 
     Returns
     -------
@@ -248,14 +249,9 @@ def predict(
 
         coverage = check_coverage(interval)
     if is_dask_collection(launches):  # partition-wise on the Dask cluster; lazy, rows outside the domain get NaN
-        if coverage is not None:
-            raise DataError(
-                f"interval={interval!r} is not available for a Dask DataFrame",
-                hint="compute the partitions you need and predict them as a pandas DataFrame",
-            )
         from .distributed import predict_dask
 
-        return predict_dask(launches, gpu, model=model, data=data)
+        return predict_dask(launches, gpu, model=model, data=data, interval=coverage)
     df, gpus = _with_gpu(as_launch_frame(launches), gpu)
     fitted = _model(model)
     if coverage is not None and not getattr(fitted, "error_bands_", None):

@@ -244,3 +244,30 @@ def test_dask_training_holds_the_same_backend_one_hots(client, data_dir):
     assert local.unsupported_backends_ == dist.unsupported_backends_ == ("triton",)
     for booster in [dist.booster_, *dist.family_boosters_.values()]:
         assert "backend_triton" not in booster.get_score(importance_type="weight")
+
+
+def test_dask_predict_carries_the_error_bands(client, profiles, tiny_model, tmp_path, capsys):
+    import pipeweave.api as api
+    from pipeweave.cli.main import main
+    from pipeweave.evaluation import estimate_error_bands
+    from pipeweave.model import PipeweaveRegressor, save_model
+
+    bands = estimate_error_bands(PipeweaveRegressor(n_estimators=5, n_jobs=1), profiles, progress=False)
+    model = PipeweaveRegressor(n_estimators=20, per_family=True, n_jobs=1).fit(profiles).set_error_bands(bands)
+    rows = profiles[LAUNCH].astype({c: object for c in ("family", "dtype", "distribution", "source", "gpu")})
+    # the launches on B200, a generation these rows never measured (its band has every held-out GEMM row),
+    # plus three hand-made bad rows
+    rows = pd.concat([rows.iloc[:40], rows.iloc[:3].assign(m=-1.0)], ignore_index=True).assign(gpu="B200")
+    want = api.predict(rows, model=model, bad_rows="nan", interval=0.8)
+    got = api.predict(dd.from_pandas(rows, npartitions=4), model=model, interval=80).compute()
+    cols = ["latency_us_pred", "latency_us_lo", "latency_us_hi", "band"]
+    pd.testing.assert_frame_equal(got[cols].reset_index(drop=True), want[cols], check_dtype=False)
+    assert (want["band"].iloc[:40] == "unseen").all() and (want["band"].iloc[40:] == "").all()
+    # a model without bands is refused before anything runs on the cluster, by the library and the CLI
+    with pytest.raises(Exception, match="no error bands"):
+        api.predict(dd.from_pandas(rows, npartitions=2), model=tiny_model, interval=0.8)
+    path = save_model(tiny_model, tmp_path / "plain.ubj")
+    rows.to_csv(tmp_path / "in.csv", index=False)
+    argv = ["predict", "--dask", "local:1", "--model", str(path), "--input", str(tmp_path / "in.csv")]
+    assert main([*argv, "--output", str(tmp_path / "out"), "--interval", "80"]) == 2
+    assert "--error-bands" in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -272,10 +272,15 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     from ..distributed import connect, predict_files
 
     if args.interval is not None:
-        raise DataError(
-            f"--interval {args.interval:g} is not available with --dask",
-            hint="predict the file without --dask to get the bands, or drop --interval",
-        )
+        from ..model import DEFAULT_MODEL_PATH, check_coverage, read_stamp
+
+        check_coverage(args.interval)
+        if not read_stamp(args.model or DEFAULT_MODEL_PATH).get("error_bands"):
+            raise DataError(
+                f"--interval {args.interval:g}: the model {args.model or 'models/pipeweave_default.ubj'!r} has no "
+                "error bands",
+                hint="retrain it with `pipeweave train --error-bands`, or drop --interval",
+            )
     if not args.input or not args.output:
         raise DataError(
             "--dask predicts files: give --input FILE and --output FOLDER",
@@ -284,7 +289,9 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
     client = connect(args.dask)
     try:
-        n = predict_files([args.input], args.output, client=client, gpu=spec, model=args.model, data=args.data)
+        n = predict_files(
+            [args.input], args.output, client=client, gpu=spec, model=args.model, data=args.data, interval=args.interval
+        )
     finally:
         client.close()
     print(

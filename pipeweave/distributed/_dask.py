@@ -106,26 +106,65 @@ def _worker_model(blob: bytes) -> PipeweaveRegressor:
 
 
 # ------------------------------------------------------------------------------------- predict
-def _predict_partition(df: pd.DataFrame, blob: bytes, gpus: Mapping[str, Any] | None, data: Any) -> pd.DataFrame:
-    from ..api import predict_frame
+#: the columns a partition gains with ``interval`` (pipeweave.api.band_columns), and their dtypes
+_BAND_COLUMNS: dict[str, Any] = {"latency_us_lo": float, "latency_us_hi": float, "band": object}
 
+
+def _predict_partition(
+    df: pd.DataFrame, blob: bytes, gpus: Mapping[str, Any] | None, data: Any, coverage: float | None = None
+) -> pd.DataFrame:
+    import numpy as np
+
+    from ..api import band_columns, predict_frame
+
+    bands = {} if coverage is None else _BAND_COLUMNS
     if df.empty:
-        return df.assign(latency_us_pred=[]).astype({"latency_us_pred": float})
-    pred, _ = predict_frame(df, _worker_model(blob), dict(gpus) if gpus else None, data=data)
-    return df.assign(latency_us_pred=pred.to_numpy(dtype=float))
+        empty = {c: np.array([], dtype=t) for c, t in {"latency_us_pred": float, **bands}.items()}
+        return df.assign(**empty)
+    model = _worker_model(blob)
+    specs = dict(gpus) if gpus else None
+    pred, _ = predict_frame(df, model, specs, data=data)
+    out = df.assign(latency_us_pred=pred.to_numpy(dtype=float))
+    if coverage is not None:
+        out = out.assign(**band_columns(model, df, pred, coverage, specs))
+    return out
 
 
-def predict_dask(launches: Any, gpu: Any = None, *, model: Any = None, data: Any = None) -> Any:
+def _has_error_bands(model: Any) -> bool:
+    """Whether ``model`` (``None`` = shipped, a path, or a fitted PipeweaveRegressor) carries error bands."""
+    from ..model import DEFAULT_MODEL_PATH, read_stamp
+
+    if model is None or isinstance(model, (str, os.PathLike)):
+        return bool(read_stamp(Path(model) if model is not None else DEFAULT_MODEL_PATH).get("error_bands"))
+    return bool(getattr(model, "error_bands_", None))
+
+
+def predict_dask(
+    launches: Any, gpu: Any = None, *, model: Any = None, data: Any = None, interval: float | None = None
+) -> Any:
     """Dask DataFrame ``launches`` plus ``latency_us_pred`` (us), predicted partition by partition.
 
     Each partition goes through :func:`pipeweave.api.predict_frame` on a worker (the same row
     checks and values as ``pipeweave.predict(..., bad_rows="nan")``: rows outside the model's
     domain get NaN). ``gpu`` (catalog name, spec file or GPUSpec) sets every row's GPU; the model
     (``None`` = shipped, a path or a fitted model) travels to the workers as its model file.
-    Lazy: call ``.compute()`` or ``.to_parquet(...)``.
+    ``interval`` (0.5, 0.8 or 0.9) adds each prediction's error band, ``latency_us_lo``,
+    ``latency_us_hi`` and ``band``, as ``pipeweave.predict(..., interval=...)`` does (a model with error
+    bands is needed). Lazy: call ``.compute()`` or ``.to_parquet(...)``.
     """
     _require_dask()
     import numpy as np
+
+    coverage = None
+    if interval is not None:
+        from ..model import check_coverage
+
+        coverage = check_coverage(interval)
+        if not _has_error_bands(model):
+            raise DataError(
+                f"interval={interval!r}: the model has no error bands",
+                hint="use the shipped model (model=None), a model trained with error bands, or drop interval",
+            )
 
     gpus = None
     if gpu is not None:
@@ -139,8 +178,9 @@ def predict_dask(launches: Any, gpu: Any = None, *, model: Any = None, data: Any
             "the launches have no `gpu` column and no gpu was given",
             hint="pass gpu='H100' (a catalog name or a spec .toml path) or add a gpu column",
         )
-    meta = launches._meta.assign(latency_us_pred=np.array([], dtype=float))
-    return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, meta=meta)
+    columns = {"latency_us_pred": float, **({} if coverage is None else _BAND_COLUMNS)}
+    meta = launches._meta.assign(**{c: np.array([], dtype=t) for c, t in columns.items()})
+    return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, coverage, meta=meta)
 
 
 def predict_files(
@@ -152,12 +192,13 @@ def predict_files(
     model: Any = None,
     data: Any = None,
     blocksize: str = "64MB",
+    interval: float | None = None,
 ) -> int:
     """Predict CSV or parquet launch files on the cluster of ``client``; write partitioned parquet to ``output``.
 
     ``output`` is a new folder (``part.NNNNN.parquet`` files in row order, the input columns plus
-    ``latency_us_pred``), written next to it first and moved into place when complete. Returns
-    the number of rows.
+    ``latency_us_pred``, and with ``interval`` the error-band columns of :func:`predict_dask`), written
+    next to it first and moved into place when complete. Returns the number of rows.
     """
     _require_dask()
     import shutil
@@ -192,7 +233,7 @@ def predict_files(
                 "kv_cache_dtype": "object",
             },
         )
-    pred = predict_dask(ddf, gpu, model=model, data=data)
+    pred = predict_dask(ddf, gpu, model=model, data=data, interval=interval)
     tmp = out.parent / f".{out.name}.pipeweave-tmp-{os.getpid()}"
     try:
         # zero-padded part numbers: the folder lists (and pandas reads it) in row order
