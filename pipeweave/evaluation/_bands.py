@@ -56,7 +56,8 @@ def estimate_error_bands(
     """Error bands of ``estimator``'s recipe (an unfitted :class:`~pipeweave.model.PipeweaveRegressor`, cloned
     for every refit) from its training ``frame`` (canonical rows with ``latency_us``, ``generation`` and
     ``gpu``; featurized or not). Returns the layout of :func:`pipeweave.model.check_error_bands`, ready for
-    :meth:`~pipeweave.model.PipeweaveRegressor.set_error_bands`. Costs one refit per generation plus one.
+    :meth:`~pipeweave.model.PipeweaveRegressor.set_error_bands`. Costs one refit per generation, one per GPU
+    with a same-generation sibling for some family, plus one (24 on the shared data).
     """
     from ..model import BAND_LEVELS, band_table, cap_rows, check_error_bands, seen_keys
 
