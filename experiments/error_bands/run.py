@@ -117,7 +117,7 @@ def report_check(bands: dict) -> pd.DataFrame:
     rows = []
     for key, fam in REPORT_FAMILY.items():
         u, s = bands["unseen"]["bands"].get(key), bands.get("sibling", {}).get("bands", {}).get(key)
-        gens = logo.get(fam, {}).get("pipeweave", {})
+        gens = {g: v for g, v in logo.get(fam, {}).get("pipeweave", {}).items() if g != "all"}  # generations only
         per_gpu = ugpu.get(fam, {}).get("pipeweave", {})
         sib = [per_gpu[g]["mape"] for g in (s["groups"] if s else []) if g in per_gpu]
         rows.append(
