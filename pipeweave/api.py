@@ -242,19 +242,16 @@ def predict(
     if bad_rows not in ("raise", "nan"):
         raise DataError(f"bad_rows must be 'raise' or 'nan', got {bad_rows!r}", hint="use bad_rows='nan' to keep going")
     from .distributed import is_dask_collection
+    from .model import check_coverage, has_error_bands
 
-    coverage = None
-    if interval is not None:
-        from .model import check_coverage
-
-        coverage = check_coverage(interval)
+    coverage = None if interval is None else check_coverage(interval)
     if is_dask_collection(launches):  # partition-wise on the Dask cluster; lazy, rows outside the domain get NaN
         from .distributed import predict_dask
 
         return predict_dask(launches, gpu, model=model, data=data, interval=coverage)
     df, gpus = _with_gpu(as_launch_frame(launches), gpu)
     fitted = _model(model)
-    if coverage is not None and not getattr(fitted, "error_bands_", None):
+    if coverage is not None and not has_error_bands(fitted):
         raise DataError(
             f"interval={interval!r}: this model has no error bands",
             hint="use the shipped model (model=None), attach bands with model.set_error_bands("

@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     with sklearn_blocked():  # start-up: scikit-learn (and the SciPy it imports) is not needed to predict
         import xgboost  # noqa: F401  (imported here so that it skips its scikit-learn wrappers)
 
-        from ..model import load_model
+        from ..model import has_error_bands, load_model
 
     if getattr(args, "kernel", None):
         if args.input:
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
 
         coverage = check_coverage(args.interval)
     model = load_model(args.model)
-    if coverage is not None and not getattr(model, "error_bands_", None):
+    if coverage is not None and not has_error_bands(model):
         raise DataError(
             f"--interval {args.interval:g}: the model {args.model or 'models/pipeweave_default.ubj'!r} has no error bands",
             hint="retrain it with `pipeweave train --error-bands`, or drop --interval",
@@ -245,17 +245,17 @@ _SITUATION_TEXT = {
 
 def _single_band(model, df, pred, coverage: float, gpus=None) -> dict | None:  # noqa: ANN001
     """The band of a single-launch prediction as a JSON-ready dict, or None (no bands, or none for the family)."""
-    if not getattr(model, "error_bands_", None):
+    from ..model import find_band, has_error_bands
+
+    if not has_error_bands(model):
         return None
-    from ..model import band_key
 
     iv = model.predict_interval(df, coverage, pred_us=pred.to_numpy(), gpus=gpus)
     situation = str(iv["band"].iloc[0])
-    if not situation:
+    dtype = str(df["dtype"].iloc[0]) if "dtype" in df.columns else ""
+    b = find_band(model.error_bands_, situation, str(df["family"].iloc[0]), dtype) if situation else None
+    if b is None:  # no band for this family (predict_interval left the row blank)
         return None
-    table = model.error_bands_[situation]["bands"]
-    family, dtype = str(df["family"].iloc[0]), str(df["dtype"].iloc[0]) if "dtype" in df.columns else ""
-    b = table.get(band_key(family, dtype)) or table[band_key(family)]
     return {
         "coverage": coverage,
         "lo_us": float(iv["latency_us_lo"].iloc[0]),
@@ -272,10 +272,10 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     from ..distributed import connect, predict_files
 
     if args.interval is not None:
-        from ..model import DEFAULT_MODEL_PATH, check_coverage, read_stamp
+        from ..model import check_coverage, has_error_bands
 
         check_coverage(args.interval)
-        if not read_stamp(args.model or DEFAULT_MODEL_PATH).get("error_bands"):
+        if not has_error_bands(args.model):
             raise DataError(
                 f"--interval {args.interval:g}: the model {args.model or 'models/pipeweave_default.ubj'!r} has no "
                 "error bands",

@@ -130,15 +130,6 @@ def _predict_partition(
     return out
 
 
-def _has_error_bands(model: Any) -> bool:
-    """Whether ``model`` (``None`` = shipped, a path, or a fitted PipeweaveRegressor) carries error bands."""
-    from ..model import DEFAULT_MODEL_PATH, read_stamp
-
-    if model is None or isinstance(model, (str, os.PathLike)):
-        return bool(read_stamp(Path(model) if model is not None else DEFAULT_MODEL_PATH).get("error_bands"))
-    return bool(getattr(model, "error_bands_", None))
-
-
 def predict_dask(
     launches: Any, gpu: Any = None, *, model: Any = None, data: Any = None, interval: float | None = None
 ) -> Any:
@@ -157,10 +148,10 @@ def predict_dask(
 
     coverage = None
     if interval is not None:
-        from ..model import check_coverage
+        from ..model import check_coverage, has_error_bands
 
         coverage = check_coverage(interval)
-        if not _has_error_bands(model):
+        if not has_error_bands(model):
             raise DataError(
                 f"interval={interval!r}: the model has no error bands",
                 hint="use the shipped model (model=None), a model trained with error bands, or drop interval",

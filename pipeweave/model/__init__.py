@@ -10,6 +10,7 @@ from ._artifact import (
     RETRAIN_COMMAND,
     SCHEMA_VERSION,
     check_model_path,
+    has_error_bands,
     library_versions,
     load_booster,
     load_model,
@@ -29,6 +30,7 @@ from ._bands import (
     band_table,
     check_coverage,
     check_error_bands,
+    find_band,
     weighted_quantiles,
 )
 from ._features import (
@@ -80,6 +82,7 @@ __all__ = [
     "save_model",
     "load_model",
     "read_stamp",
+    "has_error_bands",
     "verify_model_file",
     "save_booster",
     "load_booster",
@@ -129,6 +132,7 @@ __all__ = [
     "weighted_quantiles",
     "band_table",
     "band_key",
+    "find_band",
     "band_bounds",
     "band_summary",
     "check_coverage",

@@ -459,6 +459,15 @@ def read_stamp(path: str | os.PathLike[str]) -> dict:
     return {"_booster": booster, **_parse_stamp(booster.attr("pipeweave_stamp"), path)}
 
 
+def has_error_bands(model: Any = None) -> bool:
+    """Whether ``model`` carries error bands (:meth:`PipeweaveRegressor.predict_interval` can answer): a fitted
+    :class:`PipeweaveRegressor`, a model file path, or ``None`` (the shipped model; a file is read only for its
+    stamp)."""
+    if model is None or isinstance(model, (str, os.PathLike)):
+        return bool(read_stamp(DEFAULT_MODEL_PATH if model is None else model).get("error_bands"))
+    return bool(getattr(model, "error_bands_", None))
+
+
 def _family_blob(booster, stamp: dict, fam: str, path: Path) -> bytes:  # noqa: ANN001
     """The checked UBJSON bytes of ``fam``'s booster (present, base64, recorded length/SHA-256)."""
     fix = f"the file is damaged; retrain with `{RETRAIN_COMMAND}`"

@@ -37,6 +37,7 @@ __all__ = [
     "band_table",
     "check_error_bands",
     "band_key",
+    "find_band",
     "check_coverage",
     "band_bounds",
     "band_summary",
@@ -80,6 +81,18 @@ def weighted_quantiles(values: Any, weights: Any, levels: Any) -> np.ndarray:
 def band_key(family: str, dtype: str | None = None) -> str:
     """The key of a band: ``family`` or ``family:dtype`` (as the companion weights are keyed)."""
     return f"{family}:{dtype}" if dtype else str(family)
+
+
+def find_band(bands: Mapping[str, Any], situation: str, family: str, dtype: str | None = None) -> dict | None:
+    """The band of ``family`` (and ``dtype``) in ``situation`` of checked ``bands``: the ``family:dtype`` band,
+    else the ``family`` band, else ``None`` (also when the layout lacks the situation)."""
+    table = bands.get(situation, {}).get("bands", {})
+    return table.get(band_key(family, dtype)) or table.get(band_key(family))
+
+
+def _level_index(level: float) -> int:
+    """Position in :data:`BAND_LEVELS` of the quantile level nearest ``level``."""
+    return int(np.argmin(np.abs(np.asarray(BAND_LEVELS) - level)))
 
 
 def band_table(
@@ -252,9 +265,7 @@ def band_bounds(
     that is not finite) get NaN bounds and situation ``""``.
     """
     c = check_coverage(coverage)
-    lo_level, hi_level = (1.0 - c) / 2.0, (1.0 + c) / 2.0
-    i_lo = int(np.argmin(np.abs(np.asarray(BAND_LEVELS) - lo_level)))
-    i_hi = int(np.argmin(np.abs(np.asarray(BAND_LEVELS) - hi_level)))
+    i_lo, i_hi = _level_index((1.0 - c) / 2.0), _level_index((1.0 + c) / 2.0)
     fam = np.asarray(family, dtype=object).astype(str)
     dt = np.asarray(dtype, dtype=object).astype(str)
     keys = np.asarray(gpu_keys, dtype=object).astype(str)
@@ -279,11 +290,9 @@ def band_bounds(
             s = "sibling"
         else:
             s = "unseen"
-        table = bands[s]["bands"]
-        band = table.get(band_key(f, d)) or table.get(band_key(f))
+        band = find_band(bands, s, f, d)
         if band is None and s == "sibling":  # no sibling band of this key: the unseen one
-            s, table = "unseen", bands["unseen"]["bands"]
-            band = table.get(band_key(f, d)) or table.get(band_key(f))
+            s, band = "unseen", find_band(bands, "unseen", f, d)
         if band is None:
             continue
         q_lo[idx], q_hi[idx] = band["q"][i_lo], band["q"][i_hi]
@@ -299,10 +308,7 @@ def band_summary(bands: Mapping[str, Any], coverage: float = 0.8) -> pd.DataFram
     and ``coverage`` (the share of a held-out group's rows inside the band of the other groups, see
     :func:`band_table`); NaN where a situation has no band of that key (or no coverage). ``bands``: checked bands (:func:`check_error_bands`)."""
     c = check_coverage(coverage)
-    levels = np.asarray(BAND_LEVELS)
-    i_lo = int(np.argmin(np.abs(levels - (1.0 - c) / 2.0)))
-    i_hi = int(np.argmin(np.abs(levels - (1.0 + c) / 2.0)))
-    i_mid = int(np.argmin(np.abs(levels - 0.5)))
+    i_lo, i_mid, i_hi = _level_index((1.0 - c) / 2.0), _level_index(0.5), _level_index((1.0 + c) / 2.0)
     keys = sorted(set().union(*(bands[s]["bands"] for s in BAND_SITUATIONS if s in bands)))
     rows = []
     for key in keys:
