@@ -36,7 +36,7 @@ def _pct(x: float) -> str:
     return "-" if pd.isna(x) else f"{100 * x:.0f}%"
 
 
-def write_md(path: Path, stamp: dict, summary: pd.DataFrame, model: str) -> None:
+def write_md(path: Path, stamp: dict, summary: pd.DataFrame, model: str, check: pd.DataFrame) -> None:
     bands = stamp["error_bands"]
     s80 = summary[summary["band_coverage"] == 0.8]
     lines = [
@@ -84,7 +84,7 @@ def write_md(path: Path, stamp: dict, summary: pd.DataFrame, model: str) -> None
         "one can fall outside it (the `carries` column says how often that happened between the measured ones).",
         "",
     ]
-    path.write_text("\n".join(lines))
+    path.write_text("\n".join(lines + check_lines(check)[1:]) + "\n")
 
 
 #: band key -> the report family it describes (experiments/logo and experiments/unseen_gpu)
@@ -137,24 +137,8 @@ def _f(x: float) -> str:
     return "-" if pd.isna(x) else f"{x:.1f}"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="models/pipeweave_default.ubj", help="model file with error bands")
-    ap.add_argument("--out", default=str(HERE), help="output folder (default: this folder, needs --force)")
-    ap.add_argument("--force", action="store_true", help="overwrite the committed results in this folder")
-    args = ap.parse_args()
-    out = Path(args.out).resolve()
-    if out == HERE and not args.force:
-        raise SystemExit(f"refusing to overwrite the committed results in {out}; pass --force or --out /tmp/bands")
-    stamp = read_stamp(ROOT / args.model if not Path(args.model).is_absolute() else args.model)
-    if not stamp.get("error_bands"):
-        raise SystemExit(f"{args.model} has no error bands; train it with `pipeweave train --error-bands`")
-    out.mkdir(parents=True, exist_ok=True)
-    summary = summary_frame(stamp["error_bands"])
-    summary.to_csv(out / "summary.csv", index=False, float_format="%.4g")
-    write_md(out / "results.md", stamp, summary, args.model)
-    check = report_check(stamp["error_bands"])
-    check.to_csv(out / "report_check.csv", index=False, float_format="%.2f")
+def check_lines(check: pd.DataFrame) -> list[str]:
+    """Markdown of :func:`report_check`'s table (the results.md section "Cross-check against the reports")."""
     lines = [
         "",
         "## Cross-check against the reports",
@@ -174,8 +158,27 @@ def main() -> None:
             f"| {r['key']} | {r['report_family']} | {_f(r['band_new_generation_mape'])} | {_f(r['logo_report_mape'])} "
             f"| {_f(r['band_new_gpu_mape'])} | {_f(r['unseen_gpu_report_mape'])} |"
         )
-    with open(out / "results.md", "a", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="models/pipeweave_default.ubj", help="model file with error bands")
+    ap.add_argument("--out", default=str(HERE), help="output folder (default: this folder, needs --force)")
+    ap.add_argument("--force", action="store_true", help="overwrite the committed results in this folder")
+    args = ap.parse_args()
+    out = Path(args.out).resolve()
+    if out == HERE and not args.force:
+        raise SystemExit(f"refusing to overwrite the committed results in {out}; pass --force or --out /tmp/bands")
+    stamp = read_stamp(ROOT / args.model if not Path(args.model).is_absolute() else args.model)
+    if not stamp.get("error_bands"):
+        raise SystemExit(f"{args.model} has no error bands; train it with `pipeweave train --error-bands`")
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summary_frame(stamp["error_bands"])
+    summary.to_csv(out / "summary.csv", index=False, float_format="%.4g")
+    check = report_check(stamp["error_bands"])
+    check.to_csv(out / "report_check.csv", index=False, float_format="%.2f")
+    write_md(out / "results.md", stamp, summary, args.model, check)
     ax = plot_error_bands(summary[summary["band_coverage"] == 0.8].reset_index(drop=True))
     ax.set_title(f"80% error bands of {Path(args.model).name} (held-out rows)")
     ax.figure.savefig(out / "bands.png", dpi=120, bbox_inches="tight")
