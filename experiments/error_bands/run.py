@@ -84,7 +84,7 @@ def write_md(path: Path, stamp: dict, summary: pd.DataFrame, model: str, check: 
         "one can fall outside it (the `carries` column says how often that happened between the measured ones).",
         "",
     ]
-    path.write_text("\n".join(lines + check_lines(check)[1:]) + "\n")
+    path.write_text("\n".join(lines + check_lines(check)) + "\n")
 
 
 #: band key -> the report family it describes (experiments/logo and experiments/unseen_gpu)
@@ -140,7 +140,6 @@ def _f(x: float) -> str:
 def check_lines(check: pd.DataFrame) -> list[str]:
     """Markdown of :func:`report_check`'s table (the results.md section "Cross-check against the reports")."""
     lines = [
-        "",
         "## Cross-check against the reports",
         "",
         "Held-out MAPE (%) of the bands next to the committed reports' `pipeweave` MAPE in the same situation "
