@@ -9,17 +9,21 @@ its settings inside the training generations.
 """
 
 from ._correction import (
+    CALIBRATED_BAND,
+    CALIBRATED_BAND_MIN_SHOTS,
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
     METHODS,
     GPUCalibration,
     ResidualCorrection,
 )
-from ._fit import calibrate_model, plan_launches, residuals
+from ._fit import calibrate_model, plan_launches, residuals, trained_on
 from ._plan import plan_positions
 from ._regime import REGIME_FEATURES, regime_matrix
 
 __all__ = [
+    "CALIBRATED_BAND",
+    "CALIBRATED_BAND_MIN_SHOTS",
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",
@@ -31,4 +35,5 @@ __all__ = [
     "plan_positions",
     "regime_matrix",
     "residuals",
+    "trained_on",
 ]

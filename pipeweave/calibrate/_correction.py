@@ -16,6 +16,16 @@ observed residuals (no extrapolation beyond what was measured). ``method="scalar
 mean only, ``"none"`` is the uncorrected model. The calibrated prediction is
 ``max(f(x) * exp(c(z)), t_lower_us)``.
 
+**Error band on the calibrated GPU.** Each measured launch ``i`` is left out in turn: the
+correction refitted on the other ``n - 1`` launches predicts it with the error
+``e_i = r_i - c_{-i}(z_i)`` and the GP's predictive variance ``v_{-i}(z_i)`` (kernel units,
+noise included: ``v(z) = k(z, z) + noise - k(z, Z) (K + noise I)^-1 k(Z, z)``; 1 for the scalar
+method). The quantiles ``q`` of the standardized errors ``t_i = e_i / sqrt(v_{-i}(z_i))`` at
+:data:`pipeweave.model.BAND_LEVELS` are kept, and a launch gets the band
+``prediction * exp(q * sqrt(v(z)))``: narrow next to measured launches, wider far from them.
+Fewer than :data:`CALIBRATED_BAND_MIN_SHOTS` launches give no band (a 10% quantile of fewer
+left-out errors is a guess).
+
 The state is a few arrays (the measured coordinates and the weights), so it is stored in the
 model file's stamp as plain JSON; no pickle.
 """
@@ -30,7 +40,15 @@ import pandas as pd
 from .._errors import DataError
 from ._regime import REGIME_FEATURES, regime_matrix
 
-__all__ = ["DEFAULT_LENGTH_SCALE", "DEFAULT_NOISE", "METHODS", "GPUCalibration", "ResidualCorrection"]
+__all__ = [
+    "CALIBRATED_BAND",
+    "CALIBRATED_BAND_MIN_SHOTS",
+    "DEFAULT_LENGTH_SCALE",
+    "DEFAULT_NOISE",
+    "METHODS",
+    "GPUCalibration",
+    "ResidualCorrection",
+]
 
 METHODS: tuple[str, ...] = ("gp", "scalar", "none")
 #: defaults of `pipeweave calibrate fit`: the fused-MoE option the few-shot protocol chose most often at
@@ -38,6 +56,10 @@ METHODS: tuple[str, ...] = ("gp", "scalar", "none")
 #: 4 on 3 of 4 folds, noise 0.3 on 3 of 4; for GEMM it chose length scale 2 with noise 0.3 or 1.0)
 DEFAULT_LENGTH_SCALE: float = 4.0
 DEFAULT_NOISE: float = 0.3
+#: fewest measured launches of a family for an error band on the calibrated GPU (module docstring)
+CALIBRATED_BAND_MIN_SHOTS: int = 16
+#: the ``band`` value (situation) of a row whose band comes from the calibration's left-out launches
+CALIBRATED_BAND: str = "calibrated"
 
 
 @dataclass
@@ -54,9 +76,16 @@ class ResidualCorrection:
     hi_: float = 0.0
     Z_: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     alpha_: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    band_t_: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    loo_mape_: float = float("nan")
+    _chol: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
-    def fit(self, frame: pd.DataFrame, residual: np.ndarray) -> ResidualCorrection:
-        """Fit on featurized measured rows and their residuals log(measured / predicted)."""
+    def fit(self, frame: pd.DataFrame, residual: np.ndarray, *, band: bool = True) -> ResidualCorrection:
+        """Fit on featurized measured rows and their residuals log(measured / predicted).
+
+        ``band``: also estimate the error band from the left-out launches (``band_t_``, ``loo_mape_``);
+        pass False when the base model trained on these launches (their left-out errors would be optimistic).
+        """
         if self.method not in METHODS:
             raise DataError(
                 f"calibration method must be one of {list(METHODS)}, got {self.method!r}", hint="use 'gp' (default)"
@@ -69,30 +98,88 @@ class ResidualCorrection:
         r = np.asarray(residual, dtype=float)
         if len(r) != len(frame) or not np.isfinite(r).all():
             raise DataError(f"residuals must be finite, one per row ({len(r)} for {len(frame)} rows)")
+        Z = regime_matrix(frame, self.features) / self.length_scale
+        self._fit_scaled(Z, r)
+        self.band_t_, self.loo_mape_ = self._loo_band(Z, r) if band else (np.zeros(0), float("nan"))
+        return self
+
+    def _fit_scaled(self, Z: np.ndarray, r: np.ndarray) -> None:
+        """Fit on regime coordinates already divided by the length scale (``Z``) and residuals ``r``."""
+        self._chol = None
         if self.method == "none" or len(r) == 0:
             self.mean_, self.lo_, self.hi_ = 0.0, 0.0, 0.0
             self.Z_, self.alpha_ = np.zeros((0, len(self.features))), np.zeros(0)
-            return self
+            return
         self.mean_ = float(r.mean())
         self.lo_, self.hi_ = float(r.min()), float(r.max())
         if self.method == "scalar" or len(r) < 2:
             self.Z_, self.alpha_ = np.zeros((0, len(self.features))), np.zeros(0)
-            return self
-        Z = regime_matrix(frame, self.features) / self.length_scale
+            return
         K = self._kernel(Z, Z) + self.noise * np.eye(len(Z))
         self.Z_ = Z
         self.alpha_ = np.linalg.solve(K, r - self.mean_)
-        return self
 
-    def predict(self, frame: pd.DataFrame) -> np.ndarray:
-        """Correction c(z) (log units) for featurized rows."""
-        out = np.full(len(frame), self.mean_)
+    def _predict_scaled(self, Z: np.ndarray) -> np.ndarray:
+        out = np.full(len(Z), self.mean_)
         if len(self.alpha_):
-            Z = regime_matrix(frame, self.features) / self.length_scale
             for lo in range(0, len(Z), 65536):  # bounded memory: chunks of rows x shots
                 hi = lo + 65536
                 out[lo:hi] += self._kernel(Z[lo:hi], self.Z_) @ self.alpha_
         return np.clip(out, self.lo_, self.hi_)
+
+    def _variance_scaled(self, Z: np.ndarray) -> np.ndarray:
+        """Predictive variance v(z) of the residual at scaled coordinates, kernel units, noise included."""
+        if not len(self.alpha_):
+            return np.ones(len(Z))
+        if self._chol is None:
+            self._chol = np.linalg.cholesky(self._kernel(self.Z_, self.Z_) + self.noise * np.eye(len(self.Z_)))
+        out = np.empty(len(Z))
+        for lo in range(0, len(Z), 65536):
+            hi = lo + 65536
+            A = np.linalg.solve(self._chol, self._kernel(self.Z_, Z[lo:hi]))  # L^-1 k(Z, z)
+            prior = 1.0 + (self.linear * (Z[lo:hi] ** 2).sum(1) * self.length_scale**2 if self.linear > 0 else 0.0)
+            out[lo:hi] = prior + self.noise - (A * A).sum(0)
+        return np.maximum(out, self.noise)  # the noise floor: rounding never makes it smaller
+
+    def _loo_band(self, Z: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, float]:
+        """(quantiles at BAND_LEVELS of the standardized leave-one-out errors, leave-one-out MAPE in %);
+        (empty, NaN) with too few launches."""
+        from ..model import BAND_LEVELS
+
+        n = len(r)
+        if self.method == "none" or n < CALIBRATED_BAND_MIN_SHOTS:
+            return np.zeros(0), float("nan")
+        e, t = np.empty(n), np.empty(n)
+        keep = np.ones(n, dtype=bool)
+        for i in range(n):  # n refits of n - 1 launches: O(n^4), well under a second for n <= 256
+            keep[i] = False
+            sub = ResidualCorrection(self.method, self.length_scale, self.noise, self.linear, self.features)
+            sub._fit_scaled(Z[keep], r[keep])
+            e[i] = r[i] - sub._predict_scaled(Z[i : i + 1])[0]
+            t[i] = e[i] / np.sqrt(sub._variance_scaled(Z[i : i + 1])[0])
+            keep[i] = True
+        # e = log(measured / corrected prediction): APE = |prediction - measured| / measured = |exp(-e) - 1|
+        return np.quantile(t, BAND_LEVELS, method="hazen"), float(np.mean(np.abs(np.expm1(-e))) * 100)
+
+    def band_ratio(self, frame: pd.DataFrame, coverage: float) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) multipliers of the calibrated prediction holding the middle ``coverage`` (0.5, 0.8 or
+        0.9) of the left-out errors, per featurized row; NaN when the correction has no band."""
+        from ..model import BAND_LEVELS, check_coverage
+
+        c = check_coverage(coverage)
+        if not len(self.band_t_):
+            nan = np.full(len(frame), np.nan)
+            return nan, nan.copy()
+        i_lo = BAND_LEVELS.index(round((1 - c) / 2, 6))
+        i_hi = BAND_LEVELS.index(round((1 + c) / 2, 6))
+        sd = np.sqrt(self._variance_scaled(regime_matrix(frame, self.features) / self.length_scale))
+        return np.exp(self.band_t_[i_lo] * sd), np.exp(self.band_t_[i_hi] * sd)
+
+    def predict(self, frame: pd.DataFrame) -> np.ndarray:
+        """Correction c(z) (log units) for featurized rows."""
+        if not len(self.alpha_):
+            return np.clip(np.full(len(frame), self.mean_), self.lo_, self.hi_)
+        return self._predict_scaled(regime_matrix(frame, self.features) / self.length_scale)
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         K = np.exp(-0.5 * _sqdist(A, B))
@@ -113,6 +200,8 @@ class ResidualCorrection:
             "hi": self.hi_,
             "Z": self.Z_.tolist(),
             "alpha": self.alpha_.tolist(),
+            "band_t": self.band_t_.tolist(),
+            "loo_mape": None if np.isnan(self.loo_mape_) else self.loo_mape_,
         }
 
     @classmethod
@@ -128,6 +217,18 @@ class ResidualCorrection:
         c.mean_, c.lo_, c.hi_ = float(d["mean"]), float(d["lo"]), float(d["hi"])
         c.alpha_ = np.asarray(d["alpha"], dtype=float)
         c.Z_ = np.asarray(d["Z"], dtype=float).reshape(len(c.alpha_), len(c.features))
+        c.band_t_ = np.asarray(d.get("band_t", []), dtype=float)  # files before the calibrated band: none
+        c.loo_mape_ = float("nan") if d.get("loo_mape") is None else float(d["loo_mape"])
+        from ..model import BAND_LEVELS
+
+        if len(c.band_t_) not in (0, len(BAND_LEVELS)) or not (
+            np.isfinite(c.band_t_).all() and (np.diff(c.band_t_) >= 0).all()
+        ):
+            raise DataError(
+                f"calibration band_t must be {len(BAND_LEVELS)} non-decreasing finite quantiles or empty, "
+                f"got {d.get('band_t')!r}",
+                hint="the model file is damaged: re-run `pipeweave calibrate fit`",
+            )
         return c
 
 
@@ -157,6 +258,30 @@ class GPUCalibration:
             if m.any():
                 out[m] = corr.predict(frame.loc[m] if not m.all() else frame)
         return out
+
+    def has_band(self) -> bool:
+        """Whether some family's correction carries an error band (enough launches, base model not trained on them)."""
+        return any(len(c.band_t_) for c in self.corrections.values())
+
+    def band_rows(self, frame: pd.DataFrame) -> np.ndarray:
+        """Boolean mask of the rows (canonical or featurized) whose band comes from this calibration: rows on
+        the calibrated GPU of a family whose correction carries a band."""
+        banded = [name for name, c in self.corrections.items() if len(c.band_t_)]
+        if not banded or "gpu" not in frame.columns or "family" not in frame.columns:
+            return np.zeros(len(frame), dtype=bool)
+        return (frame["gpu"].astype(str).to_numpy() == self.gpu) & np.isin(frame["family"].astype(str), banded)
+
+    def band_ratio(self, frame: pd.DataFrame, coverage: float) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) multipliers of the calibrated prediction per featurized row
+        (:meth:`ResidualCorrection.band_ratio`); NaN on rows outside :meth:`band_rows`."""
+        lo, hi = np.full(len(frame), np.nan), np.full(len(frame), np.nan)
+        on = self.band_rows(frame)
+        fam = frame["family"].astype(str).to_numpy() if "family" in frame.columns else np.zeros(0)
+        for name, corr in self.corrections.items():
+            m = on & (fam == name)
+            if m.any():
+                lo[m], hi[m] = corr.band_ratio(frame.loc[m] if not m.all() else frame, coverage)
+        return lo, hi
 
     def to_dict(self) -> dict:
         """JSON-ready state (stored in the model stamp under ``calibration``)."""

@@ -21,7 +21,7 @@ from ._plan import plan_positions
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["calibrate_model", "plan_launches", "residuals"]
+__all__ = ["calibrate_model", "plan_launches", "residuals", "trained_on"]
 
 
 def plan_launches(
@@ -67,6 +67,16 @@ def residuals(
     return feats, np.log(lat / pred)
 
 
+def trained_on(model: Any, gpu: str, family: str) -> bool:
+    """Whether fitted ``model`` has training rows of ``family`` on ``gpu``: the error bands' record of it
+    (``seen_gpus``, per family) when the model has bands, else any training row on ``gpu``."""
+    bands = getattr(model, "error_bands_", None) or {}
+    seen = bands.get("seen_gpus", {})
+    if family in seen:
+        return gpu in seen[family]
+    return gpu in {str(g) for g in getattr(model, "gpus_", ())}
+
+
 def calibrate_model(
     model: Any,
     measured: pd.DataFrame,
@@ -83,7 +93,10 @@ def calibrate_model(
 
     ``measured``: canonical rows with ``latency_us`` (us) on ``gpu`` (other GPUs' rows raise).
     One :class:`ResidualCorrection` per family; the copy's ``calibration_`` holds them and
-    ``pipeweave.model.save_model`` stores them in the stamp.
+    ``pipeweave.model.save_model`` stores them in the stamp. Each correction also carries an error band
+    from its left-out launches (:data:`~pipeweave.calibrate.CALIBRATED_BAND_MIN_SHOTS` or more), unless the base model was
+    trained on rows of ``gpu`` (e.g. retrained with the same measurements: their left-out errors would be
+    optimistic); then ``predict_interval`` gives the base model's band there.
     """
     g = measured["gpu"].astype(str) if "gpu" in measured.columns else pd.Series(gpu, index=measured.index)
     other = sorted(set(g) - {gpu})
@@ -102,7 +115,7 @@ def calibrate_model(
         m = fam == name
         corrections[name] = ResidualCorrection(
             method=method, length_scale=length_scale, noise=noise, linear=linear
-        ).fit(feats.loc[m], r[m])
+        ).fit(feats.loc[m], r[m], band=not trained_on(model, gpu, name))
         shots[name] = int(m.sum())
     out = copy.copy(model)
     out.calibration_ = GPUCalibration(gpu=gpu, corrections=corrections, n_shots=shots, profiles=list(profiles))

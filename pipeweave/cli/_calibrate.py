@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -30,6 +31,9 @@ only), stored in the model file; `pipeweave predict --model FILE --gpu GPU` appl
 few-shot protocol (`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it,
 and found for GEMM with 32+ launches a base model retrained with them (refit) better still: train
 with the measurements as weighted profiles, then fit on that model (--model, last example).
+With 16+ launches of a family, fit also keeps an error band for the GPU (`predict --interval`): the
+launches' leave-one-out errors scaled by the correction's uncertainty at each launch; not made when
+the base model trained on those launches (the refit recipe), as fit says.
 
 examples:
   pipeweave calibrate plan --gpu B300 --families gemm fused_moe --n 32 --out plan.csv
@@ -115,6 +119,22 @@ def _candidates_from_data(
     return cand.assign(gpu=gpu_name)
 
 
+def _band_note(model, gpu: str, family: str) -> str:  # noqa: ANN001
+    """How `predict --interval` bands the family's launches on the calibrated GPU, in words."""
+    from ..calibrate import CALIBRATED_BAND_MIN_SHOTS, trained_on
+
+    corr = model.calibration_.corrections[family]
+    if len(corr.band_t_):
+        return f"left-out MAPE {corr.loo_mape_:.1f}% (the error band of --interval)"
+    if trained_on(model, gpu, family):
+        return (
+            f"no calibrated error band (the base model trained on {gpu}'s {family} rows: left-out errors would flatter)"
+        )
+    if corr.method == "none":
+        return "no calibrated error band (method none)"
+    return f"no calibrated error band (fewer than {CALIBRATED_BAND_MIN_SHOTS} launches)"
+
+
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -195,8 +215,8 @@ def run(args: argparse.Namespace) -> int:
     )
     cal = model.calibration_
     summary = ", ".join(
-        f"{f}: {n} launches, mean correction x{__import__('math').exp(c.mean_):.3f}"
-        for f, (n, c) in {k: (cal.n_shots[k], cal.corrections[k]) for k in cal.corrections}.items()
+        f"{f}: {cal.n_shots[f]} launches, mean correction x{math.exp(c.mean_):.3f}, " + _band_note(model, spec.name, f)
+        for f, c in cal.corrections.items()
     )
     print(f"wrote {path} (calibrated for {spec.name}; {summary})")
     return 0

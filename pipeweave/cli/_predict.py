@@ -222,6 +222,13 @@ def run(args: argparse.Namespace) -> int:
                 f"{band['coverage']:.0%} band: {band['lo_us']:.3f} - {band['hi_us']:.3f} us  "
                 f"({_SITUATION_TEXT[band['band']]}; held-out MAPE {band['held_out_mape']:.1f}%)"
             )
+    if coverage is not None and not band:
+        sys.stdout.flush()
+        print(
+            f"note: no error band for this launch: the model's bands do not cover {args.family} on {spec.name} "
+            "(bands of a calibrated model cover its calibrated GPU only)",
+            file=sys.stderr,
+        )
     if outside:
         sys.stdout.flush()  # the latency first, then the note
         family = str(df["family"].iloc[0])
@@ -240,6 +247,7 @@ _SITUATION_TEXT = {
     "unseen": "a GPU of a generation without training rows of this family: leave-one-generation-out errors",
     "sibling": "a GPU never measured for this family, of a measured generation: leave-one-GPU-out errors",
     "seen": "a GPU the model was trained on, a shape it may not have seen: held-out-shape errors",
+    "calibrated": "the GPU this model was calibrated on: left-out errors of its measured launches",
 }
 
 
@@ -253,7 +261,13 @@ def _single_band(model, df, pred, coverage: float, gpus=None) -> dict | None:  #
     iv = model.predict_interval(df, coverage, pred_us=pred.to_numpy(), gpus=gpus)
     situation = str(iv["band"].iloc[0])
     dtype = str(df["dtype"].iloc[0]) if "dtype" in df.columns else ""
-    b = find_band(model.error_bands_, situation, str(df["family"].iloc[0]), dtype) if situation else None
+    family = str(df["family"].iloc[0])
+    b: dict | None
+    if situation == "calibrated":  # the calibration's left-out launches (pipeweave.calibrate)
+        cal = model.calibration_
+        b = {"mape": round(cal.corrections[family].loo_mape_, 1), "n": cal.n_shots[family]}
+    else:
+        b = find_band(model.error_bands_, situation, family, dtype) if situation else None
     if b is None:  # no band for this family (predict_interval left the row blank)
         return None
     return {

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ._anatomy import ANATOMY_FAMILIES, run_anatomy
 from ._bands import BAND_ROWS_PER_GROUP, estimate_error_bands
-from ._few_shot import DEFAULT_SHOTS, run_few_shot
+from ._few_shot import BAND_SHOTS, DEFAULT_SHOTS, band_coverage_fold, calibrated_band_coverage, run_few_shot
 from ._goals import ACCURACY_GOALS, goal_status
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
 from ._plots import (
@@ -83,6 +83,10 @@ __all__ = [
     "ANATOMY_FAMILIES",
     "run_few_shot",
     "DEFAULT_SHOTS",
+    # do a calibrated GPU's error bands hold on its unmeasured launches
+    "calibrated_band_coverage",
+    "band_coverage_fold",
+    "BAND_SHOTS",
     # protocols
     "Method",
     "PROTOCOLS",

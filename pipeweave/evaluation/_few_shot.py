@@ -48,6 +48,9 @@ __all__ = [
     "DEFAULT_SHOTS",
     "OPTIONS",
     "REFIT_WEIGHTS",
+    "BAND_SHOTS",
+    "calibrated_band_coverage",
+    "band_coverage_fold",
     "few_shot_fold",
     "merge_few_shot_reports",
     "plot_data_few_shot",
@@ -288,6 +291,61 @@ def few_shot_fold(
     }
 
 
+def _zero_shot_estimator(
+    label: str, frame: pd.DataFrame, has_sass: bool, max_rows: int | None, n_estimators: int | None
+) -> Any:
+    """The zero-shot model of ``label``'s folds: the ``pipeweave`` method of the LOGO suite (same cap, seed)."""
+    from ._suite import make_methods, with_group_training
+
+    # one XGBoost thread: on a shared, oversubscribed machine two threads run ~5x slower
+    methods = make_methods(
+        ["pipeweave"],
+        label=label,
+        has_sass=has_sass,
+        max_rows_per_gpu=max_rows,
+        n_estimators=n_estimators,
+        n_jobs=1,
+        seen_gpu=False,  # the held-out GPU has no training rows (its shots are below SEEN_GPU_MIN_ROWS)
+    )
+    return with_group_training(methods, label, frame, max_rows)["pipeweave"]
+
+
+def _cache_path(
+    cache_dir: str | Path | None,
+    sub: pd.DataFrame,
+    label: str,
+    max_rows: int | None,
+    n_estimators: int | None,
+    est: Any,
+) -> Path | None:
+    """Where the zero-shot predictions of ``label``'s folds are cached: keyed by the rows, the settings and the
+    model recipe's constants (a cache of an older recipe is not reused); ``None`` without a cache dir."""
+    if cache_dir is None:
+        return None
+    import hashlib
+    import json
+
+    from .. import model as pw_model
+    from ..sources import PROFILE_COLUMNS, data_fingerprint
+
+    rows_fp = data_fingerprint(sub[[c for c in PROFILE_COLUMNS if c in sub.columns]])
+    # the recipe constants the estimator's None defaults resolve to (repr shows only non-defaults)
+    recipe = [
+        getattr(pw_model, n)
+        for n in (
+            "FAMILY_BOOSTER_ROWS",
+            "FAMILY_REFERENCE",
+            "FAMILY_COMPANION",
+            "COMPANION_PARAMS",
+            "GPU_BLIND_FAMILIES",
+            "INFORMATIVE_SAMPLING_FAMILIES",
+            "MIN_BACKEND_GPUS",
+        )
+    ]
+    key = json.dumps([rows_fp, label, max_rows, n_estimators, repr(est), recipe], default=str, sort_keys=True)
+    return Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
 def run_few_shot(
     *,
     families: Sequence[str] | None = None,
@@ -308,7 +366,7 @@ def run_few_shot(
     """
     from tqdm.auto import tqdm
 
-    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame, make_methods, with_group_training
+    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame
 
     shots = sorted({int(s) for s in shots})
     if not shots or shots[0] < 0:
@@ -328,17 +386,7 @@ def run_few_shot(
         sub = frame[frame["eval_family"] == label].reset_index(drop=True)
         if sub.empty:
             continue
-        # one XGBoost thread: on a shared, oversubscribed machine two threads run ~5x slower
-        methods = make_methods(
-            ["pipeweave"],
-            label=label,
-            has_sass=has_sass,
-            max_rows_per_gpu=max_train_rows_per_gpu,
-            n_estimators=n_estimators,
-            n_jobs=1,
-            seen_gpu=False,  # the held-out GPU has no training rows (its shots are below SEEN_GPU_MIN_ROWS)
-        )
-        est = with_group_training(methods, label, frame, max_train_rows_per_gpu)["pipeweave"]
+        est = _zero_shot_estimator(label, frame, has_sass, max_train_rows_per_gpu, n_estimators)
         gens = order_generations(sub["generation"].astype(str))
         cases = {
             g: _GPUCase(sub[sub["gpu"].astype(str) == g], shots, seed) for g in sorted(set(sub["gpu"].astype(str)))
@@ -352,32 +400,7 @@ def run_few_shot(
             unit="fit",
             disable=None if progress else True,
         )
-        cache = None
-        if cache_dir is not None:
-            import hashlib
-            import json
-
-            from .. import model as pw_model
-            from ..sources import PROFILE_COLUMNS, data_fingerprint
-
-            rows_fp = data_fingerprint(sub[[c for c in PROFILE_COLUMNS if c in sub.columns]])
-            # the recipe constants the estimator's None defaults resolve to (repr shows only non-defaults)
-            recipe = [
-                getattr(pw_model, n)
-                for n in (
-                    "FAMILY_BOOSTER_ROWS",
-                    "FAMILY_REFERENCE",
-                    "FAMILY_COMPANION",
-                    "COMPANION_PARAMS",
-                    "GPU_BLIND_FAMILIES",
-                    "INFORMATIVE_SAMPLING_FAMILIES",
-                    "MIN_BACKEND_GPUS",
-                )
-            ]
-            key = json.dumps(
-                [rows_fp, label, max_train_rows_per_gpu, n_estimators, repr(est), recipe], default=str, sort_keys=True
-            )
-            cache = Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+        cache = _cache_path(cache_dir, sub, label, max_train_rows_per_gpu, n_estimators, est)
         if cache is not None:
             print(f"  {label}: zero-shot predictions cached in {cache}", flush=True)
         models = _BaseModels(sub, est, bar, cache)
@@ -423,6 +446,105 @@ def run_few_shot(
     write_few_shot_report(report, out, plots=plots)
     print(f"few-shot protocol in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
     return report
+
+
+#: shot counts of :func:`calibrated_band_coverage` (a band needs CALIBRATED_BAND_MIN_SHOTS launches)
+BAND_SHOTS: tuple[int, ...] = (16, 32, 64, 128)
+
+
+def band_coverage_fold(
+    frame: pd.DataFrame, held_out: str, models: _BaseModels, shots: Sequence[int], *, label: str = "", seed: int = 0
+) -> list[dict[str, Any]]:
+    """One fold of :func:`calibrated_band_coverage`: each GPU of the ``held_out`` generation calibrated by the
+    default :class:`~pipeweave.calibrate.ResidualCorrection` on each shot count's planned launches and scored
+    on its rows no shot count measured (MAPE % and the share % inside the 50 / 80 / 90% bands)."""
+    from ..calibrate import ResidualCorrection
+
+    gen, gpu_col = frame["generation"].astype(str), frame["gpu"].astype(str)
+    out: list[dict[str, Any]] = []
+    for gpu in sorted(set(gpu_col[gen == held_out])):
+        case = _GPUCase(frame[gpu_col == gpu], shots, seed)
+        base = models.predict(frozenset({held_out}), case, gpu)
+        lat = case.lat[case.score]
+        for n in shots:
+            plan = case.plans[n]
+            corr = ResidualCorrection().fit(case.rows.iloc[plan], np.log(case.lat[plan] / base[plan]))
+            pred = np.maximum(base[case.score] * np.exp(corr.predict(case.score_rows)), case.t_lower[case.score])
+            rec: dict[str, Any] = {
+                "family": label,
+                "generation": held_out,
+                "gpu": gpu,
+                "shots": len(plan),
+                "n": int(len(lat)),
+                "mape": float(np.mean(ape(pred, lat))),
+            }
+            for cov in (0.5, 0.8, 0.9):
+                r_lo, r_hi = corr.band_ratio(case.score_rows, cov)
+                inside = (lat >= pred * r_lo) & (lat <= pred * r_hi)
+                rec[f"cover{round(cov * 100)}"] = float(inside.mean() * 100) if len(corr.band_t_) else np.nan
+                rec[f"width{round(cov * 100)}"] = float(np.median(np.log(r_hi / r_lo)))
+            out.append(rec)
+    return out
+
+
+def calibrated_band_coverage(
+    *,
+    families: Sequence[str] | None = None,
+    shots: Sequence[int] = BAND_SHOTS,
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    seed: int = 0,
+    progress: bool = True,
+    cache_dir: str | Path | None = None,
+) -> pd.DataFrame:
+    """Do a calibrated GPU's error bands hold on its launches that were not measured? (few-shot folds)
+
+    On every leave-one-generation-out fold, each held-out GPU is calibrated the way ``pipeweave calibrate
+    fit`` does it by default (:class:`~pipeweave.calibrate.ResidualCorrection` with its default settings)
+    on ``shots`` launches planned among its measured rows, and its other rows (those no shot count
+    measured, as in :func:`run_few_shot`) are scored: MAPE (%) of the calibrated prediction and the share
+    (%) of measurements inside its 50 / 80 / 90% band, with the band's median width ``log(hi / lo)``.
+    Returns one row per family, held-out generation, GPU and shot count (columns ``family, generation,
+    gpu, shots, n, mape, cover50, cover80, cover90, width50, width80, width90``). The zero-shot models
+    are those of :func:`run_few_shot` (and share its ``cache_dir`` layout).
+    """
+    from tqdm.auto import tqdm
+
+    from ..calibrate import CALIBRATED_BAND_MIN_SHOTS
+    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame
+
+    shots = sorted({int(s) for s in shots})
+
+    if not shots or shots[0] < CALIBRATED_BAND_MIN_SHOTS:
+        raise DataError(
+            f"shots must be integers >= {CALIBRATED_BAND_MIN_SHOTS} (fewer launches give no band), got {list(shots)}",
+            hint=f"e.g. shots={BAND_SHOTS}",
+        )
+    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
+    bad = [f for f in labels if f not in EVAL_FAMILIES]
+    if bad:
+        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    frame, _drops, _fp = load_eval_frame(data, labels_to_load(labels))
+    has_sass = any(c.startswith("sass_") for c in frame.columns)
+    out: list[dict[str, Any]] = []
+    for label in labels:
+        sub = frame[frame["eval_family"] == label].reset_index(drop=True)
+        if sub.empty:
+            continue
+        est = _zero_shot_estimator(label, frame, has_sass, max_train_rows_per_gpu, n_estimators)
+        gens = order_generations(sub["generation"].astype(str))
+        models = _BaseModels(
+            sub, est, None, _cache_path(cache_dir, sub, label, max_train_rows_per_gpu, n_estimators, est)
+        )
+        bar = tqdm(total=len(gens), desc=f"calibrated bands {label}", unit="fold", disable=None if progress else True)
+        try:
+            for g in gens:
+                out += band_coverage_fold(sub, g, models, shots, label=label, seed=seed)
+                bar.update()
+        finally:
+            bar.close()
+    return pd.DataFrame(out)
 
 
 def write_few_shot_report(report: dict, out: str | Path, *, plots: bool = True) -> None:

@@ -462,10 +462,13 @@ def read_stamp(path: str | os.PathLike[str]) -> dict:
 def has_error_bands(model: Any = None) -> bool:
     """Whether ``model`` carries error bands (:meth:`PipeweaveRegressor.predict_interval` can answer): a fitted
     :class:`PipeweaveRegressor`, a model file path, or ``None`` (the shipped model; a file is read only for its
-    stamp)."""
+    stamp). Bands of a few-shot calibration (on the calibrated GPU) count."""
     if model is None or isinstance(model, (str, os.PathLike)):
-        return bool(read_stamp(DEFAULT_MODEL_PATH if model is None else model).get("error_bands"))
-    return bool(getattr(model, "error_bands_", None))
+        stamp = read_stamp(DEFAULT_MODEL_PATH if model is None else model)
+        corrections = (stamp.get("calibration") or {}).get("corrections", {})
+        return bool(stamp.get("error_bands")) or any(c.get("band_t") for c in corrections.values())
+    calibration = getattr(model, "calibration_", None)
+    return bool(getattr(model, "error_bands_", None)) or (calibration is not None and calibration.has_band())
 
 
 def _family_blob(booster, stamp: dict, fam: str, path: Path) -> bytes:  # noqa: ANN001

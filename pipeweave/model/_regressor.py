@@ -29,7 +29,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 
 from .._errors import DataError
 from .._frame import distinct_rows, str_codes, str_values
-from ._bands import band_bounds, check_error_bands
+from ._bands import band_bounds, check_coverage, check_error_bands
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -980,12 +980,16 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         training rows of the family whose generation has some (leave-one-GPU-out residuals); ``seen``, a GPU
         the model was trained on (held-out shapes). A row's generation is its ``generation`` column, else
         its GPU's (``gpus`` for GPUs outside the catalog). ``pred_us``: the rows' predictions when the caller
-        has them (else :meth:`predict`). Rows without a band get NaN and ``band == ""``. Raises :class:`DataError` when the
-        model has no bands (``pipeweave train --error-bands`` adds them).
+        has them (else :meth:`predict`). On the GPU of a few-shot calibration (``calibration_``), rows of a
+        family whose correction carries a band get it instead (``band == "calibrated"``: the left-out errors of
+        the measured launches, scaled by the correction's uncertainty at the row; :mod:`pipeweave.calibrate`).
+        Rows without a band get NaN and ``band == ""``. Raises :class:`DataError` when the model has no bands
+        (``pipeweave train --error-bands`` adds them; ``pipeweave calibrate fit`` adds the calibrated GPU's).
         """
         self._check_fitted()
         bands = getattr(self, "error_bands_", None)
-        if not bands:
+        calibration = getattr(self, "calibration_", None)
+        if not bands and not (calibration is not None and calibration.has_band()):
             raise DataError(
                 "this model has no error bands",
                 hint="attach bands: model.set_error_bands(pipeweave.evaluation.estimate_error_bands(recipe, rows)), "
@@ -994,10 +998,22 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self.predict(df, gpus=gpus, data=data) if pred_us is None else np.asarray(pred_us, dtype=float)
         if len(pred) != len(df):
             raise DataError(f"predict_interval: {len(pred)} predictions for {len(df)} rows", hint="one per row")
-        dtype = str_values(df["dtype"]) if "dtype" in df.columns else np.full(len(df), "", dtype=object)
-        lo, hi, situation = band_bounds(
-            bands, str_values(df["family"]), dtype, seen_keys(df), pred, coverage, _row_generations(df, gpus)
-        )
+        if bands:
+            dtype = str_values(df["dtype"]) if "dtype" in df.columns else np.full(len(df), "", dtype=object)
+            lo, hi, situation = band_bounds(
+                bands, str_values(df["family"]), dtype, seen_keys(df), pred, coverage, _row_generations(df, gpus)
+            )
+        else:
+            check_coverage(coverage)
+            lo, hi, situation = np.full(len(df), np.nan), np.full(len(df), np.nan), np.full(len(df), "", dtype=object)
+        if calibration is not None and calibration.has_band():
+            # the calibrated GPU: the band of the calibration's left-out launches (pipeweave.calibrate)
+            from ..calibrate import CALIBRATED_BAND
+
+            pos = np.flatnonzero(calibration.band_rows(df) & np.isfinite(pred))
+            if len(pos):
+                r_lo, r_hi = calibration.band_ratio(self._prepare(df.iloc[pos], gpus=gpus, data=data), coverage)
+                lo[pos], hi[pos], situation[pos] = pred[pos] * r_lo, pred[pos] * r_hi, CALIBRATED_BAND
         return pd.DataFrame({"latency_us_lo": lo, "latency_us_hi": hi, "band": situation}, index=df.index)
 
     def predict_log_ratio(self, df: pd.DataFrame) -> np.ndarray:

@@ -119,3 +119,84 @@ def test_linear_trend_extrapolates(two_regimes):
     np.testing.assert_allclose(
         ResidualCorrection.from_dict(lin.to_dict()).predict(two_regimes), lin.predict(two_regimes)
     )
+
+
+# ---- the calibrated GPU's error band (leave-one-out over the measured launches)
+
+
+def _spread_gemms(n: int, gpu: str = "B200") -> pd.DataFrame:
+    """``n`` distinct hand-made GEMM shapes from small to large (m, n, k varied apart)."""
+    rng = np.random.default_rng(0)
+    e = rng.uniform(8, 13, size=(n, 3)).round().astype(int)
+    rows = pd.DataFrame({"m": 2 ** e[:, 0] + 64 * np.arange(n), "n": 2 ** e[:, 1], "k": 2 ** e[:, 2]})
+    return rows.assign(source="user", gpu=gpu, family="gemm", dtype="bfloat16")
+
+
+@pytest.fixture(scope="module")
+def spread():
+    return ensure_features(_spread_gemms(20))
+
+
+def test_loo_band_scalar_matches_formula(spread):
+    """Scalar method: the left-out error of launch i is r_i - mean(r without i) and its variance is 1."""
+    from pipeweave.calibrate import CALIBRATED_BAND_MIN_SHOTS
+    from pipeweave.model import BAND_LEVELS
+
+    r = np.linspace(-0.3, 0.4, 20) ** 3 + 0.1  # made-up residuals
+    corr = ResidualCorrection(method="scalar").fit(spread, r)
+    e = np.array([r[i] - np.delete(r, i).mean() for i in range(20)])
+    np.testing.assert_allclose(corr.band_t_, np.quantile(e, BAND_LEVELS, method="hazen"))
+    assert corr.loo_mape_ == pytest.approx(np.mean(np.abs(np.exp(-e) - 1)) * 100)
+    lo, hi = corr.band_ratio(spread, 0.8)
+    np.testing.assert_allclose(lo, np.exp(corr.band_t_[1]))  # q10, the same for every launch
+    np.testing.assert_allclose(hi, np.exp(corr.band_t_[5]))  # q90
+    few = ResidualCorrection(method="scalar").fit(spread.iloc[: CALIBRATED_BAND_MIN_SHOTS - 1], r[:15])
+    assert len(few.band_t_) == 0 and np.isnan(few.loo_mape_)
+    assert np.isnan(few.band_ratio(spread, 0.8)[0]).all()
+    assert len(ResidualCorrection().fit(spread, r, band=False).band_t_) == 0
+
+
+def test_gp_band_is_narrower_next_to_measured_launches(spread):
+    rng = np.random.default_rng(1)
+    r = 0.2 * spread["log10_t_env_us"].to_numpy() + rng.normal(0, 0.05, 20)  # made-up residuals
+    corr = ResidualCorrection(length_scale=1.0, noise=0.1).fit(spread, r)
+    assert len(corr.band_t_) == 7 and (np.diff(corr.band_t_) >= 0).all()
+    far = ensure_features(_gemm([16]).assign(gpu="B200"))  # a launch unlike every measured one
+    near_lo, near_hi = corr.band_ratio(spread.iloc[:1], 0.8)
+    far_lo, far_hi = corr.band_ratio(far, 0.8)
+    assert far_hi[0] / far_lo[0] > near_hi[0] / near_lo[0] > 1.0
+    lo50, hi50 = corr.band_ratio(spread, 0.5)
+    lo90, hi90 = corr.band_ratio(spread, 0.9)
+    assert (lo90 <= lo50).all() and (hi50 <= hi90).all()
+    back = ResidualCorrection.from_dict(corr.to_dict())
+    np.testing.assert_allclose(back.band_ratio(far, 0.8), (far_lo, far_hi))
+    assert back.loo_mape_ == pytest.approx(corr.loo_mape_)
+    with pytest.raises(DataError, match="band_t"):
+        ResidualCorrection.from_dict({**corr.to_dict(), "band_t": [0.3, 0.1]})
+    with pytest.raises(DataError, match="0.5, 0.8 or 0.9|coverage"):
+        corr.band_ratio(spread, 0.7)
+
+
+def test_calibrated_model_predict_interval(tmp_path, base_model):
+    from pipeweave.calibrate import CALIBRATED_BAND
+    from pipeweave.model import has_error_bands, load_model, save_model
+
+    measured = _spread_gemms(20)
+    rng = np.random.default_rng(2)
+    measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
+    cal = calibrate_model(base_model, measured, gpu="B200")
+    assert cal.calibration_.has_band() and not has_error_bands(base_model) and has_error_bands(cal)
+    query = pd.concat([_gemm([512, 3072], gpu="B200"), _gemm([512], gpu="H100")], ignore_index=True)
+    iv = cal.predict_interval(query, 0.8)
+    pred = cal.predict(query)
+    assert iv["band"].tolist() == [CALIBRATED_BAND, CALIBRATED_BAND, ""]  # the base model has no bands of its own
+    assert (iv["latency_us_lo"][:2] < pred[:2]).all() and (pred[:2] < iv["latency_us_hi"][:2]).all()
+    assert iv["latency_us_lo"].isna().tolist() == [False, False, True]
+    path = save_model(cal, tmp_path / "b200.ubj")
+    assert has_error_bands(path)
+    pd.testing.assert_frame_equal(load_model(path).predict_interval(query, 0.8), iv)
+    # a GPU the base model trained on: left-out errors would flatter, so no calibrated band
+    on_h100 = calibrate_model(base_model, measured.assign(gpu="H100"), gpu="H100")
+    assert not on_h100.calibration_.has_band() and not has_error_bands(on_h100)
+    with pytest.raises(DataError, match="no error bands"):
+        on_h100.predict_interval(query, 0.8)

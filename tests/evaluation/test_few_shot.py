@@ -177,3 +177,32 @@ def test_merged_reports_merge_again():
     assert abc["extra"]["elapsed_s"] == 6.0 and abc["extra"]["command"].endswith("--families a b c")
     with pytest.raises(DataError, match="differ in 'shots'"):
         merge_few_shot_reports([ab, {**_report("c", "fc", 1.0), "shots": [0, 32]}])
+
+
+def test_band_coverage_fold_contract(frame):
+    """The calibrated-band scoring of a fold (hand-made launches, made-up latencies with noise)."""
+    from pipeweave import DataError
+    from pipeweave.calibrate import ResidualCorrection
+    from pipeweave.evaluation import band_coverage_fold, calibrated_band_coverage
+
+    rng = np.random.default_rng(3)
+    noisy = frame.assign(latency_us=frame["latency_us"] * np.exp(rng.normal(0, 0.15, len(frame))))
+    shots = (16, 24)
+    models = _BaseModels(noisy, EnvelopeTimes())
+    rows = band_coverage_fold(noisy, "ada", models, shots, label="gemm")
+    assert [(r["gpu"], r["shots"]) for r in rows] == [("L40S", 16), ("L40S", 24)]
+    case = _GPUCase(noisy[noisy["gpu"] == "L40S"], shots, 0)
+    for r in rows:
+        assert r["n"] == int(case.score.sum())  # the rows no shot count measured
+        assert 0 <= r["cover50"] <= r["cover80"] <= r["cover90"] <= 100  # nested bands
+        assert 0 < r["width50"] < r["width80"] < r["width90"]
+        # the MAPE is the few-shot protocol's for the calibrate-fit default option
+        default = {
+            "method": "gp",
+            "length_scale": ResidualCorrection().length_scale,
+            "noise": ResidualCorrection().noise,
+        }
+        base = models.predict(frozenset({"ada"}), case, "L40S")
+        assert r["mape"] == pytest.approx(float(np.mean(case.errors(base, r["shots"], default))))
+    with pytest.raises(DataError, match=">= 16"):
+        calibrated_band_coverage(families=["gemm_bf16"], shots=(8, 32))

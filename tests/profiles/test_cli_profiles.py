@@ -7,6 +7,7 @@ launch rows; none of their numbers are measurements.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -150,7 +151,7 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
         )
         == 0
     )
-    capsys.readouterr()
+    assert "no calibrated error band (fewer than 16 launches)" in capsys.readouterr().out
     from pipeweave.model import read_stamp
 
     stamp = read_stamp(cal)
@@ -169,6 +170,30 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     meas = pd.Series([5.0, 30.0, 200.0, 1500.0][: len(p)])
     err = {k: ((v / meas - 1).abs()).mean() for k, v in outs.items()}
     assert err["cal"] < err["base"]
+    # 16 measured launches (made-up latencies ~ 1.4 x the base model): a calibrated error band
+    many = pd.read_csv(cand).assign(gpu="B200")
+    many = pd.concat([many, many.assign(k=many["k"] * 2)], ignore_index=True).iloc[:16]
+    many["latency_us"] = 1.4 * outs["base"].mean() * (many["m"] * many["n"] * many["k"] / 4096**3) + 5.0
+    many.to_csv(measured, index=False)
+    assert (
+        main(
+            ["calibrate", "fit", "--gpu", "B200", "--profiles", str(measured), "--model", str(base), "--out", str(cal)]
+        )
+        == 0
+    )
+    assert "left-out MAPE" in capsys.readouterr().out
+    launch = ["--family", "gemm", "--dtype", "bfloat16", "--m", "1000", "--n", "1000", "--k", "1000"]
+    assert main(["predict", "--model", str(cal), "--gpu", "B200", *launch]) == 0
+    text = capsys.readouterr().out
+    assert "80% band" in text and "calibrated on" in text
+    assert main(["predict", "--model", str(cal), "--gpu", "B200", "--interval", "90", "--json", *launch]) == 0
+    band = json.loads(capsys.readouterr().out)["interval"]
+    assert band["band"] == "calibrated" and band["held_out_rows"] == 16
+    assert band["lo_us"] < band["hi_us"]
+    # other GPUs have no band: the base model has none
+    assert main(["predict", "--model", str(cal), "--gpu", "H100", "--interval", "80", *launch]) == 0
+    res = capsys.readouterr()
+    assert "band" not in res.out and "no error band for this launch" in res.err
 
 
 def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
