@@ -10,6 +10,7 @@ Use from Python (latencies in microseconds)::
 
     pw.predict({"family": "gemm", "dtype": "bfloat16", "m": 8192, "n": 8192, "k": 8192}, gpu="B300")
     pw.explain({"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096}, gpu="H100")
+    pw.compare(workload_rows, gpus=["H100", "B200", "B300"]).summary  # which GPU runs a workload fastest
     model = pw.PipeweaveRegressor().fit(pw.load_profiles(families="moe_w13"))
 
 The names below are imported on first use (PEP 562), so ``import pipeweave`` stays fast and does
@@ -36,6 +37,8 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "predict": "pipeweave.api",
     "predict_frame": "pipeweave.api",
+    "compare": "pipeweave.api",
+    "plot_comparison": "pipeweave.api",
     "load_model": "pipeweave.api",
     "featurize": "pipeweave.api",
     "explain": "pipeweave.api",

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._compare import COUNT_COLUMN, Comparison, compare, plot_comparison
 from ._errors import DataError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,6 +46,10 @@ __all__ = [
     "list_gpus",
     "diagnose",
     "as_launch_frame",
+    "compare",
+    "Comparison",
+    "plot_comparison",
+    "COUNT_COLUMN",
 ]
 
 _MODEL_CACHE: dict[str, Any] = {}

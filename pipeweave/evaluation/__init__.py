@@ -22,6 +22,7 @@ from ._goals import ACCURACY_GOALS, goal_status
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
 from ._plots import (
     GENERATION_ORDER,
+    new_axes,
     order_generations,
     plot_data_error_cdf,
     plot_data_mape_by_generation,
@@ -117,6 +118,7 @@ __all__ = [
     "write_report",
     # plots
     "GENERATION_ORDER",
+    "new_axes",
     "order_generations",
     "plot_data_scatter",
     "plot_data_mape_by_generation",

@@ -1,0 +1,201 @@
+"""`pipeweave compare`: one workload predicted on several GPUs, totals side by side (picking hardware)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ._common import add_data_argument, add_launch_arguments, print_json
+
+COMMAND = "compare"
+HELP = "predict a workload (launches x counts) on several GPUs and compare the totals, with error bands"
+DESCRIPTION = (
+    HELP
+    + """
+
+The workload is --input, a CSV of launch rows as `pipeweave predict --input` takes them (no gpu
+column needed; one is replaced by each GPU) with an optional `count` column: how many times the
+launch runs per step (a decode step, a layer; default 1). Or one launch from the launch flags.
+Every launch is predicted on every GPU; a GPU's total is sum(count x latency) over the launches
+predicted on every GPU, so the totals compare the same work. A launch that cannot be predicted on
+some GPU (outside the valid domain there) is reported as `row N on GPU: reason` and left out of all
+totals.
+
+Error band of a total: the launches' bands (`predict --interval`) added end to end, exact when the
+launches' errors move together (a GPU-level bias, the largest part on an unseen GPU) and an upper
+estimate otherwise. `~best` marks a GPU whose band overlaps the fastest GPU's: the model cannot tell
+them apart at that coverage. The `band` column says where each GPU's bands come from: `seen` (a
+GPU the model was trained on), `sibling` (a new GPU of a measured generation), `unseen` (a new
+generation), `calibrated` (a GPU calibrated with measured launches).
+
+exit status:
+  0  every launch predicted on every GPU
+  1  some launches not predicted on some GPU (reported on stderr); the totals leave them out
+  2  no launch predicted on every GPU, or a usage / input error
+
+examples:
+  pipeweave compare --gpus H100 H200 B200 B300 --input decode_step.csv
+  pipeweave compare --gpus H100 B300 L40S --family gemm --m 16 --n 4096 --k 4096
+  pipeweave compare --gpus A100 H100 my_gpu.toml --input layer.csv --baseline A100 --plot cmp.png --output per_launch.csv
+"""
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--gpus",
+        nargs="+",
+        required=True,
+        metavar="NAME_OR_SPEC",
+        help="GPUs to compare: catalog names or aliases (see `pipeweave gpus`) or spec files (.toml/.json)",
+    )
+    p.add_argument("--input", metavar="CSV", help="the workload: launch rows, optional `count` column")
+    p.add_argument("--baseline", metavar="NAME", help="GPU the speedups are relative to (default: the first of --gpus)")
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=80.0,
+        metavar="P",
+        help="coverage of the error bands: 50, 80 (default) or 90 (%%); 0 = no bands (a model without bands)",
+    )
+    p.add_argument("--model", metavar="PATH", help="model file (default: models/pipeweave_default.ubj)")
+    p.add_argument("--output", metavar="CSV", help="also write the per-launch predictions (one row per launch and GPU)")
+    p.add_argument("--plot", metavar="PNG", help="also draw the totals with their bands")
+    p.add_argument("--json", action="store_true", help="print the summary and the per-family split as JSON")
+    add_launch_arguments(p)
+    add_data_argument(p)
+
+
+def _workload(args: argparse.Namespace):  # noqa: ANN202
+    """The workload rows: --input, or one launch from the launch flags (validated per GPU later)."""
+    import pandas as pd
+
+    from .._errors import DataError
+    from ._common import launch_frame
+    from ._predict import _launch_flags
+
+    given = [f for f, (c, _, _) in _launch_flags().items() if getattr(args, c, None) is not None]
+    if args.input:
+        if given:
+            raise DataError(
+                f"launch flags {given} cannot be combined with --input {args.input!r}",
+                hint="put the launch in the CSV, or drop --input to compare one launch from flags",
+            )
+        from .._io import read_csv_checked
+
+        return read_csv_checked(args.input, "--input")
+    if not args.family:
+        raise DataError(
+            "give --input CSV (a workload) or one launch's flags", hint="e.g. --family gemm --m 16 --n 4096 --k 4096"
+        )
+    from ..hardware import get_gpu
+
+    row = launch_frame(args, get_gpu(args.gpus[0]))  # the flags' row (defaults filled like predict's)
+    return pd.DataFrame(row.drop(columns=["gpu", "generation"]))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.3f}" if x < 100 else f"{x:,.1f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    import math
+
+    from .._errors import DataError
+    from .._io import check_writable
+    from ..api import compare, plot_comparison
+
+    for path, what in ((args.output, "--output"), (args.plot, "--plot")):
+        if path:
+            if args.input and os.path.exists(path) and os.path.samefile(args.input, path):
+                raise DataError(
+                    f"{what} {path!r} is the --input file; pipeweave never overwrites its input", hint="write elsewhere"
+                )
+            check_writable(path, what)
+    if args.plot and not args.plot.lower().endswith(".png"):
+        raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot compare.png")
+    if args.interval not in (0, 50, 80, 90):
+        raise DataError(
+            f"--interval must be 50, 80 or 90 (or 0 for none), got {args.interval:g}", hint="e.g. --interval 80"
+        )
+    coverage = None if args.interval == 0 else args.interval / 100.0
+    if coverage is not None:
+        from ..model import has_error_bands
+
+        if not has_error_bands(args.model):
+            raise DataError(
+                f"--interval {args.interval:g}: the model {args.model or 'models/pipeweave_default.ubj'!r} has no "
+                "error bands",
+                hint="pass --interval 0 to compare without bands, or retrain with `pipeweave train --error-bands`",
+            )
+    res = compare(
+        _workload(args), args.gpus, model=args.model, data=args.data, interval=coverage, baseline=args.baseline
+    )
+    per = res.per_launch
+    bad = per[per["problem"] != ""]
+    for row, gpu, problem in zip(bad["row"], bad["gpu"], bad["problem"]):
+        print(f"row {row} on {gpu}: not predicted: {problem}", file=sys.stderr)
+    if args.output:
+        from .._io import atomic_write
+
+        atomic_write(args.output, lambda p: per.to_csv(p, index=False, float_format="%.6g", lineterminator="\n"))
+    if args.plot:
+        from .._io import save_figure_png
+
+        save_figure_png(plot_comparison(res.summary, baseline=res.baseline).figure, args.plot, dpi=110)
+    s = res.summary
+    if args.json:
+        print_json(
+            {
+                "baseline": res.baseline,
+                "coverage": res.coverage,
+                "launches": res.launches,
+                "launches_in_totals": res.common_launches,
+                "gpus": [
+                    {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
+                    for rec in s.astype(object).where(s.notna(), None).to_dict("records")
+                ],
+                "by_family": res.by_family.to_dict("records"),
+            }
+        )
+    else:
+        counted = bool((per["count"] != 1).any())
+        runs = float(per.loc[per["gpu"] == res.baseline, "count"].sum())
+        what = f"{res.launches} launch{'es' if res.launches != 1 else ''}" + (
+            f", {runs:,.6g} runs per step (count column)" if counted else ""
+        )
+        band_txt = f"; {res.coverage:.0%} error bands" if res.coverage else ""
+        print(
+            f"workload: {what}; totals over the {res.common_launches} launch"
+            f"{'es' if res.common_launches != 1 else ''} predicted on every GPU{band_txt}"
+        )
+        head = f"  {'gpu':<16}{'generation':<11}{'total us':>12}"
+        if res.coverage:
+            head += f"  {'band us':>23}"
+        head += f"  {'vs ' + res.baseline:>14}  {'band':<14}top family"
+        print(head)
+        overlaps = s["overlaps_best"].fillna(False).astype(bool).tolist()
+        for i, (rec, ov) in enumerate(zip(s.to_dict("records"), overlaps)):
+            line = f"  {rec['gpu']:<16}{rec['generation']:<11}{_fmt(rec['total_us']):>12}"
+            if res.coverage:
+                lo, hi = float(rec["total_lo_us"]), float(rec["total_hi_us"])
+                cell = "-" if math.isnan(lo) else f"{_fmt(lo)} - {_fmt(hi)}"
+                line += f"  {cell:>23}"
+            where = (str(rec["bands"]) or "-") + (" ~best" if ov and i > 0 else "")
+            line += f"  {float(rec['speedup_vs_baseline']):>13.2f}x  {where:<14}{rec['top_family']} {rec['top_family_share']:.0%}"
+            print(line)
+        close = [g for i, (g, o) in enumerate(zip(s["gpu"], overlaps)) if i > 0 and o]
+        if close:
+            print(
+                f"note: the bands of {', '.join(close)} overlap the fastest GPU's ({s['gpu'].iloc[0]}): within the "
+                "model's error of it at this coverage"
+            )
+    if len(bad):
+        print(
+            f"{len(bad)} launch predictions not made ({bad['row'].nunique()} of {res.launches} launches); the totals "
+            "leave those launches out on every GPU",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
