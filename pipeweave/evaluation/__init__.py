@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from ._anatomy import ANATOMY_FAMILIES, run_anatomy
 from ._bands import BAND_ROWS_PER_GROUP, estimate_error_bands
-from ._few_shot import BAND_SHOTS, DEFAULT_SHOTS, band_coverage_fold, calibrated_band_coverage, run_few_shot
+from ._few_shot import (
+    BAND_SHOTS,
+    DEFAULT_SHOTS,
+    WORKLOAD_SIZES,
+    band_coverage_fold,
+    calibrated_band_coverage,
+    run_few_shot,
+    workload_band_coverage,
+    workload_band_rows,
+)
 from ._goals import ACCURACY_GOALS, goal_status
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
 from ._plots import (
@@ -88,6 +97,10 @@ __all__ = [
     "calibrated_band_coverage",
     "band_coverage_fold",
     "BAND_SHOTS",
+    # does a workload total's band (pipeweave compare) hold on unseen generations
+    "workload_band_coverage",
+    "workload_band_rows",
+    "WORKLOAD_SIZES",
     # protocols
     "Method",
     "PROTOCOLS",

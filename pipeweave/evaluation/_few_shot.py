@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,9 @@ __all__ = [
     "BAND_SHOTS",
     "calibrated_band_coverage",
     "band_coverage_fold",
+    "WORKLOAD_SIZES",
+    "workload_band_coverage",
+    "workload_band_rows",
     "few_shot_fold",
     "merge_few_shot_reports",
     "plot_data_few_shot",
@@ -544,6 +547,140 @@ def calibrated_band_coverage(
                 bar.update()
         finally:
             bar.close()
+    return pd.DataFrame(out)
+
+
+#: workload sizes (launches per workload) of :func:`workload_band_coverage`
+WORKLOAD_SIZES: tuple[int, ...] = (1, 5, 20, 100)
+
+
+def workload_band_rows(
+    held: Mapping[tuple[str, str], tuple[np.ndarray, np.ndarray]],
+    sizes: Sequence[int],
+    levels: Sequence[float],
+    *,
+    n_workloads: int,
+    max_count: int,
+    rng: np.random.Generator,
+    label: str = "",
+) -> list[dict[str, Any]]:
+    """The scoring of :func:`workload_band_coverage` on given held-out predictions.
+
+    ``held``: ``(generation, gpu) -> (measured us, predicted us)`` of each GPU's launches, predicted by a model
+    that did not train on that generation; ``levels``: the two quantile levels of the band. The band of a
+    generation comes from the other generations' ratios only (each generation weighing the same).
+    """
+    from ..model import weighted_quantiles
+
+    out: list[dict[str, Any]] = []
+    for g in dict.fromkeys(gg for gg, _ in held):
+        other = [(gg, lat, p) for (gg, _), (lat, p) in held.items() if gg != g]
+        if not other:
+            raise DataError(
+                f"generation {g!r} has no other generation to take its band from",
+                hint="score at least two generations",
+            )
+        gen_rows = pd.Series([len(lat) for _, lat, _ in other]).groupby([gg for gg, _, _ in other]).sum()
+        r = np.concatenate([np.log(lat / p) for _, lat, p in other])
+        w = np.concatenate(
+            [np.full(len(lat), 1.0 / gen_rows[gg]) for gg, lat, _ in other]
+        )  # generations weigh the same
+        q_lo, q_hi = np.exp(weighted_quantiles(r, w, levels))
+        for (gg, gpu), (lat, pred) in held.items():
+            if gg != g:
+                continue
+            for k in sizes:
+                idx = rng.integers(0, len(lat), size=(n_workloads, k))
+                cnt = rng.integers(1, max_count + 1, size=(n_workloads, k))
+                tm, tp = (lat[idx] * cnt).sum(1), (pred[idx] * cnt).sum(1)
+                out.append(
+                    {
+                        "family": label,
+                        "generation": g,
+                        "gpu": gpu,
+                        "launches": k,
+                        "inside": float(np.mean((tm >= tp * q_lo) & (tm <= tp * q_hi)) * 100),
+                        "mape": float(np.mean(ape(tp, tm))),
+                        "band_lo": float(q_lo),
+                        "band_hi": float(q_hi),
+                    }
+                )
+    return out
+
+
+def workload_band_coverage(
+    *,
+    families: Sequence[str] | None = None,
+    sizes: Sequence[int] = WORKLOAD_SIZES,
+    n_workloads: int = 2000,
+    max_count: int = 64,
+    coverage: float = 0.8,
+    data: str | os.PathLike[str] | None = None,
+    max_train_rows_per_gpu: int | None = 4_000,
+    n_estimators: int | None = 200,
+    seed: int = 0,
+    progress: bool = True,
+    cache_dir: str | Path | None = None,
+) -> pd.DataFrame:
+    """Does the band of a workload's total (``pipeweave compare``: the launches' bands added end to end) hold?
+
+    On every leave-one-generation-out fold, the zero-shot model (:func:`run_few_shot`'s) predicts the held-out
+    generation's measured launches, and the band is the one a new generation gets
+    (:func:`pipeweave.model.weighted_quantiles` of the other generations' held-out ``measured / predicted``,
+    each generation weighing the same; the held-out one is not used). For each held-out GPU,
+    ``n_workloads`` random workloads of ``k`` launches (drawn from its measured launches, each with a random
+    count 1..``max_count``) are scored: the share (%) whose measured total ``sum(count x latency)`` lies inside
+    ``[sum(count x pred x q_lo), sum(count x pred x q_hi)]``, and the MAPE (%) of the predicted total.
+    ``k = 1`` is the single-launch band. Returns one row per family, held-out generation, GPU and ``k``
+    (columns ``family, generation, gpu, launches, inside, mape, band_lo, band_hi``).
+    """
+    from tqdm.auto import tqdm
+
+    from ..model import BAND_LEVELS, check_coverage
+    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame
+
+    c = check_coverage(coverage)
+    levels = [
+        BAND_LEVELS[BAND_LEVELS.index(round((1 - c) / 2, 6))],
+        BAND_LEVELS[BAND_LEVELS.index(round((1 + c) / 2, 6))],
+    ]
+    sizes = sorted({int(k) for k in sizes})
+    if not sizes or sizes[0] < 1 or n_workloads < 1 or max_count < 1:
+        raise DataError(
+            f"sizes must be integers >= 1 and n_workloads, max_count >= 1, got {sizes}, {n_workloads}, {max_count}",
+            hint=f"e.g. sizes={WORKLOAD_SIZES}",
+        )
+    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
+    bad = [f for f in labels if f not in EVAL_FAMILIES]
+    if bad:
+        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    frame, _drops, _fp = load_eval_frame(data, labels_to_load(labels))
+    has_sass = any(col.startswith("sass_") for col in frame.columns)
+    rng = np.random.default_rng(seed)
+    out: list[dict[str, Any]] = []
+    for label in labels:
+        sub = frame[frame["eval_family"] == label].reset_index(drop=True)
+        if sub.empty:
+            continue
+        est = _zero_shot_estimator(label, frame, has_sass, max_train_rows_per_gpu, n_estimators)
+        gens = order_generations(sub["generation"].astype(str))
+        models = _BaseModels(
+            sub, est, None, _cache_path(cache_dir, sub, label, max_train_rows_per_gpu, n_estimators, est)
+        )
+        gen, gpu_col = sub["generation"].astype(str), sub["gpu"].astype(str)
+        held: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        bar = tqdm(total=len(gens), desc=f"workload bands {label}", unit="fold", disable=None if progress else True)
+        try:
+            for g in gens:
+                for gpu in sorted(set(gpu_col[gen == g])):
+                    case = _GPUCase(sub[gpu_col == gpu], (), seed)
+                    held[(g, gpu)] = (case.lat, models.predict(frozenset({g}), case, gpu))
+                bar.update()
+        finally:
+            bar.close()
+        out += workload_band_rows(
+            held, sizes, levels, n_workloads=n_workloads, max_count=max_count, rng=rng, label=label
+        )
     return pd.DataFrame(out)
 
 

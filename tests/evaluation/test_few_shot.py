@@ -206,3 +206,30 @@ def test_band_coverage_fold_contract(frame):
         assert r["mape"] == pytest.approx(float(np.mean(case.errors(base, r["shots"], default))))
     with pytest.raises(DataError, match=">= 16"):
         calibrated_band_coverage(families=["gemm_bf16"], shots=(8, 32))
+
+
+def test_workload_band_rows_take_the_band_from_other_generations():
+    """Hand-made held-out predictions (not data): the band is built without the scored generation."""
+    from pipeweave import DataError
+    from pipeweave.evaluation import workload_band_rows
+
+    rng = np.random.default_rng(0)
+    exact = np.full(50, 10.0)
+    spread = 10.0 * np.exp(rng.normal(0, 0.2, 50))
+    held = {
+        ("ampere", "A"): (spread, exact.copy()),  # ratios spread around 1
+        ("hopper", "H"): (exact * 2.0, exact.copy()),  # every launch 2x slower than predicted: a level miss
+    }
+    rows = workload_band_rows(held, (1, 20), (0.1, 0.9), n_workloads=200, max_count=8, rng=np.random.default_rng(1))
+    by = {(r["gpu"], r["launches"]): r for r in rows}
+    # hopper's band comes from ampere's ratios alone: about exp(+-1.28 x 0.2); its 2x level is outside
+    assert by[("H", 1)]["band_hi"] < 1.6 and by[("H", 1)]["inside"] == 0.0 and by[("H", 20)]["inside"] == 0.0
+    assert by[("H", 20)]["mape"] == pytest.approx(50.0)  # predicted total = half the measured one
+    # ampere's band is hopper's single ratio (2.0): no spread, so nothing of ampere's lies inside it
+    assert by[("A", 1)]["band_lo"] == pytest.approx(2.0) and by[("A", 1)]["inside"] == 0.0
+    # changing the scored generation's own ratios leaves its band unchanged (no leak)
+    held2 = {**held, ("hopper", "H"): (exact * 3.0, exact.copy())}
+    rows2 = workload_band_rows(held2, (1,), (0.1, 0.9), n_workloads=10, max_count=8, rng=np.random.default_rng(1))
+    assert [r["band_hi"] for r in rows2 if r["gpu"] == "H"] == [by[("H", 1)]["band_hi"]]
+    with pytest.raises(DataError, match="no other generation"):
+        workload_band_rows(dict(list(held.items())[:1]), (1,), (0.1, 0.9), n_workloads=5, max_count=2, rng=rng)
