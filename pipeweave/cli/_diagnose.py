@@ -42,6 +42,7 @@ examples:
       --grid 'cdiv(n, BLOCK)' --measured-us 70 --search
   pipeweave diagnose --rebuild-models --models /tmp/pw_models   # retrain the diagnose models (~5 min)
   pipeweave diagnose --rebuild-models --force   # refresh the committed models/diagnose_*.ubj on purpose
+  pipeweave diagnose --rebuild-models --profiles my_sweeps.csv --models /tmp/my_models   # + your tile sweeps
 
 The ranked list is one order: the ranker's shortlist plus the given config, sorted by predicted latency;
 speedup = given / candidate. A measurement below the analytical lower bound is flagged (wrong units or
@@ -79,6 +80,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--rebuild-models: write into a folder that holds committed model files (default: refuse)",
     )
+    p.add_argument(
+        "--profiles",
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="--rebuild-models: your own canonical profile files (see `pipeweave profiles -h`): moe_w13 tile sweeps "
+        "(e.g. an imported Triton autotune cache) and default-config launches, added to the shared measurements",
+    )
+    p.add_argument("--no-shared", action="store_true", help="--rebuild-models: train on the --profiles rows only")
 
 
 def add_kernel_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
@@ -169,10 +179,30 @@ def run(args: argparse.Namespace) -> int:
                 hint="pass --models /tmp/<folder>, or --force to refresh the committed models on purpose",
             ) from None
 
-        paths = build_models(args.data, args.models, progress=not args.json)
+        rows, files = None, None
+        if args.profiles:
+            from ..profiles import file_record, read_profiles
+
+            rows = read_profiles(args.profiles)
+            files = [file_record(f, len(read_profiles(f))) for f in args.profiles]
+        elif args.no_shared:
+            raise DataError("--no-shared needs --profiles FILE...", hint="give your profile files, or drop --no-shared")
+        paths = build_models(
+            args.data,
+            args.models,
+            profiles=rows,
+            profile_files=files,
+            shared=not args.no_shared,
+            progress=not args.json,
+        )
         if args.json:
             print_json({k: str(v) for k, v in paths.items()})
         return 0
+    if args.profiles or args.no_shared:
+        raise DataError(
+            "--profiles / --no-shared train the diagnose models: they need --rebuild-models",
+            hint="e.g. pipeweave diagnose --rebuild-models --profiles my_sweeps.csv --models /tmp/my_models",
+        )
     if not args.gpu:
         raise DataError("pipeweave diagnose needs --gpu", hint="e.g. --gpu H100 (see `pipeweave gpus`)")
     if args.measured_us is not None and not (math.isfinite(args.measured_us) and args.measured_us > 0):

@@ -23,7 +23,16 @@ import types
 
 from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, best_per_shape, fit_latency_model
 from ._diagnose import TUNABLE_FAMILIES, DiagnoseModels, check_invariants, diagnose, headroom_verdict
-from ._dse import METHODS, DseFold, dse_folds, fold_training_frames, run_dse_protocol, split_dse_profiles
+from ._dse import (
+    METHODS,
+    USER_SWEEP_DATASET,
+    DseFold,
+    dse_folds,
+    fold_training_frames,
+    run_dse_protocol,
+    split_dse_profiles,
+    user_dse_rows,
+)
 from ._features import RANKER_FEATURES, candidate_features
 from ._gpus import gpu_distance, nearest_gpus
 from ._kernel import diagnose_kernel, eval_launch_expr, fill_block_constants, split_signature_shapes
@@ -52,6 +61,8 @@ __all__ = [
     "DseFold",
     "fold_training_frames",
     "split_dse_profiles",
+    "user_dse_rows",
+    "USER_SWEEP_DATASET",
     "candidate_features",
     "best_per_shape",
     "fit_latency_model",

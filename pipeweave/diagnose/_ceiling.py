@@ -95,14 +95,21 @@ class CeilingModel:
             raise NotFittedError("this CeilingModel is not fitted yet; call fit(sweeps) or CeilingModel.load()")
         return self.regressor_.predict(rows)
 
-    def save(self, path: str | os.PathLike[str] = DEFAULT_CEILING_PATH, *, data_fingerprint: str = "") -> Path:
+    def save(
+        self,
+        path: str | os.PathLike[str] = DEFAULT_CEILING_PATH,
+        *,
+        data_fingerprint: str = "",
+        extra: dict | None = None,
+    ) -> Path:
+        """Write the ceiling's regressor as a stamped model file (``extra``: more stamp fields)."""
         from ..model import save_model
 
         return save_model(
             self.regressor_,
             path,
             data_fingerprint=data_fingerprint,
-            extra={"diagnose_role": "ceiling", "n_shapes": getattr(self, "n_shapes_", 0)},
+            extra={"diagnose_role": "ceiling", "n_shapes": getattr(self, "n_shapes_", 0), **(extra or {})},
         )
 
     @classmethod

@@ -47,6 +47,8 @@ __all__ = [
     "dse_folds",
     "DseFold",
     "split_dse_profiles",
+    "user_dse_rows",
+    "USER_SWEEP_DATASET",
     "fold_training_frames",
     "candidate_labels",
     "sample_training_rows",
@@ -102,6 +104,49 @@ def split_dse_profiles(profiles: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
             raise DataError(f"sweep rows lack the membership flag {flag!r}", hint="update pipeweave.sources")
         sweeps[flag] = sweeps[flag].fillna(False).astype(bool)
     return sweeps, defaults
+
+
+#: ``dataset`` of the sweep rows made from a user's own tile sweeps (:func:`user_dse_rows`)
+USER_SWEEP_DATASET: str = "moe_dse_user"
+
+
+def user_dse_rows(profiles: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """(sweep rows, default-config rows, rows of other families) from a user's canonical ``moe_w13`` rows.
+
+    The shared sweeps keep only each shape's near-best configs with file-membership flags (within 1% of the
+    fastest: ``in_dse_99``; within 0.5%: ``in_dse_99_5``; the 3 fastest: ``in_dse_top3``). A user's full tile
+    sweep (e.g. a Triton autotune cache, ``pipeweave profiles import --from triton-autotune``) is reduced the
+    same way: rows that name a tile config are grouped by (GPU, shape), the flags are set from each group's
+    fastest latency, and the rows in none of the three sets are dropped (``dataset`` :data:`USER_SWEEP_DATASET`).
+    Rows without a tile config are default-config launches (``dataset`` ``moe_w13``). Blank optional columns
+    take the launch defaults. Raises :class:`DataError` when a row lacks ``latency_us``.
+    """
+    from ..frontend import fill_launch_defaults
+
+    fam = profiles["family"].astype(str) if "family" in profiles.columns else pd.Series("", index=profiles.index)
+    rows = fill_launch_defaults(profiles[fam == "moe_w13"].reset_index(drop=True))
+    other = int((fam != "moe_w13").sum())
+    if "latency_us" not in rows.columns or rows["latency_us"].isna().any():
+        raise DataError(
+            "every moe_w13 profile row needs a measured latency_us", hint="read the files with pipeweave.profiles"
+        )
+    has_tile = rows["block_m"].notna().to_numpy() if "block_m" in rows.columns else np.zeros(len(rows), dtype=bool)
+    defaults = rows[~has_tile].assign(dataset="moe_w13").reset_index(drop=True)
+    sw = rows[has_tile].reset_index(drop=True)
+    if sw.empty:
+        return sw.assign(dataset=USER_SWEEP_DATASET), defaults, other
+    keys = ["gpu", *[c for c in DSE_SHAPE_COLUMNS if c in sw.columns]]
+    lat = sw["latency_us"].astype(float)
+    best = lat.groupby([sw[k] for k in keys]).transform("min")
+    rank = lat.groupby([sw[k] for k in keys]).rank(method="first")
+    sw = sw.assign(
+        dataset=USER_SWEEP_DATASET,
+        in_dse_99=(lat <= best * 1.01).to_numpy(),  # within 1% of the fastest config of its shape
+        in_dse_99_5=(lat <= best * 1.005).to_numpy(),  # within 0.5%
+        in_dse_top3=(rank <= 3).to_numpy(),  # the 3 fastest
+    )
+    keep = sw["in_dse_99"] | sw["in_dse_99_5"] | sw["in_dse_top3"]
+    return sw[keep].reset_index(drop=True), defaults, other
 
 
 def dse_folds(sweeps: pd.DataFrame) -> list[DseFold]:

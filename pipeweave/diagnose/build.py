@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._errors import DataError
+
 __all__ = ["build_models", "main"]
 
 
@@ -27,11 +29,20 @@ def build_models(
     data: str | os.PathLike[str] | None = None,
     out_dir: str | os.PathLike[str] | None = None,
     *,
+    profiles: pd.DataFrame | None = None,
+    profile_files: list[dict] | None = None,
+    shared: bool = True,
     seed: int = 0,
     n_jobs: int = 2,
     progress: bool = True,
 ) -> dict[str, Path]:
-    """Train and write the three diagnose models; returns their paths."""
+    """Train and write the three diagnose models; returns their paths.
+
+    ``profiles``: a user's canonical rows (``pipeweave.profiles.read_profiles``) added to the shared
+    measurements (``shared=False``: instead of them); their ``moe_w13`` tile sweeps and default-config
+    launches are used (:func:`~pipeweave.diagnose.user_dse_rows`), other families are skipped.
+    ``profile_files``: what each file was (``pipeweave.profiles.file_record``), recorded in the stamps.
+    """
     from ..sources import data_fingerprint, load_profiles
     from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, fit_latency_model
     from ._dse import (
@@ -52,10 +63,23 @@ def build_models(
 
     t0 = time.perf_counter()
     out = Path(out_dir) if out_dir is not None else DEFAULT_RANKER_PATH.parent
-    profiles = load_profiles(data, sources="pipeweave", families="moe_w13")
-    sweeps, defaults = split_dse_profiles(profiles)
+    from ._dse import user_dse_rows
+
+    if not shared and profiles is None:
+        raise DataError("nothing to train on: shared=False and no profiles", hint="pass profiles, or shared=True")
+    parts = [load_profiles(data, sources="pipeweave", families="moe_w13")] if shared else []
+    if profiles is not None:
+        user_sweeps, user_defaults, skipped = user_dse_rows(profiles)
+        other = f" ({skipped} row{'s' if skipped != 1 else ''} of other families skipped: the models are moe_w13's)"
+        log(
+            f"your profiles: {len(user_sweeps)} near-best tile-sweep rows, {len(user_defaults)} default-config rows"
+            + (other if skipped else "")
+        )
+        parts += [user_sweeps, user_defaults]
+    sweeps, defaults = split_dse_profiles(pd.concat(parts, ignore_index=True))
     fp = data_fingerprint(pd.concat([sweeps, defaults], ignore_index=True))
     rng = np.random.default_rng(seed)
+    stamp_extra = {"profiles": list(profile_files or []), "shared_data": shared}
     vocab = config_vocabulary(sweeps)
     vkeys = config_key(vocab)
     X, y, q = [], [], []
@@ -82,18 +106,19 @@ def build_models(
                 "data_fingerprint": fp,
                 "diagnose_role": "ranker",
                 "negatives_per_query": NEGATIVES_PER_QUERY,
+                **stamp_extra,
             },
         )
     }
     log(f"ranker: {ranker.n_train_rows_} rows, {ranker.n_queries_} queries, {len(vocab)} configs -> {paths['ranker']}")
     ceiling = CeilingModel(n_jobs=n_jobs, random_state=seed).fit(sweeps)
-    paths["ceiling"] = ceiling.save(out / DEFAULT_CEILING_PATH.name, data_fingerprint=fp)
+    paths["ceiling"] = ceiling.save(out / DEFAULT_CEILING_PATH.name, data_fingerprint=fp, extra=stamp_extra)
     log(f"ceiling: {ceiling.n_shapes_} shapes -> {paths['ceiling']}")
     from ..model import save_model
 
     latency = fit_latency_model(defaults, sweeps, n_jobs=n_jobs, random_state=seed)
     paths["latency"] = save_model(
-        latency, out / DEFAULT_LATENCY_PATH.name, data_fingerprint=fp, extra={"diagnose_role": "latency"}
+        latency, out / DEFAULT_LATENCY_PATH.name, data_fingerprint=fp, extra={"diagnose_role": "latency", **stamp_extra}
     )
     log(f"latency: {latency.n_train_rows_} rows -> {paths['latency']}  ({time.perf_counter() - t0:.0f} s)")
     return paths

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
+from pipeweave import DataError
 from pipeweave.cli.main import main
 
 LAUNCH = [
@@ -192,3 +194,56 @@ def test_rebuild_models_refuses_the_committed_models_without_force(capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "committed model file" in err and "--force" in err and "Traceback" not in err
     assert {p.name: p.stat().st_mtime_ns for p in MODELS_DIR.glob("diagnose_*.ubj")} == before
+
+
+def _user_sweep_rows():
+    """Hand-made moe_w13 launches with made-up latencies (not data): one shape swept over five configs,
+    its default-config launch, and a row of another family."""
+    cfgs = [(64, 64, 64, 8, 4, 3), (128, 128, 64, 8, 8, 3), (128, 64, 64, 16, 4, 4), (64, 128, 64, 1, 4, 3)]
+    cfgs.append((32, 64, 64, 8, 4, 4))
+    shape = dict(gpu="H100", family="moe_w13", dtype="bfloat16", num_tokens=512, num_experts=64, topk=8)
+    shape |= dict(hidden_size=3584, inter_size=2560)
+    cols = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+    rows = [{**shape, **dict(zip(cols, c)), "latency_us": t} for c, t in zip(cfgs, [900.0, 903.5, 908.0, 920.0, 990.0])]
+    rows.append({**shape, "latency_us": 1000.0})  # the kernel's own config
+    rows.append(dict(gpu="H100", family="gemm", dtype="bfloat16", m=64, n=64, k=64, latency_us=5.0))
+    return pd.DataFrame(rows)
+
+
+def test_user_dse_rows_flags_near_best_configs():
+    from pipeweave.diagnose import USER_SWEEP_DATASET, user_dse_rows
+
+    sweeps, defaults, other = user_dse_rows(_user_sweep_rows())
+    assert other == 1 and len(defaults) == 1 and defaults["dataset"].tolist() == ["moe_w13"]
+    # 900 (fastest), 903.5 (within 0.5%) and 908 (within 1%, third fastest) are kept; 920 and 990 are outside 1%
+    # and not among the 3 fastest
+    assert sweeps["latency_us"].tolist() == [900.0, 903.5, 908.0]
+    assert sweeps["in_dse_99_5"].tolist() == [True, True, False]
+    assert sweeps["in_dse_99"].tolist() == [True, True, True]
+    assert sweeps["in_dse_top3"].tolist() == [True, True, True]
+    assert set(sweeps["dataset"]) == {USER_SWEEP_DATASET}
+    with pytest.raises(DataError, match="latency_us"):
+        user_dse_rows(_user_sweep_rows().drop(columns="latency_us"))
+
+
+def test_rebuild_models_from_your_profiles(tmp_path, capsys):
+    from pipeweave.model import read_stamp
+
+    prof = tmp_path / "sweeps.csv"
+    _user_sweep_rows().to_csv(prof, index=False)
+    models = tmp_path / "models"
+    argv = ["diagnose", "--rebuild-models", "--profiles", str(prof), "--no-shared", "--models", str(models)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "3 near-best tile-sweep rows, 1 default-config rows (1 row of other families skipped" in err
+    for role in ("ranker", "ceiling", "latency"):
+        stamp = read_stamp(models / f"diagnose_{role}.ubj")
+        assert stamp["shared_data"] is False and stamp["profiles"][0]["rows"] == 7, role
+    launch = ["--family", "moe_w13", "--num-tokens", "512", "--num-experts", "64", "--topk", "8"]
+    launch += ["--hidden-size", "3584", "--inter-size", "2560"]
+    assert main(["diagnose", "--models", str(models), "--gpu", "H100", *launch, "--json"]) == 0
+    assert "ceiling_us" in capsys.readouterr().out
+    assert main(["diagnose", "--rebuild-models", "--no-shared", "--models", str(models)]) == 2
+    assert "--no-shared needs --profiles" in capsys.readouterr().err
+    assert main(["diagnose", "--gpu", "H100", *launch, "--profiles", str(prof)]) == 2
+    assert "need --rebuild-models" in capsys.readouterr().err
