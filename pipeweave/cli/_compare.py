@@ -37,7 +37,7 @@ exit status:
   2  no launch predicted on every GPU, or a usage / input error
 
 examples:
-  pipeweave compare --gpus H100 H200 B200 B300 --input decode_step.csv
+  pipeweave compare --gpus H100 H200 B200 B300 --input decode_step.csv --by-family
   pipeweave compare --gpus H100 B300 L40S --family gemm --m 16 --n 4096 --k 4096
   pipeweave compare --gpus A100 H100 my_gpu.toml --input layer.csv --baseline A100 --plot cmp.png --output per_launch.csv
 """
@@ -65,6 +65,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="CSV", help="also write the per-launch predictions (one row per launch and GPU)")
     p.add_argument("--plot", metavar="PNG", help="also draw the totals with their bands")
     p.add_argument("--json", action="store_true", help="print the summary and the per-family split as JSON")
+    p.add_argument(
+        "--by-family", action="store_true", help="also print each GPU's total split by kernel family (us and share)"
+    )
     add_launch_arguments(p)
     add_data_argument(p)
 
@@ -187,6 +190,16 @@ def run(args: argparse.Namespace) -> int:
             where = (str(rec["bands"]) or "-") + (" ~best" if ov and i > 0 else "")
             line += f"  {float(rec['speedup_vs_baseline']):>13.2f}x  {where:<14}{rec['top_family']} {rec['top_family_share']:.0%}"
             print(line)
+        if args.by_family:
+            gpus = list(s["gpu"])
+            fam = res.by_family.pivot(index="family", columns="gpu", values="total_us")[gpus]
+            fam = fam.loc[fam.sum(axis=1).sort_values(ascending=False).index]
+            share = res.by_family.pivot(index="family", columns="gpu", values="share")[gpus].loc[fam.index]
+            names = [str(f) for f in fam.index]
+            width = max(len("by family (us, share)"), *(len(f) for f in names)) + 2
+            print(f"  {'by family (us, share)':<{width}}" + "".join(f"{g:>20}" for g in gpus))
+            for name, tot, sh in zip(names, fam.to_numpy(dtype=float), share.to_numpy(dtype=float)):
+                print(f"  {name:<{width}}" + "".join(f"{_fmt(t) + f' ({x:.0%})':>20}" for t, x in zip(tot, sh)))
         close = [g for i, (g, o) in enumerate(zip(s["gpu"], overlaps)) if i > 0 and o]
         if close:
             print(

@@ -52,6 +52,11 @@ def test_single_launch_json_and_no_bands(capsys):
     assert main(["compare", "--gpus", "H100", "B200", "--interval", "0", *launch]) == 0
     text = capsys.readouterr().out
     assert "error bands" not in text and "band us" not in text
+    assert main(["compare", "--gpus", "H100", "B200", "--by-family", *launch]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.strip().startswith("by family (us, share)"))
+    assert lines[head].split()[-2:] == ["B200", "H100-SXM"] and lines[head + 1].split()[0] == "gemm"
+    assert lines[head + 1].endswith("(100%)")
 
 
 def test_usage_errors_name_the_value(tmp_path, capsys):
