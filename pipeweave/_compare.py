@@ -83,6 +83,10 @@ def _counts(df: pd.DataFrame) -> Any:
             + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""),
             hint=f"fix those cells, or drop the {COUNT_COLUMN!r} column to count every launch once",
         )
+    if not (c > 0).any():
+        raise DataError(
+            f"every {COUNT_COLUMN!r} cell is 0: the workload runs nothing", hint="give at least one launch a count > 0"
+        )
     return c
 
 

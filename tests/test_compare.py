@@ -99,6 +99,8 @@ def test_bad_count_cells_are_named():
         pw.compare(WORKLOAD.assign(count=[1, "x", 2]), GPUS)
     with pytest.raises(DataError, match=r"row 1 \(-1\)"):
         pw.compare(WORKLOAD.assign(count=[-1, 1, 1]), GPUS)
+    with pytest.raises(DataError, match="runs nothing"):
+        pw.compare(WORKLOAD.assign(count=0), GPUS)
 
 
 def test_model_without_bands_needs_interval_none():
