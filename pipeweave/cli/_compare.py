@@ -100,8 +100,9 @@ def _workload(args: argparse.Namespace):  # noqa: ANN202
     return pd.DataFrame(row.drop(columns=["gpu", "generation"]))
 
 
-def _fmt(x: float) -> str:
-    return f"{x:,.3f}" if x < 100 else f"{x:,.1f}"
+def _fmt(x: float, ref: float | None = None) -> str:
+    """Microseconds with 3 decimals below 100 us, else 1 (``ref``: the magnitude that decides, e.g. a band's total)."""
+    return f"{x:,.3f}" if (x if ref is None else ref) < 100 else f"{x:,.1f}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             line = f"  {rec['gpu']:<16}{rec['generation']:<11}{_fmt(rec['total_us']):>12}"
             if res.coverage:
                 lo, hi = float(rec["total_lo_us"]), float(rec["total_hi_us"])
-                cell = "-" if math.isnan(lo) else f"{_fmt(lo)} - {_fmt(hi)}"
+                cell = "-" if math.isnan(lo) else f"{_fmt(lo, rec['total_us'])} - {_fmt(hi, rec['total_us'])}"
                 line += f"  {cell:>23}"
             where = (str(rec["bands"]) or "-") + (" ~best" if ov and i > 0 else "")
             line += f"  {float(rec['speedup_vs_baseline']):>13.2f}x  {where:<14}{rec['top_family']} {rec['top_family_share']:.0%}"
