@@ -126,8 +126,9 @@ def resolve_gpu_arg(value: str):  # noqa: ANN201
 from ..vocab import DEFAULT_SOURCE as _DEFAULT_SOURCE  # noqa: E402,F401  (kept for importers of the old name)
 
 
-def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
-    """One-row canonical profile frame from launch flags (``spec`` is the resolved GPUSpec)."""
+def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> pd.DataFrame:
+    """One-row canonical profile frame from launch flags (``spec`` is the resolved GPUSpec); ``check``: refuse a
+    launch outside the valid domain on ``spec`` (``False``: the caller checks it, e.g. once per GPU)."""
     from ..frontend import LAUNCH_DEFAULTS, get_family, row_problems
 
     if not args.family:
@@ -164,7 +165,7 @@ def launch_frame(args: argparse.Namespace, spec: Any) -> pd.DataFrame:
         raise DataError(f"family {args.family!r} needs {flags}", hint=f"e.g. {' '.join(f + ' 128' for f in flags)}")
     row.update(parse_config(getattr(args, "config", None)))
     frame = pd.DataFrame([row])
-    problem = str(row_problems(frame, {spec.name: spec}).iloc[0])  # the same valid domain as CSV rows
+    problem = str(row_problems(frame, {spec.name: spec}).iloc[0]) if check else ""  # the valid domain of CSV rows
     if problem:
         raise DataError(f"invalid launch: {problem}", hint=flag_hint(problem))
     return frame

@@ -59,6 +59,15 @@ def test_single_launch_json_and_no_bands(capsys):
     assert lines[head + 1].endswith("(100%)")
 
 
+def test_a_flag_launch_is_checked_on_every_gpu(capsys):
+    # 128x256x64, 4 stages: fits an H100's shared memory, not an L40S's; the first GPU named is the L40S
+    launch = ["--family", "gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--config", "128,256,64,8,8,4"]
+    assert main(["compare", "--gpus", "L40S", "H100", *launch]) == 2  # no GPU can be compared on it
+    assert "row 1 on L40S: " in capsys.readouterr().err
+    assert main(["compare", "--gpus", "H100", "H200", *launch]) == 0
+    assert "H200-SXM" in capsys.readouterr().out
+
+
 def test_usage_errors_name_the_value(tmp_path, capsys):
     launch = ["--family", "gemm", "--m", "16", "--n", "16", "--k", "16"]
     cases = [
