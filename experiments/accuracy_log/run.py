@@ -1421,6 +1421,8 @@ NOTES: list[str] = [
     "  trees at 0.05 5.62; min_child_weight 1 5.87. At most 0.24 points of the 0.9-point miss, for a GEMM",
     "  seen booster two to four times larger in a model file of 51 MB; the per-GPU inner MAPE stays 4.1-7.2",
     "  (A100 lowest, L40S highest), the per-shape kernel choice and noise that capacity does not remove.",
+    "  Boosting the seen booster from the hybrid's prediction (XGBoost base_margin: it learns the hybrid's",
+    "  residual; `seen_margin_screen.py`) is no better: 5.88 (5.86 from scratch, the hybrid alone 6.99).",
     "- **Seen-GPU boosters** (issue 17's in-distribution goal; session 14; `seen_gpu_screen.py`, its output",
     "  `seen_gpu_screen.md`). Not a leave-one-generation-out variant: it acts only on GPUs with training rows, so",
     "  the LOGO folds cannot move. On the unseen-shape protocol the hybrid was 7.1 (GEMM) / 8.3 (fused MoE) while a",
