@@ -37,11 +37,11 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     "--moe-ep-size": ("moe_ep_size", int, "MoE expert-parallel size (default 1)"),
     "--distribution": ("distribution", str, "MoE routing: balanced or power_law_<alpha>"),
     "--batch-size": ("batch_size", int, "attention batch"),
-    "--isl": ("isl", int, "attention input sequence length (prefill)"),
+    "--isl": ("isl", int, "prefill: input sequence length (decode: 1, the default; its context length is --step)"),
     "--num-heads": ("num_heads", int, "attention query heads"),
     "--num-kv-heads": ("num_key_value_heads", int, "attention KV heads"),
     "--head-dim": ("head_dim", int, "attention head dimension"),
-    "--step": ("step", int, "decode: KV-cache length"),
+    "--step": ("step", int, "decode: KV-cache length (context tokens); prefill: tokens already in the cache"),
     "--kv-cache-dtype": ("kv_cache_dtype", str, "attention KV-cache dtype (default = --dtype)"),
     # issue 13 families: rmsnorm (--num-tokens --hidden-size), silu_mul (--num-tokens --inter-size =
     # output width), *_fp32 row ops (--num-tokens rows x --hidden-size), gemm_fp32 (--m --n --k

@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         head = f"  {'gpu':<16}{'generation':<11}{'total us':>12}"
         if res.coverage:
             head += f"  {'band us':>23}"
-        head += f"  {'vs ' + res.baseline:>14}  {'band':<14}top family"
+        head += f"  {'vs ' + res.baseline:>14}  {'band':<16}top family"
         print(head)
         overlaps = s["overlaps_best"].fillna(False).astype(bool).tolist()
         for i, (rec, ov) in enumerate(zip(s.to_dict("records"), overlaps)):
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
                 cell = "-" if math.isnan(lo) else f"{_fmt(lo, rec['total_us'])} - {_fmt(hi, rec['total_us'])}"
                 line += f"  {cell:>23}"
             where = (str(rec["bands"]) or "-") + (" ~best" if ov and i > 0 else "")
-            line += f"  {float(rec['speedup_vs_baseline']):>13.2f}x  {where:<14}{rec['top_family']} {rec['top_family_share']:.0%}"
+            line += f"  {float(rec['speedup_vs_baseline']):>13.2f}x  {where:<15} {rec['top_family']} {rec['top_family_share']:.0%}"
             print(line)
         if args.by_family:
             gpus = list(s["gpu"])

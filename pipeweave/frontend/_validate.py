@@ -457,6 +457,19 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         for col in _OPTIONAL_NUMERIC.get(name, ()):
             if col in df.columns:
                 vals[col] = _check_numeric(r, df[col], m & ~_blank(df[col]), col, COLUMN_DOMAINS[col], name)
+        if name == "attention_generation" and "isl" in df.columns:
+            # a decode step adds one token per request: an isl other than 1 is a context length put in the
+            # wrong column (the KV-cache length is `step`), which the front-end would silently ignore
+            isl = pd.to_numeric(df["isl"], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            bad = m & ~_blank(df["isl"]) & np.isfinite(isl) & (isl != 1)
+
+            def isl_msg(i: int, raw: pd.Series = df["isl"]) -> str:
+                return (
+                    f"isl={_shown_at(raw, i)} for attention_generation: a decode step adds 1 token per request "
+                    f"(isl 1 or blank); the KV-cache length is step (e.g. step={_shown_at(raw, i)}, isl=1)"
+                )
+
+            r.add(bad, _per_row(bad & r.ok, isl_msg))
         for needs, rule in FAMILY_RULES.get(name, []):
             if all(c in vals for c in needs):
                 bad, text = rule(vals)
