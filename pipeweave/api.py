@@ -123,8 +123,9 @@ def predict_frame(
 ) -> tuple[pd.Series, pd.Series]:
     """Predict every valid row of ``df``; report the others instead of failing the batch.
 
-    Every row is checked against the valid domain (:func:`pipeweave.frontend.row_problems`); rows
-    with a reason (or a reason already in ``problems``) are not predicted. Absent/blank optional
+    Every row is checked against the valid domain (:func:`pipeweave.frontend.row_problems`) and against the
+    families the model was trained on (``model.families_``); rows with a reason (or a reason already in
+    ``problems``) are not predicted. Absent/blank optional
     columns take :data:`pipeweave.frontend.LAUNCH_DEFAULTS`, a blank ``source`` the family's default
     (:data:`pipeweave.vocab.DEFAULT_SOURCE`); columns pipeweave computes itself (``t_env_us`` ...)
     are ignored for featurization.
@@ -157,6 +158,16 @@ def predict_frame(
     work = df.drop(columns=[c for c in DERIVED_COLUMNS if c in df.columns])
     work = fill_launch_defaults(work)
     found = row_problems(work, dict(gpus) if gpus else None)
+    known = getattr(model, "families_", None)
+    if known and "family" in work.columns:  # a family the model never trained on: no prediction, say so
+        fam_all = work["family"].astype(str)
+        unknown = (found == "") & ~fam_all.isin(list(known))
+        if unknown.any():
+            found = found.where(
+                ~unknown,
+                "the model was not trained on family '" + fam_all + f"' (it knows {sorted(known)}): retrain with "
+                "rows of that family, or use the shipped model",
+            )
     if problems is not None:
         found = problems.where(problems != "", found)
     ok = (found == "").to_numpy()

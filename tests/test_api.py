@@ -157,3 +157,18 @@ def test_use_from_python_example(capsys):
     exec(compile(code, "<README: Use from Python>", "exec"), {})
     out = capsys.readouterr().out
     assert "latency_us_pred" in out and "H100-SXM" not in out.split("\n")[0]
+
+
+def test_a_family_the_model_never_trained_on_is_reported_not_predicted():
+    """A model fitted on hand-made GEMM rows (made-up latencies) refuses an RMSNorm row by row number."""
+    from pipeweave.model import PipeweaveRegressor
+
+    gemm = pd.DataFrame({"family": "gemm", "dtype": "bfloat16", "m": [256, 1024, 4096], "n": 1024, "k": 1024})
+    model = PipeweaveRegressor(n_estimators=3).fit(gemm.assign(source="user", gpu="H100"), np.array([5.0, 9.0, 30.0]))
+    rows = [{"family": "rmsnorm", "dtype": "bfloat16", "num_tokens": 16, "hidden_size": 4096}, gemm.iloc[0].to_dict()]
+    with pytest.raises(
+        DataError, match=r"row 1: the model was not trained on family 'rmsnorm' \(it knows \['gemm'\]\)"
+    ):
+        pw.predict(rows, gpu="H100", model=model)
+    pred = pw.predict(rows, gpu="H100", model=model, bad_rows="nan")
+    assert np.isnan(pred.iloc[0]) and pred.iloc[1] > 0

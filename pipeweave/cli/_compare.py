@@ -122,11 +122,16 @@ def run(args: argparse.Namespace) -> int:
             check_writable(path, what)
     if args.plot and not args.plot.lower().endswith(".png"):
         raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot compare.png")
-    if args.interval not in (0, 50, 80, 90):
-        raise DataError(
-            f"--interval must be 50, 80 or 90 (or 0 for none), got {args.interval:g}", hint="e.g. --interval 80"
-        )
-    coverage = None if args.interval == 0 else args.interval / 100.0
+    coverage = None
+    if args.interval != 0:
+        from ..model import check_coverage
+
+        try:
+            coverage = check_coverage(args.interval)  # 50 / 80 / 90, or 0.5 / 0.8 / 0.9 as predict takes it
+        except DataError:
+            raise DataError(
+                f"--interval must be 50, 80 or 90 (or 0 for no bands), got {args.interval:g}", hint="e.g. --interval 80"
+            ) from None
     if coverage is not None:
         from ..model import has_error_bands
 
