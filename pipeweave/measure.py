@@ -94,8 +94,14 @@ def _moe_call(row: pd.Series, device: str):
 
 def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 25, rep_ms: int = 100) -> pd.DataFrame:
     """``plan`` with ``latency_us`` (median of do_bench, us) and ``timing``; skipped rows have NaN."""
-    import torch
-    from triton.testing import do_bench
+    try:
+        import torch
+        from triton.testing import do_bench
+    except ImportError as exc:
+        raise DataError(
+            f"measuring needs torch and triton with a CUDA GPU ({exc.name or exc} is not installed here)",
+            hint="run it on the GPU machine with `pip install torch triton`, or check the plan with --dry-run",
+        ) from None
 
     if not torch.cuda.is_available():
         raise DataError(

@@ -118,6 +118,22 @@ def ceiling_error_band(path: str | os.PathLike[str] | None = None) -> float | No
 BELOW_BOUND_TOLERANCE = 0.02
 
 
+def check_measured_us(measured_us: Any) -> float | None:
+    """A measured latency (us) as a positive float (a number given as text is accepted), or None; else DataError."""
+    if measured_us is None:
+        return None
+    try:
+        m_us = float(measured_us)
+    except (TypeError, ValueError):
+        m_us = float("nan")
+    if not (np.isfinite(m_us) and m_us > 0):
+        raise DataError(
+            f"measured_us must be a positive number of microseconds, got {measured_us!r}",
+            hint="e.g. measured_us=2321.0",
+        )
+    return m_us
+
+
 def headroom_verdict(
     measured_us: float | None, ceiling_us: float, lower_us: float, band: float | None
 ) -> tuple[str | None, str | None]:
@@ -189,8 +205,7 @@ def diagnose(
             f"family {fam!r} has no Triton tile-config space to diagnose",
             hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; use `pipeweave explain` for the others",
         )
-    if measured_us is not None and not (np.isfinite(measured_us) and measured_us > 0):
-        raise DataError(f"measured_us must be a positive number of microseconds, got {measured_us!r}")
+    measured_us = check_measured_us(measured_us)
     if int(top) < 1:
         raise DataError(f"top must be >= 1, got {top!r}")
     gname = str(df["gpu"].iloc[0])

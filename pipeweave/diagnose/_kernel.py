@@ -284,8 +284,9 @@ def diagnose_kernel(
             "by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)"
         )
     cfg = SassConfig.parse(config)
-    if measured_us is not None and not (np.isfinite(measured_us) and measured_us > 0):
-        raise DataError(f"measured_us must be a positive number of microseconds, got {measured_us!r}")
+    from ._diagnose import check_measured_us
+
+    measured_us = check_measured_us(measured_us)
     if dram_bytes is not None and not (np.isfinite(dram_bytes) and dram_bytes >= 0):
         raise DataError(f"dram_bytes must be a non-negative number of bytes, got {dram_bytes!r}")
     sig_text, shapes = split_signature_shapes(signature)

@@ -120,3 +120,13 @@ def test_bad_inputs():
         diagnose(ROW, top=0, models=_models())
     with pytest.raises(DataError, match="tile-config space"):
         diagnose({**ROW, "family": "attention_context"}, models=_models())
+
+
+def test_check_measured_us_accepts_numbers_as_text_and_names_bad_values():
+    from pipeweave.diagnose._diagnose import check_measured_us
+
+    assert check_measured_us(None) is None
+    assert check_measured_us("805.6") == 805.6 and check_measured_us(12) == 12.0
+    for bad in ("abc", 0, -3.0, float("nan"), [1]):
+        with pytest.raises(DataError, match="measured_us must be a positive number"):
+            check_measured_us(bad)

@@ -227,6 +227,12 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
         bad, index=False
     )
     assert measure_main([str(bad), "--dry-run"]) == 2 and "row 1" in capsys.readouterr().err
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:  # this machine: measuring is refused with the fix, no traceback
+        assert measure_main([str(plan), "--out", str(tmp_path / "m.csv")]) == 2
+        err = capsys.readouterr().err
+        assert "needs torch and triton" in err and "--dry-run" in err and "Traceback" not in err
 
 
 def test_train_says_which_backend_one_hots_it_holds(tmp_path, capsys):
