@@ -330,9 +330,12 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
     """
     path = Path(path)
     if not path.exists():
+        default = path.resolve() == Path(DEFAULT_MODEL_PATH).resolve()
         raise DataError(
             f"model file not found: {str(path)!r}",
-            hint=f"train one with `{rebuild_command}` or give the path of an existing model file",
+            hint=f"train one with `{rebuild_command}` or give the path of an existing model file"
+            if default
+            else f"check the path (a typo?), or train a model there with `pipeweave train --out {path}`",
         )
     if not path.is_file():
         raise DataError(f"model path {str(path)!r} is not a file", hint="give the path of a .ubj/.json model file")
