@@ -591,7 +591,7 @@ def _check_tiles(
             )
         return (
             f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
-            f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` lists feasible plans)"
+            f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` without a config ranks the feasible ones)"
         )
 
     r.add(bad, _per_row(bad & r.ok, why_fit))
