@@ -28,7 +28,7 @@ HEAD_GEMM = "family,gpu,dtype,m,n,k"
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory, data_dir):
-    """A tiny real model (gemm, moe_w13, attention on a few hundred real rows, 3 trees)."""
+    """A tiny real model (gemm, fused_moe, moe_w13, attention on a few hundred real rows, 3 trees)."""
     path = tmp_path_factory.mktemp("model") / "tiny.ubj"
     rc = main(
         [
@@ -37,6 +37,7 @@ def model(tmp_path_factory, data_dir):
             str(data_dir),
             "--families",
             "gemm",
+            "fused_moe",
             "moe_w13",
             "attention_context",
             "attention_generation",
