@@ -147,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {len(rows):,} rows to {path}")
     if len(skipped) and int(skipped["count"].sum()):
         by = skipped.groupby("reason")["count"].sum().sort_values(ascending=False)
-        print(f"skipped {int(by.sum()):,} kernels:", file=sys.stderr)
+        total = int(by.sum())
+        print(f"skipped {total:,} kernel{'s' if total != 1 else ''}:", file=sys.stderr)
         for reason, n in by.head(10).items():
             names = skipped.loc[skipped["reason"] == reason, "kernel"].astype(str).head(2).tolist()
             print(f"  {n:>6,}  {reason}  (e.g. {', '.join(n_[:60] for n_ in names)})", file=sys.stderr)

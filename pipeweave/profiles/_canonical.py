@@ -77,6 +77,39 @@ def check_profiles(
 
     Raises :class:`DataError` naming the first bad rows (1-based row numbers) and their reason.
     """
+    df, reasons = profile_problems(df, what=what, gpus=gpus, need_latency=need_latency)
+    bad = reasons[reasons != ""]
+    if len(bad):
+        listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in bad.head(5).items())  # type: ignore[call-overload]
+        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+        raise DataError(
+            f"{what}: {len(bad)} bad rows: {listed}{more}",
+            hint="fix or drop those rows (row numbers count data rows from 1)",
+        )
+    return with_generation(df, gpus)
+
+
+def with_generation(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -> pd.DataFrame:
+    """``df`` with its ``generation`` column filled from each row's GPU (``gpus``, then the catalog)."""
+    known = dict(gpus or {})
+    if "generation" not in df.columns or df["generation"].isna().any():
+        from ..hardware import get_gpu
+
+        gen = {g: (known[g] if g in known else get_gpu(g)).generation for g in pd.unique(df["gpu"])}
+        df = df.assign(generation=df["gpu"].map(gen))
+    return df
+
+
+def profile_problems(
+    df: pd.DataFrame,
+    *,
+    what: str = "profile rows",
+    gpus: Mapping[str, GPUSpec] | None = None,
+    need_latency: bool = True,
+) -> tuple[pd.DataFrame, pd.Series]:
+    """``(rows, reasons)``: the canonical rows (gpu names resolved, ``source`` defaulted, family defaults
+    filled; index 0..n-1) and why each is invalid (``""``: valid). Raises :class:`DataError` only for what no
+    row can survive (missing columns, no rows)."""
     from ..frontend import row_problems
     from ..hardware import resolve_gpu_name
     from ..sources import FAMILY_DEFAULTS
@@ -120,20 +153,7 @@ def check_profiles(
             f"latency_us must be a finite number > 0 and <= {MAX_LATENCY_US:g} (microseconds; a larger value "
             "is a unit slip: seconds or nanoseconds?)",
         )
-    bad = reasons[reasons != ""]
-    if len(bad):
-        listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in bad.head(5).items())  # type: ignore[call-overload]
-        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
-        raise DataError(
-            f"{what}: {len(bad)} bad rows: {listed}{more}",
-            hint="fix or drop those rows (row numbers count data rows from 1)",
-        )
-    if "generation" not in df.columns or df["generation"].isna().any():
-        from ..hardware import get_gpu
-
-        gen = {g: (known[g] if g in known else get_gpu(g)).generation for g in pd.unique(df["gpu"])}
-        df["generation"] = df["gpu"].map(gen)
-    return df
+    return df, reasons
 
 
 def read_profiles(

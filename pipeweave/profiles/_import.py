@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .._errors import DataError
-from ._canonical import USER_SOURCE, check_profiles, read_profiles
+from ._canonical import USER_SOURCE, check_profiles, profile_problems, read_profiles, with_generation
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
@@ -81,5 +81,26 @@ def import_profiles(
             f"no usable launch rows in {[str(f) for f in files]} ({reasons})",
             hint=f"check that the files are {kind!r} files (the kind) and their contents",
         )
-    rows = check_profiles(pd.concat(frames, ignore_index=True), what="imported rows", gpus=gpus)
-    return rows, skipped
+    allrows = pd.concat(frames, ignore_index=True)
+    if kind == "canonical":  # the user's own canonical files: every row must be valid
+        return check_profiles(allrows, what="imported rows", gpus=gpus), skipped
+    # a converted row outside the valid domain (e.g. a tile plan pipeweave thinks cannot fit the GPU) is
+    # skipped with its reason, like what the importer could not convert; the other rows are kept
+    rows, why = profile_problems(allrows, what="imported rows", gpus=gpus)
+    bad = (why != "").to_numpy()
+    if bad.all():
+        listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in list(why.items())[:3])  # type: ignore[call-overload]
+        raise DataError(
+            f"no imported row is a valid launch ({listed})", hint="check --gpu, --family, --dtype and --key"
+        )
+    if bad.any():
+        invalid = pd.DataFrame(
+            {
+                "file": rows.loc[bad, "dataset"].astype(str).to_numpy(),
+                "kernel": [f"converted row {i + 1}" for i in range(len(rows)) if bad[i]],
+                "reason": "outside the valid domain: " + why[bad].astype(str).to_numpy(),
+                "count": 1,
+            }
+        )
+        skipped = pd.concat([skipped, invalid], ignore_index=True) if len(skipped) else invalid
+    return with_generation(rows[~bad].reset_index(drop=True), gpus), skipped

@@ -267,3 +267,24 @@ def test_train_says_which_backend_one_hots_it_holds(tmp_path, capsys):
     from pipeweave.model import read_stamp
 
     assert read_stamp(model)["unsupported_backends"] == ["triton"]
+
+
+def test_autotune_import_skips_a_config_outside_the_valid_domain(tmp_path, capsys):
+    """A hand-written autotune cache (not data) with one config whose tiles cannot fit the GPU's shared memory:
+    that config is listed as skipped with the reason; the others are imported."""
+    import json as _json
+
+    def cfg(bm, bn, bk, gm, warps, stages, ms):
+        kw = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": gm}
+        return [{"kwargs": kw, "num_warps": warps, "num_ctas": 1, "num_stages": stages}, [ms, ms, ms]]
+
+    timings = [cfg(64, 64, 64, 8, 4, 3, 0.8), cfg(256, 256, 128, 8, 4, 5, 0.7), cfg(128, 64, 64, 16, 4, 4, 0.9)]
+    src = tmp_path / "w13.autotune.json"
+    src.write_text(_json.dumps({"key": [512, 64, 8, 3584, 2560, "torch.bfloat16"], "configs_timings": timings}))
+    out = tmp_path / "w13.csv"
+    argv = ["profiles", "import", "--from", "triton-autotune", str(src), "--gpu", "H100", "--family", "moe_w13"]
+    argv += ["--key", "num_tokens,num_experts,topk,hidden_size,inter_size", "--out", str(out)]
+    assert main(argv) == 0
+    res = capsys.readouterr()
+    assert "wrote 2 rows" in res.out and "skipped 1 kernel:" in res.err and "shared memory" in res.err
+    assert sorted(pd.read_csv(out)["block_m"].tolist()) == [64.0, 128.0]
