@@ -80,12 +80,15 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
 
     g = p.add_argument_group("launch")
     g.add_argument("--family", choices=sorted(FAMILIES), help="kernel family")
-    g.add_argument("--dtype", default="bfloat16", help="bfloat16 | float16 | fp8 | fp8_block (default bfloat16)")
+    g.add_argument(
+        "--dtype", default="bfloat16", help="bfloat16 | float16 | fp8 | fp8_block | float32 (default bfloat16)"
+    )
     g.add_argument(
         "--source",
         default=None,
-        help="timing convention to predict for: aiconfigurator (CUDA-graph replay) or pipeweave "
-        "(CUDA events); default: the family's main training source",
+        help="timing convention to predict for: aiconfigurator (CUDA-graph replay), pipeweave or "
+        "pipeweave_fork_sample (CUDA events), neusight (CUDA events around the op call), vidur (Kineto kernel "
+        "time); default: the family's main training source",
     )
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
         # the canonical column name works as a flag too (--num-key-value-heads = --num-kv-heads)

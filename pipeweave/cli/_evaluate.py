@@ -7,7 +7,10 @@ import argparse
 from ._common import add_data_argument
 
 COMMAND = "evaluate"
-HELP = "evaluate every method with the leave-one-generation-out (logo), unseen-gpu, unseen-shape or dse protocol"
+HELP = (
+    "evaluate every method with the leave-one-generation-out (logo), unseen-gpu, unseen-shape, dse, few-shot or "
+    "anatomy protocol"
+)
 DESCRIPTION = (
     HELP
     + """

@@ -51,7 +51,7 @@ data: --data DIR or $PIPEWEAVE_DATA (default ../shared/datasets next to the repo
 
 exit status:
   0    success
-  1    partial success: `predict --input` reported some rows (row N: reason) and wrote the others
+  1    partial success: `predict --input` / `compare` reported some rows (row N: reason) and used the others
   2    usage or input error, or no row predicted (one line on stderr naming the bad value and the fix)
   130  interrupted
 """

@@ -91,7 +91,8 @@ def import_profiles(
     if bad.all():
         listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in list(why.items())[:3])  # type: ignore[call-overload]
         raise DataError(
-            f"no imported row is a valid launch ({listed})", hint="check --gpu, --family, --dtype and --key"
+            f"no imported row is a valid launch ({listed})",
+            hint="check the GPU, family, dtype and key given for the files",
         )
     if bad.any():
         invalid = pd.DataFrame(

@@ -137,11 +137,7 @@ def test_predict_single_launch(tiny_model, capsys):
 
 
 def test_predict_attention_names_its_backend(tiny_model, capsys):
-    # the tiny model has no attention booster: the shared fallback booster answers
-    args = [
-        "predict",
-        "--model",
-        str(tiny_model),
+    launch = [
         "--gpu",
         "H200",
         "--family",
@@ -157,6 +153,10 @@ def test_predict_attention_names_its_backend(tiny_model, capsys):
         "--head-dim",
         "128",
     ]
+    # the tiny model never trained on attention: the launch is refused with the reason, not guessed
+    assert main(["predict", "--model", str(tiny_model), *launch]) == 2
+    assert "the model was not trained on family 'attention_context'" in capsys.readouterr().err
+    args = ["predict", *launch]  # the shipped model
     assert main(args) == 0
     assert "(flash_attention)" in capsys.readouterr().out  # the documented default
     assert main(args + ["--backend", "trtllm_mha", "--json"]) == 0
