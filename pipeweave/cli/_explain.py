@@ -54,10 +54,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     tp = ex["tile_plan"]
     print(f"{ex['family']} {ex['dtype']} on {ex['gpu']}")
-    print(
-        f"  tile plan    BM={tp['block_m']:.0f} BN={tp['block_n']:.0f} BK={tp['block_k']:.0f} GROUP_M={tp['group_m']:.0f} "
-        f"warps={tp['num_warps']:.0f} stages={tp['num_stages']:.0f} split_k={tp['split_k']:.0f}  ({tp['origin']})"
-    )
+    fields = [("BM", "block_m"), ("BN", "block_n"), ("BK", "block_k"), ("GROUP_M", "group_m")]
+    fields += [("warps", "num_warps"), ("stages", "num_stages"), ("split_k", "split_k")]
+    # a row kernel has no K tile (one CTA per token): its blank tile fields are left out, not printed as nan
+    plan = " ".join(f"{label}={tp[key]:.0f}" for label, key in fields if _finite(tp.get(key)))
+    print(f"  tile plan    {plan}  ({tp['origin']})")
     print(
         f"  grid         {ex['grid_ctas']:.0f} CTAs, {ex['ctas_per_sm']:.0f} per SM, {ex['waves']:.2f} waves "
         f"(efficiency {ex['wave_efficiency']:.2f}), occupancy {ex['occupancy']:.2f}"
@@ -71,3 +72,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"  warm L2      {ex['warm_l2_envelope_us']:.3f} us (envelope of a replay that finds its operands in L2)")
     print(f"  roofline     {ex['roofline_us']:.3f} us   tilesight {ex['tilesight_us']:.3f} us")
     return 0
+
+
+def _finite(v: object) -> bool:
+    """Whether ``v`` is a finite number (a blank tile field is NaN or None)."""
+    import math
+
+    return isinstance(v, (int, float)) and math.isfinite(v)

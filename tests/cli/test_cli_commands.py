@@ -71,6 +71,14 @@ def test_explain_spec_file_gpu(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["envelope_us"] > 0
 
 
+def test_explain_row_kernel_leaves_out_its_blank_tile_fields(capsys):
+    assert (
+        main(["explain", "--gpu", "H100", "--family", "rmsnorm", "--num-tokens", "4096", "--hidden-size", "4096"]) == 0
+    )
+    plan = next(ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("tile plan"))
+    assert "BM=1" in plan and "BK=" not in plan and "nan" not in plan
+
+
 def test_explain_errors_are_one_line(capsys):
     assert main(["explain", "--gpu", "H1000", "--family", "gemm", "--m", "1", "--n", "1", "--k", "1"]) == 2
     err = capsys.readouterr().err
