@@ -335,7 +335,7 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
             f"model file not found: {str(path)!r}",
             hint=f"train one with `{rebuild_command}` or give the path of an existing model file"
             if default
-            else "check the path (a typo?), or train a model and write it to that path",
+            else "check the path (a typo?), or train a model there with `pipeweave train`",
         )
     if not path.is_file():
         raise DataError(f"model path {str(path)!r} is not a file", hint="give the path of a .ubj/.json model file")
