@@ -11,7 +11,15 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["num_values", "str_codes", "str_values", "str_map", "str_startswith", "distinct_rows"]
+__all__ = [
+    "num_values",
+    "str_codes",
+    "str_values",
+    "str_map",
+    "str_startswith",
+    "distinct_rows",
+    "whole_numbers_as_int",
+]
 
 
 def num_values(df: pd.DataFrame, name: str) -> np.ndarray:
@@ -70,3 +78,23 @@ def distinct_rows(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     first = np.zeros(int(codes.max()) + 1 if len(codes) else 0, dtype=np.int64)
     first[codes[::-1]] = np.arange(len(codes))[::-1]
     return codes, first
+
+
+def whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each float column whose values are all whole numbers (blanks allowed) as nullable ``Int64``,
+    so a written CSV says ``m=4096``, not ``4096.0``; other columns unchanged (a new frame)."""
+    out = frame.copy(deep=False)
+    for col in frame.columns:
+        v = frame[col]
+        if not pd.api.types.is_float_dtype(v):
+            continue
+        a = v.to_numpy(dtype=float, na_value=np.nan)
+        ok = np.isfinite(a)
+        if (
+            ok.any()
+            and (~ok == np.isnan(a)).all()
+            and (np.abs(a[ok]) < 2**53).all()
+            and (a[ok] == np.round(a[ok])).all()
+        ):
+            out[col] = v.astype("Int64")
+    return out

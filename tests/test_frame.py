@@ -59,3 +59,20 @@ def test_distinct_rows_with_more_value_combinations_than_int64_holds():
     # rows share a code exactly when they are equal
     again = frame.iloc[first].reset_index(drop=True).iloc[codes].reset_index(drop=True)
     pd.testing.assert_frame_equal(again, frame)
+
+
+def test_whole_numbers_as_int_only_converts_whole_float_columns():
+    """Hand-made columns: whole floats (with a blank) become Int64; fractions, inf and text stay as they are."""
+    import numpy as np
+    import pandas as pd
+
+    from pipeweave._frame import whole_numbers_as_int
+
+    df = pd.DataFrame(
+        {"m": [4096.0, np.nan, 16.0], "lat": [1.5, 2.0, 3.0], "big": [np.inf, 1.0, 2.0], "name": ["a", "b", "c"]}
+    )
+    out = whole_numbers_as_int(df)
+    assert str(out["m"].dtype) == "Int64" and out["m"].isna().tolist() == [False, True, False]
+    assert out["lat"].dtype == float and out["big"].dtype == float and out["name"].tolist() == ["a", "b", "c"]
+    assert df["m"].dtype == float  # the input is not changed
+    assert out.to_csv(index=False).splitlines()[1].startswith("4096,")

@@ -165,7 +165,10 @@ def run(args: argparse.Namespace) -> int:
             out_cols = list(cand.columns)
         plan = plan_launches(cand, args.n, gpus=gpus, seed=args.seed)
         plan = plan[[c for c in out_cols if c in plan.columns]]
-        atomic_write(args.out, lambda p: plan.to_csv(p, index=False))
+        from .._frame import whole_numbers_as_int
+
+        plan_out = whole_numbers_as_int(plan)  # m=4096, not 4096.0
+        atomic_write(args.out, lambda p: plan_out.to_csv(p, index=False))
         per = plan["family"].astype(str).value_counts().to_dict()
         print(
             f"wrote {len(plan)} launches to measure on {spec.name} ({per}) to {args.out} "

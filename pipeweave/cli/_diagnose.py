@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from ._common import (
     add_data_argument,
@@ -104,8 +105,9 @@ def add_kernel_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     )
     g.add_argument(
         "--grid",
-        default="1",
-        help="number of CTAs: an integer or an expression of the integer arguments, e.g. 'cdiv(n, BLOCK)'",
+        default=None,
+        help="number of CTAs: an integer or an expression of the integer arguments, e.g. 'cdiv(n, BLOCK)' "
+        "(default 1, with a note: the kernel's work is then one CTA's)",
     )
     g.add_argument(
         "--trips",
@@ -121,6 +123,18 @@ def add_kernel_arguments(p: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     return g
 
 
+def _grid(args: argparse.Namespace) -> str:
+    """--grid, or "1" with a note on stderr when it was not given (one CTA's work is rarely the launch's)."""
+    if args.grid is None:
+        print(
+            "note: --grid not given: the launch is taken as 1 CTA (pass --grid, e.g. 'cdiv(n, BLOCK)', for the "
+            "kernel's real work)",
+            file=sys.stderr,
+        )
+        return "1"
+    return str(args.grid)
+
+
 def run_kernel(args: argparse.Namespace, command: str) -> int:
     """``explain``/``predict --kernel``: the analytical SASS view (pipe times, bound, ceiling) of one launch."""
     from ..diagnose import diagnose_kernel
@@ -132,7 +146,7 @@ def run_kernel(args: argparse.Namespace, command: str) -> int:
         spec,
         args.config,
         signature=args.signature,
-        grid=args.grid,
+        grid=_grid(args),
         trips=trips,
         dtype=args.dtype,
         dram_bytes=args.dram_bytes,
@@ -219,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
             spec,
             args.config,
             signature=args.signature,
-            grid=args.grid,
+            grid=_grid(args),
             trips=trips,
             dtype=args.dtype,
             measured_us=args.measured_us,

@@ -187,10 +187,13 @@ def write_profiles(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
         raise DataError(f"a profile file must end in .csv or .parquet, got {str(path)!r}", hint="e.g. my_profiles.csv")
     cols = [c for c in PROFILE_COLUMNS if c in df.columns and df[c].notna().any()]
     cols += [c for c in df.columns if c not in cols and c not in PROFILE_COLUMNS and df[c].notna().any()]
+    from .._frame import whole_numbers_as_int
+
     out = df[cols]
-    if path.suffix == ".parquet":
+    if path.suffix == ".parquet":  # typed columns: floats stay floats
         return atomic_write(path, lambda p: out.to_parquet(p, index=False))
-    return atomic_write(path, lambda p: out.to_csv(p, index=False, lineterminator="\n"))
+    text = whole_numbers_as_int(out)  # text: m=4096, not 4096.0 (read back as numbers either way)
+    return atomic_write(path, lambda p: text.to_csv(p, index=False, lineterminator="\n"))
 
 
 def file_record(path: str | os.PathLike[str], rows: int) -> dict[str, object]:

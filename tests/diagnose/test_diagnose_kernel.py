@@ -177,3 +177,11 @@ def test_explain_and_predict_kernel(capsys, kernel_file):
     assert main(["explain", *base]) == 0
     e = json.loads(capsys.readouterr().out)
     assert e["predicted_us"] == pytest.approx(p["predicted_us"]) and e["bound_pipe"] == "dram"
+    assert "--grid not given" not in capsys.readouterr().err
+    one_cta = [a for i, a in enumerate(base) if a != "--grid" and (i == 0 or base[i - 1] != "--grid")]
+    assert main(["explain", *one_cta]) == 0
+    res = capsys.readouterr()
+    assert "note: --grid not given: the launch is taken as 1 CTA" in res.err
+    one = json.loads(res.out)
+    # the DRAM bytes come from the signature; the instruction work is one CTA's, far below the whole grid's
+    assert one["pipe_times_us"]["alu"] < e["pipe_times_us"]["alu"] / 100
