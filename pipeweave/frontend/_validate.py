@@ -403,6 +403,13 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                 att & (bk == s),
                 f"unknown attention backend {s!r}; valid: {list(ATTENTION_BACKENDS)} (blank = flash_attention)",
             )
+        # a backend names an attention kernel: on another family's row it is a shifted cell or a wrong family
+        other = ~att & (famv != "attention_flashinfer") & (bk != "") & r.ok
+        for f_, s in {(str(a), str(b)) for a, b in zip(famv[other], bk[other])}:
+            r.add(
+                other & (famv == f_) & (bk == s),
+                f"backend={s!r} is an attention kernel; family {f_!r} has no backend (leave the cell blank)",
+            )
 
     # GPU specs (resolved once per distinct name)
     specs: dict[str, GPUSpec] = {}

@@ -133,6 +133,8 @@ GOOD = {  # one valid row per header (hand-made launches)
     ATT + ",kv_cache_dtype": "attention_context,H100,bfloat16,1,128,32,8,128,fp8",
     ATT + ",block_m": "attention_context,H100,bfloat16,1,128,32,8,128,",
     GEN: "attention_generation,H100,bfloat16,1,128,32,8,128",
+    GEN + ",isl": "attention_generation,H100,bfloat16,1,128,32,8,128,1",
+    HEAD_GEMM + ",backend": GOOD_GEMM + ",",
 }
 
 CASES: list[tuple] = [
@@ -208,6 +210,18 @@ CASES: list[tuple] = [
     _row_case("isl-zero", "attention_context,H100,bfloat16,1,0,32,8,128", ["isl=0"], head=ATT),
     _row_case("batch-fraction", "attention_context,H100,bfloat16,1.5,128,32,8,128", ["batch_size=1.5"], head=ATT),
     _row_case("decode-step-zero", "attention_generation,H100,bfloat16,1,0,32,8,128", ["step=0"], head=GEN),
+    _row_case(
+        "decode-context-in-isl",
+        "attention_generation,H100,bfloat16,16,1,32,8,128,4096",
+        ["isl=4096", "KV-cache length is step"],
+        head=GEN + ",isl",
+    ),
+    _row_case(
+        "gemm-with-backend",
+        "gemm,H100,bfloat16,64,64,64,flash_attention",
+        ["backend='flash_attention'", "has no backend"],
+        head=HEAD_GEMM + ",backend",
+    ),
     _row_case(
         "backend-unknown",
         "attention_context,H100,bfloat16,1,128,32,8,128,cudnn",
