@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -294,6 +294,40 @@ def few_shot_fold(
     }
 
 
+def _eval_labels(families: Sequence[str] | None) -> list[str]:
+    """The evaluation families asked for (default bf16 GEMM and fused MoE); an unknown one raises."""
+    from ._suite import EVAL_FAMILIES
+
+    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
+    bad = [f for f in labels if f not in EVAL_FAMILIES]
+    if bad:
+        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    return labels
+
+
+def _zero_shot_families(
+    families: Sequence[str] | None,
+    data: str | os.PathLike[str] | None,
+    max_rows: int | None,
+    n_estimators: int | None,
+    cache_dir: str | Path | None,
+) -> Iterator[tuple[str, pd.DataFrame, list[str], _BaseModels]]:
+    """Per evaluation family with rows: (label, its rows, its generations oldest first, the zero-shot models
+    of its leave-one-generation-out folds, as :func:`run_few_shot` fits and caches them)."""
+    from ._suite import labels_to_load, load_eval_frame
+
+    labels = _eval_labels(families)
+    frame, _drops, _fp = load_eval_frame(data, labels_to_load(labels))
+    has_sass = any(c.startswith("sass_") for c in frame.columns)
+    for label in labels:
+        sub = frame[frame["eval_family"] == label].reset_index(drop=True)
+        if sub.empty:
+            continue
+        est = _zero_shot_estimator(label, frame, has_sass, max_rows, n_estimators)
+        cache = _cache_path(cache_dir, sub, label, max_rows, n_estimators, est)
+        yield label, sub, order_generations(sub["generation"].astype(str)), _BaseModels(sub, est, None, cache)
+
+
 def _zero_shot_estimator(
     label: str, frame: pd.DataFrame, has_sass: bool, max_rows: int | None, n_estimators: int | None
 ) -> Any:
@@ -369,15 +403,12 @@ def run_few_shot(
     """
     from tqdm.auto import tqdm
 
-    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame
+    from ._suite import labels_to_load, load_eval_frame
 
     shots = sorted({int(s) for s in shots})
     if not shots or shots[0] < 0:
         raise DataError(f"shots must be integers >= 0, got {list(shots)}", hint="e.g. shots=(0, 8, 32, 128)")
-    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
-    bad = [f for f in labels if f not in EVAL_FAMILIES]
-    if bad:
-        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
+    labels = _eval_labels(families)
     t0 = time.perf_counter()
     frame, _drops, fp = load_eval_frame(data, labels_to_load(labels))  # + rows that only train (group_labels)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
@@ -515,31 +546,17 @@ def calibrated_band_coverage(
     from tqdm.auto import tqdm
 
     from ..calibrate import CALIBRATED_BAND_MIN_SHOTS
-    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame
 
     shots = sorted({int(s) for s in shots})
-
     if not shots or shots[0] < CALIBRATED_BAND_MIN_SHOTS:
         raise DataError(
             f"shots must be integers >= {CALIBRATED_BAND_MIN_SHOTS} (fewer launches give no band), got {list(shots)}",
             hint=f"e.g. shots={BAND_SHOTS}",
         )
-    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
-    bad = [f for f in labels if f not in EVAL_FAMILIES]
-    if bad:
-        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
-    frame, _drops, _fp = load_eval_frame(data, labels_to_load(labels))
-    has_sass = any(c.startswith("sass_") for c in frame.columns)
     out: list[dict[str, Any]] = []
-    for label in labels:
-        sub = frame[frame["eval_family"] == label].reset_index(drop=True)
-        if sub.empty:
-            continue
-        est = _zero_shot_estimator(label, frame, has_sass, max_train_rows_per_gpu, n_estimators)
-        gens = order_generations(sub["generation"].astype(str))
-        models = _BaseModels(
-            sub, est, None, _cache_path(cache_dir, sub, label, max_train_rows_per_gpu, n_estimators, est)
-        )
+    for label, sub, gens, models in _zero_shot_families(
+        families, data, max_train_rows_per_gpu, n_estimators, cache_dir
+    ):
         bar = tqdm(total=len(gens), desc=f"calibrated bands {label}", unit="fold", disable=None if progress else True)
         try:
             for g in gens:
@@ -637,7 +654,6 @@ def workload_band_coverage(
     from tqdm.auto import tqdm
 
     from ..model import BAND_LEVELS, check_coverage
-    from ._suite import EVAL_FAMILIES, labels_to_load, load_eval_frame
 
     c = check_coverage(coverage)
     levels = [
@@ -650,23 +666,11 @@ def workload_band_coverage(
             f"sizes must be integers >= 1 and n_workloads, max_count >= 1, got {sizes}, {n_workloads}, {max_count}",
             hint=f"e.g. sizes={WORKLOAD_SIZES}",
         )
-    labels = list(families or ("gemm_bf16", "fused_moe_bf16"))
-    bad = [f for f in labels if f not in EVAL_FAMILIES]
-    if bad:
-        raise DataError(f"unknown evaluation family {bad}", hint=f"use some of {list(EVAL_FAMILIES)}")
-    frame, _drops, _fp = load_eval_frame(data, labels_to_load(labels))
-    has_sass = any(col.startswith("sass_") for col in frame.columns)
     rng = np.random.default_rng(seed)
     out: list[dict[str, Any]] = []
-    for label in labels:
-        sub = frame[frame["eval_family"] == label].reset_index(drop=True)
-        if sub.empty:
-            continue
-        est = _zero_shot_estimator(label, frame, has_sass, max_train_rows_per_gpu, n_estimators)
-        gens = order_generations(sub["generation"].astype(str))
-        models = _BaseModels(
-            sub, est, None, _cache_path(cache_dir, sub, label, max_train_rows_per_gpu, n_estimators, est)
-        )
+    for label, sub, gens, models in _zero_shot_families(
+        families, data, max_train_rows_per_gpu, n_estimators, cache_dir
+    ):
         gen, gpu_col = sub["generation"].astype(str), sub["gpu"].astype(str)
         held: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         bar = tqdm(total=len(gens), desc=f"workload bands {label}", unit="fold", disable=None if progress else True)
