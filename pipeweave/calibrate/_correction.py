@@ -164,14 +164,12 @@ class ResidualCorrection:
     def band_ratio(self, frame: pd.DataFrame, coverage: float) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi) multipliers of the calibrated prediction holding the middle ``coverage`` (0.5, 0.8 or
         0.9) of the left-out errors, per featurized row; NaN when the correction has no band."""
-        from ..model import BAND_LEVELS, check_coverage
+        from ..model import coverage_levels
 
-        c = check_coverage(coverage)
+        i_lo, i_hi = coverage_levels(coverage)
         if not len(self.band_t_):
             nan = np.full(len(frame), np.nan)
             return nan, nan.copy()
-        i_lo = BAND_LEVELS.index(round((1 - c) / 2, 6))
-        i_hi = BAND_LEVELS.index(round((1 + c) / 2, 6))
         sd = np.sqrt(self._variance_scaled(regime_matrix(frame, self.features) / self.length_scale))
         return np.exp(self.band_t_[i_lo] * sd), np.exp(self.band_t_[i_hi] * sd)
 

@@ -653,13 +653,9 @@ def workload_band_coverage(
     """
     from tqdm.auto import tqdm
 
-    from ..model import BAND_LEVELS, check_coverage
+    from ..model import BAND_LEVELS, coverage_levels
 
-    c = check_coverage(coverage)
-    levels = [
-        BAND_LEVELS[BAND_LEVELS.index(round((1 - c) / 2, 6))],
-        BAND_LEVELS[BAND_LEVELS.index(round((1 + c) / 2, 6))],
-    ]
+    levels = [BAND_LEVELS[i] for i in coverage_levels(coverage)]
     sizes = sorted({int(k) for k in sizes})
     if not sizes or sizes[0] < 1 or n_workloads < 1 or max_count < 1:
         raise DataError(

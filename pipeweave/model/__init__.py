@@ -30,6 +30,7 @@ from ._bands import (
     band_table,
     check_coverage,
     check_error_bands,
+    coverage_levels,
     find_band,
     weighted_quantiles,
 )
@@ -136,5 +137,6 @@ __all__ = [
     "band_bounds",
     "band_summary",
     "check_coverage",
+    "coverage_levels",
     "check_error_bands",
 ]

@@ -39,6 +39,7 @@ __all__ = [
     "band_key",
     "find_band",
     "check_coverage",
+    "coverage_levels",
     "band_bounds",
     "band_summary",
 ]
@@ -93,6 +94,13 @@ def find_band(bands: Mapping[str, Any], situation: str, family: str, dtype: str 
 def _level_index(level: float) -> int:
     """Position in :data:`BAND_LEVELS` of the quantile level nearest ``level``."""
     return int(np.argmin(np.abs(np.asarray(BAND_LEVELS) - level)))
+
+
+def coverage_levels(coverage: Any) -> tuple[int, int]:
+    """Positions in :data:`BAND_LEVELS` of the lower and upper quantile of a band holding the middle ``coverage``
+    (checked by :func:`check_coverage`: 0.5, 0.8 or 0.9, or 50 / 80 / 90)."""
+    c = check_coverage(coverage)
+    return _level_index((1.0 - c) / 2.0), _level_index((1.0 + c) / 2.0)
 
 
 def band_table(
@@ -264,8 +272,7 @@ def band_bounds(
     the ``family:dtype`` band, else the ``family`` band. Rows without a band (no such key, or a prediction
     that is not finite) get NaN bounds and situation ``""``.
     """
-    c = check_coverage(coverage)
-    i_lo, i_hi = _level_index((1.0 - c) / 2.0), _level_index((1.0 + c) / 2.0)
+    i_lo, i_hi = coverage_levels(coverage)
     fam = np.asarray(family, dtype=object).astype(str)
     dt = np.asarray(dtype, dtype=object).astype(str)
     keys = np.asarray(gpu_keys, dtype=object).astype(str)
