@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeweave._io import atomic_write_text
+from pipeweave._io import atomic_write_text, save_figure_png
 from pipeweave.evaluation import BAND_SHOTS, calibrated_band_coverage, order_generations
 
 HERE = Path(__file__).resolve().parent
@@ -137,10 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(per_gpu)
     atomic_write_text(out / "summary.csv", summary.round(4).to_csv(index=False))
     atomic_write_text(out / "results.md", render_md(summary, command))
-    ax = plot_coverage(summary)
-    tmp = out / ".coverage.png.tmp"
-    ax.figure.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-    tmp.replace(out / "coverage.png")
+    save_figure_png(plot_coverage(summary).figure, out / "coverage.png", dpi=110)
     print(f"wrote {out}/results.md, summary.csv, per_gpu.csv, coverage.png")
     return 0
 
