@@ -128,24 +128,27 @@ def compare(
     import numpy as np
     import pandas as pd
 
-    # the API's own GPU and model resolution (pipeweave.api: this module is part of that API)
-    from .api import _model, _resolve_gpu, as_launch_frame, band_columns, predict_frame
+    from .api import as_launch_frame, band_columns, load_model, predict_frame
+    from .hardware import GPUSpec, get_gpu
     from .model import check_coverage, has_error_bands
+
+    def spec_of(g: Any) -> GPUSpec:
+        return g if isinstance(g, GPUSpec) else get_gpu(g)
 
     if isinstance(gpus, (str, bytes, os.PathLike)) or not isinstance(gpus, Sequence) or not len(gpus):
         raise DataError(
             f"gpus must be a non-empty list of GPUs, got {gpus!r}", hint="e.g. gpus=['H100', 'B200', 'B300']"
         )
-    specs = [_resolve_gpu(g) for g in gpus]
+    specs = [spec_of(g) for g in gpus]
     names = [s.name for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise DataError(f"GPUs given more than once: {twice} (aliases name the same GPU)", hint="list each GPU once")
-    base = names[0] if baseline is None else _resolve_gpu(baseline).name
+    base = names[0] if baseline is None else spec_of(baseline).name
     if base not in names:
         raise DataError(f"baseline {base!r} is not among the compared GPUs {names}", hint="pick one of them")
     coverage = None if interval is None else check_coverage(interval)
-    fitted = _model(model)
+    fitted = load_model(model) if model is None or isinstance(model, (str, os.PathLike)) else model
     if coverage is not None and not has_error_bands(fitted):
         raise DataError(
             f"interval={interval!r}: this model has no error bands", hint="pass interval=None, or use the shipped model"
