@@ -9,10 +9,15 @@ the CPU operator with the same ``External id`` (else through the runtime launch 
 same ``correlation``). The GPU comes from ``deviceProperties[device].name``.
 
 Recovered rows: ``aten::mm`` (A[M,K] @ B[K,N]), ``aten::addmm`` (bias, A, B), ``aten::linear``
-(input[..., K], weight[N, K]: M = product of the leading dims) and ``aten::bmm`` with batch 1, in
-bf16 / fp16; the row's latency is the sum of the operator's kernels (a split-K GEMM launches
-two), ``timing = "kineto"`` (CUPTI kernel activity, one eager launch). Every other kernel is
-listed as skipped with the reason.
+(input[..., K], weight[N, K]: M = product of the leading dims) and ``aten::bmm``. In bf16 / fp16
+they are ``gemm`` rows (``bmm`` with batch 1 only); in float32 they are ``gemm_fp32`` rows
+(``batch_size`` GEMMs; ``op`` = ``linear`` for linear / addmm, else ``bmm``) with the CTA tile and
+warps of the cuBLAS / CUTLASS SIMT kernel when its name encodes them, as NeuSight's rows have. A
+float32 GEMM that ran a TF32 tensor-core kernel (``torch.backends.cuda.matmul.allow_tf32``) is
+skipped: ``gemm_fp32`` models the CUDA-core SGEMM. The row's latency is the sum of the operator's
+kernels (a split-K GEMM launches two), ``timing = "kineto"`` (CUPTI kernel activity, one eager
+launch: no host overhead, unlike NeuSight's CUDA-event timing). Every other kernel is listed as
+skipped with the reason.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
+from ..sources import cublas_tile_from_kernel_name
 
 __all__ = ["TORCH_DTYPES", "import_kineto"]
 
@@ -38,6 +44,10 @@ TORCH_DTYPES: dict[str, str] = {
     "Half": "float16",
     "torch.bfloat16": "bfloat16",
     "torch.float16": "float16",
+    "float": "float32",
+    "Float": "float32",
+    "c10::Float": "float32",
+    "torch.float32": "float32",
 }
 _GEMM_OPS = ("aten::mm", "aten::addmm", "aten::linear", "aten::bmm")
 
@@ -62,28 +72,26 @@ def _load(path: Path) -> dict:
     return trace
 
 
-def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, str] | str:
-    """(m, n, k, dtype) of a GEMM operator from its input dims and types, or the reason it is skipped."""
+def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, float, str] | str:
+    """(batch, m, n, k, dtype) of a GEMM operator from its input dims and types, or the reason it is skipped."""
     if not dims:
         return "no 'Input Dims' (profile with record_shapes=True)"
     try:
         if op == "aten::mm":
             (m, k), (k2, n) = dims[0], dims[1]
-            a_type = types[0]
+            a_type, b = types[0], 1
         elif op == "aten::addmm":
             (m, k), (k2, n) = dims[1], dims[2]
-            a_type = types[1]
+            a_type, b = types[1], 1
         elif op == "aten::linear":
             x, w = dims[0], dims[1]
             m, k = float(np.prod(x[:-1])), x[-1]
             n, k2 = w
-            a_type = types[0]
+            a_type, b = types[0], 1
         else:  # aten::bmm
             (b, m, k), (b2, k2, n) = dims[0], dims[1]
             if b != b2:
                 return f"inconsistent batch sizes {dims} for {op}"
-            if b != 1:
-                return f"batched GEMM (batch {b}): no family models batched GEMMs yet"
             a_type = types[0]
     except (ValueError, TypeError, IndexError):
         return f"unexpected input dims {dims} for {op}"
@@ -91,8 +99,15 @@ def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, str] | 
         return f"inconsistent input dims {dims} for {op}"
     dtype = TORCH_DTYPES.get(str(a_type))
     if dtype is None:
-        return f"dtype {a_type!r} has no GEMM family (bf16 / fp16 only)"
-    return float(m), float(n), float(k), dtype
+        return f"dtype {a_type!r} has no GEMM family (bf16 / fp16: gemm, float32: gemm_fp32)"
+    if b != 1 and dtype != "float32":
+        return f"batched GEMM (batch {b}) in {dtype}: only gemm_fp32 models batched GEMMs"
+    return float(b), float(m), float(n), float(k), dtype
+
+
+def _tf32(names: list[str]) -> bool:
+    """True when one of a float32 GEMM's kernels is a TF32 tensor-core kernel (by its name)."""
+    return any("tf32" in n.lower() for n in names)
 
 
 def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -126,7 +141,7 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
             f"{str(path)!r} has no GPU kernel events (cat 'kernel'): a CPU-only trace",
             hint="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] on the GPU",
         )
-    rows, skipped = [], []
+    rows, skipped, blocks = [], [], []
     per_op: dict[int, dict] = {}
     for ev in kernels:
         args = ev.get("args") or {}
@@ -143,7 +158,8 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
             skipped.append((name, f"launched by {opname}, not a GEMM operator ({', '.join(_GEMM_OPS)})"))
             continue
         rec = per_op.setdefault(
-            int(cast(int, ext)), {"op": op, "dur": 0.0, "n": 0, "device": args.get("device"), "names": []}
+            int(cast(int, ext)),
+            {"op": op, "dur": 0.0, "n": 0, "device": args.get("device"), "names": [], "block": args.get("block")},
         )
         rec["dur"] += float(ev.get("dur", np.nan))
         rec["n"] += 1
@@ -161,27 +177,53 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
                 f"{str(path)!r} has no deviceProperties naming the GPU",
                 hint="pass gpu= (a catalog name or a spec .toml path)",
             )
-        m, n, k, dtype = got
-        rows.append(
-            {
-                "gpu": gname,
-                "family": "gemm",
-                "dtype": dtype,
-                "m": m,
-                "n": n,
-                "k": k,
-                "latency_us": rec["dur"],
-                "kernel_name": rec["names"][0],
-                "n_kernels": rec["n"],
-            }
-        )
-    out = _median_per_launch(pd.DataFrame(rows), ["gpu", "family", "dtype", "m", "n", "k"])
+        b, m, n, k, dtype = got
+        fp32 = dtype == "float32"
+        if fp32 and _tf32(rec["names"]):
+            reason = (
+                "TF32 tensor-core kernel (allow_tf32 on): gemm_fp32 models the CUDA-core SGEMM; profile with TF32 off"
+            )
+            skipped.extend((n, reason) for n in rec["names"])
+            continue
+        row = {
+            "gpu": gname,
+            "family": "gemm_fp32" if fp32 else "gemm",
+            "dtype": dtype,
+            "batch_size": b,
+            "m": m,
+            "n": n,
+            "k": k,
+            "latency_us": rec["dur"],
+            "kernel_name": rec["names"][0],
+            "n_kernels": rec["n"],
+        }
+        if fp32:
+            row["op"] = "linear" if str(op["name"]) in ("aten::linear", "aten::addmm") else "bmm"
+        rows.append(row)
+        blocks.append(rec["block"])
+    out = pd.DataFrame(rows)
+    if len(out) and (out["family"] == "gemm_fp32").any():
+        out = _with_simt_tile(out, blocks)
+    out = _median_per_launch(out, ["gpu", "family", "dtype", "batch_size", "m", "n", "k"])
     if len(out):
         out["timing"] = "kineto"
     skip = pd.DataFrame(skipped, columns=["kernel", "reason"])
     skip = skip.value_counts().rename("count").reset_index() if len(skip) else skip.assign(count=0)
     skip.insert(0, "file", path.name)
     return out, skip
+
+
+def _with_simt_tile(rows: pd.DataFrame, blocks: list) -> pd.DataFrame:
+    """gemm_fp32 rows + the CTA tile their (first) kernel's name encodes and its warps (block threads / 32)."""
+    tiles = cublas_tile_from_kernel_name(rows["kernel_name"])
+    fp32 = (rows["family"] == "gemm_fp32").to_numpy()
+    has = fp32 & np.isfinite(tiles["block_m"].to_numpy())
+    out = rows.copy()
+    for c in tiles.columns:
+        out[c] = np.where(has, tiles[c].to_numpy(), np.nan)
+    threads = np.array([float(np.prod(b)) if isinstance(b, list) and b else np.nan for b in blocks])
+    out["num_warps"] = np.where(has, threads / 32.0, np.nan)  # NaN: the front-end resolves the warps
+    return out
 
 
 def _median_per_launch(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:

@@ -38,7 +38,7 @@ def test_profiles_import_kineto_then_train_no_shared(tmp_path, capsys):
         main(["profiles", "import", "--from", "kineto", str(DATA / "kineto_h100_gemm.json"), "--out", str(prof)]) == 0
     )
     out = capsys.readouterr()
-    assert "wrote 2 rows" in out.out and "skipped 3 kernels" in out.err
+    assert "wrote 4 rows" in out.out and "skipped 3 kernels" in out.err  # 2 bf16 GEMMs, 2 FP32 GEMMs
     extra = tmp_path / "more.csv"
     _gemm_rows().to_csv(extra, index=False)
     model = tmp_path / "m.ubj"
@@ -65,10 +65,10 @@ def test_profiles_import_kineto_then_train_no_shared(tmp_path, capsys):
 
     stamp = read_stamp(model)
     files = {f["file"]: f for f in stamp["profiles"]}
-    assert files["mine.csv"]["rows"] == 2 and files["more.csv"]["rows"] == 6
+    assert files["mine.csv"]["rows"] == 4 and files["more.csv"]["rows"] == 6
     assert files["mine.csv"]["sha256"] == hashlib.sha256(prof.read_bytes()).hexdigest()
     assert "--profiles" in stamp["command"] and "--no-shared" in stamp["command"]
-    assert stamp["profiles_weight"] == 5 and stamp["shared_data"] is False and stamp["n_train_rows"] == 8
+    assert stamp["profiles_weight"] == 5 and stamp["shared_data"] is False and stamp["n_train_rows"] == 10
     assert main(["profiles", "check", str(prof)]) == 0
 
 

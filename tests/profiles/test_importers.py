@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import pipeweave as pw
 from pipeweave import DataError
 from pipeweave.profiles import (
     check_profiles,
@@ -31,7 +32,7 @@ DATA = Path(__file__).parent / "data"
 # --- Kineto ---------------------------------------------------------------------------------
 def test_kineto_gemm_rows_and_skips():
     rows, skipped = import_kineto(DATA / "kineto_h100_gemm.json")
-    rows = rows.sort_values("m").reset_index(drop=True)
+    rows = rows[rows["family"] == "gemm"].sort_values("m").reset_index(drop=True)
     assert list(rows[["m", "n", "k"]].itertuples(index=False, name=None)) == [(256, 8192, 4096), (4096, 8192, 4096)]
     assert (rows["gpu"] == "NVIDIA H100 80GB HBM3").all() and (rows["dtype"] == "bfloat16").all()
     # addmm: GEMM + split-K reduce (the reduce kernel links through correlation -> runtime -> External id)
@@ -40,8 +41,35 @@ def test_kineto_gemm_rows_and_skips():
     assert rows.loc[1, "latency_us"] == pytest.approx(411.25) and rows.loc[1, "n_raw_rows"] == 2
     assert (rows["timing"] == "kineto").all()
     reasons = " | ".join(skipped["reason"])
-    assert "aten::softmax" in reasons and "float" in reasons and "batch 8" in reasons
+    assert "aten::softmax" in reasons and "TF32 tensor-core kernel" in reasons and "batch 8" in reasons
     assert int(skipped["count"].sum()) == 3  # the memset is not a kernel event
+
+
+def test_kineto_fp32_gemms_become_gemm_fp32_rows():
+    rows, skipped = import_kineto(DATA / "kineto_h100_gemm.json")
+    f32 = rows[rows["family"] == "gemm_fp32"].set_index("op")
+    assert set(f32.index) == {"bmm", "linear"} and (f32["dtype"] == "float32").all()
+    # torch.bmm of [4, 512, 256] x [4, 256, 1024]: 4 GEMMs of 512 x 1024 x 256 on a CUTLASS SIMT kernel
+    bmm = f32.loc["bmm"]
+    assert (bmm["batch_size"], bmm["m"], bmm["n"], bmm["k"]) == (4, 512, 1024, 256)
+    assert (bmm["block_m"], bmm["block_n"], bmm["block_k"], bmm["num_stages"]) == (128, 64, 8, 5)
+    assert bmm["num_warps"] == 8  # block [256, 1, 1]
+    assert bmm["latency_us"] == pytest.approx(48.0)
+    # F.linear of [64, 1024] x [4096, 1024]^T on a gemv kernel: no tile in the name, left to the front-end
+    lin = f32.loc["linear"]
+    assert (lin["batch_size"], lin["m"], lin["n"], lin["k"]) == (1, 64, 4096, 1024)
+    assert np.isnan(lin["block_m"]) and np.isnan(lin["num_warps"])
+    # the float32 mm that ran a TF32 tensor-core kernel is skipped, not modelled as SGEMM
+    tf32 = skipped[skipped["kernel"].str.contains("tf32")]
+    assert len(tf32) == 1 and "TF32" in tf32["reason"].iloc[0]
+
+
+def test_kineto_fp32_rows_validate_and_predict():
+    rows, _ = import_profiles("kineto", [DATA / "kineto_h100_gemm.json"])
+    f32 = rows[rows["family"] == "gemm_fp32"]
+    assert len(f32) == 2 and set(f32["gpu"]) == {"H100-SXM"}
+    feats = pw.featurize(f32.drop(columns=["latency_us"]))
+    assert len(feats) == 2 and np.isfinite(feats["t_env_us"]).all()
 
 
 def test_kineto_validated_through_import_profiles():
