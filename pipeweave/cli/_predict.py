@@ -40,7 +40,8 @@ one the error can be larger.
 exit status:
   0  every row predicted
   1  some rows not predicted (reported on stderr); the predicted rows were written
-  2  nothing predicted, or a usage / input error (one line on stderr: the bad value and the fix)
+  2  nothing predicted (--output is then not written), or a usage / input error (one line on
+     stderr: the bad value and the fix)
 
 examples:
   pipeweave predict --gpu B300 --family gemm --dtype bfloat16 --m 8192 --n 8192 --k 8192
@@ -372,13 +373,19 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             out.to_csv(fh, index=False, header=first)
             first = False
 
+    written = True
     if args.output:
 
         def to_file(path) -> None:  # noqa: ANN001
             with open(path, "w", newline="", encoding="utf-8") as fh:
                 write(fh)
+            if tally["rows"] and tally["bad"] == tally["rows"]:
+                raise _NothingPredicted  # atomic_write drops the temporary file; --output stays as it was
 
-        atomic_write(args.output, to_file)
+        try:
+            atomic_write(args.output, to_file)
+        except _NothingPredicted:
+            written = False
     else:
         write(sys.stdout)
     n, nbad = tally["rows"], tally["bad"]
@@ -391,7 +398,9 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
         )
     if nbad > _SHOW_ROWS:
         print(f"... and {nbad - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
-    if args.output:
+    if args.output and not written:
+        print(f"nothing written to {args.output}: no row could be predicted (see above)", file=sys.stderr)
+    elif args.output:
         print(
             f"wrote {n - nbad:,} predictions to {args.output}"
             + (f" ({nbad} rows not predicted, see above)" if nbad else ""),
@@ -404,6 +413,10 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
         return EXIT_PARTIAL
     print(f"no row predicted (exit status {EXIT_ERROR})", file=sys.stderr)
     return EXIT_ERROR
+
+
+class _NothingPredicted(Exception):
+    """Raised inside the --output writer when no row was predicted: the file is not written."""
 
 
 #: rows reported one by one on stderr (the rest are counted)

@@ -13,6 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from .. import __version__
 from .._errors import PipeweaveError
@@ -73,9 +74,42 @@ def _load_commands(command: str | None = None) -> list[ModuleType]:
     return mods
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: the problem, a close match for a mistyped choice, and where
+    the options are listed (argparse's default prints the whole usage block first). Subparsers inherit it."""
+
+    def error(self, message: str) -> NoReturn:  # noqa: D102
+        import difflib
+        import re
+
+        hint = f"see '{self.prog} --help'"
+        bad = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        close: list[str] = []
+        if bad:
+            choices = re.findall(r"'([^']*)'", bad.group(2)) or [c.strip() for c in bad.group(2).split(",")]
+            close = difflib.get_close_matches(bad.group(1), choices, n=1)
+        elif message.startswith("unrecognized arguments:"):
+            options = [o for a in self._actions for o in a.option_strings]
+            words = [w.split("=")[0] for w in message.split(":", 1)[1].split() if w.startswith("--")]
+            close = [m for w in words[:1] for m in difflib.get_close_matches(w, options, n=1)]
+        if close:
+            hint = f"did you mean '{close[0]}'? ({hint})"
+        self.exit(2, f"{self.prog}: error: {message}\n  fix: {hint}\n")
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)parser of the (sub)command ``args`` selected: where an unrecognized option belongs."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            name = getattr(args, str(action.dest), None)
+            if isinstance(name, str) and name in action.choices:
+                return _innermost(action.choices[name], args)
+    return parser
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Build the argument parser with every available subcommand (only ``command``'s when given)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pipeweave",
         description="Predict GPU kernel latency on GPUs that were never measured "
         "(analytical per-pipeline demand + XGBoost), evaluate it leave-one-generation-out, "
@@ -101,7 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(next((w for w in words if not w.startswith("-")), None))
-    args = parser.parse_args(words)
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return 0

@@ -253,7 +253,13 @@ CASES: list[tuple] = [
         1,
         ["row 1", "'A100'", "--gpu is 'H100-SXM'"],
     ),
-    ("all-rows-bad", {"rows.csv": _csv("gemm,H100,bfloat16,abc,64,64")}, PO, 2, ["row 1", "m=abc", "no row predicted"]),
+    (
+        "all-rows-bad",
+        {"rows.csv": _csv("gemm,H100,bfloat16,abc,64,64")},
+        PO,
+        2,
+        ["row 1", "m=abc", "no row predicted", "nothing written to"],
+    ),
     # ---- CSV files
     ("csv-empty", {"rows.csv": ""}, PO, 2, ["rows.csv", "is empty"]),
     ("csv-header-only", {"rows.csv": HEAD_GEMM + "\n"}, PO, 2, ["header but no rows"]),
@@ -798,8 +804,20 @@ def test_bad_input(cid, files, argv, rc, needles, model, tmp_path, capsys):
     after = _snapshot(tmp_path)
     for name, content in before.items():  # every input file is byte-identical afterwards
         assert after.get(name) == content, name
-    if rc == 2 and "error:" in err:
-        assert not (tmp_path / "out.csv").exists()  # nothing written on a usage/input error
+    if rc == 2 and "out.csv" not in files:
+        assert not (tmp_path / "out.csv").exists()  # nothing written on a usage/input error or when nothing predicted
+
+
+def test_nothing_predicted_leaves_an_existing_output_alone(model, tmp_path, capsys):
+    src, dst = tmp_path / "rows.csv", tmp_path / "out.csv"
+    src.write_text(_csv("gemm,H100,bfloat16,abc,64,64"))
+    dst.write_text("an earlier run's predictions\n")
+    rc, _, err = _run(
+        [*[a.replace("{model}", str(model)) for a in P], "--input", str(src), "--output", str(dst)], capsys
+    )
+    assert rc == 2 and "nothing written to" in err
+    assert dst.read_text() == "an earlier run's predictions\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
 
 
 def test_partial_output_keeps_good_rows(model, tmp_path, capsys):

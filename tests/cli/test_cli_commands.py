@@ -92,6 +92,34 @@ def test_explain_errors_are_one_line(capsys):
     assert "fp8" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, needles",
+    [
+        (["predikt"], ["invalid choice: 'predikt'", "did you mean 'predict'?", "'pipeweave --help'"]),
+        (["predict", "--famly", "gemm"], ["pipeweave predict: error: unrecognized arguments", "'--family'?"]),
+        (["predict", "--family", "gemmm"], ["invalid choice: 'gemmm'", "did you mean 'gemm'?"]),
+        (
+            ["predict", "--gpu", "H100", "--m", "x"],
+            ["argument --m: invalid int value: 'x'", "'pipeweave predict --help'"],
+        ),
+        (["profiles", "imprt"], ["pipeweave profiles: error:", "did you mean 'import'?"]),
+        (
+            ["calibrate", "plan", "--gpu", "B200", "--out", "p.csv", "--nn", "4"],
+            ["pipeweave calibrate plan: error:", "'--n'?"],
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_with_a_fix(argv, needles, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage:" not in err and len(err.strip().splitlines()) == 2, err  # the error and its fix, no usage block
+    assert err.splitlines()[1].startswith("  fix: ")
+    for needle in needles:
+        assert needle in err, err
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory, data_dir):
     path = tmp_path_factory.mktemp("models") / "tiny.ubj"
