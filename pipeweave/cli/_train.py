@@ -59,11 +59,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--params", metavar="JSON", help="hyperparameters as JSON (e.g. from `pipeweave tune`)")
     p.add_argument(
-        "--shared",
+        "--single-booster",
+        dest="shared",
         action="store_true",
         help="one booster for all families only (default: also one booster per family, which the "
         "leave-one-generation-out evaluation uses; see experiments/model_choices)",
     )
+    # the flag's former name, kept working (it read like the opposite of --no-shared, which is about data)
+    p.add_argument("--shared", dest="shared", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--out", required=True, metavar="PATH.ubj", help="model file to write (.ubj or .json)")
     p.add_argument(
         "--profiles",
@@ -256,7 +259,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
     if args.n_estimators:
         out += ["--n-estimators", str(args.n_estimators)]
     if args.shared:
-        out.append("--shared")
+        out.append("--single-booster")
     if getattr(args, "error_bands", False):
         out.append("--error-bands")
     out += ["--max-rows-per-group", str(args.max_rows_per_group)]

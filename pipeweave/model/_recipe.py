@@ -171,5 +171,5 @@ SEEN_GPU_MIN_ROWS: int = 200
 #: prefill 97.96 -> 23.40, decode 133.02 -> 20.11; experiments/accuracy_log, frame "unseen-gpu nested: backend
 #: support"). With every GPU in training, each backend here runs on two or more: the shipped model is unchanged
 MIN_BACKEND_GPUS: int = 2
-#: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--shared`` unsets per_family)
+#: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--single-booster`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

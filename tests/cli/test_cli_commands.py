@@ -405,3 +405,18 @@ def test_predict_notes_extrapolations_outside_the_trained_latency_range(tiny_mod
     obj = json.loads(cap.out)
     assert obj["extrapolated"] is (not lo <= obj["latency_us_pred"] <= hi) is True  # a 64-wide, 1-token layer
     assert "is outside the moe_w13 latencies" in cap.err
+
+
+def test_train_single_booster_flag_and_its_former_name():
+    from pipeweave.cli.main import build_parser
+
+    parser = build_parser("train")
+    assert parser.parse_args(["train", "--out", "m.ubj", "--single-booster"]).shared is True
+    assert parser.parse_args(["train", "--out", "m.ubj", "--shared"]).shared is True  # the former name still works
+    assert parser.parse_args(["train", "--out", "m.ubj"]).shared is False
+
+def test_train_help_lists_single_booster_not_its_former_name(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "--single-booster" in out and "--shared" not in out
