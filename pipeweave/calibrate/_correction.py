@@ -78,6 +78,9 @@ class ResidualCorrection:
     alpha_: np.ndarray = field(default_factory=lambda: np.zeros(0))
     band_t_: np.ndarray = field(default_factory=lambda: np.zeros(0))
     loo_mape_: float = float("nan")
+    #: where ``band_t_`` came from: "" (no band), "shots" (this correction's left-out launches) or
+    #: "band_model" (the same correction fitted on another model's residuals: see ``borrow_band``)
+    band_source_: str = ""
     _chol: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def fit(self, frame: pd.DataFrame, residual: np.ndarray, *, band: bool = True) -> ResidualCorrection:
@@ -101,6 +104,30 @@ class ResidualCorrection:
         Z = regime_matrix(frame, self.features) / self.length_scale
         self._fit_scaled(Z, r)
         self.band_t_, self.loo_mape_ = self._loo_band(Z, r) if band else (np.zeros(0), float("nan"))
+        self.band_source_ = "shots" if len(self.band_t_) else ""
+        return self
+
+    def borrow_band(self, other: ResidualCorrection) -> ResidualCorrection:
+        """Take ``other``'s band (fitted with the same settings on the same launches, but on the residuals
+        of a model that did not train on them); returns self.
+
+        The band's width at a launch is ``sqrt(v(z))``, which depends only on the measured coordinates
+        and the settings, so the standardized quantiles carry over. Used for a model retrained with the
+        measured launches (the refit recipe), whose own left-out errors would flatter it: the band is
+        then that of the calibration without the refit, wider where the refit helps.
+        """
+        if (self.method, self.length_scale, self.noise, self.linear) != (
+            other.method,
+            other.length_scale,
+            other.noise,
+            other.linear,
+        ) or not np.array_equal(self.Z_, other.Z_):
+            raise DataError(
+                "a borrowed band needs the same correction settings and launches",
+                hint="fit both corrections with the same settings on the same measured rows",
+            )
+        self.band_t_, self.loo_mape_ = other.band_t_.copy(), other.loo_mape_
+        self.band_source_ = "band_model" if len(self.band_t_) else ""
         return self
 
     def _fit_scaled(self, Z: np.ndarray, r: np.ndarray) -> None:
@@ -200,6 +227,7 @@ class ResidualCorrection:
             "alpha": self.alpha_.tolist(),
             "band_t": self.band_t_.tolist(),
             "loo_mape": None if np.isnan(self.loo_mape_) else self.loo_mape_,
+            "band_source": self.band_source_,
         }
 
     @classmethod
@@ -217,6 +245,7 @@ class ResidualCorrection:
         c.Z_ = np.asarray(d["Z"], dtype=float).reshape(len(c.alpha_), len(c.features))
         c.band_t_ = np.asarray(d.get("band_t", []), dtype=float)  # files before the calibrated band: none
         c.loo_mape_ = float("nan") if d.get("loo_mape") is None else float(d["loo_mape"])
+        c.band_source_ = str(d.get("band_source", "shots" if len(c.band_t_) else ""))
         from ..model import BAND_LEVELS
 
         if len(c.band_t_) not in (0, len(BAND_LEVELS)) or not (

@@ -88,6 +88,7 @@ def calibrate_model(
     noise: float = DEFAULT_NOISE,
     linear: float = 0.0,
     profiles: Sequence[dict] = (),
+    band_model: Any = None,
 ) -> Any:
     """A copy of fitted ``model`` whose predictions on ``gpu`` are corrected by ``measured`` rows.
 
@@ -96,7 +97,10 @@ def calibrate_model(
     ``pipeweave.model.save_model`` stores them in the stamp. Each correction also carries an error band
     from its left-out launches (:data:`~pipeweave.calibrate.CALIBRATED_BAND_MIN_SHOTS` or more), unless the base model was
     trained on rows of ``gpu`` (e.g. retrained with the same measurements: their left-out errors would be
-    optimistic); then ``predict_interval`` gives the base model's band there.
+    optimistic); then ``predict_interval`` gives the base model's band there, unless ``band_model`` (a
+    fitted model that did not train on them, e.g. the model before the refit) is given: the family's band
+    is then the left-out band of the same correction fitted on ``band_model``'s residuals
+    (:meth:`ResidualCorrection.borrow_band`).
     """
     g = measured["gpu"].astype(str) if "gpu" in measured.columns else pd.Series(gpu, index=measured.index)
     other = sorted(set(g) - {gpu})
@@ -111,11 +115,16 @@ def calibrate_model(
     feats, r = residuals(model, measured, gpus=gpus)
     fam = feats["family"].astype(str).to_numpy()
     corrections, shots = {}, {}
+    ref_r: np.ndarray | None = None
     for name in sorted(set(fam)):
         m = fam == name
-        corrections[name] = ResidualCorrection(
-            method=method, length_scale=length_scale, noise=noise, linear=linear
-        ).fit(feats.loc[m], r[m], band=not trained_on(model, gpu, name))
+        own = not trained_on(model, gpu, name)
+        corrections[name] = ResidualCorrection(method, length_scale, noise, linear).fit(feats.loc[m], r[m], band=own)
+        if not own and band_model is not None and not trained_on(band_model, gpu, name):
+            if ref_r is None:
+                ref_r = residuals(band_model, measured, gpus=gpus)[1]
+            ref = ResidualCorrection(method, length_scale, noise, linear).fit(feats.loc[m], ref_r[m], band=True)
+            corrections[name].borrow_band(ref)
         shots[name] = int(m.sum())
     out = copy.copy(model)
     out.calibration_ = GPUCalibration(gpu=gpu, corrections=corrections, n_shots=shots, profiles=list(profiles))

@@ -32,8 +32,10 @@ few-shot protocol (`pipeweave evaluate --protocol few-shot`, experiments/few_sho
 and found for GEMM with 32+ launches a base model retrained with them (refit) better still: train
 with the measurements as weighted profiles, then fit on that model (--model, last example).
 With 16+ launches of a family, fit also keeps an error band for the GPU (`predict --interval`): the
-launches' leave-one-out errors scaled by the correction's uncertainty at each launch; not made when
-the base model trained on those launches (the refit recipe), as fit says.
+launches' leave-one-out errors scaled by the correction's uncertainty at each launch. When the base
+model trained on those launches (the refit recipe) their left-out errors would flatter it: the band
+then comes from --band-model (a model that did not train on them: alone, the shipped model the refit
+started from), else there is none; fit says which.
 
 examples:
   pipeweave calibrate plan --gpu B300 --families gemm fused_moe --n 32 --out plan.csv
@@ -41,7 +43,8 @@ examples:
   pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
   pipeweave predict --model models/B300.ubj --gpu B300 --input rows.csv --output preds.csv
   pipeweave train --profiles measured.csv --profiles-weight 10 --out /tmp/B300_refit.ubj
-  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --profiles measured.csv --out models/B300.ubj
+  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --band-model --profiles measured.csv \
+      --out models/B300.ubj
 """
 )
 
@@ -85,6 +88,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--profiles", nargs="+", required=True, metavar="FILE", help="canonical profile files (measured plan)"
     )
     ft.add_argument("--model", metavar="PATH", help="base model (default models/pipeweave_default.ubj)")
+    ft.add_argument(
+        "--band-model",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="with a --model retrained on these launches (the refit recipe): a model that was not, e.g. the "
+        "one the refit started from (no PATH: the shipped model); the error band comes from its left-out errors",
+    )
     ft.add_argument("--method", choices=list(METHODS), default="gp", help="correction (default gp)")
     ft.add_argument(
         "--length-scale",
@@ -124,11 +135,17 @@ def _band_note(model, gpu: str, family: str) -> str:  # noqa: ANN001
     from ..calibrate import CALIBRATED_BAND_MIN_SHOTS, trained_on
 
     corr = model.calibration_.corrections[family]
+    if corr.band_source_ == "band_model":
+        return (
+            f"error band of --interval from the --band-model's left-out errors (MAPE {corr.loo_mape_:.1f}% without "
+            "the refit; wider than the refit's errors where the refit helps)"
+        )
     if len(corr.band_t_):
         return f"left-out MAPE {corr.loo_mape_:.1f}% (the error band of --interval)"
     if trained_on(model, gpu, family):
         return (
-            f"no calibrated error band (the base model trained on {gpu}'s {family} rows: left-out errors would flatter)"
+            f"no calibrated error band (the base model trained on {gpu}'s {family} rows: left-out errors would "
+            "flatter; --band-model with a model that did not, e.g. the one before the refit, gives one)"
         )
     if corr.method == "none":
         return "no calibrated error band (method none)"
@@ -188,6 +205,9 @@ def run(args: argparse.Namespace) -> int:
         if measured.empty:
             raise DataError(f"no rows of {args.profiles} are on {spec.name}", hint="pass the GPU they were measured on")
     base = load_model(args.model)
+    band_model = None
+    if args.band_model is not None:
+        band_model = load_model(args.band_model or None)
     files = [file_record(p, len(read_profiles(p, gpus=gpus))) for p in args.profiles]
     model = calibrate_model(
         base,
@@ -199,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
         noise=args.noise,
         linear=args.linear,
         profiles=files,
+        band_model=band_model,
     )
     cmd = (
         "pipeweave calibrate fit --gpu "
@@ -208,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
         + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --linear {args.linear}"
         + f" --out {args.out}"
         + (f" --model {args.model}" if args.model else "")
+        + ("" if args.band_model is None else f" --band-model {args.band_model}".rstrip())
     )
     base_stamp = getattr(base, "stamp_", {})
     path = save_model(

@@ -487,25 +487,46 @@ BAND_SHOTS: tuple[int, ...] = (16, 32, 64, 128)
 
 
 def band_coverage_fold(
-    frame: pd.DataFrame, held_out: str, models: _BaseModels, shots: Sequence[int], *, label: str = "", seed: int = 0
+    frame: pd.DataFrame,
+    held_out: str,
+    models: _BaseModels,
+    shots: Sequence[int],
+    *,
+    label: str = "",
+    seed: int = 0,
+    refit_weight: float | None = None,
 ) -> list[dict[str, Any]]:
     """One fold of :func:`calibrated_band_coverage`: each GPU of the ``held_out`` generation calibrated by the
     default :class:`~pipeweave.calibrate.ResidualCorrection` on each shot count's planned launches and scored
-    on its rows no shot count measured (MAPE % and the share % inside the 50 / 80 / 90% bands)."""
+    on its rows no shot count measured (MAPE % and the share % inside the 50 / 80 / 90% bands).
+
+    ``refit_weight``: the refit recipe instead: the model refitted with the generation's shots (each weighing
+    that many rows), the correction fitted on the refit's residuals, and the band borrowed from the correction
+    of the model without the refit (:meth:`~pipeweave.calibrate.ResidualCorrection.borrow_band`, what
+    ``calibrate fit`` does with a band model)."""
     from ..calibrate import ResidualCorrection
 
     gen, gpu_col = frame["generation"].astype(str), frame["gpu"].astype(str)
+    without = frozenset({held_out})
+    cases = {gpu: _GPUCase(frame[gpu_col == gpu], shots, seed) for gpu in sorted(set(gpu_col[gen == held_out]))}
+    recipe = "gp" if refit_weight is None else f"refit{refit_weight:g}+gp"
     out: list[dict[str, Any]] = []
-    for gpu in sorted(set(gpu_col[gen == held_out])):
-        case = _GPUCase(frame[gpu_col == gpu], shots, seed)
-        base = models.predict(frozenset({held_out}), case, gpu)
+    for gpu, case in cases.items():
+        base = models.predict(without, case, gpu)
         lat = case.lat[case.score]
         for n in shots:
             plan = case.plans[n]
             corr = ResidualCorrection().fit(case.rows.iloc[plan], np.log(case.lat[plan] / base[plan]))
-            pred = np.maximum(base[case.score] * np.exp(corr.predict(case.score_rows)), case.t_lower[case.score])
+            if refit_weight is not None:
+                refit = models.refit_predict(without, cases, n, float(refit_weight))[gpu]
+                own = ResidualCorrection().fit(case.rows.iloc[plan], np.log(case.lat[plan] / refit[plan]), band=False)
+                corr, base_n = own.borrow_band(corr), refit
+            else:
+                base_n = base
+            pred = np.maximum(base_n[case.score] * np.exp(corr.predict(case.score_rows)), case.t_lower[case.score])
             rec: dict[str, Any] = {
                 "family": label,
+                "recipe": recipe,
                 "generation": held_out,
                 "gpu": gpu,
                 "shots": len(plan),
@@ -531,6 +552,7 @@ def calibrated_band_coverage(
     seed: int = 0,
     progress: bool = True,
     cache_dir: str | Path | None = None,
+    refit_weight: float | None = None,
 ) -> pd.DataFrame:
     """Do a calibrated GPU's error bands hold on its launches that were not measured? (few-shot folds)
 
@@ -539,9 +561,10 @@ def calibrated_band_coverage(
     on ``shots`` launches planned among its measured rows, and its other rows (those no shot count
     measured, as in :func:`run_few_shot`) are scored: MAPE (%) of the calibrated prediction and the share
     (%) of measurements inside its 50 / 80 / 90% band, with the band's median width ``log(hi / lo)``.
-    Returns one row per family, held-out generation, GPU and shot count (columns ``family, generation,
-    gpu, shots, n, mape, cover50, cover80, cover90, width50, width80, width90``). The zero-shot models
-    are those of :func:`run_few_shot` (and share its ``cache_dir`` layout).
+    Returns one row per family, held-out generation, GPU and shot count (columns ``family, recipe,
+    generation, gpu, shots, n, mape, cover50, cover80, cover90, width50, width80, width90``). The zero-shot
+    models are those of :func:`run_few_shot` (and share its ``cache_dir`` layout). ``refit_weight``: score the
+    refit recipe instead (see :func:`band_coverage_fold`; ``recipe`` = ``refit<W>+gp``).
     """
     from tqdm.auto import tqdm
 
@@ -560,7 +583,7 @@ def calibrated_band_coverage(
         bar = tqdm(total=len(gens), desc=f"calibrated bands {label}", unit="fold", disable=None if progress else True)
         try:
             for g in gens:
-                out += band_coverage_fold(sub, g, models, shots, label=label, seed=seed)
+                out += band_coverage_fold(sub, g, models, shots, label=label, seed=seed, refit_weight=refit_weight)
                 bar.update()
         finally:
             bar.close()

@@ -200,3 +200,47 @@ def test_calibrated_model_predict_interval(tmp_path, base_model):
     assert not on_h100.calibration_.has_band() and not has_error_bands(on_h100)
     with pytest.raises(DataError, match="no error bands"):
         on_h100.predict_interval(query, 0.8)
+
+
+def test_refit_base_borrows_the_band_of_a_model_not_trained_on_the_launches(tmp_path, base_model):
+    """The refit recipe: a base model trained on the measured GPU gets no band of its own; with ``band_model``
+    (a model that did not train there) it gets that model's left-out band, at the same width per launch."""
+    from pipeweave.calibrate import CALIBRATED_BAND
+    from pipeweave.model import PipeweaveRegressor, load_model, save_model
+
+    measured = _spread_gemms(20)
+    rng = np.random.default_rng(3)
+    measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
+    # the "refit": base_model's training rows plus the measured B200 launches
+    train = _gemm([256, 512, 1024, 2048, 4096, 8192] * 2)
+    train["gpu"] = ["A100"] * 6 + ["H100"] * 6
+    train["latency_us"] = [9.0, 14.0, 40.0, 230.0, 1700.0, 13000.0, 7.0, 10.0, 22.0, 110.0, 800.0, 6000.0]
+    refit = PipeweaveRegressor(n_estimators=5).fit(pd.concat([train, measured], ignore_index=True))
+    alone = calibrate_model(refit, measured, gpu="B200")
+    assert not alone.calibration_.has_band()  # trained on B200: its own left-out errors would flatter
+    cal = calibrate_model(refit, measured, gpu="B200", band_model=base_model)
+    own = calibrate_model(base_model, measured, gpu="B200")  # the calibration without the refit
+    c, o = cal.calibration_.corrections["gemm"], own.calibration_.corrections["gemm"]
+    assert c.band_source_ == "band_model" and o.band_source_ == "shots"
+    np.testing.assert_array_equal(c.band_t_, o.band_t_)
+    assert c.loo_mape_ == o.loo_mape_
+    query = _gemm([512, 3072, 12288], gpu="B200")
+    iv, ref = cal.predict_interval(query, 0.8), own.predict_interval(query, 0.8)
+    assert (iv["band"] == CALIBRATED_BAND).all()
+    # the same width (hi / lo) per launch, around the refit's own prediction
+    np.testing.assert_allclose(iv["latency_us_hi"] / iv["latency_us_lo"], ref["latency_us_hi"] / ref["latency_us_lo"])
+    pred = cal.predict(query)
+    assert (iv["latency_us_lo"] < pred).all() and (pred < iv["latency_us_hi"]).all()
+    loaded = load_model(save_model(cal, tmp_path / "refit_cal.ubj"))
+    assert loaded.calibration_.corrections["gemm"].band_source_ == "band_model"
+    # a band model that also trained on the GPU lends nothing
+    assert not calibrate_model(refit, measured, gpu="B200", band_model=refit).calibration_.has_band()
+
+
+def test_borrow_band_refuses_other_settings_or_launches(spread):
+    feats, r = spread, np.linspace(-0.2, 0.4, len(spread))  # made-up residuals
+    a = ResidualCorrection(length_scale=2.0).fit(feats, r)
+    with pytest.raises(DataError, match="same correction settings"):
+        ResidualCorrection(length_scale=4.0).fit(feats, r, band=False).borrow_band(a)
+    with pytest.raises(DataError, match="same correction settings"):
+        ResidualCorrection(length_scale=2.0).fit(feats.iloc[1:], r[1:], band=False).borrow_band(a)

@@ -208,6 +208,26 @@ def test_band_coverage_fold_contract(frame):
         calibrated_band_coverage(families=["gemm_bf16"], shots=(8, 32))
 
 
+def test_band_coverage_fold_refit_recipe_borrows_the_band(frame):
+    """The refit recipe's scoring (hand-made launches, made-up latencies): the refit's prediction, a band as wide
+    as the recipe without the refit (borrowed)."""
+    from pipeweave.evaluation import band_coverage_fold
+
+    rng = np.random.default_rng(4)
+    noisy = frame.assign(latency_us=frame["latency_us"] * np.exp(rng.normal(0, 0.15, len(frame))))
+    shots = (16, 24)
+    plain = band_coverage_fold(noisy, "ada", _BaseModels(noisy, PerGPUEnvelopeTimes()), shots, label="gemm")
+    refit = band_coverage_fold(
+        noisy, "ada", _BaseModels(noisy, PerGPUEnvelopeTimes()), shots, label="gemm", refit_weight=10.0
+    )
+    assert [r["recipe"] for r in plain] == ["gp", "gp"] and [r["recipe"] for r in refit] == ["refit10+gp"] * 2
+    for p, r in zip(plain, refit, strict=True):
+        assert (r["gpu"], r["shots"], r["n"]) == (p["gpu"], p["shots"], p["n"])
+        for w in ("width50", "width80", "width90"):
+            assert r[w] == pytest.approx(p[w])  # the same band width per launch: borrowed
+        assert 0 <= r["cover50"] <= r["cover80"] <= r["cover90"] <= 100
+
+
 def test_workload_band_rows_take_the_band_from_other_generations():
     """Hand-made held-out predictions (not data): the band is built without the scored generation."""
     from pipeweave import DataError

@@ -194,6 +194,20 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     assert main(["predict", "--model", str(cal), "--gpu", "H100", "--interval", "80", *launch]) == 0
     res = capsys.readouterr()
     assert "band" not in res.out and "no error band for this launch" in res.err
+    # the refit recipe: a model retrained with the measured launches has no band of its own; --band-model
+    # lends the base model's left-out band
+    refit = tmp_path / "refit.ubj"
+    argv = ["train", "--profiles", str(base_csv), str(measured), "--no-shared", "--n-estimators", "3"]
+    assert main([*argv, "--out", str(refit), "--no-progress"]) == 0
+    capsys.readouterr()
+    fit = ["calibrate", "fit", "--gpu", "B200", "--profiles", str(measured), "--model", str(refit), "--out", str(cal)]
+    assert main(fit) == 0
+    assert "no calibrated error band (the base model trained on B200's gemm rows" in capsys.readouterr().out
+    assert main([*fit, "--band-model", str(base)]) == 0
+    assert "from the --band-model's left-out errors" in capsys.readouterr().out
+    assert "--band-model" in read_stamp(cal)["command"]
+    assert main(["predict", "--model", str(cal), "--gpu", "B200", "--interval", "80", "--json", *launch]) == 0
+    assert json.loads(capsys.readouterr().out)["interval"]["band"] == "calibrated"
 
 
 def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
