@@ -415,6 +415,7 @@ def test_train_single_booster_flag_and_its_former_name():
     assert parser.parse_args(["train", "--out", "m.ubj", "--shared"]).shared is True  # the former name still works
     assert parser.parse_args(["train", "--out", "m.ubj"]).shared is False
 
+
 def test_train_help_lists_single_booster_not_its_former_name(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--help"])
