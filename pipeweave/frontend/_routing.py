@@ -54,7 +54,9 @@ def _counts_matrix(tokens: np.ndarray, topk: np.ndarray, n_exp: int, alpha: np.n
 
     balanced: round-robin split of round(T*k) rows (the first (T*k mod E) experts get one more);
     power law: c_e = T*k*w_e with w_e ~ rank^-alpha, capped at T (a token picks an expert at most
-    once) with the excess spread over uncapped experts, then rounded; at least one routed row.
+    once) with the excess spread over uncapped experts by weight, then (what the weights cannot place:
+    at a large alpha they underflow to 0) onto the most popular uncapped experts in rank order, so the
+    routed rows stay T*k (at most T*E) however skewed; then rounded; at least one routed row.
     """
     total = np.maximum(np.round(tokens * topk), 1.0)[:, None]
     ranks = np.arange(1, n_exp + 1, dtype=float)[None, :]
@@ -76,6 +78,12 @@ def _counts_matrix(tokens: np.ndarray, topk: np.ndarray, n_exp: int, alpha: np.n
         wf = np.where(free, w, 0.0)
         denom = wf.sum(axis=1, keepdims=True)
         c = c + np.divide(excess * wf, denom, out=np.zeros_like(c), where=denom > 0)
+    # water-fill what is left in rank order: expert e takes min(room_e, left - room of the experts before it)
+    c = np.minimum(c, cap)
+    left = np.maximum((tokens * topk)[:, None] - c.sum(axis=1, keepdims=True), 0.0)
+    room = cap - c
+    before = np.cumsum(room, axis=1) - room
+    c = c + np.clip(left - before, 0.0, room)
     c = np.round(c)
     empty = c.sum(axis=1) < 1
     c[empty, 0] = 1.0

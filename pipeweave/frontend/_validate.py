@@ -427,7 +427,9 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         for d in pd.unique(dtv[bad_dt]):
             r.add(bad_dt & (dtv == d), f"family {name!r} supports dtypes {list(family.dtypes)}, not {d!r}")
         vals: dict[str, np.ndarray] = {}
-        for col in family.shape_columns:
+        # a routing distribution is checked wherever the family reads one (moe_w13 has it as an option)
+        optional = [c for c in LAUNCH_DEFAULTS.get(name, {}) if c == "distribution" and c not in family.shape_columns]
+        for col in (*family.shape_columns, *optional):
             if col == "distribution":
                 if col not in df.columns:
                     continue

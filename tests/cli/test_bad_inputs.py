@@ -127,6 +127,7 @@ GOOD = {  # one valid row per header (hand-made launches)
     "family,gpu,dtype,m,n,k,block_m": GOOD_GEMM + ",",
     TILE: GOOD_GEMM + ",64,64,64,8,4,3",
     MOE: "moe_w13,H100,bfloat16,64,4096,1536,8,64",
+    MOE + ",distribution": "moe_w13,H100,bfloat16,64,4096,1536,8,64,power_law_1.2",
     FMOE: "fused_moe,H100,bfloat16,64,4096,1536,8,64,1,1,balanced",
     ATT: "attention_context,H100,bfloat16,1,128,32,8,128",
     ATT + ",backend": "attention_context,H100,bfloat16,1,128,32,8,128,trtllm_mha",
@@ -192,6 +193,12 @@ CASES: list[tuple] = [
     ),
     _row_case(
         "tp-not-dividing", "fused_moe,H100,bfloat16,64,4096,1536,8,64,7,1,balanced", ["moe_tp_size=7"], head=FMOE
+    ),
+    _row_case(
+        "moe-w13-distribution-negative",
+        "moe_w13,H100,bfloat16,64,4096,1536,8,64,power_law_-1",
+        ["distribution=power_law_-1", "alpha >= 0"],
+        head=MOE + ",distribution",
     ),
     _row_case(
         "distribution-garbage",

@@ -76,6 +76,15 @@ def test_moe_power_law_concentrates_tokens():
     assert skew.loc[0, "routed_rows"] == pytest.approx(128, abs=2)
 
 
+@pytest.mark.parametrize("alpha", [5.0, 100.0, 1000.0])
+def test_moe_extreme_skew_keeps_every_routed_row(alpha):
+    # 4096 tokens x top-8 over 64 experts: however skewed, T*k = 32768 rows are routed; at the extreme the 8
+    # most popular experts take every token each (a token picks an expert at most once)
+    rs = routing_stats(np.array([4096.0]), np.array([8.0]), np.array([64.0]), np.array([alpha]), np.array([64.0]))
+    assert rs.loc[0, "routed_rows"] == pytest.approx(32768, abs=2)
+    assert rs.loc[0, "max_expert_rows"] == 4096 and rs.loc[0, "active_experts"] >= 8
+
+
 def test_attention_keys_per_query_causal_and_window():
     q = np.array([4.0, 4.0, 4.0])
     kv = np.array([4.0, 4.0, 10.0])
