@@ -116,6 +116,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(ft)
 
 
+#: columns of a --candidates row that belong to a measurement of it, not to the launch (dropped from a plan)
+_MEASUREMENT_COLUMNS: tuple[str, ...] = (
+    "latency_us",
+    "latency_us_pred",
+    "latency_us_lo",
+    "latency_us_hi",
+    "band",
+    "timing",
+    "n_raw_rows",
+    "generation",
+    "dataset",
+    "source",
+)
+
+
 def _candidates_from_data(
     data: str | os.PathLike[str] | None, families: list[str], dtype: str, gpu_name: str
 ) -> pd.DataFrame:
@@ -172,7 +187,11 @@ def run(args: argparse.Namespace) -> int:
                 raw = pd.read_csv(args.candidates)
             except FileNotFoundError:
                 raise DataError(f"--candidates file not found: {args.candidates!r}", hint="check the path") from None
-            raw = raw.assign(gpu=spec.name)
+            # a plan lists launches to measure on the new GPU: what another measurement said goes
+            gone = [c for c in _MEASUREMENT_COLUMNS if c in raw.columns]
+            if gone:
+                print(f"note: {args.candidates}: the columns {gone} describe earlier measurements; left out of the plan")
+            raw = raw.drop(columns=gone).assign(gpu=spec.name)
             cand = check_profiles(raw, what=args.candidates, gpus=gpus, need_latency=False)
             if args.families:
                 cand = cand[cand["family"].astype(str).isin(args.families)]

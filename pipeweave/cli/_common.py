@@ -21,6 +21,7 @@ __all__ = [
     "resolve_gpu_arg",
     "parse_config",
     "print_json",
+    "check_output_path",
 ]
 
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
@@ -36,7 +37,7 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     "--moe-tp-size": ("moe_tp_size", int, "MoE tensor-parallel size (default 1)"),
     "--moe-ep-size": ("moe_ep_size", int, "MoE expert-parallel size (default 1)"),
     "--distribution": ("distribution", str, "MoE routing: balanced or power_law_<alpha>"),
-    "--batch-size": ("batch_size", int, "attention batch"),
+    "--batch-size": ("batch_size", int, "attention batch; gemm_fp32: GEMMs of one bmm (default 1)"),
     "--isl": ("isl", int, "prefill: input sequence length (decode: 1, the default; its context length is --step)"),
     "--num-heads": ("num_heads", int, "attention query heads"),
     "--num-kv-heads": ("num_key_value_heads", int, "attention KV heads"),
@@ -182,6 +183,21 @@ def flag_hint(reason: str) -> str:
     if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
         flags.append("the tile plan is --config BM,BN,BK,GM,WARPS,STAGES")
     return "flags: " + "; ".join(flags) if flags else "see the command's -h for the flags"
+
+
+def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
+    """Refuse an output ``path`` (flag ``what``) that is one of the ``inputs`` files or cannot be written."""
+    import os
+
+    from .._io import check_writable
+
+    for src in [inputs] if isinstance(inputs, str) else list(inputs or ()):
+        if src and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
+            raise DataError(
+                f"{what} {path!r} is an input file ({src!r}); pipeweave never overwrites its input",
+                hint=f"write to another file with {what}",
+            )
+    check_writable(path, what)
 
 
 def print_json(obj: Any) -> None:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from ._common import add_data_argument, add_launch_arguments, print_json
+from ._common import add_data_argument, add_launch_arguments, check_output_path, print_json
 
 COMMAND = "compare"
 HELP = "predict a workload (launches x counts) on several GPUs and compare the totals, with error bands"
@@ -110,16 +109,11 @@ def run(args: argparse.Namespace) -> int:
     import math
 
     from .._errors import DataError
-    from .._io import check_writable
     from ..api import compare, plot_comparison
 
     for path, what in ((args.output, "--output"), (args.plot, "--plot")):
         if path:
-            if args.input and os.path.exists(path) and os.path.samefile(args.input, path):
-                raise DataError(
-                    f"{what} {path!r} is the --input file; pipeweave never overwrites its input", hint="write elsewhere"
-                )
-            check_writable(path, what)
+            check_output_path(path, what, args.input)
     if args.plot and not args.plot.lower().endswith(".png"):
         raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot compare.png")
     coverage = None

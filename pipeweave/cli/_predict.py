@@ -6,7 +6,14 @@ import argparse
 import re
 import sys
 
-from ._common import add_data_argument, add_launch_arguments, launch_frame, print_json, resolve_gpu_arg
+from ._common import (
+    add_data_argument,
+    add_launch_arguments,
+    check_output_path,
+    launch_frame,
+    print_json,
+    resolve_gpu_arg,
+)
 
 COMMAND = "predict"
 HELP = "predict kernel latency (us) on a GPU, from a CSV of launches or from flags"
@@ -133,11 +140,9 @@ def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
 
     from .._errors import DataError
     from .._estimator import sklearn_blocked
-    from .._io import check_writable
 
     if getattr(args, "dask", None):
         return _predict_on_dask(args)
@@ -172,12 +177,7 @@ def run(args: argparse.Namespace) -> int:
             hint="use --json for machine-readable single-launch output",
         )
     if args.output:
-        if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
-            raise DataError(
-                f"--output {args.output!r} is the --input file; pipeweave never overwrites its input",
-                hint="write the predictions to another file, e.g. preds.csv",
-            )
-        check_writable(args.output, "--output")
+        check_output_path(args.output, "--output", args.input)
     coverage = None
     if args.interval is not None:
         from ..model import check_coverage

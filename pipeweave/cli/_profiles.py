@@ -113,6 +113,9 @@ def _require_import_flags(args: argparse.Namespace, have_gpu: bool, key: list[st
         )
     if Path(args.out).suffix not in PROFILE_SUFFIXES:
         raise DataError(f"--out must end in .csv or .parquet, got {str(args.out)!r}", hint="e.g. --out my_profiles.csv")
+    from ._common import check_output_path
+
+    check_output_path(args.out, "--out", [*args.files, args.shapes])
 
 
 def run(args: argparse.Namespace) -> int:

@@ -143,6 +143,23 @@ def profile_problems(
                 df.loc[m & df[col].isna().to_numpy(), col] = val
     # a user file names its own source (a label kept with the rows), so only the launch is checked
     reasons = row_problems(df.drop(columns=["source"]), known or None)
+    if "generation" in df.columns:  # a generation cell must agree with the row's GPU (or be blank)
+        from ..hardware import get_gpu
+
+        given = df["generation"].astype("string").fillna("").str.strip().str.lower().to_numpy(dtype=object)
+        true: dict[str, str] = {}
+        for g in pd.unique(df["gpu"]):
+            try:
+                true[g] = (known[g] if g in known else get_gpu(g)).generation
+            except Exception:  # noqa: BLE001 - an unknown GPU is already reported by row_problems
+                true[g] = ""
+        want = df["gpu"].map(true).fillna("").to_numpy(dtype=object)
+        wrong = (given != "") & (want != "") & (given != want)
+        for i in np.flatnonzero(wrong & (reasons == "").to_numpy()):
+            reasons.iat[i] = (
+                f"generation={df['generation'].iat[i]!r} but {df['gpu'].iat[i]} is a {want[i]} GPU: the row was "
+                "measured on another GPU, or its generation cell is wrong (blank it to take the GPU's)"
+            )
     if need_latency:
         from ..frontend import MAX_LATENCY_US  # the one plausibility bound (a larger value is a unit slip)
 

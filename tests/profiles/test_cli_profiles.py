@@ -210,6 +210,28 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["interval"]["band"] == "calibrated"
 
 
+def test_import_never_overwrites_its_input_and_plans_drop_old_measurements(tmp_path, capsys):
+    src = tmp_path / "mine.csv"
+    _gemm_rows().assign(gpu="H100").to_csv(src, index=False)
+    before = src.read_bytes()
+    assert main(["profiles", "import", "--from", "canonical", str(src), "--out", str(src)]) == 2
+    assert "is an input file" in capsys.readouterr().err and src.read_bytes() == before
+    # candidates that are measured rows of another GPU: the plan keeps the launches, not their old latencies
+    imported = tmp_path / "imported.csv"
+    assert main(["profiles", "import", "--from", "canonical", str(src), "--out", str(imported)]) == 0
+    plan = tmp_path / "plan.csv"
+    argv = ["calibrate", "plan", "--gpu", "B300", "--n", "3", "--candidates", str(imported), "--out", str(plan)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "describe earlier measurements; left out of the plan" in out and "latency_us" in out
+    p = pd.read_csv(plan)
+    assert len(p) == 3 and (p["gpu"] == "B300").all()
+    assert not {"latency_us", "generation", "source", "dataset"} & set(p.columns)
+    # so a plan cannot be fitted as if it had been measured
+    assert main(["calibrate", "fit", "--gpu", "B300", "--profiles", str(plan), "--out", str(tmp_path / "x.ubj")]) == 2
+    assert "latency_us" in capsys.readouterr().err
+
+
 def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
     from pipeweave.measure import main as measure_main
 

@@ -232,6 +232,12 @@ def test_canonical_bad_rows_name_row_and_reason(tmp_path):
         check_profiles(_rows().drop(columns="latency_us"))
     with pytest.raises(DataError, match=r"\.csv or \.parquet"):
         read_profiles(tmp_path / "x.txt")
+    # a generation cell that disagrees with the row's GPU: measured elsewhere, or a wrong label
+    moved = _rows().assign(gpu="B300", generation="hopper")
+    with pytest.raises(DataError, match=r"row 1: generation='hopper' but B300 is a blackwell GPU"):
+        check_profiles(moved)
+    assert (check_profiles(moved.assign(generation="blackwell"))["generation"] == "blackwell").all()
+    assert (check_profiles(moved.assign(generation=None))["generation"] == "blackwell").all()
 
 
 def test_public_fit_on_profiles(tmp_path):
