@@ -228,6 +228,12 @@ def check_csv_file(path: str | os.PathLike[str], what: str = "--input") -> list[
         raise DataError(
             f"{what} {str(path)!r} is UTF-16 text", hint="save it as UTF-8 CSV (e.g. `iconv -f UTF-16 -t UTF-8`)"
         )
+    if head[:4] == b"PAR1":
+        raise DataError(
+            f"{what} {str(path)!r} is a parquet file, not CSV text",
+            hint="convert it: python -c \"import pandas as pd; pd.read_parquet('IN.parquet').to_csv('OUT.csv', "
+            'index=False)"',
+        )
     if b"\x00" in head:
         raise DataError(f"{what} {str(path)!r} is binary, not a CSV text file", hint="give a UTF-8 CSV file")
     try:
@@ -241,6 +247,12 @@ def check_csv_file(path: str | os.PathLike[str], what: str = "--input") -> list[
         text = head[: exc.start].decode("utf-8-sig")
     first = next(csv.reader(text.splitlines()[:1] or [""]), [])
     header = [h.strip() for h in first]
+    if len(header) == 1 and ("\t" in header[0] or ";" in header[0]):
+        sep = "tab" if "\t" in header[0] else "semicolon"
+        raise DataError(
+            f"{what} {str(path)!r} is {sep}-separated (its header is one column: {header[0][:60]!r})",
+            hint="save it comma-separated (CSV)",
+        )
     if not any(header):
         raise DataError(
             f"{what} {str(path)!r} has an empty first line (the header)",

@@ -190,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
             # a plan lists launches to measure on the new GPU: what another measurement said goes
             gone = [c for c in _MEASUREMENT_COLUMNS if c in raw.columns]
             if gone:
-                print(f"note: {args.candidates}: the columns {gone} describe earlier measurements; left out of the plan")
+                print(
+                    f"note: {args.candidates}: the columns {gone} describe earlier measurements; left out of the plan"
+                )
             raw = raw.drop(columns=gone).assign(gpu=spec.name)
             cand = check_profiles(raw, what=args.candidates, gpus=gpus, need_latency=False)
             if args.families:

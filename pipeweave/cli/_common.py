@@ -194,7 +194,7 @@ def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
     for src in [inputs] if isinstance(inputs, str) else list(inputs or ()):
         if src and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
             raise DataError(
-                f"{what} {path!r} is an input file ({src!r}); pipeweave never overwrites its input",
+                f"{what} {path!r} is the input file {src!r}; pipeweave never overwrites its input",
                 hint=f"write to another file with {what}",
             )
     check_writable(path, what)

@@ -140,6 +140,7 @@ def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
 
     from .._errors import DataError
     from .._estimator import sklearn_blocked
@@ -176,7 +177,17 @@ def run(args: argparse.Namespace) -> int:
             f"--output {args.output!r} needs --input (a single launch prints its latency)",
             hint="use --json for machine-readable single-launch output",
         )
+    if args.input and os.path.splitext(args.input)[1].lower() in (".parquet", ".pq"):
+        raise DataError(
+            f"--input {args.input!r} is parquet; predict reads CSV rows here, parquet files with --dask",
+            hint="e.g. pipeweave predict --dask local:2 --gpu GPU --input rows.parquet --output preds/",
+        )
     if args.output:
+        if os.path.splitext(args.output)[1].lower() in _NOT_CSV:
+            raise DataError(
+                f"--output {args.output!r} would hold CSV text: predict writes CSV (parquet folders with --dask)",
+                hint="name the output .csv, e.g. --output preds.csv",
+            )
         check_output_path(args.output, "--output", args.input)
     coverage = None
     if args.interval is not None:
@@ -413,6 +424,10 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
         return EXIT_PARTIAL
     print(f"no row predicted (exit status {EXIT_ERROR})", file=sys.stderr)
     return EXIT_ERROR
+
+
+#: --output suffixes of other formats than the CSV predict writes
+_NOT_CSV: tuple[str, ...] = (".parquet", ".pq", ".json", ".xlsx", ".xls", ".feather", ".arrow", ".ubj")
 
 
 class _NothingPredicted(Exception):

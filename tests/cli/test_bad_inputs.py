@@ -272,6 +272,16 @@ CASES: list[tuple] = [
     ("csv-header-only", {"rows.csv": HEAD_GEMM + "\n"}, PO, 2, ["header but no rows"]),
     ("csv-utf16", {"rows.csv": _csv(GOOD_GEMM).encode("utf-16")}, PO, 2, ["UTF-16", "UTF-8"]),
     ("csv-binary", {"rows.csv": bytes(range(256)) * 8}, PO, 2, ["binary", "UTF-8 CSV"]),
+    ("csv-is-parquet", {"rows.csv": b"PAR1\x15\x04" + bytes(64)}, PO, 2, ["is a parquet file", "read_parquet"]),
+    ("csv-tab-separated", {"rows.csv": _csv(GOOD_GEMM).replace(",", "\t")}, PO, 2, ["is tab-separated", "comma"]),
+    ("input-parquet-suffix", {"rows.parquet": b"PAR1"}, [*P, "--input", "{tmp}/rows.parquet"], 2, ["--dask"]),
+    (
+        "output-parquet-suffix",
+        {"rows.csv": _csv(GOOD_GEMM)},
+        [*PI, "--output", "{tmp}/out.parquet"],
+        2,
+        ["would hold CSV text", ".csv"],
+    ),
     ("csv-ragged-long", {"rows.csv": _csv(GOOD_GEMM + ",7")}, PO, 2, ["more fields than its header"]),
     ("csv-ragged-mixed", {"rows.csv": _csv(GOOD_GEMM, GOOD_GEMM + ",7")}, PO, 2, ["line 3", "as many fields"]),
     (
@@ -318,14 +328,14 @@ CASES: list[tuple] = [
         {"rows.csv": _csv(GOOD_GEMM), "@link.csv": "rows.csv"},
         [*PI, "--output", "{tmp}/link.csv"],
         2,
-        ["is the --input file"],
+        ["is the input file"],
     ),
     (
         "output-hardlink-to-input",
         {"rows.csv": _csv(GOOD_GEMM), "#hard.csv": "rows.csv"},
         [*PI, "--output", "{tmp}/hard.csv"],
         2,
-        ["is the --input file"],
+        ["is the input file"],
     ),
     (
         "output-directory",

@@ -215,7 +215,7 @@ def test_import_never_overwrites_its_input_and_plans_drop_old_measurements(tmp_p
     _gemm_rows().assign(gpu="H100").to_csv(src, index=False)
     before = src.read_bytes()
     assert main(["profiles", "import", "--from", "canonical", str(src), "--out", str(src)]) == 2
-    assert "is an input file" in capsys.readouterr().err and src.read_bytes() == before
+    assert "is the input file" in capsys.readouterr().err and src.read_bytes() == before
     # candidates that are measured rows of another GPU: the plan keeps the launches, not their old latencies
     imported = tmp_path / "imported.csv"
     assert main(["profiles", "import", "--from", "canonical", str(src), "--out", str(imported)]) == 0
