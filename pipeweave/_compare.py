@@ -144,7 +144,15 @@ def compare(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise DataError(f"GPUs given more than once: {twice} (aliases name the same GPU)", hint="list each GPU once")
-    base = names[0] if baseline is None else spec_of(baseline).name
+    def key(n: str) -> str:  # "RTX 4090" and "rtx-4090" name the same compared GPU
+        return "".join(ch for ch in n.lower() if ch.isalnum())
+
+    if baseline is None:
+        base = names[0]
+    elif isinstance(baseline, str) and key(baseline) in {key(n) for n in names}:
+        base = next(n for n in names if key(n) == key(baseline))  # a compared GPU by its name (spec files too)
+    else:
+        base = spec_of(baseline).name
     if base not in names:
         raise DataError(f"baseline {base!r} is not among the compared GPUs {names}", hint="pick one of them")
     coverage = None if interval is None else check_coverage(interval)

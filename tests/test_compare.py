@@ -117,3 +117,13 @@ def test_plot_comparison(result):
     ax = pw.plot_comparison(result.summary, baseline=result.baseline)
     assert [t.get_text() for t in ax.get_yticklabels()] == result.summary["gpu"].tolist()[::-1]
     assert len(ax.patches) == len(GPUS)
+
+
+def test_baseline_names_a_gpu_from_a_spec_file():
+    from pathlib import Path
+
+    spec = Path(__file__).resolve().parents[1] / "datasets" / "example_gpu_spec.toml"  # defines RTX-4090
+    for name in ("RTX-4090", "RTX 4090", "rtx-4090", str(spec)):
+        res = pw.compare(WORKLOAD.iloc[:1], ["H100", spec], baseline=name, interval=None)
+        assert res.baseline == "RTX-4090"
+        assert res.summary.set_index("gpu").at["RTX-4090", "speedup_vs_baseline"] == 1.0
