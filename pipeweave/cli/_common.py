@@ -182,6 +182,10 @@ def flag_hint(reason: str) -> str:
     flags = [f"{c} is {f}" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
     if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
         flags.append("the tile plan is --config BM,BN,BK,GM,WARPS,STAGES")
+    if re.search(r"\bdtypes?\b", reason):
+        flags.append("the dtype is --dtype")
+    if re.search(r"\bGPU\b|\bgpu\b", reason) and not flags:
+        flags.append("the GPU is --gpu")
     return "flags: " + "; ".join(flags) if flags else "see the command's -h for the flags"
 
 

@@ -503,9 +503,10 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         for dt in pd.unique(dtv[mg]):
             key = DTYPE_TENSOR_KEY.get(dt)
             if key and key not in spec.tensor_flop_per_clk_per_sm:
+                has = [d for d, k in DTYPE_TENSOR_KEY.items() if k in spec.tensor_flop_per_clk_per_sm]
                 r.add(
                     mg & (dtv == dt),
-                    f"GPU {g!r} has no {dt} tensor-core path; it supports {list(spec.tensor_flop_per_clk_per_sm)}",
+                    f"GPU {g!r} has no {dt} tensor-core path; dtypes it runs on tensor cores: {has}",
                 )
     return pd.Series(r.text, index=df.index, dtype=object)
 

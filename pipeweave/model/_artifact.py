@@ -320,20 +320,29 @@ def _structurally_complete(data: bytes, what: str) -> None:
         raise _Malformed(f"{what} nests too deeply") from None
 
 
-def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RETRAIN_COMMAND) -> bytes:
+def _retrain_hint(path: str | os.PathLike[str] | None) -> str:
+    """How to re-create the model file at ``path``: the shipped model's command for the shipped model,
+    else the command that wrote the user's own file (never the shipped model's: it would overwrite it)."""
+    if path is None or Path(path).resolve() == Path(DEFAULT_MODEL_PATH).resolve():
+        return f"retrain with `{RETRAIN_COMMAND}`"
+    return f"re-create {str(path)!r} with the command that wrote it (`pipeweave train ...` or `calibrate fit ...`)"
+
+
+def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str | None = None) -> bytes:
     """The bytes of a model file, after checking that XGBoost may parse them.
 
     A file with an integrity record must have the recorded length and SHA-256; one without (older
     files) must be a structurally complete UBJSON/JSON document. Raises :class:`DataError`
     naming the file and what is wrong; its hint names ``rebuild_command`` (the command that writes
-    such a file).
+    such a file; default: the shipped model's for the shipped model, else the command that wrote it).
     """
     path = Path(path)
+    again = f"retrain with `{rebuild_command}`" if rebuild_command else _retrain_hint(path)
     if not path.exists():
         default = path.resolve() == Path(DEFAULT_MODEL_PATH).resolve()
         raise DataError(
             f"model file not found: {str(path)!r}",
-            hint=f"train one with `{rebuild_command}` or give the path of an existing model file"
+            hint=f"train one with `{rebuild_command or RETRAIN_COMMAND}` or give the path of an existing model file"
             if default
             else "check the path (a typo?), or train a model there with `pipeweave train`",
         )
@@ -343,14 +352,14 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
     if size > _MAX_MODEL_BYTES:
         raise DataError(
             f"{str(path)!r} ({size:,} bytes) is too large to be a pipeweave model",
-            hint=f"retrain with `{rebuild_command}`",
+            hint=again,
         )
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read model file {str(path)!r}: {exc.strerror}", hint="check the path") from None
     hits = _integrity_hits(data)
-    fix = f"the file is damaged or was altered; retrain with `{rebuild_command}` (or copy it again)"
+    fix = f"the file is damaged or was altered; {again} (or copy it again)"
     if len(hits) > 1:
         raise DataError(f"model file {str(path)!r} holds {len(hits)} integrity records (altered)", hint=fix)
     if hits:
@@ -372,7 +381,7 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
     if data[:1] != b"{":
         raise DataError(
             f"{str(path)!r} is not an XGBoost model file (it starts with {data[:12]!r})",
-            hint=f"pass a model written by `pipeweave train`, e.g. `{rebuild_command}`",
+            hint="pass a model written by `pipeweave train` or `pipeweave calibrate fit`",
         )
     try:
         _structurally_complete(data, "it")
@@ -381,14 +390,14 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str = RE
     return data
 
 
-def _booster_from_bytes(data: bytes, what: str):  # noqa: ANN202
+def _booster_from_bytes(data: bytes, what: str, path: str | os.PathLike[str] | None = None):  # noqa: ANN202
     import xgboost as xgb
 
     try:
         return xgb.Booster(model_file=bytearray(data))
     except Exception as exc:  # xgboost raises its own XGBoostError for files it cannot read
         raise DataError(
-            f"{what} is not an XGBoost model ({exc.__class__.__name__})", hint=f"retrain with `{RETRAIN_COMMAND}`"
+            f"{what} is not an XGBoost model ({exc.__class__.__name__})", hint=_retrain_hint(path)
         ) from None
 
 
@@ -406,16 +415,16 @@ def save_booster(booster: Any, path: str | os.PathLike[str]) -> Path:
     return atomic_write(Path(path), write)
 
 
-def load_booster(path: str | os.PathLike[str], *, rebuild_command: str = RETRAIN_COMMAND) -> Any:
+def load_booster(path: str | os.PathLike[str], *, rebuild_command: str | None = None) -> Any:
     """An XGBoost booster read from ``path`` after :func:`verify_model_file` (length, digest or
     structure), so that a damaged file is a :class:`DataError` naming ``rebuild_command``, never a
     native crash inside XGBoost."""
     data = verify_model_file(path, rebuild_command=rebuild_command)
-    return _booster_from_bytes(data, repr(str(path)))
+    return _booster_from_bytes(data, repr(str(path)), path)
 
 
 def _parse_stamp(raw: str | None, path: Path) -> dict:
-    fix = f"retrain with `{RETRAIN_COMMAND}`"
+    fix = _retrain_hint(path)
     if raw is None:
         raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp (not written by pipeweave)", hint=fix)
     try:
@@ -458,7 +467,7 @@ def read_stamp(path: str | os.PathLike[str]) -> dict:
     """
     path = Path(path)
     data = verify_model_file(path)
-    booster = _booster_from_bytes(data, repr(str(path)))
+    booster = _booster_from_bytes(data, repr(str(path)), path)
     return {"_booster": booster, **_parse_stamp(booster.attr("pipeweave_stamp"), path)}
 
 
@@ -476,7 +485,7 @@ def has_error_bands(model: Any = None) -> bool:
 
 def _family_blob(booster, stamp: dict, fam: str, path: Path) -> bytes:  # noqa: ANN001
     """The checked UBJSON bytes of ``fam``'s booster (present, base64, recorded length/SHA-256)."""
-    fix = f"the file is damaged; retrain with `{RETRAIN_COMMAND}`"
+    fix = f"the file is damaged; {_retrain_hint(path)}"
     raw = booster.attr(_FAMILY_ATTR + fam)
     if raw is None:
         raise SchemaMismatchError(f"model file {str(path)!r} lists a booster for family {fam!r} but lacks it", hint=fix)
@@ -569,7 +578,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     except TypeError:
         raise SchemaMismatchError(
             f"stamp of {str(path)!r} has a malformed drop_features {model.drop_features!r}",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         ) from None
     diffs = []
     if stamp.get("schema_version") != SCHEMA_VERSION:
@@ -586,7 +595,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if diffs:
         raise SchemaMismatchError(
             f"model file {str(path)!r} does not match this pipeweave:\n  - " + "\n  - ".join(diffs),
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         )
     if isinstance(model.drop_features, list):
         model.drop_features = tuple(model.drop_features)
@@ -604,7 +613,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if not isinstance(refs, dict) or not isinstance(refs.get("families", {}), dict):
         raise SchemaMismatchError(
             f"the stamp of {str(path)!r} has a malformed references field {refs!r}",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         )
     model.shared_reference_ = str(refs.get("shared", model.reference))
     model.family_references_ = {str(k): str(v) for k, v in refs.get("families", {}).items()}
@@ -612,7 +621,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     if bad:
         raise SchemaMismatchError(
             f"the stamp of {str(path)!r} names unknown references {bad} (known: {sorted(REFERENCES)})",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         )
     model.booster_ = booster
     model.family_boosters_ = _lazy_boosters(booster, stamp, {f: f for f in stamp.get("family_boosters", [])}, path)
@@ -623,7 +632,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     ):
         raise SchemaMismatchError(
             f"the stamp of {str(path)!r} has a malformed companions field {comp!r} (family -> weight in (0, 1))",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         )
     model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
@@ -644,7 +653,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         raise SchemaMismatchError(
             f"the stamp of {str(path)!r} has a malformed seen_gpu field {seen!r} "
             "(family -> {'weight': w in (0, 1], 'keys': ['H100-SXM', ...]})",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         )
     model.seen_weights_ = {str(f): float(v["weight"]) for f, v in seen.items()}
     model.seen_keys_ = {str(f): [str(k) for k in v["keys"]] for f, v in seen.items()}
@@ -655,7 +664,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         raise SchemaMismatchError(
             f"the stamp of {str(path)!r} has a malformed latency_range_us field {span!r} "
             "(family -> [fastest, slowest] us, 0 < fastest <= slowest)",
-            hint=f"retrain with `{RETRAIN_COMMAND}`",
+            hint=_retrain_hint(path),
         )
     model.latency_range_us_ = {str(k): [float(v[0]), float(v[1])] for k, v in span.items()}
     # error bands (pipeweave train --error-bands; a file without them has none: predict_interval refuses)
@@ -664,7 +673,7 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         try:
             model.error_bands_ = check_error_bands(stamp["error_bands"], f"the stamp of {str(path)!r}")
         except DataError as exc:
-            raise SchemaMismatchError(str(exc).split("\n")[0], hint=f"retrain with `{RETRAIN_COMMAND}`") from None
+            raise SchemaMismatchError(str(exc).split("\n")[0], hint=_retrain_hint(path)) from None
     model.feature_names_ = got
     model.families_ = stamp.get("families", [])
     model.sources_ = stamp.get("sources", [])

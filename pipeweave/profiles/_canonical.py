@@ -155,7 +155,7 @@ def profile_problems(
                 true[g] = ""
         want = df["gpu"].map(true).fillna("").to_numpy(dtype=object)
         wrong = (given != "") & (want != "") & (given != want)
-        for i in np.flatnonzero(wrong & (reasons == "").to_numpy()):
+        for i in np.flatnonzero(wrong & (reasons == "").to_numpy()).tolist():
             reasons.iat[i] = (
                 f"generation={df['generation'].iat[i]!r} but {df['gpu'].iat[i]} is a {want[i]} GPU: the row was "
                 "measured on another GPU, or its generation cell is wrong (blank it to take the GPU's)"
