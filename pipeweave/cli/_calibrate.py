@@ -43,8 +43,7 @@ examples:
   pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
   pipeweave predict --model models/B300.ubj --gpu B300 --input rows.csv --output preds.csv
   pipeweave train --profiles measured.csv --profiles-weight 10 --out /tmp/B300_refit.ubj
-  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --band-model --profiles measured.csv \
-      --out models/B300.ubj
+  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --band-model --profiles measured.csv --out models/B300.ubj
 """
 )
 

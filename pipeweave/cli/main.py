@@ -44,7 +44,7 @@ examples:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
   pipeweave predict --gpu B300 --family gemm --dtype bfloat16 --m 8192 --n 8192 --k 8192
   pipeweave compare --gpus H100 H200 B200 B300 --input decode_step.csv   # which GPU runs a workload fastest
-  pipeweave evaluate --protocol logo --out experiments/logo
+  pipeweave evaluate --protocol logo --out /tmp/pw_logo     # experiments/logo holds the committed report
   pipeweave diagnose --gpu H100 --family moe_w13 --num-tokens 4096 --num-experts 64 --topk 8 \\
       --hidden-size 3584 --inter-size 2560 --config 64,64,64,16,4,3 --measured-us 2321.0
 

@@ -311,9 +311,19 @@ def test_readme_cli_tour_runs_as_written(capsys):
 def _subcommand_helps() -> dict[str, str]:
     from pipeweave.cli.main import build_parser
 
-    parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
-    return {name: p.format_help() for name, p in sub.choices.items()}
+    import argparse
+
+    out: dict[str, str] = {}
+
+    def walk(name: str, parser: argparse.ArgumentParser) -> None:  # the top level and every (nested) subcommand
+        out[name] = parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub_name, sub in action.choices.items():
+                    walk(f"{name} {sub_name}".strip(), sub)
+
+    walk("", build_parser())
+    return out
 
 
 def test_help_examples_never_overwrite_committed_results():
