@@ -35,10 +35,10 @@ examples:
       --hidden-size 3584 --inter-size 2560 --measured-us 805.6     # measured: pipeweave/moe_w13/H100.csv
   pipeweave diagnose --gpu A100 --family moe_w13 --num-tokens 64 --num-experts 8 --topk 2 \\
       --hidden-size 4096 --inter-size 1536 --top 3 --json
-  pipeweave diagnose --gpu L40S --kernel my_kernels.py:matmul_kernel --config 64,64,32,8,4,3 \\
+  pipeweave diagnose --gpu L40S --kernel examples/triton_kernels.py:matmul_kernel --config 64,64,32,8,4,3 \\
       --signature 'a_ptr=*bf16[4096x4096],b_ptr=*bf16[4096x4096],c_ptr=*bf16[4096x4096],M=4096,N=4096,K=4096' \\
       --grid 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' --trips 'cdiv(K, BLOCK_SIZE_K)' --search
-  pipeweave diagnose --gpu H100 --kernel add_relu.py:add_relu --config 1,1024,1,1,4,1 \\
+  pipeweave diagnose --gpu H100 --kernel examples/triton_kernels.py:add_relu --config 1,1024,1,1,4,1 \\
       --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024' \\
       --grid 'cdiv(n, BLOCK)' --measured-us 70 --search
   pipeweave diagnose --rebuild-models --models /tmp/pw_models   # retrain the diagnose models (~5 min)

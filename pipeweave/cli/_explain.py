@@ -23,7 +23,7 @@ example:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
   pipeweave explain --gpu B300 --family fused_moe --num-tokens 256 --hidden-size 7168 --inter-size 2048 \\
       --topk 8 --num-experts 256 --moe-ep-size 8
-  pipeweave explain --gpu H100 --kernel add_relu.py:add_relu --config 1,1024,1,1,4,1 --grid 'cdiv(n, BLOCK)' \\
+  pipeweave explain --gpu H100 --kernel examples/triton_kernels.py:add_relu --config 1,1024,1,1,4,1 --grid 'cdiv(n, BLOCK)' \\
       --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024'
 """
 )

@@ -20,7 +20,7 @@ examples:
   pipeweave sass --builtin fused_moe --arch sm_80 --config 64,64,32,8,4,3 --num-tokens 512 \\
       --num-experts 64 --topk 8 --hidden-size 4096 --inter-size 1536 --json
   pipeweave sass --builtin fused_moe --arch sm_90 --config 64,64,32,8,4,3 --cached
-  pipeweave sass --kernel my_kernels.py:add_kernel --arch sm_89 --config 1,1024,1,1,4,1 \\
+  pipeweave sass --kernel examples/triton_kernels.py:add_relu --arch sm_89 --config 1,1024,1,1,4,1 \\
       --signature x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=1048576,BLOCK=1024 --grid 1024
   pipeweave sass --build-cache --groups defaults,dse --time-budget 1800
   pipeweave sass --build-cache --groups dse_groupm --dask local:2   # compile jobs as Dask tasks

@@ -309,9 +309,9 @@ def test_readme_cli_tour_runs_as_written(capsys):
 
 
 def _subcommand_helps() -> dict[str, str]:
-    from pipeweave.cli.main import build_parser
-
     import argparse
+
+    from pipeweave.cli.main import build_parser
 
     out: dict[str, str] = {}
 
@@ -431,3 +431,20 @@ def test_train_help_lists_single_booster_not_its_former_name(capsys):
         main(["train", "--help"])
     out = capsys.readouterr().out
     assert "--single-booster" in out and "--shared" not in out
+
+
+def test_kernel_files_in_examples_exist():
+    """Every `--kernel FILE:NAME` in a --help text or the README names a kernel shipped in the repository."""
+    import re
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    texts = [*_subcommand_helps().values(), (repo / "README.md").read_text(encoding="utf-8")]
+    refs = {
+        m for t in texts for m in re.findall(r"--kernel\s+([\w./-]+\.py):(\w+)", t) if m[0].lower() != "file.py"
+    }  # FILE.py: a placeholder
+    assert len(refs) >= 2
+    for path, name in refs:
+        src = repo / path
+        assert src.is_file(), path
+        assert re.search(rf"^def {name}\(", src.read_text(encoding="utf-8"), re.M), (path, name)
