@@ -287,7 +287,16 @@ def _user_profiles(args: argparse.Namespace):  # noqa: ANN202
     gpus = {s.name: s for s in (get_gpu(p) for p in args.gpu_spec)} or None
     parts, files = [], []
     for path in args.profiles:
-        rows = read_profiles(path, gpus=gpus)
+        try:
+            rows = read_profiles(path, gpus=gpus)
+        except DataError as exc:
+            if "unknown GPU" not in str(exc):
+                raise
+            raise DataError(
+                str(exc).split("\n")[0],
+                hint="give each such GPU's spec file with --gpu-spec FILE.toml "
+                "(e.g. datasets/example_gpu_spec.toml), or fix or drop those rows",
+            ) from None
         parts.append(rows)
         files.append(file_record(path, len(rows)))
     return pd.concat(parts, ignore_index=True), files, gpus

@@ -80,12 +80,19 @@ def check_profiles(
     df, reasons = profile_problems(df, what=what, gpus=gpus, need_latency=need_latency)
     bad = reasons[reasons != ""]
     if len(bad):
-        listed = "; ".join(f"row {int(i) + 1}: {r}" for i, r in bad.head(5).items())  # type: ignore[call-overload]
-        more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
-        raise DataError(
-            f"{what}: {len(bad)} bad rows: {listed}{more}",
-            hint="fix or drop those rows (row numbers count data rows from 1)",
-        )
+        # rows with the same reason are listed together (one unknown GPU is one problem, not one per row)
+        groups: dict[str, list[int]] = {}
+        for i, r in bad.items():
+            groups.setdefault(str(r), []).append(int(i) + 1)  # type: ignore[call-overload]
+        parts = []
+        for r, rows in list(groups.items())[:5]:
+            shown = ", ".join(str(n) for n in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+            parts.append(f"row{'s' if len(rows) > 1 else ''} {shown}: {r}")
+        more = f" (and {len(groups) - 5} more problems)" if len(groups) > 5 else ""
+        hint = "fix or drop those rows (row numbers count data rows from 1)"
+        if any(r.startswith("unknown GPU") for r in groups):
+            hint += "; a GPU outside the catalog is described by a spec file (see datasets/example_gpu_spec.toml)"
+        raise DataError(f"{what}: {len(bad)} bad rows: {'; '.join(parts)}{more}", hint=hint)
     return with_generation(df, gpus)
 
 

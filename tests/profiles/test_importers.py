@@ -232,9 +232,14 @@ def test_canonical_bad_rows_name_row_and_reason(tmp_path):
         check_profiles(_rows().drop(columns="latency_us"))
     with pytest.raises(DataError, match=r"\.csv or \.parquet"):
         read_profiles(tmp_path / "x.txt")
+    # one problem on many rows is reported once, with its rows
+    many = pd.concat([_rows()] * 3, ignore_index=True).assign(gpu="MyGPU")
+    with pytest.raises(DataError, match=r"bad rows: rows 1, 2, 3, 4, 5 and \d+ more: unknown GPU 'MyGPU'") as exc:
+        check_profiles(many)
+    assert str(exc.value).count("unknown GPU") == 1 and "spec file" in str(exc.value)
     # a generation cell that disagrees with the row's GPU: measured elsewhere, or a wrong label
     moved = _rows().assign(gpu="B300", generation="hopper")
-    with pytest.raises(DataError, match=r"row 1: generation='hopper' but B300 is a blackwell GPU"):
+    with pytest.raises(DataError, match=r"rows 1, 2, 3: generation='hopper' but B300 is a blackwell GPU"):
         check_profiles(moved)
     assert (check_profiles(moved.assign(generation="blackwell"))["generation"] == "blackwell").all()
     assert (check_profiles(moved.assign(generation=None))["generation"] == "blackwell").all()
