@@ -81,6 +81,15 @@ def import_triton_autotune(
             f"{str(path)!r} lacks 'key' / 'configs_timings': not a Triton autotune cache file",
             hint="pass the <kernel>.autotune.json written by cache_results=True",
         )
+    from ..sources import FAMILY_KEY_COLUMNS
+
+    known = FAMILY_KEY_COLUMNS.get(str(family))
+    odd = [k for k in key if known is not None and k != "_" and k not in known]
+    if odd:
+        raise DataError(
+            f"key names {odd} are not shape columns of family {family!r}",
+            hint=f"name each key entry one of {list(known or ())}, or _ to ignore it",
+        )
     kvals = list(data["key"]) if isinstance(data["key"], (list, tuple)) else [data["key"]]
     if len(key) > len(kvals):
         raise DataError(
@@ -116,7 +125,7 @@ def import_triton_autotune(
             "dtype": dtype,
             **shape,
             **(fixed or {}),
-            "latency_us": t * 1000.0,
+            "latency_us": float(f"{t * 1000.0:.12g}"),  # ms -> us without binary noise (30.2, not 30.200000000000003)
             "timing": "triton_do_bench",
         }
         for k, v in kw.items():

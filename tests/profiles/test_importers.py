@@ -136,7 +136,11 @@ def test_triton_autotune_needs_gpu_family_and_key():
     with pytest.raises(DataError, match=r"key \(the shape column names\) is required"):
         import_triton_autotune(f, gpu="H100", family="gemm", key=[])
     with pytest.raises(DataError, match="key of 6"):
-        import_triton_autotune(f, gpu="H100", family="gemm", key=list("abcdefg"))
+        import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n", "k", "_", "_", "_", "_"])
+    # a name that is not a shape column of the family (a typo, or the wrong family)
+    with pytest.raises(DataError, match=r"key names \['foo'\] are not shape columns of family 'gemm'") as exc:
+        import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n", "k", "foo"])
+    assert "['m', 'n', 'k']" in str(exc.value)
 
 
 def test_triton_autotune_fused_moe_key_with_fixed_columns(tmp_path):
