@@ -113,6 +113,8 @@ def ceiling_error_band(path: str | os.PathLike[str] | None = None) -> float | No
     return None if v is None else float(v) / 100.0
 
 
+#: measured / ceiling from which a headroom verdict also asks to check units, shape and GPU
+FAR_ABOVE_CEILING: float = 100.0
 #: Relative tolerance under the analytical lower bound before a measurement counts as physically impossible
 #: (timer resolution, clock boost above the spec clock).
 BELOW_BOUND_TOLERANCE = 0.02
@@ -130,6 +132,13 @@ def check_measured_us(measured_us: Any) -> float | None:
         raise DataError(
             f"measured_us must be a positive number of microseconds, got {measured_us!r}",
             hint="e.g. measured_us=2321.0",
+        )
+    from ..frontend import MAX_LATENCY_US  # the one plausibility bound of a measured launch
+
+    if m_us > MAX_LATENCY_US:
+        raise DataError(
+            f"measured_us={measured_us!r} is {m_us / 1e6:.4g} s for one kernel launch: a unit slip?",
+            hint="give microseconds (a nanosecond count is 1000x too large)",
         )
     return m_us
 
@@ -162,9 +171,14 @@ def headroom_verdict(
             f"measured / ceiling = {r:.2f} is within the ceiling's held-out error "
             f"({100 * band:.0f}% MAPE): no reliable headroom can be claimed"
         )
+    check = (  # two orders of magnitude is more than any config explains: more likely units, shape or GPU
+        f"; {r:.0f}x is more than a tile config explains: check the units (microseconds), the shape and the GPU"
+        if r >= FAR_ABOVE_CEILING
+        else ""
+    )
     return "likely_headroom", (
         f"measured / ceiling = {r:.2f} is beyond the ceiling's held-out error "
-        f"({100 * band:.0f}% MAPE): a faster config likely exists"
+        f"({100 * band:.0f}% MAPE): a faster config likely exists{check}"
     )
 
 

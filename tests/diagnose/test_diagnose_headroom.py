@@ -103,6 +103,15 @@ def test_headroom_verdicts():
     assert headroom_verdict(10.5, 10.0, 5.0, 0.1)[0] == "within_error_band"
     assert headroom_verdict(12.0, 10.0, 5.0, 0.1)[0] == "likely_headroom"
     assert headroom_verdict(12.0, 10.0, 5.0, None)[0] == "no_error_band"
+    # a hundred times the ceiling is more than a config explains: the sentence asks to check units / shape / GPU
+    assert "check the units" not in headroom_verdict(12.0, 10.0, 5.0, 0.1)[1]
+    verdict, text = headroom_verdict(5000.0, 10.0, 5.0, 0.1)
+    assert verdict == "likely_headroom" and "500x is more than a tile config explains" in text
+
+
+def test_measured_us_beyond_any_launch_is_a_unit_slip():
+    with pytest.raises(DataError, match="unit slip"):
+        diagnose(ROW, measured_us=4.0e11, models=_models())  # nanoseconds of a 400 s launch
 
 
 def test_default_config_when_none_given():
