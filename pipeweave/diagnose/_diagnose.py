@@ -234,7 +234,8 @@ def diagnose(
     # the given launch ----------------------------------------------------------------------------
     f = featurize(df, gpus=gmap, data=data)
     given = {c: float(f[c].iloc[0]) for c in CONFIG_COLUMNS}
-    origin = str(f["tile_origin"].iloc[0])
+    # the row's own tile plan is the config the user gave; else the kernel's default (or a heuristic)
+    origin = {"recorded": "given"}.get(str(f["tile_origin"].iloc[0]), str(f["tile_origin"].iloc[0]))
     for c in CONFIG_COLUMNS:
         df[c] = given[c]
     fits = bool(config_fits(pd.DataFrame([given]), spec, dtype)[0])

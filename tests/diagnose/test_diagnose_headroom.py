@@ -74,7 +74,7 @@ def test_headroom_speedup_utilization():
         assert r["speedup"] == pytest.approx(res["predicted_us"] / r["predicted_us"])
         assert r["speedup_vs_measured"] == pytest.approx(1234.5 / r["predicted_us"])
         assert len(r["config"].split(",")) == 6
-    assert res["config"] == "64,64,32,8,4,3" and res["config_origin"] == "recorded"
+    assert res["config"] == "64,64,32,8,4,3" and res["config_origin"] == "given"
     assert res["gpu"] == "H100-SXM"
 
 
