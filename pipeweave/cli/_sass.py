@@ -141,6 +141,35 @@ def _arch(args: argparse.Namespace) -> str:
     raise DataError("pipeweave sass needs --arch (or --gpu)", hint="e.g. --arch sm_90")
 
 
+def _check_fits(builtin: str, arch: str, cfg, dtype: str) -> None:  # noqa: ANN001
+    """Refuse, before compiling (minutes), a builtin tile config that fits no catalog GPU of ``arch``."""
+    import pandas as pd
+
+    from .._errors import DataError
+    from ..diagnose import config_fits, smem_bytes
+    from ..hardware import list_gpus
+
+    if builtin not in ("gemm", "fused_moe", "moe_w13"):
+        return
+    arch_num = int(arch.removeprefix("sm_").rstrip("a")) if arch.removeprefix("sm_").rstrip("a").isdigit() else None
+    specs = [g for g in list_gpus() if arch_num is not None and g.sm_arch == arch_num]
+    if not specs:
+        return
+    row = pd.DataFrame(
+        [dict(zip(("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"), map(float, cfg.as_tuple())))]
+    )
+    if any(bool(config_fits(row, g, dtype)[0]) for g in specs):
+        return
+    roomy = max(specs, key=lambda g: g.smem_per_cta_kib)
+    need = float(smem_bytes(row, dtype, roomy)[0]) / 1024.0
+    raise DataError(
+        f"config {','.join(str(v) for v in cfg.as_tuple())} fits no {arch} GPU of the catalog (it needs "
+        f"{need:.0f} KiB of shared memory per CTA, {roomy.name} has {roomy.smem_per_cta_kib:g} KiB; or too many "
+        "registers / tensor-memory columns)",
+        hint="use smaller BLOCK_M/N/K or fewer stages, e.g. --config 128,128,64,8,4,3",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
 
@@ -179,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
             _print_cached(row)
         return 0
     if args.builtin:
+        _check_fits(args.builtin, arch, cfg, args.dtype or "bfloat16")
         mix = S.instruction_mix(args.builtin, arch, cfg, _shape(args), dtype=args.dtype or "bfloat16")
     else:
         from ..diagnose import eval_launch_expr, fill_block_constants, split_signature_shapes

@@ -765,6 +765,13 @@ CASES: list[tuple] = [
     ("sass-arch-turing", {}, ["sass", "--builtin", "gemm", "--arch", "sm_75"], 2, ["'sm_75'", "sm_80"]),
     ("sass-config-short", {}, ["sass", "--builtin", "gemm", "--arch", "sm_90", "--config", "64,64"], 2, ["'64,64'"]),
     (
+        "sass-config-fits-no-gpu",  # refused before compiling (that took minutes)
+        {},
+        ["sass", "--builtin", "gemm", "--arch", "sm_90", "--config", "512,512,512,8,4,3", "--m", "128"],
+        2,
+        ["fits no sm_90a GPU", "KiB of shared memory", "smaller"],
+    ),
+    (
         "profiles-kineto-not-json",
         {"t.json": "not json"},
         ["profiles", "import", "--from", "kineto", "{tmp}/t.json", "--out", "{tmp}/o.csv"],
