@@ -144,6 +144,7 @@ def compare(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise DataError(f"GPUs given more than once: {twice} (aliases name the same GPU)", hint="list each GPU once")
+
     def key(n: str) -> str:  # "RTX 4090" and "rtx-4090" name the same compared GPU
         return "".join(ch for ch in n.lower() if ch.isalnum())
 

@@ -56,6 +56,26 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     "--q-lengths": ("q_lengths", str, "attention_flashinfer: per-request query lengths, e.g. 128;512"),
     "--kv-lengths": ("kv_lengths", str, "attention_flashinfer: per-request KV lengths, e.g. 1024;2048"),
 }
+#: a plausible value per shape flag for the "needs ..." hint (a 128 for every flag gave top-128 routing)
+_FLAG_EXAMPLE: dict[str, object] = {
+    "--m": 4096,
+    "--n": 4096,
+    "--k": 4096,
+    "--num-tokens": 512,
+    "--hidden-size": 4096,
+    "--inter-size": 1536,
+    "--topk": 8,
+    "--num-experts": 64,
+    "--batch-size": 8,
+    "--isl": 2048,
+    "--num-heads": 32,
+    "--num-kv-heads": 8,
+    "--head-dim": 128,
+    "--step": 4096,
+    "--op": "add",
+    "--q-lengths": "128;512",
+    "--kv-lengths": "1024;2048",
+}
 #: FlashInfer code paths of the attention_flashinfer family (the ``backend`` column)
 from ..vocab import FLASHINFER_BACKENDS  # noqa: E402
 
@@ -166,7 +186,8 @@ def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> 
     missing = [c for c in fam.shape_columns if c not in row]
     if missing:
         flags = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in missing]
-        raise DataError(f"family {args.family!r} needs {flags}", hint=f"e.g. {' '.join(f + ' 128' for f in flags)}")
+        example = " ".join(f"{f} {_FLAG_EXAMPLE.get(f, 128)}" for f in flags)
+        raise DataError(f"family {args.family!r} needs {' '.join(flags)}", hint=f"e.g. {example}")
     row.update(parse_config(getattr(args, "config", None)))
     frame = pd.DataFrame([row])
     problem = str(row_problems(frame, {spec.name: spec}).iloc[0]) if check else ""  # the valid domain of CSV rows

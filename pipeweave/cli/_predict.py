@@ -369,8 +369,10 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             positions = np.flatnonzero((problems != "").to_numpy())
             for pos in positions[: max(0, _SHOW_ROWS - tally["bad"])]:
                 reason = str(problems.iloc[pos])
-                if reason.startswith("gpu is blank"):  # the library names no flags; the CLI adds its own
-                    reason += " (on the command line, --gpu NAME_OR_SPEC gives every row one GPU)"
+                if reason.startswith("gpu is blank"):  # the library names no flags; the CLI says its own
+                    reason = reason.replace(", or one GPU for all rows (gpu=)", "") + (
+                        ", or --gpu NAME_OR_SPEC for every row"
+                    )
                 print(f"row {df.index[pos] + 1}: not predicted: {reason}", file=sys.stderr)
             # (a file without a family column predicts no row: nothing to check)
             flagged = np.flatnonzero(model.extrapolated(df["family"], pred.to_numpy()) if "family" in df else [])

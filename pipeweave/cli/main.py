@@ -131,6 +131,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: library wording (Python argument names) -> what a command-line user typed
+_CLI_WORDS: tuple[tuple[str, str], ...] = (
+    ("the `data` argument", "--data DIR"),
+    ("the data argument", "--data"),
+    ("length_scale and noise must be", "--length-scale and --noise must be"),
+)
+
+
+def _cli_words(text: str) -> str:
+    """A library message with its Python argument names replaced by the flags that set them."""
+    for lib, cli in _CLI_WORDS:
+        text = text.replace(lib, cli)
+    return text
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -144,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except PipeweaveError as exc:
-        print(f"pipeweave {args.command}: error: {exc}", file=sys.stderr)
+        print(f"pipeweave {args.command}: error: {_cli_words(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` etc.
         sys.stderr.close()

@@ -36,7 +36,7 @@ __all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMM
 
 RANKER_SCHEMA = "pipeweave-diagnose-ranker/3"
 DEFAULT_RANKER_PATH = MODELS_DIR / "diagnose_ranker.ubj"
-REBUILD_COMMAND = "python -m pipeweave.diagnose.build"
+REBUILD_COMMAND = "pipeweave diagnose --rebuild-models --force"  # = python -m pipeweave.diagnose.build
 
 
 class ConfigRanker(BaseEstimator):

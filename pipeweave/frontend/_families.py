@@ -68,7 +68,8 @@ def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.n
         raise DataError(
             f"no tensor-core rate for (gpu, dtype) {pairs}",
             hint="that GPU's spec sheet lists no such dtype; use a dtype it supports "
-            "(its tensor_flop_per_clk_per_sm keys, pipeweave.get_gpu(name)) or add it to the spec file",
+            "(its tensor_flop_per_clk_per_sm keys: `pipeweave gpus NAME`, or pipeweave.get_gpu(name) in Python) "
+            "or add it to the spec file",
         )
     return rate
 

@@ -220,7 +220,7 @@ def _build_elementwise_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[li
         from .._errors import DataError
 
         raise DataError(
-            f"elementwise_fp32: unknown op {sorted(set(ops[bad].astype(str)))}",
+            f"elementwise_fp32: unknown op {sorted({str(o) for o in ops[bad]})}",
             hint=f"op is one of {sorted(ELEMENTWISE_OPS)}",
         )
     n = B * H

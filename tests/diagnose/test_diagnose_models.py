@@ -87,7 +87,7 @@ def test_ranker_file_is_sealed_and_damage_is_an_error(small, tmp_path):
     (tmp_path / "cut.ubj").write_bytes(data[:1000])
     with pytest.raises(DataError, match=r"has 1,000 bytes but was written with") as err:
         ConfigRanker.load(tmp_path / "cut.ubj")
-    assert "pipeweave.diagnose.build" in str(err.value.hint)  # the fix names the ranker's own build command
+    assert "pipeweave diagnose --rebuild-models" in str(err.value.hint)  # the fix names the command that rebuilds it
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01
     (tmp_path / "flip.ubj").write_bytes(bytes(flipped))
