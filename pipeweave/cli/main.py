@@ -139,6 +139,17 @@ _CLI_WORDS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """pipeweave's own warnings as one ``note:`` line (no source line); other libraries' as Python shows them."""
+    import os
+    import warnings
+
+    if os.path.abspath(str(filename)).startswith(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+        print(f"note: {_cli_words(str(message))}", file=sys.stderr if file is None else file)
+        return
+    print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=file or sys.stderr)
+
+
 def _cli_words(text: str) -> str:
     """A library message with its Python argument names replaced by the flags that set them."""
     for lib, cli in _CLI_WORDS:
@@ -156,8 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return 0
+    import warnings
+
     try:
-        return int(args._run(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args._run(args) or 0)
     except PipeweaveError as exc:
         print(f"pipeweave {args.command}: error: {_cli_words(str(exc))}", file=sys.stderr)
         return 2

@@ -448,3 +448,14 @@ def test_kernel_files_in_examples_exist():
         src = repo / path
         assert src.is_file(), path
         assert re.search(rf"^def {name}\(", src.read_text(encoding="utf-8"), re.M), (path, name)
+
+
+def test_pipeweave_warnings_print_as_one_note_line(capsys):
+    import pipeweave
+    from pipeweave.cli.main import _show_warning
+
+    inside = str(__import__("pathlib").Path(pipeweave.__file__).parent / "evaluation" / "_suite.py")
+    _show_warning(RuntimeWarning("2 profile rows are left out"), RuntimeWarning, inside, 542)
+    assert capsys.readouterr().err == "note: 2 profile rows are left out\n"  # no path, line number or source
+    _show_warning(UserWarning("from elsewhere"), UserWarning, "/usr/lib/python3/site-packages/x.py", 7)
+    assert "x.py:7: UserWarning: from elsewhere" in capsys.readouterr().err
