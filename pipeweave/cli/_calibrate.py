@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .._errors import DataError
     from .._io import atomic_write
-    from ._common import resolve_gpu_arg
+    from ._common import plural, resolve_gpu_arg
 
     spec = resolve_gpu_arg(args.gpu)
     gpus = {spec.name: spec}
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         atomic_write(args.out, lambda p: plan_out.to_csv(p, index=False))
         per = plan["family"].astype(str).value_counts().to_dict()
         print(
-            f"wrote {len(plan)} launches to measure on {spec.name} ({per}) to {args.out} "
+            f"wrote {plural(len(plan), 'launch')} to measure on {spec.name} ({per}) to {args.out} "
             f"(from {len(cand):,} candidates)"
         )
         return 0

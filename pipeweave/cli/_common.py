@@ -22,6 +22,7 @@ __all__ = [
     "parse_config",
     "print_json",
     "check_output_path",
+    "plural",
 ]
 
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
@@ -223,6 +224,13 @@ def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
                 hint=f"write to another file with {what}",
             )
     check_writable(path, what)
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``"1 launch"``, ``"3 launches"``: a count and its noun (``many``: an irregular plural)."""
+    if n == 1:
+        return f"{n:,} {noun}"
+    return f"{n:,} {many or (noun + 'es' if noun.endswith(('s', 'sh', 'ch', 'x')) else noun + 's')}"
 
 
 def print_json(obj: Any) -> None:

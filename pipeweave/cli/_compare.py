@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_data_argument, add_launch_arguments, check_output_path, print_json
+from ._common import add_data_argument, add_launch_arguments, check_output_path, plural, print_json
 
 COMMAND = "compare"
 HELP = "predict a workload (launches x counts) on several GPUs and compare the totals, with error bands"
@@ -209,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
             )
     if len(bad):
         print(
-            f"{len(bad)} launch predictions not made ({bad['row'].nunique()} of {res.launches} launches); the totals "
+            f"{plural(len(bad), 'prediction')} not made ({bad['row'].nunique()} of {plural(res.launches, 'launch')}); "
+            "the totals "
             "leave those launches out on every GPU",
             file=sys.stderr,
         )

@@ -7,7 +7,7 @@ import time
 
 from ..vocab import GENERATIONS
 from ._checks import nonnegative_int, positive_int
-from ._common import add_data_argument
+from ._common import add_data_argument, plural
 
 COMMAND = "train"
 HELP = "train the XGBoost back-end on measured profiles and write a stamped model file"
@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         model.fit(frame, sample_weight=weight)
     print(
-        f"trained on {model.n_train_rows_:,} rows ({len(model.gpus_)} GPUs, families {model.families_}) "
+        f"trained on {plural(model.n_train_rows_, 'row')} ({plural(len(model.gpus_), 'GPU')}, families {model.families_}) "
         f"in {time.perf_counter() - t1:.1f}s"
     )
     held = getattr(model, "unsupported_backends_", ())

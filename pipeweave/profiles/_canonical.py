@@ -125,7 +125,8 @@ def profile_problems(
     missing = [c for c in need if c not in df.columns]
     if missing:
         raise DataError(
-            f"{what} lack the columns {missing}", hint="see `pipeweave profiles -h` for the canonical profile format"
+            f"{what} has no column {missing}" if len(missing) == 1 else f"{what} has no columns {missing}",
+            hint="see `pipeweave profiles -h` for the canonical profile format",
         )
     if df.empty:
         raise DataError(f"{what}: no rows", hint="give at least one measured launch")

@@ -459,3 +459,15 @@ def test_pipeweave_warnings_print_as_one_note_line(capsys):
     assert capsys.readouterr().err == "note: 2 profile rows are left out\n"  # no path, line number or source
     _show_warning(UserWarning("from elsewhere"), UserWarning, "/usr/lib/python3/site-packages/x.py", 7)
     assert "x.py:7: UserWarning: from elsewhere" in capsys.readouterr().err
+
+
+def test_plural():
+    from pipeweave.cli._common import plural
+
+    assert [plural(1, "launch"), plural(3, "launch"), plural(1, "GPU"), plural(2, "GPU")] == [
+        "1 launch",
+        "3 launches",
+        "1 GPU",
+        "2 GPUs",
+    ]
+    assert plural(12000, "row") == "12,000 rows"

@@ -232,7 +232,7 @@ def test_canonical_bad_rows_name_row_and_reason(tmp_path):
     slip.loc[0, "latency_us"] = 4.0e11  # nanoseconds written as microseconds (400 s)
     with pytest.raises(DataError, match=r"1 bad rows: row 1: latency_us must be .* <= 1e\+09.*unit slip"):
         check_profiles(slip)
-    with pytest.raises(DataError, match=r"lack the columns \['latency_us'\]"):
+    with pytest.raises(DataError, match=r"has no column \['latency_us'\]"):
         check_profiles(_rows().drop(columns="latency_us"))
     with pytest.raises(DataError, match=r"\.csv or \.parquet"):
         read_profiles(tmp_path / "x.txt")
