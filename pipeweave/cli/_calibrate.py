@@ -13,18 +13,14 @@ if TYPE_CHECKING:
 
 COMMAND = "calibrate"
 HELP = "few-shot calibration of a new GPU: which launches to measure (plan), and a model corrected by them (fit)"
-DESCRIPTION = (
-    HELP
-    + """
-
-plan: the launches most worth measuring on the GPU, per family: the candidates' regime
+_PLAN = """plan: the launches most worth measuring on the GPU, per family: the candidates' regime
 coordinates (front-end features on a common scale: envelope time, arithmetic intensity over the
 ridge, waves, working set over L2, share of each pipe, MoE rows per expert and EP) are clustered
 by k-means into N groups and the launch nearest each centroid is chosen (coverage of the
 regimes). Candidates: --candidates (your canonical rows, without latency; the plan is a subset
-with the same columns) or every distinct launch of the families in the shared data.
-
-fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured.csv` on the GPU),
+with the same columns, earlier measurements' columns left out) or every distinct launch of the
+families in the shared data."""
+_FIT = """fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured.csv` on the GPU),
 then fit: the base model's residuals log(measured / predicted) on the GPU are modelled per family
 as a constant plus a Gaussian process over the regime coordinates (method gp; scalar = constant
 only), stored in the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The
@@ -35,17 +31,16 @@ With 16+ launches of a family, fit also keeps an error band for the GPU (`predic
 launches' leave-one-out errors scaled by the correction's uncertainty at each launch. When the base
 model trained on those launches (the refit recipe) their left-out errors would flatter it: the band
 then comes from --band-model (a model that did not train on them: alone, the shipped model the refit
-started from), else there is none; fit says which.
-
-examples:
-  pipeweave calibrate plan --gpu B300 --families gemm fused_moe --n 32 --out plan.csv
-  pipeweave calibrate plan --gpu my_gpu.toml --families gemm --n 32 --candidates shapes.csv --out plan.csv
-  pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
+started from), else there is none; fit says which."""
+_PLAN_EXAMPLES = """  pipeweave calibrate plan --gpu B300 --families gemm fused_moe --n 32 --out plan.csv
+  pipeweave calibrate plan --gpu my_gpu.toml --families gemm --n 32 --candidates shapes.csv --out plan.csv"""
+_FIT_EXAMPLES = """  pipeweave calibrate fit --gpu B300 --profiles measured.csv --out models/B300.ubj
   pipeweave predict --model models/B300.ubj --gpu B300 --input rows.csv --output preds.csv
   pipeweave train --profiles measured.csv --profiles-weight 10 --out /tmp/B300_refit.ubj
-  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --band-model --profiles measured.csv --out models/B300.ubj
-"""
-)
+  pipeweave calibrate fit --gpu B300 --model /tmp/B300_refit.ubj --band-model --profiles measured.csv --out models/B300.ubj"""
+DESCRIPTION = f"{HELP}\n\n{_PLAN}\n\n{_FIT}\n\nexamples:\n{_PLAN_EXAMPLES}\n{_FIT_EXAMPLES}\n"
+PLAN_DESCRIPTION = f"{_PLAN}\n\nexamples:\n{_PLAN_EXAMPLES}\n"
+FIT_DESCRIPTION = f"{_FIT}\n\nexamples:\n{_FIT_EXAMPLES}\n"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -57,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pl = sub.add_parser(
         "plan",
         help="choose the launches to measure",
-        description=DESCRIPTION,
+        description=PLAN_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     pl.add_argument("--gpu", required=True, metavar="NAME_OR_SPEC", help="the new GPU (catalog name or spec file)")
@@ -79,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ft = sub.add_parser(
         "fit",
         help="calibrate a model on launches measured on the GPU",
-        description=DESCRIPTION,
+        description=FIT_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ft.add_argument("--gpu", required=True, metavar="NAME_OR_SPEC", help="the GPU the profiles were measured on")

@@ -15,7 +15,8 @@ DESCRIPTION = (
     HELP
     + """
 
-logo: train on three GPU generations, predict the fourth from its spec sheets only, for every
+logo: hold out each GPU generation in turn (ampere, ada, hopper, blackwell; pascal to hopper for
+the older-GPU families), train on the others, predict it from its spec sheets only, for every
 method on exactly the same rows. unseen-gpu: hold out each GPU in turn, its generation's other
 GPUs still in the training rows (a new SKU of a measured generation, e.g. B300 after B200; a GPU
 alone in its generation is held out as under logo). unseen-shape: hold out 20% of shapes on all

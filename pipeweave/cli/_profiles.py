@@ -22,7 +22,8 @@ read it; rows are validated like `predict` input.
 formats (--from):
   canonical        a canonical CSV/parquet (validated, GPU names resolved, defaults filled)
   kineto           PyTorch profiler trace JSON (record_shapes=True): aten::mm/addmm/linear/bmm kernels
-                   -> GEMM rows; GPU from deviceProperties; other kernels listed as skipped
+                   -> gemm rows (bf16/fp16) or gemm_fp32 rows (float32, TF32 off); GPU from
+                   deviceProperties; other kernels listed as skipped
   triton-autotune  <kernel>.autotune.json of @triton.autotune(cache_results=True): one row per config
                    (do_bench median, ms -> us); needs --gpu, --family, --key (names of the key entries)
   ncu              `ncu --csv --page raw` output joined with --shapes (kernel regex or ncu id -> family,
@@ -68,7 +69,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="constant columns for every row (e.g. topk=8 num_experts=64 hidden_size=4096)",
     )
     imp.add_argument("--source", default="user", help="source label of the rows (default user)")
-    chk = sub.add_parser("check", help="validate canonical profile files and summarize them")
+    chk = sub.add_parser(
+        "check",
+        help="validate canonical profile files and summarize them",
+        description="Validate canonical profile files (CSV or parquet) row by row, as train / calibrate fit read "
+        "them: a bad row is reported by number with the reason (exit 2); valid files are summarized per GPU, "
+        "family and dtype (rows, fastest and slowest latency_us). The files are never modified.\n\n"
+        "examples:\n  pipeweave profiles check my_profiles.csv\n"
+        "  pipeweave profiles check mine.csv --gpu my_gpu.toml   # rows on a GPU outside the catalog",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     chk.add_argument("files", nargs="+", metavar="FILE")
     chk.add_argument("--gpu", metavar="NAME_OR_SPEC", help="spec file for rows on a GPU outside the catalog")
 
