@@ -182,6 +182,7 @@ def predict_frame(
         if blank.any():
             src = src.astype(object).where(~blank, fam.map(default_source))
             sub = sub.assign(source=src)
+        _note_unmeasured_sources(src, fam)
         from .model import PipeweaveRegressor
 
         if isinstance(model, PipeweaveRegressor):  # the hot path: each distinct launch featurized once, no frame
@@ -195,6 +196,23 @@ def predict_frame(
             vals = np.where(bad, np.nan, vals)
         pred.iloc[np.flatnonzero(ok)] = vals  # type: ignore[call-overload]  # pandas-stubs: float arrays are fine
     return pred, found
+
+
+def _note_unmeasured_sources(src: pd.Series, fam: pd.Series) -> None:
+    """Warn about rows asking for a shared source's timing of a family that source never measured."""
+    import warnings
+
+    from .sources import source_families
+
+    measured = source_families()
+    pairs = {(str(s), str(f)) for s, f in zip(src, fam) if str(s) in measured and str(f) not in measured[str(s)]}
+    for s, f in sorted(pairs):
+        warnings.warn(
+            f"source {s!r} measured no {f} launches (it measured {list(measured[s])}): the prediction carries its "
+            f"timing convention over to {f} by extrapolation; leave source blank for {f}'s own source",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def predict(

@@ -76,6 +76,22 @@ def test_predict_default_source_per_family():
     assert rec.sources[:2] == [pw.vocab.default_source("moe_w13"), pw.vocab.default_source("gemm")]
 
 
+def test_a_source_that_never_measured_the_family_is_noted():
+    import warnings
+
+    class Ones:  # stands in for a model (hand-made)
+        def predict(self, df):
+            return np.full(len(df), 1.0)
+
+    rms = {"family": "rmsnorm", "dtype": "bfloat16", "num_tokens": 128, "hidden_size": 4096}
+    with pytest.warns(UserWarning, match=r"source 'neusight' measured no rmsnorm launches"):
+        pw.predict(pd.DataFrame([{**rms, "source": "neusight"}]), gpu="H100", model=Ones())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one of its own sources, or a blank source: no note
+        pw.predict(pd.DataFrame([rms, {**rms, "source": "vidur"}]), gpu="H100", model=Ones())
+    assert "neusight" in pw.sources.source_families() and "gemm" in pw.sources.source_families()["aiconfigurator"]
+
+
 def test_predict_needs_a_gpu_and_a_valid_one(tiny_model):
     with pytest.raises(DataError, match="no `gpu` column"):
         pw.predict(GEMM, model=tiny_model)

@@ -39,7 +39,7 @@ Decisions (also in the manifests):
 from __future__ import annotations
 
 from ._cache import CACHE_ENV_VAR, LOADER_VERSION, cache_dir
-from ._load import data_fingerprint, load_profiles, load_profiles_report, profile_sources
+from ._load import data_fingerprint, load_profiles, load_profiles_report, profile_sources, source_families
 from ._manifest import MANIFEST_DIR, load_manifests
 from ._report import LoadReport
 from ._schema import (
@@ -82,6 +82,7 @@ __all__ = [
     "sglang_device_names",
     "CONFIG_COLUMNS",
     "profile_sources",
+    "source_families",
     "load_manifests",
     "MANIFEST_DIR",
     "CACHE_ENV_VAR",

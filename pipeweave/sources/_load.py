@@ -21,12 +21,17 @@ from ._read import concat_frames, read_dataset
 from ._report import DropLog, LoadReport, kept_counts
 from ._schema import DTYPES, FAMILIES, conform
 
-__all__ = ["load_profiles", "load_profiles_report", "data_fingerprint", "profile_sources"]
+__all__ = ["load_profiles", "load_profiles_report", "data_fingerprint", "profile_sources", "source_families"]
 
 
 def profile_sources() -> dict[str, SourceManifest]:
     """Manifests of the sources that hold latencies (kind = "profiles"), keyed by name."""
     return {n: m for n, m in load_manifests().items() if m.kind == "profiles"}
+
+
+def source_families() -> dict[str, tuple[str, ...]]:
+    """The kernel families each shared source measured (its manifest's datasets), by source name."""
+    return {n: tuple(sorted({d.family for d in m.datasets})) for n, m in profile_sources().items()}
 
 
 def _as_list(value: str | Iterable[str] | None, what: str) -> list[str] | None:
