@@ -84,6 +84,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "bounded for any file size; the output does not depend on N)",
     )
     p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar on a long --input (shown on a terminal once a file passes one chunk)",
+    )
+    p.add_argument(
         "--dask",
         metavar="ADDRESS",
         default=None,
@@ -346,7 +351,17 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
     outside: list[int] = []  # data-row numbers of the predictions outside their family's trained range
 
     def write(fh) -> None:  # noqa: ANN001
+        from tqdm.auto import tqdm
+
         first = True
+        # rows predicted so far, on stderr and on a terminal only; a one-chunk file finishes before it shows
+        bar = tqdm(unit=" rows", unit_scale=True, desc="predict", delay=2.0, disable=True if args.no_progress else None)
+        try:
+            _write_chunks(fh, first, bar)
+        finally:
+            bar.close()
+
+    def _write_chunks(fh, first: bool, bar) -> None:  # noqa: ANN001
         for df, text in iter_csv_chunks(
             args.input, DEFAULT_CHUNK_ROWS if args.chunk_rows is None else args.chunk_rows, "--input"
         ):
@@ -385,6 +400,7 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
                 out = out.assign(**band_columns(model, df, pred, coverage, gpus))
             out.to_csv(fh, index=False, header=first)
             first = False
+            bar.update(len(df))
 
     written = True
     if args.output:
