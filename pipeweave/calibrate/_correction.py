@@ -276,7 +276,7 @@ class GPUCalibration:
     def log_correction(self, frame: pd.DataFrame) -> np.ndarray:
         """Correction (log units) of each featurized row: 0 on other GPUs and uncalibrated families."""
         out = np.zeros(len(frame))
-        on_gpu = frame["gpu"].astype(str).to_numpy() == self.gpu
+        on_gpu = self._on_gpu(frame)
         if not on_gpu.any():
             return out
         fam = frame["family"].astype(str).to_numpy()
@@ -296,7 +296,20 @@ class GPUCalibration:
         banded = [name for name, c in self.corrections.items() if len(c.band_t_)]
         if not banded or "gpu" not in frame.columns or "family" not in frame.columns:
             return np.zeros(len(frame), dtype=bool)
-        return (frame["gpu"].astype(str).to_numpy() == self.gpu) & np.isin(frame["family"].astype(str), banded)
+        return self._on_gpu(frame) & np.isin(frame["family"].astype(str), banded)
+
+    def _on_gpu(self, frame: pd.DataFrame) -> np.ndarray:
+        """Rows on the calibrated GPU, its aliases included ("NVIDIA B200" is B200)."""
+        from ..hardware import resolve_gpu_name
+
+        names = frame["gpu"].astype(str)
+        hits = {}
+        for n in pd.unique(names):
+            try:
+                hits[n] = n == self.gpu or resolve_gpu_name(n) == self.gpu
+            except Exception:  # noqa: BLE001 - a spec-file GPU: its own name only
+                hits[n] = n == self.gpu
+        return names.map(hits).to_numpy(dtype=bool)
 
     def band_ratio(self, frame: pd.DataFrame, coverage: float) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi) multipliers of the calibrated prediction per featurized row

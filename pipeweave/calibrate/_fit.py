@@ -67,14 +67,32 @@ def residuals(
     return feats, np.log(lat / pred)
 
 
+def _canonical_gpu(name: Any, gpus: Mapping[str, GPUSpec] | None = None) -> str:
+    """The catalog name of GPU ``name`` (an alias, a device string, a GPUSpec), or ``name`` itself when it
+    names a spec in ``gpus`` or no catalog GPU (a spec-file GPU keeps its own name)."""
+    from ..hardware import GPUSpec, resolve_gpu_name
+
+    if isinstance(name, GPUSpec):
+        return name.name
+    text = str(name)
+    if gpus and text in gpus:
+        return text
+    try:
+        return resolve_gpu_name(text)
+    except Exception:  # noqa: BLE001 - not a catalog GPU: a spec-file name, kept as given
+        return text
+
+
 def trained_on(model: Any, gpu: str, family: str) -> bool:
-    """Whether fitted ``model`` has training rows of ``family`` on ``gpu``: the error bands' record of it
-    (``seen_gpus``, per family) when the model has bands, else any training row on ``gpu``."""
+    """Whether fitted ``model`` has training rows of ``family`` on ``gpu`` (a catalog name or an alias): the
+    error bands' record of it (``seen_gpus``, per family) when the model has bands, else any training row on
+    ``gpu``."""
+    gpu = _canonical_gpu(gpu)
     bands = getattr(model, "error_bands_", None) or {}
     seen = bands.get("seen_gpus", {})
     if family in seen:
-        return gpu in seen[family]
-    return gpu in {str(g) for g in getattr(model, "gpus_", ())}
+        return gpu in {_canonical_gpu(g) for g in seen[family]}
+    return gpu in {_canonical_gpu(g) for g in getattr(model, "gpus_", ())}
 
 
 def calibrate_model(
@@ -102,7 +120,12 @@ def calibrate_model(
     is then the left-out band of the same correction fitted on ``band_model``'s residuals
     (:meth:`ResidualCorrection.borrow_band`).
     """
-    g = measured["gpu"].astype(str) if "gpu" in measured.columns else pd.Series(gpu, index=measured.index)
+    gpu = _canonical_gpu(gpu, gpus)  # "NVIDIA L40" calibrates L40, the name predictions look it up by
+    if "gpu" in measured.columns:
+        names = {n: _canonical_gpu(n, gpus) for n in pd.unique(measured["gpu"].astype(str))}
+        g = measured["gpu"].astype(str).map(names)
+    else:
+        g = pd.Series(gpu, index=measured.index)
     other = sorted(set(g) - {gpu})
     if other:
         raise DataError(

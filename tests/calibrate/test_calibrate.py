@@ -244,3 +244,21 @@ def test_borrow_band_refuses_other_settings_or_launches(spread):
         ResidualCorrection(length_scale=4.0).fit(feats, r, band=False).borrow_band(a)
     with pytest.raises(DataError, match="same correction settings"):
         ResidualCorrection(length_scale=2.0).fit(feats.iloc[1:], r[1:], band=False).borrow_band(a)
+
+
+def test_gpu_aliases_calibrate_the_catalog_gpu(base_model):
+    """An alias (as a user's file or a device string names the GPU) calibrates the GPU predictions look up."""
+    from pipeweave.calibrate import trained_on
+
+    measured = _spread_gemms(20, gpu="NVIDIA B200")
+    rng = np.random.default_rng(5)
+    measured["latency_us"] = base_model.predict(measured.assign(gpu="B200")) * np.exp(0.4 + rng.normal(0, 0.05, 20))
+    cal = calibrate_model(base_model, measured, gpu="nvidia-b200")
+    assert cal.calibration_.gpu == "B200"
+    query = _gemm([512, 3072], gpu="B200")
+    assert not np.allclose(cal.predict(query), base_model.predict(query))  # the correction applies
+    assert (cal.predict_interval(query, 0.8)["band"] == "calibrated").all()
+    np.testing.assert_allclose(cal.predict(query.assign(gpu="NVIDIA B200")), cal.predict(query))  # an alias too
+    # measured rows named by the catalog name, the calibrated GPU by an alias (and the reverse) agree
+    calibrate_model(base_model, measured.assign(gpu="B200"), gpu="NVIDIA B200")
+    assert trained_on(base_model, "NVIDIA H100", "gemm") and trained_on(base_model, "H100-SXM", "gemm")
