@@ -104,7 +104,9 @@ def _with_gpu(df: pd.DataFrame, gpu: Any) -> tuple[pd.DataFrame, dict[str, GPUSp
             )
         return df, None
     spec = _resolve_gpu(gpu)
-    return df.assign(gpu=spec.name), {spec.name: spec}
+    # the rows move to this GPU: a generation column they carry (e.g. measured rows) moves with them
+    moved = {"generation": spec.generation} if "generation" in df.columns else {}
+    return df.assign(gpu=spec.name, **moved), {spec.name: spec}
 
 
 def _model(model: Any) -> PipeweaveRegressor:

@@ -188,3 +188,15 @@ def test_a_family_the_model_never_trained_on_is_reported_not_predicted():
         pw.predict(rows, gpu="H100", model=model)
     pred = pw.predict(rows, gpu="H100", model=model, bad_rows="nan")
     assert np.isnan(pred.iloc[0]) and pred.iloc[1] > 0
+
+
+def test_rows_moved_to_another_gpu_take_its_generation():
+    """Measured rows carry a generation column; predicting them on another GPU must not keep the old one
+    (the band is looked up by generation). Hand-made launch rows; the shipped model."""
+    rows = pd.DataFrame(
+        {"family": "gemm_fp32", "dtype": "float32", "m": [512, 2048], "n": 1024, "k": 1024, "generation": "hopper"}
+    )
+    moved = pw.predict(rows, gpu="B200", interval=0.8)
+    fresh = pw.predict(rows.drop(columns="generation"), gpu="B200", interval=0.8)
+    pd.testing.assert_frame_equal(moved, fresh)
+    assert (moved["band"] == "unseen").all()  # no FP32 GEMM was measured on a Blackwell GPU

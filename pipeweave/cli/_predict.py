@@ -369,7 +369,7 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             out = text
             if spec is not None:
                 conflicts = _gpu_conflicts(df, spec)
-                df = df.assign(gpu=spec.name)
+                df = df.assign(gpu=spec.name, **({"generation": spec.generation} if "generation" in df else {}))
                 if "gpu" in text.columns:  # the output keeps the user's gpu cells (blank ones: --gpu)
                     out = text.assign(gpu=text["gpu"].where(text["gpu"].str.strip() != "", spec.name))
                 else:
