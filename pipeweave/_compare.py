@@ -255,14 +255,32 @@ def compare(
     )
 
 
-def plot_comparison(summary: pd.DataFrame, *, baseline: str | None = None, ax: Axes | None = None) -> Axes:
+def plot_comparison(summary: Any, *, baseline: str | None = None, ax: Axes | None = None) -> Axes:
     """Horizontal bars of each GPU's total (us), fastest on top, with the band as an error bar and the speedup
-    over ``baseline`` as a label. ``summary``: :attr:`Comparison.summary`. ``ax=None`` creates a figure;
+    over ``baseline`` (a GPU of the summary; default: the comparison's own baseline) as a label.
+    ``summary``: a :class:`Comparison` or its :attr:`Comparison.summary`. ``ax=None`` creates a figure;
     returns the Axes."""
     import numpy as np
+    import pandas as pd
 
     from .evaluation import new_axes
 
+    if isinstance(summary, Comparison):
+        baseline = summary.baseline if baseline is None else baseline
+        summary = summary.summary
+    need = {"gpu", "total_us", "total_lo_us", "total_hi_us", "speedup_vs_baseline"}
+    if not isinstance(summary, pd.DataFrame) or not need <= set(summary.columns) or summary.empty:
+        got = list(summary.columns) if isinstance(summary, pd.DataFrame) else type(summary).__name__
+        raise DataError(
+            f"plot_comparison needs a Comparison or its non-empty summary (columns {sorted(need)}), got {got}",
+            hint="pass the result of pipeweave.compare(...) or its .summary",
+        )
+    if baseline is not None:  # speedups over the asked-for GPU, not the comparison's baseline
+        gpus = summary["gpu"].astype(str).tolist()
+        if str(baseline) not in gpus:
+            raise DataError(f"baseline {baseline!r} is not a GPU of the summary {gpus}", hint="pick one of them")
+        base_total = float(summary.loc[summary["gpu"].astype(str) == str(baseline), "total_us"].iloc[0])
+        summary = summary.assign(speedup_vs_baseline=base_total / summary["total_us"].to_numpy(dtype=float))
     if ax is None:
         ax = new_axes(figsize=(6.5, 0.9 + 0.45 * len(summary)))[0, 0]
     d = summary.iloc[::-1]  # fastest at the top

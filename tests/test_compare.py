@@ -127,3 +127,22 @@ def test_baseline_names_a_gpu_from_a_spec_file():
         res = pw.compare(WORKLOAD.iloc[:1], ["H100", spec], baseline=name, interval=None)
         assert res.baseline == "RTX-4090"
         assert res.summary.set_index("gpu").at["RTX-4090", "speedup_vs_baseline"] == 1.0
+
+
+def test_plot_comparison_speedups_follow_its_baseline(result):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = pw.plot_comparison(result, baseline="L40S")  # the Comparison itself, another baseline
+    labels = [t.get_text().strip() for t in ax.texts]
+    s = result.summary.set_index("gpu")
+    want = [f"{s.at['L40S', 'total_us'] / s.at[g, 'total_us']:.2f}x" for g in result.summary["gpu"][::-1]]
+    assert labels == want and "L40S" in ax.get_title()
+    assert [t.get_text().strip() for t in pw.plot_comparison(result).texts][-1] == (
+        f"{s.at['H100-SXM', 'total_us'] / result.summary['total_us'].iloc[0]:.2f}x"
+    )  # default: the comparison's own baseline (H100), fastest GPU's label last
+    with pytest.raises(DataError, match="not a GPU of the summary"):
+        pw.plot_comparison(result.summary, baseline="X9")
+    with pytest.raises(DataError, match="needs a Comparison or its non-empty summary"):
+        pw.plot_comparison(result.summary.iloc[:0])
+
