@@ -200,3 +200,40 @@ def test_rows_moved_to_another_gpu_take_its_generation():
     fresh = pw.predict(rows.drop(columns="generation"), gpu="B200", interval=0.8)
     pd.testing.assert_frame_equal(moved, fresh)
     assert (moved["band"] == "unseen").all()  # no FP32 GEMM was measured on a Blackwell GPU
+
+
+def test_op_and_flashinfer_rows_are_checked_row_by_row():
+    """Hand-made launches: a bad op or request-length list is that row's problem (by number), not the batch's."""
+    gemm = {"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096}
+    ew = {"family": "elementwise_fp32", "dtype": "float32", "num_tokens": 4096, "hidden_size": 4096}
+    fi = {"family": "attention_flashinfer", "dtype": "bfloat16", "num_heads": 32, "num_key_value_heads": 8}
+    fi = {**fi, "head_dim": 128, "batch_size": 2, "q_lengths": "128;512", "kv_lengths": "1024;2048"}
+    rows = [
+        gemm,
+        {**ew, "op": "foo"},
+        {**ew, "op": "add"},
+        {**ew},  # no op: an element-wise row must say which
+        {**fi, "q_lengths": "a;b"},
+        {**fi, "batch_size": 3},
+        {**fi, "q_lengths": "4096;512"},
+        {**fi, "backend": "fa9"},
+        {**fi, "backend": "fa3_paged"},  # on an A100: FA3 is Hopper-only
+        {**fi, "backend": "fa2_paged"},
+        {"family": "gemm_fp32", "dtype": "float32", "m": 64, "n": 64, "k": 64, "op": "conv"},
+    ]
+    pred = pw.predict(rows, gpu="A100", bad_rows="nan")
+    assert pred.notna().tolist() == [True, False, True, False, False, False, False, False, False, True, False]
+    with pytest.raises(DataError) as exc:
+        pw.predict(rows, gpu="A100")
+    text = str(exc.value)
+    for needle in (
+        "row 2: op='foo' is not an operator of elementwise_fp32",
+        "row 4: op is blank",
+        "row 5: q_lengths=a;b is not a list of positive integers",
+        "row 6: batch_size=3 but q_lengths lists 2 requests",
+        "row 7: a request's query length exceeds its KV length",
+        "row 8: backend='fa9' is not a FlashInfer code path",
+        "row 9: FlashInfer's fa3 backends run on Hopper",
+        "row 11: op='conv' is not an operator of gemm_fp32",
+    ):
+        assert needle in text, text

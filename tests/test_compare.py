@@ -145,4 +145,3 @@ def test_plot_comparison_speedups_follow_its_baseline(result):
         pw.plot_comparison(result.summary, baseline="X9")
     with pytest.raises(DataError, match="needs a Comparison or its non-empty summary"):
         pw.plot_comparison(result.summary.iloc[:0])
-

@@ -492,6 +492,8 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                     r.add(mm, txt)
         _check_tiles(r, df, m & r.ok, name, dtv, gpuv, specs)
         _check_memory(r, df, m & r.ok, name, vals, dtv, gpuv, specs)
+    _check_ops(r, df, famv)
+    _check_flashinfer(r, df, famv, gpuv, specs)
 
     # tensor path of the GPU for the dtype
     tensor_fams = np.isin(
@@ -509,6 +511,79 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                     f"GPU {g!r} has no {dt} tensor-core path; dtypes it runs on tensor cores: {has}",
                 )
     return pd.Series(r.text, index=df.index, dtype=object)
+
+
+#: the operators of the families whose ``op`` column picks the kernel (other values have no model)
+FAMILY_OPS: dict[str, tuple[str, ...]] = {"gemm_fp32": ("bmm", "linear")}
+
+
+def _check_ops(r: _Reasons, df: pd.DataFrame, famv: np.ndarray) -> None:
+    """``op`` of elementwise_fp32 / gemm_fp32 rows: one the family models (blank: the family's default)."""
+    from ._norm import ELEMENTWISE_OPS
+
+    opv = _text(df["op"]) if "op" in df.columns else np.full(len(df), "", dtype=object)
+    for fam, ops in (("elementwise_fp32", tuple(sorted(ELEMENTWISE_OPS))), *FAMILY_OPS.items()):
+        m = (famv == fam) & r.ok
+        blank_ok = fam != "elementwise_fp32"  # gemm_fp32 defaults to bmm; an element-wise op must be named
+        r.add(m & (opv == "") & (not blank_ok), f"op is blank: {fam} needs the operator, one of {list(ops)}")
+        bad = m & (opv != "") & ~np.isin(opv, list(ops))
+        for o in pd.unique(opv[bad]):
+            r.add(bad & (opv == o), f"op={o!r} is not an operator of {fam}; valid: {list(ops)}")
+
+
+def _check_flashinfer(
+    r: _Reasons, df: pd.DataFrame, famv: np.ndarray, gpuv: np.ndarray, specs: dict[str, GPUSpec]
+) -> None:
+    """attention_flashinfer rows: a known backend (fa3 on Hopper only), per-request lengths that parse, one KV
+    length per query length, a KV length >= its query length (the cache holds the new tokens), batch_size =
+    the number of requests."""
+    from ..vocab import FLASHINFER_BACKENDS
+
+    m = (famv == "attention_flashinfer") & r.ok
+    if not m.any():
+        return
+    if "backend" in df.columns:
+        bk = _text(df["backend"])
+        bad = m & (bk != "") & ~np.isin(bk, list(FLASHINFER_BACKENDS))
+        for b in pd.unique(bk[bad]):
+            r.add(bad & (bk == b), f"backend={b!r} is not a FlashInfer code path; valid: {list(FLASHINFER_BACKENDS)}")
+        for g in pd.unique(gpuv[m & r.ok]):
+            spec = specs.get(g)
+            if spec is not None and spec.sm_arch // 10 != 9:  # FlashInfer's FA3 kernels are sm_90 (Hopper) only
+                fa3 = m & r.ok & (gpuv == g) & np.char.startswith(bk.astype(str), "fa3")
+                r.add(
+                    fa3, f"FlashInfer's fa3 backends run on Hopper (sm_90) only, not on {g}; use fa2_paged/fa2_ragged"
+                )
+    if not {"q_lengths", "kv_lengths"} <= set(df.columns):
+        return
+
+    def parse(col: str) -> list[list[float] | None]:
+        out: list[list[float] | None] = []
+        for t in _text(df[col]):
+            parts = [p.strip() for p in str(t).strip("[] ").replace(",", ";").split(";")]
+            try:
+                v = [float(p) for p in parts]
+            except ValueError:
+                v = []
+            out.append(v if v and all(np.isfinite(x) and x >= 1 and x == int(x) for x in v) else None)
+        return out
+
+    rows = np.flatnonzero(m & r.ok)
+    q_all, kv_all = parse("q_lengths"), parse("kv_lengths")
+    batch = pd.to_numeric(df["batch_size"], errors="coerce").to_numpy(dtype=float) if "batch_size" in df else None
+    text = np.full(len(df), "", dtype=object)
+    for i in rows:
+        q, kv = q_all[i], kv_all[i]
+        if q is None or kv is None:
+            col = "q_lengths" if q is None else "kv_lengths"
+            text[i] = f"{col}={_shown_at(df[col], int(i))} is not a list of positive integers (e.g. 128;512)"
+        elif len(q) != len(kv):
+            text[i] = f"q_lengths lists {len(q)} requests but kv_lengths {len(kv)}: give one KV length per query length"
+        elif any(a > b for a, b in zip(q, kv)):
+            text[i] = "a request's query length exceeds its KV length (kv_lengths include the query's own tokens)"
+        elif batch is not None and np.isfinite(batch[i]) and batch[i] != len(q):
+            text[i] = f"batch_size={_num(batch[i])} but q_lengths lists {len(q)} requests"
+    r.add(text != "", text)
 
 
 def _spec_col(gpuv: np.ndarray, specs: dict[str, GPUSpec], attr: str, default: float) -> np.ndarray:
