@@ -57,7 +57,7 @@ _MODEL_CACHE: dict[str, Any] = {}
 
 # ----------------------------------------------------------------------------------- helpers
 def as_launch_frame(launches: Any) -> pd.DataFrame:
-    """A new DataFrame of launch rows from a DataFrame, one mapping or a sequence of mappings.
+    """A new DataFrame of launch rows from a DataFrame, one mapping or row (Series), or a sequence of mappings.
 
     The caller's object is never modified (a DataFrame is copied shallowly).
 
@@ -72,6 +72,8 @@ def as_launch_frame(launches: Any) -> pd.DataFrame:
         df = launches.copy(deep=False)
     elif isinstance(launches, Mapping):
         df = pd.DataFrame([dict(launches)])
+    elif isinstance(launches, pd.Series):  # one row of a frame (df.iloc[i]): column name -> value
+        df = pd.DataFrame([{str(k): v for k, v in launches.items()}])
     elif (
         isinstance(launches, Sequence)
         and not isinstance(launches, (str, bytes))
@@ -80,7 +82,8 @@ def as_launch_frame(launches: Any) -> pd.DataFrame:
         df = pd.DataFrame([dict(r) for r in launches])
     else:
         raise DataError(
-            f"launches must be a DataFrame, a mapping or a list of mappings, got {type(launches).__name__}",
+            f"launches must be a DataFrame, a mapping, one row (Series) or a list of mappings, got "
+            f"{type(launches).__name__}",
             hint="e.g. {'family': 'gemm', 'dtype': 'bfloat16', 'm': 4096, 'n': 4096, 'k': 4096}",
         )
     if df.empty:
@@ -482,6 +485,11 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
     'tensor'
     """
     df = as_launch_frame(launch)
+    if len(df) != 1:
+        raise DataError(
+            f"explain takes one launch, got {len(df)} rows",
+            hint="pass one row (e.g. df.iloc[i]); pipeweave.featurize gives the pipe times of many rows",
+        )
     if gpu is None:
         if "gpu" not in df.columns:
             raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
@@ -692,24 +700,38 @@ def list_gpus() -> list[GPUSpec]:
     return list(_list())
 
 
-def diagnose(launch: Any, gpu: Any = None, **kwargs: Any) -> dict[str, Any]:
+def diagnose(
+    launch: Any,
+    gpu: Any = None,
+    *,
+    measured_us: float | None = None,
+    top: int = 5,
+    models: Any = None,
+    data: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
     """Ceiling, binding pipe, pipe utilizations and ranked tile configs of one Triton kernel launch.
 
     Parameters
     ----------
-    launch : mapping or one-row DataFrame
+    launch : mapping, one-row DataFrame or Series
         One launch of a tiled-matmul family (``moe_w13``, ``fused_moe``, ``gemm``); may hold a tile
         plan (``block_m`` ... ``num_stages``), else the kernel's own config is diagnosed.
     gpu : str, path or GPUSpec, optional
         The GPU; default: the launch's ``gpu`` value.
-    **kwargs
-        Passed to :func:`pipeweave.diagnose.diagnose` (e.g. ``measured_us=...``, ``top_k=...``).
+    measured_us : float, optional
+        The launch's measured latency (microseconds): utilizations and the headroom verdict use it.
+    top : int
+        Number of ranked configs to return (default 5).
+    models, data
+        Diagnose models (:class:`pipeweave.diagnose.DiagnoseModels`; default: the shipped ones) and the
+        data directory (SGLang's tuned configs).
 
     Returns
     -------
     dict
-        ``predicted_us``, ``ceiling_us``, ``headroom``, ``bound_pipe``, ``pipe_utilization``,
-        ``recommendations`` (``[{"config", "predicted_us", "speedup", ...}]``) ...
+        ``predicted_us``, ``ceiling_us``, ``lower_bound_us``, ``measured_over_ceiling`` and
+        ``headroom_verdict`` (with ``measured_us``), ``bound_pipe``, ``pipe_utilization``,
+        ``recommendations`` (``[{"config", "predicted_us", "speedup", ...}]``), ``notes`` ...
 
     Raises
     ------
@@ -720,16 +742,20 @@ def diagnose(launch: Any, gpu: Any = None, **kwargs: Any) -> dict[str, Any]:
     --------
     >>> pw.diagnose({"family": "moe_w13", "dtype": "bfloat16", "num_tokens": 4096, "num_experts": 64,
     ...              "topk": 8, "hidden_size": 3584, "inter_size": 2560}, gpu="H100",
-    ...             measured_us=2321.0)["headroom"]                            # doctest: +SKIP
+    ...             measured_us=2321.0)["headroom_verdict"]                    # doctest: +SKIP
+    'likely_headroom'
     """
     from .diagnose import diagnose as _diagnose
 
     df = as_launch_frame(launch)
+    if len(df) != 1:
+        raise DataError(f"diagnose takes one launch, got {len(df)} rows", hint="pass one row (e.g. df.iloc[[i]])")
     row = {str(k): v for k, v in df.iloc[0].to_dict().items()}
+    gpus = None
     if gpu is not None:
         spec = _resolve_gpu(gpu)
         row["gpu"] = spec.name
-        kwargs.setdefault("gpus", {spec.name: spec})
+        gpus = {spec.name: spec}
     elif "gpu" not in row:
         raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
-    return _diagnose(row, **kwargs)
+    return _diagnose(row, measured_us, top, gpus=gpus, models=models, data=data)

@@ -237,3 +237,17 @@ def test_op_and_flashinfer_rows_are_checked_row_by_row():
         "row 11: op='conv' is not an operator of gemm_fp32",
     ):
         assert needle in text, text
+
+
+def test_one_row_of_a_frame_is_a_launch_and_one_launch_means_one_row():
+    import inspect
+
+    frame = pd.DataFrame([GEMM, {**GEMM, "m": 512}])
+    assert pw.predict(frame.iloc[1], gpu="H100").iloc[0] == pytest.approx(pw.predict(frame, gpu="H100").iloc[1])
+    assert pw.explain(frame.iloc[0], gpu="H100")["family"] == "gemm"
+    with pytest.raises(DataError, match="explain takes one launch, got 2 rows"):
+        pw.explain(frame, gpu="H100")
+    with pytest.raises(DataError, match="diagnose takes one launch, got 2 rows"):
+        pw.diagnose(frame, gpu="H100")
+    # pw.diagnose says what it takes (it is also the subpackage)
+    assert list(inspect.signature(pw.diagnose).parameters)[:4] == ["launch", "gpu", "measured_us", "top"]

@@ -1,5 +1,8 @@
 """Diagnose Triton kernels: performance ceiling, binding pipe, ranked tile configs, and the dse protocol.
 
+Called as a function, ``pw.diagnose(launch, gpu=None, *, measured_us=None, top=5)`` diagnoses one launch
+(:func:`pipeweave.api.diagnose`); the functions below are the parts.
+
 >>> from pipeweave.diagnose import diagnose, config_space                       # doctest: +SKIP
 >>> diagnose({"gpu": "H100", "family": "moe_w13", "dtype": "bfloat16", "num_tokens": 512,
 ...           "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536,
@@ -16,7 +19,7 @@
 * :func:`run_dse_protocol` - leave-one-generation-out validation on the moe_dse sweeps.
 
 Shipped models (``models/diagnose_{ranker,ceiling,latency}.ubj``) are rebuilt with
-``python -m pipeweave.diagnose.build``.
+``pipeweave diagnose --rebuild-models --force`` (``python -m pipeweave.diagnose.build``).
 """
 
 import types
@@ -83,10 +86,20 @@ class _CallableModule(types.ModuleType):
     the package attribute ``pipeweave.diagnose`` is this subpackage once it is imported, so the module
     itself forwards calls."""
 
-    def __call__(self, *args: object, **kwargs: object) -> dict:
+    def __call__(
+        self,
+        launch: object,
+        gpu: object = None,
+        *,
+        measured_us: float | None = None,
+        top: int = 5,
+        models: object = None,
+        data: object = None,
+    ) -> dict:
+        """pw.diagnose(launch, gpu=None, *, measured_us=None, top=5): see :func:`pipeweave.api.diagnose`."""
         from ..api import diagnose as _api_diagnose
 
-        return _api_diagnose(*args, **kwargs)
+        return _api_diagnose(launch, gpu, measured_us=measured_us, top=top, models=models, data=data)  # type: ignore[arg-type]
 
 
 __import__("sys").modules[__name__].__class__ = _CallableModule

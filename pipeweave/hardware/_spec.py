@@ -7,8 +7,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any
+from typing import Any, NoReturn
 
 from .._errors import DataError
 from ..vocab import GENERATIONS as _GENERATIONS
@@ -137,6 +136,21 @@ def tensor_key(dtype: str) -> str:
     return key
 
 
+class FrozenDict(dict):
+    """A read-only dict (a spec's tables): pickles, deep-copies and ``dataclasses.asdict``-es like a dict,
+    which a ``types.MappingProxyType`` does not (joblib / multiprocessing with a spec failed)."""
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a GPU spec is read-only: build a new one (dataclasses.replace) instead")
+
+    __setitem__ = __delitem__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
+
+    def __reduce__(self) -> tuple[Any, tuple[dict]]:
+        return (FrozenDict, (dict(self),))
+
+
 @dataclass(frozen=True)
 class GPUSpec:
     """One GPU's spec sheet (catalog entry or user spec file). Units are in the field names.
@@ -240,7 +254,7 @@ class GPUSpec:
         }
         for k, v in clean.items():
             _plausible(where, f"tensor_flop_per_clk_per_sm.{k}", v, TENSOR_RANGE)
-        object.__setattr__(self, "tensor_flop_per_clk_per_sm", MappingProxyType(clean))
+        object.__setattr__(self, "tensor_flop_per_clk_per_sm", FrozenDict(clean))
         aliases = (self.aliases,) if isinstance(self.aliases, str) else tuple(self.aliases)
         if not all(isinstance(a, str) and a.strip() for a in aliases):
             raise DataError(f"{where}: aliases must be a list of non-empty strings, got {list(aliases)!r}")
@@ -251,7 +265,7 @@ class GPUSpec:
             raise DataError(
                 f"{where}: sources has key(s) {bad} that are not spec fields; expected keys among {list(SPEC_FIELDS)}"
             )
-        object.__setattr__(self, "sources", MappingProxyType({k: str(v) for k, v in sources.items()}))
+        object.__setattr__(self, "sources", FrozenDict({k: str(v) for k, v in sources.items()}))
         object.__setattr__(self, "notes", str(self.notes))
 
     def __hash__(self) -> int:

@@ -15,6 +15,7 @@ performance ceilings (e.g. 0.1 = the fast tail of achievable latencies).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -765,6 +766,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """
         import xgboost as xgb
 
+        self._check_hyperparameters()
         self.error_bands_: dict[str, Any] | None = None
 
         from ._features import (
@@ -1055,9 +1057,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         Each distinct launch is featurized and predicted once (every column but
         :data:`NON_LAUNCH_COLUMNS` is the key; repeated rows get the same value). ``gpus`` maps
         names to :class:`~pipeweave.hardware.GPUSpec` for GPUs outside the catalog (spec files);
-        ``data`` is the data directory (SGLang tuned MoE configs).
+        ``data`` is the data directory (SGLang tuned MoE configs). A row of a family the model was not
+        trained on raises :class:`~pipeweave.DataError` (``pipeweave.predict`` reports such rows one by one).
         """
         self._check_fitted()
+        self._check_families(df)
         if (
             isinstance(df, pd.DataFrame)
             and "t_env_us" not in df.columns
@@ -1095,6 +1099,50 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self._blend_seen(rows, pred, fam, X, cols)
         pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
         return pred if groups is None else pred[groups[0]]
+
+    def _check_hyperparameters(self) -> None:
+        """Refuse a hyperparameter outside its range before any work (XGBoost would fail deep inside, or a
+        value such as ``n_estimators=0`` would fit a model that predicts nothing learned)."""
+        import numbers
+
+        def check(name: str, ok: bool, expected: str) -> None:
+            if not ok:
+                raise DataError(
+                    f"{name} must be {expected}, got {getattr(self, name)!r}",
+                    hint=f"e.g. PipeweaveRegressor({name}={PipeweaveRegressor().get_params()[name]!r}) (the default)",
+                )
+
+        def is_int(v: Any) -> bool:
+            return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+        def is_num(v: Any) -> bool:
+            return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
+
+        check("n_estimators", is_int(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
+        check("max_depth", is_int(self.max_depth) and self.max_depth >= 1, "an integer >= 1")
+        check("learning_rate", is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "a number in (0, 1]")
+        for name in ("subsample", "colsample_bytree"):
+            check(name, is_num(getattr(self, name)) and 0 < getattr(self, name) <= 1, "a number in (0, 1]")
+        for name in ("min_child_weight", "reg_lambda", "reg_alpha"):
+            check(name, is_num(getattr(self, name)) and getattr(self, name) >= 0, "a number >= 0")
+        cap = self.max_rows_per_group
+        check("max_rows_per_group", cap is None or (is_int(cap) and cap >= 0), "None or an integer >= 0 (0: all rows)")
+        check("n_jobs", is_int(self.n_jobs) and self.n_jobs >= 1, "an integer >= 1 (threads)")
+
+    def _check_families(self, df: Any) -> None:
+        """Refuse rows of families without training rows (the shared booster would answer for them blindly)."""
+        known = getattr(self, "families_", None)
+        if not known or not isinstance(df, pd.DataFrame) or "family" not in df.columns or not len(df):
+            return
+        fam = str_values(df["family"])
+        unknown = ~np.isin(fam, list(known))
+        if unknown.any():
+            rows = np.flatnonzero(unknown)
+            raise DataError(
+                f"the model was not trained on family {sorted(set(fam[unknown]))} (rows {rows[:5].tolist()}"
+                f"{' ...' if len(rows) > 5 else ''}, counted from 0); it knows {sorted(known)}",
+                hint="retrain with rows of that family, or predict it with the shipped model",
+            )
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "booster_"):

@@ -446,3 +446,22 @@ def test_cli_gpus_unknown_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gpus", "--gpu", "H1000"]) == 2
     err = capsys.readouterr().err
     assert "unknown GPU 'H1000'" in err and "Traceback" not in err
+
+
+def test_spec_pickles_copies_and_stays_read_only():
+    import copy
+    import dataclasses
+    import pickle
+
+    import pytest
+
+    from pipeweave.hardware import get_gpu
+
+    spec = get_gpu("H100")
+    assert pickle.loads(pickle.dumps(spec)) == spec  # joblib / multiprocessing send specs to workers
+    assert copy.deepcopy(spec) == spec
+    assert dataclasses.asdict(spec)["tensor_flop_per_clk_per_sm"] == dict(spec.tensor_flop_per_clk_per_sm)
+    with pytest.raises(TypeError, match="read-only"):
+        spec.tensor_flop_per_clk_per_sm["bf16"] = 1.0  # type: ignore[index]
+    with pytest.raises(TypeError, match="read-only"):
+        spec.sources.update({"sm_count": "x"})  # type: ignore[attr-defined]

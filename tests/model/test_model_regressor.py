@@ -377,3 +377,26 @@ def test_families_with_the_same_training_rows_share_one_booster(norm_frame):
     model = PipeweaveRegressor(**kw, family_booster_rows={"rmsnorm": ("gemm",), "gemm": ("rmsnorm",)}).fit(norm_frame)
     fb = model.family_boosters_
     assert fb["rmsnorm"] is fb["gemm"] and fb["moe_w13"] is not fb["gemm"]  # one fit for the same rows
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_estimators": 0}, r"n_estimators must be an integer >= 1, got 0"),
+        ({"n_estimators": "20"}, r"n_estimators must be an integer >= 1, got '20'"),
+        ({"learning_rate": 5}, r"learning_rate must be a number in \(0, 1\]"),
+        ({"max_depth": -3}, r"max_depth must be an integer >= 1"),
+        ({"subsample": 2.0}, r"subsample must be a number in \(0, 1\]"),
+        ({"min_child_weight": float("nan")}, r"min_child_weight must be a number >= 0"),
+        ({"max_rows_per_group": -5}, r"max_rows_per_group must be None or an integer >= 0"),
+    ],
+)
+def test_hyperparameters_are_checked_before_fitting(small_frame, params, match):
+    with pytest.raises(DataError, match=match):
+        PipeweaveRegressor(**params).fit(small_frame)
+
+
+def test_a_family_without_training_rows_is_refused(fitted, small_frame):
+    rows = small_frame[small_frame["family"] == "gemm"].head(2).assign(family="rmsnorm")
+    with pytest.raises(DataError, match=r"not trained on family \['rmsnorm'\] \(rows \[0, 1\]"):
+        fitted.predict(rows)
