@@ -133,7 +133,7 @@ def compare(
     from .model import check_coverage, has_error_bands
 
     def spec_of(g: Any) -> GPUSpec:
-        return g if isinstance(g, GPUSpec) else get_gpu(g)
+        return get_gpu(g)  # a GPUSpec passes through (checked against the catalog entry of its name)
 
     if isinstance(gpus, (str, bytes, os.PathLike)) or not isinstance(gpus, Sequence) or not len(gpus):
         raise DataError(

@@ -92,9 +92,9 @@ def as_launch_frame(launches: Any) -> pd.DataFrame:
 
 
 def _resolve_gpu(gpu: Any) -> GPUSpec:
-    from .hardware import GPUSpec, get_gpu
+    from .hardware import get_gpu
 
-    return gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
+    return get_gpu(gpu)  # a GPUSpec passes through (checked against the catalog entry of its name)
 
 
 def _with_gpu(df: pd.DataFrame, gpu: Any) -> tuple[pd.DataFrame, dict[str, GPUSpec] | None]:

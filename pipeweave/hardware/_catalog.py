@@ -220,8 +220,26 @@ def _looks_like_path(s: str) -> bool:
 
 
 def get_gpu(name_or_path: str | os.PathLike[str] | GPUSpec) -> GPUSpec:
-    """A :class:`GPUSpec` from a catalog name/alias, or from a .toml/.json spec file path."""
+    """A :class:`GPUSpec` from a catalog name/alias, or from a .toml/.json spec file path.
+
+    A GPUSpec passes through, unless it carries a catalog GPU's name with other numbers (e.g.
+    ``dataclasses.replace(get_gpu("H100"), sm_count=66)``): the model would take it for the GPU it was
+    measured on, so it must have a name of its own (as a spec file must).
+    """
     if isinstance(name_or_path, GPUSpec):
+        listed = _by_name().get(name_or_path.name)
+        if listed is not None and listed != name_or_path:
+            changed = [
+                f
+                for f in SPEC_FIELDS
+                if f not in ("aliases", "sources", "notes") and getattr(listed, f) != getattr(name_or_path, f)
+            ]
+            if changed:
+                raise DataError(
+                    f"GPUSpec {name_or_path.name!r} differs from the catalog's {name_or_path.name} in {changed}: "
+                    "predictions would treat it as the measured catalog GPU",
+                    hint=f"give it its own name, e.g. dataclasses.replace(spec, name='{name_or_path.name}-custom')",
+                )
         return name_or_path
     if isinstance(name_or_path, os.PathLike):
         return load_spec_file(name_or_path)

@@ -465,3 +465,18 @@ def test_spec_pickles_copies_and_stays_read_only():
         spec.tensor_flop_per_clk_per_sm["bf16"] = 1.0  # type: ignore[index]
     with pytest.raises(TypeError, match="read-only"):
         spec.sources.update({"sm_count": "x"})  # type: ignore[attr-defined]
+
+
+def test_a_changed_spec_under_a_catalog_name_is_refused():
+    """A catalog GPU's name on other numbers would be predicted as the measured GPU (its 'seen' band)."""
+    import pipeweave as pw
+    from pipeweave import DataError
+
+    half = dataclasses.replace(get_gpu("H100"), sm_count=66)
+    with pytest.raises(DataError, match=r"differs from the catalog's H100-SXM in \['sm_count'\]"):
+        get_gpu(half)
+    with pytest.raises(DataError, match="its own name"):
+        pw.predict({"family": "gemm", "dtype": "bfloat16", "m": 64, "n": 64, "k": 64}, gpu=half)
+    renamed = dataclasses.replace(half, name="H100-66SM")
+    assert get_gpu(renamed) is renamed
+    assert get_gpu(dataclasses.replace(get_gpu("H100"), notes="my note")).sm_count == 132  # notes only: fine
