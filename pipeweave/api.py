@@ -113,9 +113,25 @@ def _with_gpu(df: pd.DataFrame, gpu: Any) -> tuple[pd.DataFrame, dict[str, GPUSp
 
 
 def _model(model: Any) -> PipeweaveRegressor:
-    if model is None or isinstance(model, (str, os.PathLike)):
+    if model is None:
+        return _default_model()
+    if isinstance(model, (str, os.PathLike)):
         return load_model(model)
+    if not callable(getattr(model, "predict", None)):
+        raise DataError(
+            f"model must be a fitted model, a model file path or None (the shipped model), got {type(model).__name__}",
+            hint="e.g. model='models/mine.ubj', or model=pw.load_model(path)",
+        )
     return model
+
+
+def _default_model() -> PipeweaveRegressor:
+    """The shipped model, loaded once per process (the object predictions use; never handed to the user)."""
+    from .model import load_model as _load
+
+    if "default" not in _MODEL_CACHE:
+        _MODEL_CACHE["default"] = _load(None)
+    return _MODEL_CACHE["default"]
 
 
 # ------------------------------------------------------------------------------------ predict
@@ -343,8 +359,8 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     ----------
     path : path, optional
         ``.ubj``/``.json`` model file; default ``models/pipeweave_default.ubj`` (repository
-        checkout, else the copy shipped in the installed package). The default model is loaded
-        once per process and reused.
+        checkout, else the copy shipped in the installed package). The default model is read
+        once per process; each call returns its own copy (changing it changes no later prediction).
 
     Returns
     -------
@@ -367,9 +383,9 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
 
     if path is not None:
         return _load(path)
-    if "default" not in _MODEL_CACHE:
-        _MODEL_CACHE["default"] = _load(None)
-    return _MODEL_CACHE["default"]
+    import copy
+
+    return copy.copy(_default_model())  # attributes (bands, calibration) set on it stay on the copy
 
 
 # ---------------------------------------------------------------------------- featurize / explain

@@ -251,3 +251,12 @@ def test_one_row_of_a_frame_is_a_launch_and_one_launch_means_one_row():
         pw.diagnose(frame, gpu="H100")
     # pw.diagnose says what it takes (it is also the subpackage)
     assert list(inspect.signature(pw.diagnose).parameters)[:4] == ["launch", "gpu", "measured_us", "top"]
+
+
+def test_the_shipped_model_a_user_gets_is_their_own_copy():
+    launch = {"family": "gemm", "dtype": "bfloat16", "m": 64, "n": 64, "k": 64}
+    mine = pw.load_model()
+    mine.error_bands_ = None  # a user's change to their model object ...
+    assert pw.predict(launch, gpu="H100", interval=0.8)["band"].iloc[0] == "seen"  # ... changes no default prediction
+    with pytest.raises(DataError, match="model must be a fitted model, a model file path or None"):
+        pw.predict(launch, gpu="H100", model=123)
