@@ -62,6 +62,10 @@ _SUBMODULES: tuple[str, ...] = (
     "baselines",
     "evaluation",
     "diagnose",
+    "profiles",
+    "calibrate",
+    "triton",
+    "distributed",
     "cli",
 )
 

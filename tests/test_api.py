@@ -260,3 +260,28 @@ def test_the_shipped_model_a_user_gets_is_their_own_copy():
     assert pw.predict(launch, gpu="H100", interval=0.8)["band"].iloc[0] == "seen"  # ... changes no default prediction
     with pytest.raises(DataError, match="model must be a fitted model, a model file path or None"):
         pw.predict(launch, gpu="H100", model=123)
+
+
+def test_wrong_types_are_pipeweave_errors_naming_the_value():
+    import pandas as pd
+
+    from pipeweave.calibrate import calibrate_model, plan_launches
+    from pipeweave.diagnose import config_fits
+    from pipeweave.hardware import resolve_gpu_names
+    from pipeweave.profiles import check_profiles, read_profiles
+
+    gemm = pd.DataFrame([{"family": "gemm", "dtype": "bfloat16", "m": 64, "n": 64, "k": 64, "gpu": "H100"}])
+    cases = [
+        (lambda: plan_launches(gemm, "20"), "n (launches per family) must be an integer, got '20'"),
+        (lambda: plan_launches({"family": "gemm"}, 5), "candidates must be a DataFrame"),
+        (lambda: calibrate_model(object(), gemm, gpu="H100"), "model must be a fitted model or a model file path"),
+        (lambda: check_profiles("mine.csv"), "check_profiles checks a DataFrame of rows, got str"),
+        (lambda: read_profiles(gemm), "read_profiles reads profile files"),
+        (lambda: resolve_gpu_names("H100"), "takes a list of names"),
+    ]
+    for call, match in cases:
+        with pytest.raises(pw.PipeweaveError, match=re.escape(match)):
+            call()
+    tiles = pd.DataFrame([{"block_m": 64, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4, "num_stages": 3}])
+    assert config_fits(tiles, "H100", "bfloat16").tolist() == [True]  # a catalog name works where a spec does
+    assert pw.profiles.read_profiles is read_profiles and pw.calibrate.plan_launches is plan_launches

@@ -34,6 +34,13 @@ def plan_launches(
     """
     from ..model import ensure_features
 
+    if not isinstance(candidates, pd.DataFrame):
+        raise DataError(
+            f"candidates must be a DataFrame of launch rows, got {type(candidates).__name__}",
+            hint="e.g. pd.DataFrame([{'family': 'gemm', 'dtype': 'bfloat16', 'm': 4096, 'n': 4096, 'k': 4096}])",
+        )
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise DataError(f"n (launches per family) must be an integer, got {n!r}", hint="e.g. n=32")
     if candidates.empty:
         raise DataError("no candidate launches to plan from", hint="pass a non-empty candidates table (launch rows)")
     feats = ensure_features(candidates.reset_index(drop=True), gpus=gpus, baselines=False)
@@ -120,6 +127,18 @@ def calibrate_model(
     is then the left-out band of the same correction fitted on ``band_model``'s residuals
     (:meth:`ResidualCorrection.borrow_band`).
     """
+    import os
+
+    from ..model import load_model
+
+    model = load_model(model) if isinstance(model, (str, os.PathLike)) else model  # a model file path
+    if not callable(getattr(model, "predict", None)):
+        raise DataError(f"model must be a fitted model or a model file path, got {type(model).__name__}")
+    if not isinstance(measured, pd.DataFrame):
+        raise DataError(
+            f"measured must be a DataFrame of measured rows, got {type(measured).__name__}",
+            hint="read them with pipeweave.profiles.read_profiles(path)",
+        )
     gpu = _canonical_gpu(gpu, gpus)  # "NVIDIA L40" calibrates L40, the name predictions look it up by
     if "gpu" in measured.columns:
         names = {n: _canonical_gpu(n, gpus) for n in pd.unique(measured["gpu"].astype(str))}

@@ -220,8 +220,8 @@ def diagnose(
             hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; use `pipeweave explain` for the others",
         )
     measured_us = check_measured_us(measured_us)
-    if int(top) < 1:
-        raise DataError(f"top must be >= 1, got {top!r}")
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or int(top) < 1:
+        raise DataError(f"top must be an integer >= 1, got {top!r}", hint="e.g. top=5")
     gname = str(df["gpu"].iloc[0])
     spec = gpus[gname] if gpus is not None and gname in gpus else get_gpu(gname)
     gmap = {spec.name: spec, **(dict(gpus) if gpus else {})}

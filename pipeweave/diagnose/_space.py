@@ -134,7 +134,11 @@ def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object], spec: Any = No
 
 
 def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: GPUSpec, dtype: str = "bfloat16") -> np.ndarray:
-    """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec) by shared memory, registers and tensor memory."""
+    """Boolean array: which configs fit the GPU ``spec`` (a GPUSpec or a catalog name) by shared memory, registers
+    and tensor memory."""
+    from ..hardware import get_gpu
+
+    spec = get_gpu(spec)
     smem_ok = smem_bytes(cfg, dtype, spec) <= float(spec.smem_per_cta_kib) * 1024.0
     regs = acc_regs_per_thread(cfg, spec)
     threads = 32.0 * np.asarray(cfg["num_warps"], dtype=float)

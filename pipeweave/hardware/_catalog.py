@@ -206,6 +206,11 @@ def _resolve(name: str) -> str:
 
 def resolve_gpu_names(names: Iterable[str] | pd.Series) -> pd.Series | list[str]:
     """Resolve many names at once (each distinct value once). A Series gives a Series back."""
+    if isinstance(names, str):
+        raise UnknownGPUError(
+            f"resolve_gpu_names takes a list of names, got the string {names!r}",
+            hint=f"resolve_gpu_name({names!r}) resolves one name, resolve_gpu_names([{names!r}]) a list",
+        )
     if isinstance(names, pd.Series):
         uniq = names.dropna().unique()
         mapping = {u: resolve_gpu_name(u) for u in uniq}

@@ -77,6 +77,11 @@ def check_profiles(
 
     Raises :class:`DataError` naming the first bad rows (1-based row numbers) and their reason.
     """
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(
+            f"check_profiles checks a DataFrame of rows, got {type(df).__name__}",
+            hint="read a profile file with read_profiles(path), which checks it too",
+        )
     df, reasons = profile_problems(df, what=what, gpus=gpus, need_latency=need_latency)
     bad = reasons[reasons != ""]
     if len(bad):
@@ -192,6 +197,11 @@ def read_profiles(
     ``gpus`` maps names to GPUSpec for rows on GPUs outside the catalog. The input files are
     never modified.
     """
+    if isinstance(paths, pd.DataFrame):
+        raise DataError(
+            "read_profiles reads profile files (paths), got a DataFrame",
+            hint="check a DataFrame with check_profiles(df)",
+        )
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not items:
         raise DataError("no profile files given", hint="pass one or more .csv or .parquet profile paths")
