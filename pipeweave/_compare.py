@@ -135,6 +135,8 @@ def compare(
     def spec_of(g: Any) -> GPUSpec:
         return get_gpu(g)  # a GPUSpec passes through (checked against the catalog entry of its name)
 
+    if isinstance(gpus, (np.ndarray, pd.Index, pd.Series, pd.api.extensions.ExtensionArray)):  # df.gpu.unique()
+        gpus = list(gpus)
     if isinstance(gpus, (str, bytes, os.PathLike)) or not isinstance(gpus, Sequence) or not len(gpus):
         raise DataError(
             f"gpus must be a non-empty list of GPUs, got {gpus!r}", hint="e.g. gpus=['H100', 'B200', 'B300']"
@@ -190,6 +192,18 @@ def compare(
         raise DataError(
             f"no launch of the workload could be predicted on every GPU of {names} ({reasons})",
             hint="fix those rows, or leave out the GPUs that cannot run them",
+        )
+    if not common.all():  # the totals leave these launches out on every GPU: say so (the CLI prints its own line)
+        import warnings
+
+        bad = per[per["problem"] != ""]
+        where = ", ".join(sorted(set(bad["gpu"].astype(str))))
+        warnings.warn(
+            f"{int((~common).sum())} of {n} launches could not be predicted on {where} and are left out of every "
+            f"GPU's total (first: row {bad['row'].iloc[0]} on {bad['gpu'].iloc[0]}: {bad['problem'].iloc[0]}); "
+            "Comparison.per_launch['problem'] lists them",
+            UserWarning,
+            stacklevel=2,
         )
     mask = np.tile(common, len(specs))
     used = per[mask]

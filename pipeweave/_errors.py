@@ -29,15 +29,15 @@ class DataError(PipeweaveError, ValueError):
     """Input data is missing, malformed or physically impossible."""
 
 
-class UnknownGPUError(PipeweaveError, KeyError):
-    """A GPU name that the catalog cannot resolve."""
+class UnknownGPUError(DataError, KeyError):
+    """A GPU name that the catalog cannot resolve (a :class:`DataError`: ``except DataError`` catches it)."""
 
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return self.args[0] if self.args else ""
 
 
-class UnknownFamilyError(PipeweaveError, KeyError):
-    """A kernel family that no registry entry describes."""
+class UnknownFamilyError(DataError, KeyError):
+    """A kernel family that no registry entry describes (a :class:`DataError` too)."""
 
     def __str__(self) -> str:
         return self.args[0] if self.args else ""

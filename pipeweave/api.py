@@ -10,7 +10,7 @@ Examples
 >>> import pipeweave as pw                                                     # doctest: +SKIP
 >>> pw.predict({"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096},
 ...            gpu="B300")                                                     # doctest: +SKIP
-0    85.9...
+0    93.5...
 Name: latency_us_pred, dtype: float64
 """
 

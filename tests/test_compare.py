@@ -60,7 +60,8 @@ def test_a_launch_not_predicted_on_one_gpu_leaves_every_total():
     tiled = dict(family="gemm", dtype="bfloat16", m=4096, n=4096, k=4096, block_m=128, block_n=256, block_k=64)
     tiled |= dict(group_m=8, num_warps=8, num_stages=4)
     w = pd.DataFrame([tiled, dict(family="gemm", dtype="bfloat16", m=16, n=4096, k=4096)])
-    res = pw.compare(w, ["H100", "L40S"], interval=None)
+    with pytest.warns(UserWarning, match=r"1 of 2 launches could not be predicted on L40S and are left out"):
+        res = pw.compare(w, np.array(["H100", "L40S"]), interval=None)
     assert res.common_launches == 1
     per = res.per_launch.set_index(["row", "gpu"])
     assert "shared memory" in per.at[(1, "L40S"), "problem"] and per.at[(1, "H100-SXM"), "problem"] == ""
@@ -145,3 +146,8 @@ def test_plot_comparison_speedups_follow_its_baseline(result):
         pw.plot_comparison(result.summary, baseline="X9")
     with pytest.raises(DataError, match="needs a Comparison or its non-empty summary"):
         pw.plot_comparison(result.summary.iloc[:0])
+
+
+def test_gpu_arrays_and_numpy_coverages_are_accepted(result):
+    res = pw.compare(WORKLOAD, pd.Series(GPUS).unique(), interval=np.float32(0.8))
+    pd.testing.assert_frame_equal(res.summary, result.summary)

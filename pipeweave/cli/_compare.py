@@ -135,9 +135,13 @@ def run(args: argparse.Namespace) -> int:
                 "error bands",
                 hint="pass --interval 0 to compare without bands, or retrain with `pipeweave train --error-bands`",
             )
-    res = compare(
-        _workload(args), args.gpus, model=args.model, data=args.data, interval=coverage, baseline=args.baseline
-    )
+    import warnings
+
+    with warnings.catch_warnings():  # the left-out launches are listed row by row below
+        warnings.filterwarnings("ignore", message=r".* launches could not be predicted on ", category=UserWarning)
+        res = compare(
+            _workload(args), args.gpus, model=args.model, data=args.data, interval=coverage, baseline=args.baseline
+        )
     per = res.per_launch
     bad = per[per["problem"] != ""]
     for row, gpu, problem in zip(bad["row"], bad["gpu"], bad["problem"]):

@@ -54,6 +54,13 @@ class Family:
     text_columns: tuple[str, ...] = ()
 
 
+def _shown(value: object) -> str:
+    """A cell as the user gave it, for messages (``-1``, ``'abc'``, ``nan``; not ``np.int64(-1)``)."""
+    if isinstance(value, (np.generic,)):
+        value = value.item()
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def _tensor_rate(df: pd.DataFrame, spec: Spec, dtype_col: str = "dtype") -> np.ndarray:
     keys = str_map(df[dtype_col], C.DTYPE_TENSOR_KEY, default=None)
     rate = np.full(len(df), np.nan)
@@ -601,11 +608,15 @@ def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[l
     vals = df[[c for c in fam.shape_columns if c != "distribution" and c not in fam.text_columns]].apply(
         pd.to_numeric, errors="coerce"
     )
-    bad = vals.isna().any(axis=1) | (vals <= 0).any(axis=1)
+    bad_cell = vals.isna() | (vals <= 0)
+    bad = bad_cell.any(axis=1)
     if bad.any():
-        first = df.index[bad.to_numpy()][:5].tolist()
+        shown = []
+        for label in df.index[bad.to_numpy()][:5]:  # each bad row: its label and the offending cells as given
+            cells = [f"{c}={_shown(df.at[label, c])}" for c in vals.columns if bad_cell.at[label, c]]
+            shown.append(f"row {label!r}: {', '.join(cells)}")
         raise DataError(
-            f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values (row labels {first})",
+            f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values ({'; '.join(shown)})",
             hint=f"give positive numbers for {list(fam.shape_columns)}",
         )
     dts = str_values(df["dtype"])

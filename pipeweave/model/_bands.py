@@ -245,7 +245,7 @@ def check_coverage(coverage: Any) -> float:
     if c > 1.0:
         c /= 100.0
     for allowed in BAND_COVERAGES:
-        if abs(c - allowed) < 1e-9:
+        if abs(c - allowed) < 1e-6:  # float32 0.8 is 0.800000012
             return allowed
     raise DataError(
         f"band coverage must be one of {list(BAND_COVERAGES)} (or {[int(x * 100) for x in BAND_COVERAGES]} %), "
