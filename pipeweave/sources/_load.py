@@ -206,6 +206,21 @@ def load_profiles(
         mask &= df["dtype"].isin(dt_list)
     if gpu_list is not None:
         mask &= df["gpu"].isin(gpu_list)
+    if not mask.any() and len(df):  # each filter matched something, their combination nothing: say which
+        asked = {
+            k: v
+            for k, v in (("sources", src_list), ("families", fam_list), ("dtypes", dt_list), ("gpus", gpu_list))
+            if v
+        }
+        measured = {}
+        if fam_list is not None:
+            sub = df[df["family"].isin(fam_list)]
+            measured = {f: sorted(set(sub.loc[sub["family"] == f, "gpu"].astype(str))) for f in fam_list}
+        warnings.warn(
+            f"no measured rows match {asked}" + (f" (GPUs measured per family: {measured})" if measured else ""),
+            UserWarning,
+            stacklevel=2,
+        )
     if not mask.all():
         df = df.loc[mask.to_numpy()].reset_index(drop=True)
         for col in df.select_dtypes("category").columns:

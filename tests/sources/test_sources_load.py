@@ -201,6 +201,9 @@ def test_filters(real_profiles, real_data_dir):
     assert set(sub["gpu"]) == {"H100-SXM"} and set(sub["dtype"]) == {"fp8"}
     assert set(sub["dataset"]) == {"gemm_perf", "gemm_fp8"}
     assert list(sub["gpu"].cat.categories) == ["H100-SXM"]
+    # filters that each match rows but not together: an empty table, and a warning saying where the rows are
+    with pytest.warns(UserWarning, match=r"no measured rows match .*'moe_w13'.*'B300'.*GPUs measured per family"):
+        assert load_profiles(real_data_dir, families="moe_w13", gpus="B300").empty
 
 
 def test_cache_second_load_fast_and_equal(real_profiles, real_data_dir, monkeypatch):
