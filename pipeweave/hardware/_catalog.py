@@ -84,6 +84,13 @@ def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
     or ``{"gpu": {...}}``. Keys are those of the catalog (``datasets/gpus.toml``).
     """
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{str(path)!r} is a directory, not a GPU spec file", hint="give a .toml or .json spec file")
+    if path.suffix.lower() not in _SPEC_SUFFIXES:
+        raise DataError(
+            f"GPU spec file {str(path)!r} must be .toml or .json, got {path.suffix or 'no suffix'!r}",
+            hint="write the spec as TOML (see datasets/example_gpu_spec.toml) or JSON",
+        )
     if not path.is_file():
         raise DataError(
             f"GPU spec file not found: {str(path)!r}",
@@ -253,7 +260,9 @@ def get_gpu(name_or_path: str | os.PathLike[str] | GPUSpec) -> GPUSpec:
             f"expected a GPU name or spec-file path, got {name_or_path!r} ({type(name_or_path).__name__})"
         )
     if _looks_like_path(name_or_path) and (
-        Path(name_or_path).is_file() or name_or_path.lower().endswith(_SPEC_SUFFIXES)
+        Path(name_or_path).is_file()
+        or Path(name_or_path).is_dir()
+        or name_or_path.lower().endswith((*_SPEC_SUFFIXES, ".yaml", ".yml"))
     ):
         return load_spec_file(name_or_path)
     return _by_name()[resolve_gpu_name(name_or_path)]

@@ -480,3 +480,14 @@ def test_a_changed_spec_under_a_catalog_name_is_refused():
     renamed = dataclasses.replace(half, name="H100-66SM")
     assert get_gpu(renamed) is renamed
     assert get_gpu(dataclasses.replace(get_gpu("H100"), notes="my note")).sm_count == 132  # notes only: fine
+
+
+def test_spec_paths_of_the_wrong_kind_are_named(tmp_path):
+    from pipeweave import DataError
+
+    yaml = tmp_path / "my_gpu.yaml"
+    yaml.write_text("name: X\n")
+    with pytest.raises(DataError, match=r"must be \.toml or \.json, got '\.yaml'"):
+        get_gpu(str(yaml))
+    with pytest.raises(DataError, match="is a directory, not a GPU spec file"):
+        get_gpu(str(tmp_path))
