@@ -663,9 +663,21 @@ def evaluate(
         from .diagnose import run_dse_protocol
 
         return run_dse_protocol(data=data, out_dir=out, progress=progress)
+    if protocol in ("few-shot", "anatomy"):
+        name = "run_few_shot" if protocol == "few-shot" else "run_anatomy"
+        raise DataError(
+            f"protocol {protocol!r} has its own function and arguments: pipeweave.evaluation.{name}(...)",
+            hint="pw.evaluate runs 'logo', 'unseen-gpu', 'unseen-shape' and 'dse'",
+        )
     if protocol not in ("logo", "unseen-gpu", "unseen-shape"):
         raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-gpu', 'unseen-shape' or 'dse'")
-    from .evaluation import run_evaluation
+    from .evaluation import EVAL_FAMILIES, METHODS, run_evaluation
+
+    # names are checked before minutes of loading and featurizing
+    for what, given, valid in (("method", methods, METHODS), ("family", families, EVAL_FAMILIES)):
+        bad = sorted({str(x) for x in (given or ())} - {str(v) for v in valid})
+        if bad:
+            raise DataError(f"unknown evaluation {what} {bad}", hint=f"use some of {sorted(str(v) for v in valid)}")
 
     return run_evaluation(
         protocol,

@@ -285,3 +285,12 @@ def test_wrong_types_are_pipeweave_errors_naming_the_value():
     tiles = pd.DataFrame([{"block_m": 64, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4, "num_stages": 3}])
     assert config_fits(tiles, "H100", "bfloat16").tolist() == [True]  # a catalog name works where a spec does
     assert pw.profiles.read_profiles is read_profiles and pw.calibrate.plan_launches is plan_launches
+
+
+def test_evaluate_checks_its_names_before_loading(tmp_path):
+    with pytest.raises(DataError, match=r"pipeweave.evaluation.run_few_shot"):
+        pw.evaluate("few-shot", out=tmp_path / "fs")
+    with pytest.raises(DataError, match=r"unknown evaluation method \['pipeweav'\]"):
+        pw.evaluate("logo", out=tmp_path / "x", methods=["pipeweav"])
+    with pytest.raises(DataError, match=r"unknown evaluation family \['gemm'\].*gemm_bf16"):
+        pw.evaluate("logo", out=tmp_path / "x", families=["gemm"])
