@@ -292,5 +292,5 @@ def test_evaluate_checks_its_names_before_loading(tmp_path):
         pw.evaluate("few-shot", out=tmp_path / "fs")
     with pytest.raises(DataError, match=r"unknown evaluation method \['pipeweav'\]"):
         pw.evaluate("logo", out=tmp_path / "x", methods=["pipeweav"])
-    with pytest.raises(DataError, match=r"unknown evaluation family \['gemm'\].*gemm_bf16"):
+    with pytest.raises(DataError, match=r"(?s)unknown evaluation family \['gemm'\].*gemm_bf16"):
         pw.evaluate("logo", out=tmp_path / "x", families=["gemm"])
