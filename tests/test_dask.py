@@ -271,3 +271,28 @@ def test_dask_predict_carries_the_error_bands(client, profiles, tiny_model, tmp_
     argv = ["predict", "--dask", "local:1", "--model", str(path), "--input", str(tmp_path / "in.csv")]
     assert main([*argv, "--output", str(tmp_path / "out"), "--interval", "80"]) == 2
     assert "--error-bands" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_cli_dask_predict_with_bands_refuses_other_gpus_rows_and_says_so(tmp_path, capsys):
+    """Hand-made launch rows, the shipped model: --interval on the Dask path writes the band columns (it raised
+    inside pyarrow), a gpu cell naming another GPU is not predicted (it was silently moved to --gpu), and the
+    exit status says that rows were left empty."""
+    from pipeweave.cli.main import main
+
+    src = tmp_path / "in.csv"
+    src.write_text(
+        "family,dtype,m,n,k,gpu\n"
+        "gemm,bfloat16,64,64,64,\n"
+        "gemm,bfloat16,4096,4096,4096,H100\n"
+        "gemm,bfloat16,1024,1024,1024,NVIDIA B300\n"
+        "gemm,bfloat16,-1,64,64,\n"
+    )
+    out = tmp_path / "out"
+    argv = ["predict", "--dask", "local:1", "--gpu", "B300", "--input", str(src), "--output", str(out)]
+    assert main([*argv, "--interval", "80"]) == 1
+    err = capsys.readouterr().err
+    assert "2 of 4 rows not predicted" in err and "Traceback" not in err
+    got = pd.read_parquet(out)
+    assert got["latency_us_pred"].notna().tolist() == [True, False, True, False]
+    assert got["gpu"].tolist() == ["B300", "H100", "NVIDIA B300", "B300"]  # the cells as given, blanks filled
+    assert got["band"].tolist()[:1] == ["sibling"] and got["band"].iloc[1] == ""

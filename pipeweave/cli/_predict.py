@@ -317,20 +317,38 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
             "--dask predicts files: give --input FILE and --output FOLDER",
             hint="e.g. pipeweave predict --dask local:2 --gpu B300 --input rows.csv --output preds/",
         )
+    import warnings
+
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
     client = connect(args.dask)
     try:
-        n = predict_files(
-            [args.input], args.output, client=client, gpu=spec, model=args.model, data=args.data, interval=args.interval
-        )
+        with warnings.catch_warnings():  # distributed's advice on graph size is not the user's concern here
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            n = predict_files(
+                [args.input],
+                args.output,
+                client=client,
+                gpu=spec,
+                model=args.model,
+                data=args.data,
+                interval=args.interval,
+            )
     finally:
         client.close()
+    import dask.dataframe as dd
+
+    empty = int(dd.read_parquet(args.output, columns=["latency_us_pred"])["latency_us_pred"].isna().sum().compute())
+    out = args.output.rstrip("/") + "/"
+    print(f"wrote {n:,} rows to {out} (parquet partitions)", file=sys.stderr)
+    if empty == 0:
+        return EXIT_OK
     print(
-        f"wrote {n:,} rows to {args.output}/ (parquet partitions; latency_us_pred is empty on rows outside "
-        "the model's domain)",
+        f"{empty:,} of {n:,} rows not predicted (latency_us_pred empty: outside the model's domain, or a gpu cell "
+        "naming another GPU than --gpu); predict those rows without --dask for the reason of each "
+        f"(exit status {EXIT_PARTIAL if empty < n else EXIT_ERROR})",
         file=sys.stderr,
     )
-    return EXIT_OK
+    return EXIT_PARTIAL if empty < n else EXIT_ERROR
 
 
 def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None = None) -> int:  # noqa: ANN001

@@ -107,27 +107,62 @@ def _worker_model(blob: bytes) -> PipeweaveRegressor:
 
 # ------------------------------------------------------------------------------------- predict
 #: the columns a partition gains with ``interval`` (pipeweave.api.band_columns), and their dtypes
-_BAND_COLUMNS: dict[str, Any] = {"latency_us_lo": float, "latency_us_hi": float, "band": object}
+_BAND_COLUMNS: dict[str, Any] = {"latency_us_lo": float, "latency_us_hi": float, "band": "str"}
 
 
 def _predict_partition(
-    df: pd.DataFrame, blob: bytes, gpus: Mapping[str, Any] | None, data: Any, coverage: float | None = None
+    df: pd.DataFrame,
+    blob: bytes,
+    gpus: Mapping[str, Any] | None,
+    data: Any,
+    coverage: float | None = None,
+    gpu_name: str | None = None,
 ) -> pd.DataFrame:
-    import numpy as np
+
+    import pandas as pd
 
     from ..api import band_columns, predict_frame
 
     bands = {} if coverage is None else _BAND_COLUMNS
     if df.empty:
-        empty = {c: np.array([], dtype=t) for c, t in {"latency_us_pred": float, **bands}.items()}
+        empty = {c: pd.Series([], dtype=t, index=df.index) for c, t in {"latency_us_pred": float, **bands}.items()}
         return df.assign(**empty)
     model = _worker_model(blob)
     specs = dict(gpus) if gpus else None
-    pred, _ = predict_frame(df, model, specs, data=data)
+    problems = None
+    work = df
+    if gpu_name is not None:  # the given GPU fills blank gpu cells; a cell naming another GPU is not predicted
+        problems, cells = _gpu_conflicts(df, gpu_name, specs)
+        work = df.assign(gpu=gpu_name)
+        df = df.assign(gpu=cells)
+    pred, _ = predict_frame(work, model, specs, data=data, problems=problems)
     out = df.assign(latency_us_pred=pred.to_numpy(dtype=float))
     if coverage is not None:
-        out = out.assign(**band_columns(model, df, pred, coverage, specs))
+        out = out.assign(**band_columns(model, work, pred, coverage, specs))
+        out["band"] = out["band"].astype("str")  # a text column parquet can type ('' where no band)
     return out
+
+
+def _gpu_conflicts(df: pd.DataFrame, gpu_name: str, specs: Mapping[str, Any] | None) -> tuple[Any, Any]:
+    """(reason per row, '' where none; the gpu cells to write back) for rows predicted on ``gpu_name``: a row whose
+    own gpu cell names another GPU is refused, as ``pipeweave predict --input --gpu`` refuses it."""
+    import numpy as np
+    import pandas as pd
+
+    from ..hardware import resolve_gpu_name
+
+    if "gpu" not in df.columns:
+        return pd.Series("", index=df.index, dtype=object), pd.Series(gpu_name, index=df.index, dtype="str")
+    cells = df["gpu"].astype("string").fillna("").str.strip()
+    same = {}
+    for c in pd.unique(cells):
+        try:
+            same[c] = c == "" or c == gpu_name or (c not in (specs or {}) and resolve_gpu_name(c) == gpu_name)
+        except Exception:  # noqa: BLE001 - an unknown name is another GPU
+            same[c] = False
+    ok = cells.map(same).to_numpy(dtype=bool)
+    reasons = np.where(ok, "", "its gpu cell names another GPU than the one given")
+    return pd.Series(reasons, index=df.index, dtype=object), cells.where(cells != "", gpu_name).astype("str")
 
 
 def predict_dask(
@@ -137,14 +172,15 @@ def predict_dask(
 
     Each partition goes through :func:`pipeweave.api.predict_frame` on a worker (the same row
     checks and values as ``pipeweave.predict(..., bad_rows="nan")``: rows outside the model's
-    domain get NaN). ``gpu`` (catalog name, spec file or GPUSpec) sets every row's GPU; the model
+    domain get NaN). ``gpu`` (catalog name, spec file or GPUSpec) fills blank gpu cells; a row whose gpu
+    cell names another GPU gets NaN, as on the CSV path; the model
     (``None`` = shipped, a path or a fitted model) travels to the workers as its model file.
     ``interval`` (0.5, 0.8 or 0.9) adds each prediction's error band, ``latency_us_lo``,
     ``latency_us_hi`` and ``band``, as ``pipeweave.predict(..., interval=...)`` does (a model with error
     bands is needed). Lazy: call ``.compute()`` or ``.to_parquet(...)``.
     """
     _require_dask()
-    import numpy as np
+    import pandas as pd
 
     coverage = None
     if interval is not None:
@@ -158,11 +194,14 @@ def predict_dask(
             )
 
     gpus = None
+    gpu_name = None
     if gpu is not None:
         from ..hardware import GPUSpec, get_gpu
 
         spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
-        launches = launches.assign(gpu=spec.name)
+        gpu_name = spec.name
+        if "gpu" not in launches.columns:
+            launches = launches.assign(gpu=spec.name)
         gpus = {spec.name: spec}
     elif "gpu" not in launches.columns:
         raise DataError(
@@ -170,8 +209,10 @@ def predict_dask(
             hint="pass gpu='H100' (a catalog name or a spec .toml path) or add a gpu column",
         )
     columns = {"latency_us_pred": float, **({} if coverage is None else _BAND_COLUMNS)}
-    meta = launches._meta.assign(**{c: np.array([], dtype=t) for c, t in columns.items()})
-    return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, coverage, meta=meta)
+    meta = launches._meta.assign(**{c: pd.Series([], dtype=t) for c, t in columns.items()})
+    if gpu_name is not None:
+        meta = meta.assign(gpu=pd.Series([], dtype="str"))
+    return launches.map_partitions(_predict_partition, model_bytes(model), gpus, data, coverage, gpu_name, meta=meta)
 
 
 def predict_files(
