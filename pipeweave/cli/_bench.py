@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ._common import add_data_argument
+from ._common import add_data_argument, nonnegative_int, positive_int
 
 COMMAND = "bench"
 HELP = "measure prediction, start-up, ranking, memory, Dask scaling and training speed; writes DIR/results.{json,md}"
@@ -68,13 +68,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="GPUs of the batch prediction benchmark: every bf16 gemm and fused_moe shape of the shared "
         f"data on each (default {' '.join(_PREDICT_GPUS)}: distinct rows, three architecture classes)",
     )
-    p.add_argument("--repeats", type=int, default=5, help="timed repetitions; the median is reported")
-    p.add_argument("--memory-rows", type=int, default=10_000_000, help="rows of the streamed predict --input")
-    p.add_argument("--dask-rows", type=int, default=1_000_000, help="rows of the Dask predict benchmark")
-    p.add_argument("--dask-train-rows", type=int, default=100_000, help="profile rows of the Dask training benchmark")
+    p.add_argument("--repeats", type=positive_int, default=5, help="timed repetitions; the median is reported")
+    p.add_argument("--memory-rows", type=positive_int, default=10_000_000, help="rows of the streamed predict --input")
+    p.add_argument("--dask-rows", type=positive_int, default=1_000_000, help="rows of the Dask predict benchmark")
+    p.add_argument(
+        "--dask-train-rows", type=positive_int, default=100_000, help="profile rows of the Dask training benchmark"
+    )
     p.add_argument(
         "--stand-in-rows",
-        type=int,
+        type=nonnegative_int,
         default=0,
         metavar="N",
         help="when the model file does not match this code's feature list (e.g. mid-development), "
@@ -142,7 +144,24 @@ _LAUNCH_COLUMNS = (
 )
 
 
-def run(args: argparse.Namespace) -> int:  # noqa: C901
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmarks; a timed command that fails is reported with its own error line, not a traceback."""
+    import subprocess
+
+    from .._errors import DataError
+
+    try:
+        return _run(args)
+    except subprocess.CalledProcessError as exc:
+        tail = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()[-2:] if exc.stderr else []
+        cmd = " ".join(str(c) for c in exc.cmd[1:]) if isinstance(exc.cmd, list) else str(exc.cmd)
+        raise DataError(
+            f"a timed command failed (exit {exc.returncode}): {cmd[:200]}" + (f": {' '.join(tail)}" if tail else ""),
+            hint="run that command alone to see why",
+        ) from None
+
+
+def _run(args: argparse.Namespace) -> int:  # noqa: C901
     from .._errors import DataError
     from .._outputs import refuse_committed_output
 

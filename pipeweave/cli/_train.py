@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 
 from ..vocab import GENERATIONS
@@ -131,6 +132,19 @@ def run(args: argparse.Namespace) -> int:
         hint="pass --out /tmp/<name>.ubj, or --force to retrain the shipped model on purpose",
     )
     checked_params = parse_params(args.params)
+    # a setting given twice (a flag and --params) would be decided per key without a word: refuse it
+    flagged = {
+        "n_estimators": ("--n-estimators", args.n_estimators is not None),
+        "per_family": ("--single-booster", bool(args.shared)),
+        "max_rows_per_group": ("--max-rows-per-group", True),
+    }
+    twice = [f"{key} (also {flag})" for key, (flag, given) in flagged.items() if given and key in checked_params]
+    if twice:
+        raise DataError(
+            f"--params sets {', '.join(twice)}: each setting once",
+            hint="drop the key from --params (max_rows_per_group: the flag caps the training rows; its default "
+            "applies unless --max-rows-per-group 0)",
+        )
     t0 = time.perf_counter()
     import pandas as pd
 
@@ -263,6 +277,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
     if getattr(args, "error_bands", False):
         out.append("--error-bands")
     out += ["--max-rows-per-group", str(args.max_rows_per_group)]
+    if args.params:
+        out += ["--params", shlex.quote(args.params)]
     if args.profiles:
         out += ["--profiles", *args.profiles, "--profiles-weight", f"{args.profiles_weight:g}"]
         out += ["--gpu-spec", *args.gpu_spec] if args.gpu_spec else []

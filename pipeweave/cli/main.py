@@ -160,7 +160,11 @@ def _cli_words(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
+    try:  # building the parser imports the subcommand (seconds for train): Ctrl-C there is an interrupt too
+        parser = build_parser(next((w for w in words if not w.startswith("-")), None))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     args, extra = parser.parse_known_args(words)
     if extra:
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")

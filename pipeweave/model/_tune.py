@@ -89,6 +89,22 @@ def tune(
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study, _ = open_study(storage, study_name, seed)
+    # a stored study's trials were scored on some rows: resuming it on other rows would rank
+    # incomparable MAPEs together, so the rows' description is kept with the study and must match
+    settings = {
+        "families": sorted({str(f) for f in frame["family"]}) if "family" in frame.columns else [],
+        "gpus": sorted({str(g) for g in frame["gpu"]}) if "gpu" in frame.columns else [],
+        "rows": int(len(frame)),
+    }
+    stored = study.user_attrs.get("pipeweave_rows")
+    if stored is None:
+        study.set_user_attr("pipeweave_rows", settings)
+    elif stored != settings:
+        diff = [f"{k}: study {stored.get(k)!r}, now {v!r}" for k, v in settings.items() if stored.get(k) != v]
+        raise DataError(
+            f"study {study_name!r} was run on other rows ({'; '.join(diff)}): its trials' MAPEs are not comparable",
+            hint="use another study name for these rows, or the same families and row cap as before",
+        )
     from .._progress import progress_bar, stderr_is_tty
 
     if progress and not stderr_is_tty():  # a log: one line per trial (pipeweave._progress), no bar

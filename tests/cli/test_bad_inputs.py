@@ -765,6 +765,20 @@ CASES: list[tuple] = [
     ("sass-arch-turing", {}, ["sass", "--builtin", "gemm", "--arch", "sm_75"], 2, ["'sm_75'", "sm_80"]),
     ("sass-config-short", {}, ["sass", "--builtin", "gemm", "--arch", "sm_90", "--config", "64,64"], 2, ["'64,64'"]),
     (
+        "train-params-and-flag",
+        {},
+        ["train", "--n-estimators", "5", "--params", '{"n_estimators": 50}', "--out", "{tmp}/m.ubj"],
+        2,
+        ["--params sets n_estimators (also --n-estimators)", "each setting once"],
+    ),
+    (
+        "bench-rows-zero",
+        {},
+        ["bench", "--what", "memory", "--memory-rows", "0", "--out", "{tmp}/bench"],
+        2,
+        ["--memory-rows: must be an integer >= 1, got '0'"],
+    ),
+    (
         "sass-config-fits-no-gpu",  # refused before compiling (that took minutes)
         {},
         ["sass", "--builtin", "gemm", "--arch", "sm_90", "--config", "512,512,512,8,4,3", "--m", "128"],

@@ -23,3 +23,7 @@ def test_tune_resumes_a_shared_sqlite_study(small_frame, tmp_path, monkeypatch):
     assert len(study.trials) == 1 and study.best_value > 0
     again = tune(small_frame, n_trials=1, storage=url, study_name="s", progress=False, n_jobs=1)
     assert len(again.trials) == 2  # the second process resumed the same study
+    # other rows: the stored trials' MAPEs would be ranked against incomparable ones
+    other = small_frame[small_frame["family"] == small_frame["family"].iloc[0]]
+    with pytest.raises(DataError, match=r"study 's' was run on other rows \(families: study"):
+        tune(other, n_trials=1, storage=url, study_name="s", progress=False, n_jobs=1)
