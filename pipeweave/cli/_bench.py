@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ._common import add_data_argument, nonnegative_int, positive_int
+from ._checks import nonnegative_int, positive_int
+from ._common import add_data_argument
 
 COMMAND = "bench"
 HELP = "measure prediction, start-up, ranking, memory, Dask scaling and training speed; writes DIR/results.{json,md}"

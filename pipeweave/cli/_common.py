@@ -23,8 +23,6 @@ __all__ = [
     "print_json",
     "check_output_path",
     "plural",
-    "positive_int",
-    "nonnegative_int",
 ]
 
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
@@ -226,28 +224,6 @@ def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
                 hint=f"write to another file with {what}",
             )
     check_writable(path, what)
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (argparse reports the flag and the value on a bad one)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
-    return value
-
-
-def nonnegative_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value
 
 
 def plural(n: int, noun: str, many: str | None = None) -> str:

@@ -131,6 +131,12 @@ def run(args: argparse.Namespace) -> int:
         what="model",
         hint="pass --out /tmp/<name>.ubj, or --force to retrain the shipped model on purpose",
     )
+    if not args.profiles and (args.profiles_weight != 1.0 or args.gpu_spec):
+        given = "--profiles-weight" if args.profiles_weight != 1.0 else "--gpu-spec"
+        raise DataError(
+            f"{given} applies to --profiles rows, and no --profiles was given",
+            hint=f"add --profiles FILE ..., or drop {given}",
+        )
     checked_params = parse_params(args.params)
     # a setting given twice (a flag and --params) would be decided per key without a word: refuse it
     flagged = {
@@ -163,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     if args.exclude_generation:
         df = df[~df["generation"].astype(str).isin(args.exclude_generation)]
     if df.empty and user is None:
-        raise DataError("no training rows left after the filters", hint="relax --families/--exclude-*")
+        raise DataError("no training rows left after the filters", hint="relax --families / --sources / --exclude-*")
     if args.max_rows_per_group and len(df):
         df = cap_rows(df, args.max_rows_per_group)
     shared_fp = data_fingerprint(df) if len(df) else ""
@@ -177,7 +183,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(user):,} rows from --profiles (weight {args.profiles_weight:g} each)", flush=True)
         df = pd.concat([df.assign(_user_row=False), user.assign(_user_row=True)], ignore_index=True)
         if df.empty:
-            raise DataError("no training rows left after the filters", hint="relax --families/--exclude-*")
+            raise DataError(
+                "no training rows left after the filters", hint="relax --families / --sources / --exclude-*"
+            )
     if getattr(args, "error_bands", False) and df["generation"].astype(str).nunique() < 2:
         raise DataError(
             f"--error-bands needs training rows of at least two GPU generations, got "

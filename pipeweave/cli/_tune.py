@@ -30,13 +30,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--storage", default=None, help="optuna storage URL (default: in memory); several processes may share one study"
     )
-    p.add_argument("--study-name", default="pipeweave")
-    p.add_argument("--n-trials", type=positive_int, default=20)
+    p.add_argument("--study-name", default="pipeweave", help="optuna study name (default pipeweave)")
+    p.add_argument("--n-trials", type=positive_int, default=20, help="trials this process runs (default 20)")
     p.add_argument(
         "--max-rows-per-gpu",
         type=positive_int,
         default=5000,
-        help="seeded random cap per (GPU, family, dtype, source) group (speed)",
+        help="seeded random cap on training rows per (GPU, family, dtype, source) group (speed; default 5000)",
     )
     p.add_argument(
         "--seed",

@@ -136,6 +136,7 @@ _CLI_WORDS: tuple[tuple[str, str], ...] = (
     ("the `data` argument", "--data DIR"),
     ("the data argument", "--data"),
     ("length_scale and noise must be", "--length-scale and --noise must be"),
+    ("pass storage='sqlite:///tune.db'", "pass --storage sqlite:///tune.db"),
 )
 
 

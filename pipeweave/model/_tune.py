@@ -112,7 +112,7 @@ def tune(
 
         def one_line(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
             bar.set_postfix_str(
-                f"trial {trial.number}: MAPE {trial.value} (best {study.best_value:.2f})"
+                f"trial {trial.number}: MAPE {trial.value:.2f} (best {study.best_value:.2f})"
                 if trial.value is not None
                 else f"trial {trial.number}: {trial.state.name}"
             )
