@@ -46,7 +46,7 @@ def refuse_committed_output(
     files = committed_files(folder)
     if files:
         raise DataError(
-            f"{str(folder)!r} holds {len(files)} committed {what} file(s) (e.g. {files[0]!r}); "
+            f"{str(folder)!r} holds {len(files)} committed {what} file{'s' if len(files) != 1 else ''} (e.g. {files[0]!r}); "
             "writing there would replace committed results",
             hint=hint
             or "write to a scratch folder (e.g. /tmp/pipeweave_out) or pass force=True "

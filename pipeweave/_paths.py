@@ -67,6 +67,10 @@ def resolve_data_dir(data: str | os.PathLike[str] | None = None) -> Path:
 
     Raises :class:`DataError` naming the path that was tried and where to get the data.
     """
+    if data is not None and not str(data).strip():
+        raise DataError(
+            "the data argument is empty", hint="give the measurement directory, or leave it out for the default"
+        )
     if data is not None:
         path, how = Path(data), "the data argument"
     elif os.environ.get(DATA_ENV_VAR):

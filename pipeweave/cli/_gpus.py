@@ -79,6 +79,12 @@ def run(args: argparse.Namespace) -> int:
     """Print the catalog (or one GPU) as a table or JSON."""
     from ..hardware import CATALOG_PATH, get_gpu, list_gpus
 
+    if args.gpu is not None and not args.gpu.strip():
+        from .._errors import DataError
+
+        raise DataError(
+            "--gpu is empty", hint="give a catalog name or a spec file, or leave --gpu out to list the catalog"
+        )
     specs = [get_gpu(args.gpu)] if args.gpu else list_gpus()
     records = [_record(s) for s in specs]
     if args.json:

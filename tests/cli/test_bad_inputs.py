@@ -771,6 +771,8 @@ CASES: list[tuple] = [
         2,
         ["--params sets n_estimators (also --n-estimators)", "each setting once"],
     ),
+    ("data-empty", {}, ["data", "--data", ""], 2, ["--data is empty"]),
+    ("gpus-empty", {}, ["gpus", "--gpu", ""], 2, ["--gpu is empty"]),
     (
         "bench-rows-zero",
         {},
