@@ -141,6 +141,10 @@ def _arch(args: argparse.Namespace) -> str:
     raise DataError("pipeweave sass needs --arch (or --gpu)", hint="e.g. --arch sm_90")
 
 
+#: builtin kernels whose instruction mixes the committed SASS cache holds (features/sass; the rest compile on demand)
+_CACHED_BUILTINS: tuple[str, ...] = ("gemm", "fused_moe")
+
+
 def _check_fits(builtin: str, arch: str, cfg, dtype: str) -> None:  # noqa: ANN001
     """Refuse, before compiling (minutes), a builtin tile config that fits no catalog GPU of ``arch``."""
     import pandas as pd
@@ -190,6 +194,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.builtin:
             raise DataError("--cached works only with --builtin (the cache holds builtin kernels)")
         dtype = args.dtype or "bfloat16"
+        if args.builtin not in _CACHED_BUILTINS:
+            raise DataError(
+                f"the SASS cache holds {list(_CACHED_BUILTINS)} mixes only, not {args.builtin!r}",
+                hint=f"drop --cached to compile {args.builtin} (needs triton)",
+            )
         row = S.cached_mix_row(args.builtin, arch, dtype, cfg)
         exact = True
         if row is None:

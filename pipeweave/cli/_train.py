@@ -164,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         df = load_profiles(args.data, families=args.families, sources=args.sources)
     if args.exclude_gpu:
-        names = {resolve_gpu_name(g) for g in args.exclude_gpu}
+        # a --gpu-spec GPU is excluded by its own name; the others resolve through the catalog (aliases)
+        names = {g if gpus and g in gpus else resolve_gpu_name(g) for g in args.exclude_gpu}
         df = df[~df["gpu"].astype(str).isin(names)]
     if args.exclude_generation:
         df = df[~df["generation"].astype(str).isin(args.exclude_generation)]

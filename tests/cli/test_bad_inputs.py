@@ -781,6 +781,13 @@ CASES: list[tuple] = [
         ["--memory-rows: 0 is not allowed", "whole number >= 1"],
     ),
     (
+        "sass-cached-not-in-cache",
+        {},
+        ["sass", "--builtin", "rmsnorm", "--arch", "sm_90", "--cached"],
+        2,
+        ["holds ['gemm', 'fused_moe'] mixes only", "drop --cached"],
+    ),
+    (
         "sass-config-fits-no-gpu",  # refused before compiling (that took minutes)
         {},
         ["sass", "--builtin", "gemm", "--arch", "sm_90", "--config", "512,512,512,8,4,3", "--m", "128"],

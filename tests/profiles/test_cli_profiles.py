@@ -324,3 +324,21 @@ def test_autotune_import_skips_a_config_outside_the_valid_domain(tmp_path, capsy
     res = capsys.readouterr()
     assert "wrote 2 rows" in res.out and "skipped 1 kernel:" in res.err and "shared memory" in res.err
     assert sorted(pd.read_csv(out)["block_m"].tolist()) == [64.0, 128.0]
+
+
+def test_train_excludes_a_spec_file_gpu_by_its_name(tmp_path, capsys):
+    """Hand-made rows (made-up latencies): --exclude-gpu knows the GPUs of --gpu-spec files."""
+    from pathlib import Path
+
+    spec = Path(__file__).resolve().parents[2] / "datasets" / "example_gpu_spec.toml"  # defines RTX-4090
+    rows = tmp_path / "mine.csv"
+    rows.write_text(
+        "gpu,family,dtype,m,n,k,latency_us\n"
+        "RTX-4090,gemm,bfloat16,1024,1024,1024,30\n"
+        "H100,gemm,bfloat16,1024,1024,1024,20\n"
+        "H100,gemm,bfloat16,2048,2048,2048,60\n"
+        "A100,gemm,bfloat16,1024,1024,1024,40\n"
+    )
+    argv = ["train", "--profiles", str(rows), "--gpu-spec", str(spec), "--no-shared", "--n-estimators", "3"]
+    assert main([*argv, "--exclude-gpu", "RTX-4090", "--out", str(tmp_path / "m.ubj"), "--no-progress"]) == 0
+    assert "trained on 3 rows (2 GPUs" in capsys.readouterr().out
