@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 COMMAND = "sass"
@@ -215,6 +216,14 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(row, indent=2, default=str))
         else:
             _print_cached(row)
+        asked = _shape(args)
+        if asked:  # the cache holds one reference shape per kernel: say that the asked one was not used
+            shown = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in asked.items())
+            print(
+                f"note: --cached reports the mix compiled at the cache's reference shape, not at {shown}; "
+                "drop --cached to compile for that shape (needs triton)",
+                file=sys.stderr,
+            )
         return 0
     if args.builtin:
         _check_fits(args.builtin, arch, cfg, args.dtype or "bfloat16")

@@ -471,3 +471,11 @@ def test_plural():
         "2 GPUs",
     ]
     assert plural(12000, "row") == "12,000 rows"
+
+
+def test_sass_cached_says_when_it_ignores_the_asked_shape(capsys):
+    argv = ["sass", "--builtin", "gemm", "--arch", "sm_90", "--cached", "--config", "128,128,64,8,4,3"]
+    assert main(argv) == 0
+    assert "reference shape" not in capsys.readouterr().err
+    assert main([*argv, "--k", "8192"]) == 0
+    assert "not at --k 8192" in capsys.readouterr().err
