@@ -33,11 +33,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--study-name", default="pipeweave", help="optuna study name (default pipeweave)")
     p.add_argument("--n-trials", type=positive_int, default=20, help="trials this process runs (default 20)")
     p.add_argument(
-        "--max-rows-per-gpu",
+        "--max-rows-per-group",
+        dest="max_rows_per_group",
         type=positive_int,
         default=5000,
-        help="seeded random cap on training rows per (GPU, family, dtype, source) group (speed; default 5000)",
+        metavar="N",
+        help="seeded random cap on training rows per (GPU, family, dtype, source) group, as train's flag of the "
+        "same name (speed; default 5000)",
     )
+    # the flag's former name (it named a per-GPU cap; the cap has always been per group), kept working
+    p.add_argument("--max-rows-per-gpu", dest="max_rows_per_group", type=positive_int, help=argparse.SUPPRESS)
     p.add_argument(
         "--seed",
         type=nonnegative_int,
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from ..sources import load_profiles
 
     check_storage_url(args.storage)  # before loading any data
-    df = cap_rows(load_profiles(args.data, families=args.families), args.max_rows_per_gpu, seed=args.seed)
+    df = cap_rows(load_profiles(args.data, families=args.families), args.max_rows_per_group, seed=args.seed)
     frame, _ = prepare_training_frame(df)
     if getattr(args, "dask", None):
         from ..distributed import connect, tune_dask

@@ -433,6 +433,19 @@ def test_train_help_lists_single_booster_not_its_former_name(capsys):
     assert "--single-booster" in out and "--shared" not in out
 
 
+def test_tune_row_cap_has_train_s_name_and_keeps_its_former_one(capsys):
+    from pipeweave.cli.main import build_parser
+
+    parser = build_parser("tune")
+    assert parser.parse_args(["tune"]).max_rows_per_group == 5000
+    assert parser.parse_args(["tune", "--max-rows-per-group", "9"]).max_rows_per_group == 9
+    assert parser.parse_args(["tune", "--max-rows-per-gpu", "7"]).max_rows_per_group == 7  # former name
+    with pytest.raises(SystemExit):
+        main(["tune", "--help"])
+    out = capsys.readouterr().out
+    assert "--max-rows-per-group" in out and "--max-rows-per-gpu" not in out
+
+
 def test_kernel_files_in_examples_exist():
     """Every `--kernel FILE:NAME` in a --help text or the README names a kernel shipped in the repository."""
     import re
@@ -479,3 +492,21 @@ def test_sass_cached_says_when_it_ignores_the_asked_shape(capsys):
     assert "reference shape" not in capsys.readouterr().err
     assert main([*argv, "--k", "8192"]) == 0
     assert "not at --k 8192" in capsys.readouterr().err
+
+
+def test_bench_dask_training_sample_says_when_the_data_holds_fewer_rows(capsys):
+    """Hand-made rows (not measurements): two groups of 300 rows; 400 asked for -> 2 per group, 4 rows, a note."""
+    import pandas as pd
+
+    from pipeweave.cli._bench import _dask_train_sample
+
+    df = pd.DataFrame({"gpu": ["a"] * 300 + ["b"] * 300, "family": "gemm", "dtype": "bf16", "source": "s"})
+    df["latency_us"] = range(len(df))
+    train = _dask_train_sample(df, 400)
+    assert len(train) == 4 and sorted(train["gpu"].value_counts().tolist()) == [2, 2]
+    assert "uses 4 profile rows, not the 400 asked for" in capsys.readouterr().err
+    many = pd.concat([df.assign(gpu=f"g{i}") for i in range(4)], ignore_index=True)  # 4 groups of 600 rows
+    assert len(_dask_train_sample(many, 800)) == 16
+    assert "asked for" in capsys.readouterr().err
+    assert len(_dask_train_sample(df, 2)) == 2  # 1 per group, 2 groups: all that was asked for, no note
+    assert capsys.readouterr().err == ""
