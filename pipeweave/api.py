@@ -135,6 +135,44 @@ def _default_model() -> PipeweaveRegressor:
 
 
 # ------------------------------------------------------------------------------------ predict
+def _check_calibrated_spec(model: Any, rows: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> None:
+    """Warn when rows are predicted on the GPU a model was calibrated on, but with a different spec (a spec
+    file that reuses the name): the correction was fitted against the old spec's predictions."""
+    import warnings
+
+    from ._errors import PipeweaveError
+    from .hardware import get_gpu, resolve_gpu_name
+
+    cal = getattr(model, "calibration_", None)
+    if cal is None or not getattr(cal, "spec", None) or "gpu" not in rows.columns:
+        return
+    on = False
+    for name in rows["gpu"].astype(str).unique():
+        if name == cal.gpu:
+            on = True
+            break
+        try:
+            on = resolve_gpu_name(name) == cal.gpu
+        except PipeweaveError:
+            continue
+        if on:
+            break
+    if not on:
+        return
+    try:
+        spec = (gpus or {}).get(cal.gpu) or get_gpu(cal.gpu)
+    except PipeweaveError:
+        return
+    changes = cal.spec_changes(spec)
+    if changes:
+        warnings.warn(
+            f"the model was calibrated on {cal.gpu} with another spec ({'; '.join(changes[:4])}"
+            f"{'; ...' if len(changes) > 4 else ''}); its correction was fitted to that spec's predictions: "
+            "calibrate again with this spec, or give the spec the model was calibrated on",
+            stacklevel=3,
+        )
+
+
 def predict_frame(
     df: pd.DataFrame,
     model: PipeweaveRegressor,
@@ -179,6 +217,7 @@ def predict_frame(
     work = df.drop(columns=[c for c in DERIVED_COLUMNS if c in df.columns])
     work = fill_launch_defaults(work)
     found = row_problems(work, dict(gpus) if gpus else None)
+    _check_calibrated_spec(model, work, gpus)
     known = getattr(model, "families_", None)
     if known and "family" in work.columns:  # a family the model never trained on: no prediction, say so
         fam_all = work["family"].astype(str)

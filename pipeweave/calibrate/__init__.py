@@ -17,7 +17,7 @@ from ._correction import (
     GPUCalibration,
     ResidualCorrection,
 )
-from ._fit import calibrate_model, plan_launches, residuals, trained_on
+from ._fit import calibrate_model, merge_repeated_launches, plan_launches, residuals, trained_on
 from ._plan import plan_positions
 from ._regime import REGIME_FEATURES, regime_matrix
 
@@ -31,6 +31,7 @@ __all__ = [
     "GPUCalibration",
     "ResidualCorrection",
     "calibrate_model",
+    "merge_repeated_launches",
     "plan_launches",
     "plan_positions",
     "regime_matrix",

@@ -33,12 +33,16 @@ model file's stamp as plain JSON; no pickle.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from .._errors import DataError
 from ._regime import REGIME_FEATURES, regime_matrix
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
 
 __all__ = [
     "CALIBRATED_BAND",
@@ -272,6 +276,20 @@ class GPUCalibration:
     corrections: dict[str, ResidualCorrection]
     n_shots: dict[str, int] = field(default_factory=dict)
     profiles: list[dict] = field(default_factory=list)
+    #: the GPU's spec when calibrated (``GPUSpec.flat()``, NaN as None; empty for files written before it was kept)
+    spec: dict = field(default_factory=dict)
+
+    def spec_changes(self, spec: GPUSpec) -> list[str]:
+        """``"key: calibrated -> now"`` for each spec value that differs from the spec the GPU was calibrated on
+        (empty when they agree or the calibration kept no spec)."""
+        if not self.spec:
+            return []
+        now = spec_record(spec)
+        return [
+            f"{k}: {self.spec.get(k)!r} -> {now.get(k)!r}"
+            for k in sorted(set(self.spec) | set(now))
+            if k != "name" and self.spec.get(k) != now.get(k)
+        ]
 
     def log_correction(self, frame: pd.DataFrame) -> np.ndarray:
         """Correction (log units) of each featurized row: 0 on other GPUs and uncalibrated families."""
@@ -330,6 +348,7 @@ class GPUCalibration:
             "n_shots": self.n_shots,
             "profiles": self.profiles,
             "corrections": {k: v.to_dict() for k, v in self.corrections.items()},
+            **({"spec": self.spec} if self.spec else {}),
         }
 
     @classmethod
@@ -340,4 +359,20 @@ class GPUCalibration:
             n_shots={k: int(v) for k, v in d.get("n_shots", {}).items()},
             profiles=list(d.get("profiles", [])),
             corrections={k: ResidualCorrection.from_dict(v) for k, v in d["corrections"].items()},
+            spec=dict(d.get("spec", {})),
         )
+
+
+def spec_record(spec: GPUSpec) -> dict:
+    """The record of ``spec`` a calibration keeps (:attr:`GPUCalibration.spec`): ``spec.flat()`` as JSON-ready
+    values (NaN -> None, numpy scalars -> Python)."""
+    out: dict = {}
+    for k, v in spec.flat().items():
+        if isinstance(v, (float, np.floating)):
+            out[k] = None if not np.isfinite(v) else float(v)
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            out[k] = int(v)
+        else:
+            out[k] = v
+    return out
+

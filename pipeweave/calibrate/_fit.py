@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,13 +16,38 @@ from ._correction import (
     DEFAULT_NOISE,
     GPUCalibration,
     ResidualCorrection,
+    spec_record,
 )
 from ._plan import plan_positions
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["calibrate_model", "plan_launches", "residuals", "trained_on"]
+__all__ = ["calibrate_model", "merge_repeated_launches", "plan_launches", "residuals", "trained_on"]
+
+
+def merge_repeated_launches(measured: pd.DataFrame) -> pd.DataFrame:
+    """``measured`` with each repeated launch merged into one row (median ``latency_us``), in first-seen order.
+
+    The launch key is every column except measurement metadata (``pipeweave.model.NON_LAUNCH_COLUMNS``).
+    A correction fitted on repeats counts one launch several times: its left-out errors (and the error band
+    built from them) would score a launch against its own copy. Returns ``measured`` itself when no launch
+    repeats.
+    """
+    from .._frame import distinct_rows
+    from ..model import NON_LAUNCH_COLUMNS
+
+    key = [c for c in measured.columns if c not in NON_LAUNCH_COLUMNS]
+    if len(measured) < 2 or not key or "latency_us" not in measured.columns:
+        return measured
+    codes, first = distinct_rows(measured[key])
+    if len(first) == len(measured):
+        return measured
+    lat = pd.to_numeric(measured["latency_us"], errors="coerce").to_numpy(dtype=float)
+    med = pd.Series(lat).groupby(codes).median().to_numpy()
+    out = measured.iloc[first].copy()
+    out["latency_us"] = med[codes[first]]
+    return out
 
 
 def plan_launches(
@@ -154,7 +180,44 @@ def calibrate_model(
     measured = measured.assign(gpu=gpu)
     if getattr(model, "calibration_", None) is not None:
         raise DataError("the model is already calibrated", hint="calibrate the uncalibrated base model")
+    merged = merge_repeated_launches(measured)
+    if len(merged) < len(measured):
+        warnings.warn(
+            f"{len(measured) - len(merged)} measured rows repeat a launch; merged into {len(merged)} distinct "
+            "launches (median latency each): a repeat would be scored against its own copy and flatter the band",
+            stacklevel=2,
+        )
+        measured = merged
     feats, r = residuals(model, measured, gpus=gpus)
+    # a latency below the physical lower bound (with the training filter's margin) is not a measurement of
+    # the stated launch: most often the wrong unit (ms or s written as us), else a launch that did less work
+    from ..model import IMPOSSIBLE_FACTOR
+
+    lat = feats["latency_us"].to_numpy(dtype=float)
+    lower = feats["t_lower_us"].to_numpy(dtype=float)
+    impossible = lat * IMPOSSIBLE_FACTOR < lower
+    if impossible.any():
+        rows = np.flatnonzero(impossible)
+        ratio = float(np.median(lower[rows] / lat[rows]))
+        idx = measured.index
+        label = [int(i) + 1 for i in idx[rows]] if pd.api.types.is_integer_dtype(idx) else (rows + 1).tolist()
+        unit = (
+            f"; they sit a median {ratio:,.0f}x below it: latency_us looks like milliseconds (multiply by 1000)"
+            if ratio > 100
+            else ""
+        )
+        what = (
+            f"{len(rows)} of {len(lat)} measured rows are faster than the physical lower bound of their launch "
+            f"on {gpu} (rows {label[:8]}{', ...' if len(rows) > 8 else ''}; e.g. row {label[0]}: "
+            f"{lat[rows[0]]:.4g} us against a bound of {lower[rows[0]]:.4g} us){unit}"
+        )
+        if 2 * len(rows) >= len(lat):
+            raise DataError(
+                what, hint="check the unit of latency_us (microseconds) and that the rows are the stated launches"
+            )
+        warnings.warn(what + "; left out of the calibration", stacklevel=2)
+        measured = measured.iloc[np.flatnonzero(~impossible)]
+        feats, r = feats.iloc[np.flatnonzero(~impossible)].reset_index(drop=True), r[~impossible]
     fam = feats["family"].astype(str).to_numpy()
     corrections, shots = {}, {}
     ref_r: np.ndarray | None = None
@@ -169,5 +232,10 @@ def calibrate_model(
             corrections[name].borrow_band(ref)
         shots[name] = int(m.sum())
     out = copy.copy(model)
-    out.calibration_ = GPUCalibration(gpu=gpu, corrections=corrections, n_shots=shots, profiles=list(profiles))
+    from ..hardware import get_gpu
+
+    spec = (gpus or {}).get(gpu) or get_gpu(gpu)
+    out.calibration_ = GPUCalibration(
+        gpu=gpu, corrections=corrections, n_shots=shots, profiles=list(profiles), spec=spec_record(spec)
+    )
     return out

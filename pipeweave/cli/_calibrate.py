@@ -139,7 +139,7 @@ def _candidates_from_data(
     return cand.assign(gpu=gpu_name)
 
 
-def _band_note(model, gpu: str, family: str) -> str:  # noqa: ANN001
+def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: ANN001
     """How `predict --interval` bands the family's launches on the calibrated GPU, in words."""
     from ..calibrate import CALIBRATED_BAND_MIN_SHOTS, trained_on
 
@@ -151,6 +151,11 @@ def _band_note(model, gpu: str, family: str) -> str:  # noqa: ANN001
         )
     if len(corr.band_t_):
         return f"left-out MAPE {corr.loo_mape_:.1f}% (the error band of --interval)"
+    if trained_on(model, gpu, family) and band_model is not None and trained_on(band_model, gpu, family):
+        return (
+            f"no calibrated error band (both the base model and the --band-model trained on {gpu}'s {family} rows: "
+            "left-out errors would flatter; give a --band-model that did not)"
+        )
     if trained_on(model, gpu, family):
         return (
             f"no calibrated error band (the base model trained on {gpu}'s {family} rows: left-out errors would "
@@ -166,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .._errors import DataError
     from .._io import atomic_write
-    from ._common import plural, resolve_gpu_arg
+    from ._common import check_output_path, plural, resolve_gpu_arg
 
     spec = resolve_gpu_arg(args.gpu)
     gpus = {spec.name: spec}
@@ -176,11 +181,24 @@ def run(args: argparse.Namespace) -> int:
 
         if args.n <= 0:
             raise DataError(f"--n must be > 0, got {args.n}", hint="e.g. --n 32")
+        if not str(args.out).lower().endswith(".csv"):
+            raise DataError(
+                f"--out {args.out!r}: a plan is a CSV file (what `python -m pipeweave.measure` reads)",
+                hint="name it e.g. plan.csv",
+            )
+        check_output_path(args.out, "--out", [args.candidates] if args.candidates else [])
         if args.candidates:
+            if os.path.isdir(args.candidates):
+                raise DataError(f"--candidates {args.candidates!r} is a folder", hint="give a CSV file of launch rows")
             try:
                 raw = pd.read_csv(args.candidates)
             except FileNotFoundError:
                 raise DataError(f"--candidates file not found: {args.candidates!r}", hint="check the path") from None
+            except pd.errors.EmptyDataError:
+                raise DataError(
+                    f"--candidates file {args.candidates!r} is empty",
+                    hint="give canonical launch rows (family, dtype, shape columns)",
+                ) from None
             # a plan lists launches to measure on the new GPU: what another measurement said goes
             gone = [c for c in _MEASUREMENT_COLUMNS if c in raw.columns]
             if gone:
@@ -190,12 +208,34 @@ def run(args: argparse.Namespace) -> int:
             raw = raw.drop(columns=gone).assign(gpu=spec.name)
             cand = check_profiles(raw, what=args.candidates, gpus=gpus, need_latency=False)
             if args.families:
+                there = sorted(set(cand["family"].astype(str)))
                 cand = cand[cand["family"].astype(str).isin(args.families)]
+                if cand.empty:
+                    raise DataError(
+                        f"--candidates {args.candidates!r} has no rows of --families {args.families} "
+                        f"(its families: {there})",
+                        hint="drop --families, or give candidates of those families",
+                    )
+            n_rows = len(cand)
+            cand = cand.drop_duplicates(ignore_index=False)
+            if len(cand) < n_rows:
+                print(
+                    f"note: {args.candidates}: {n_rows - len(cand):,} rows repeat another launch; planning from "
+                    f"the {len(cand):,} distinct ones",
+                    file=sys.stderr,
+                )
             out_cols = list(raw.columns)
         else:
             cand = _candidates_from_data(args.data, args.families or ["gemm", "fused_moe"], args.dtype, spec.name)
             out_cols = list(cand.columns)
         plan = plan_launches(cand, args.n, gpus=gpus, seed=args.seed)
+        counts = cand["family"].astype(str).value_counts()
+        few = {f: int(c) for f, c in counts.items() if c < args.n}
+        if few:
+            print(
+                f"note: fewer candidates than --n {args.n} for {few}: the plan takes every one of them",
+                file=sys.stderr,
+            )
         plan = plan[[c for c in out_cols if c in plan.columns]]
         from .._frame import whole_numbers_as_int
 
@@ -210,6 +250,8 @@ def run(args: argparse.Namespace) -> int:
     from ..calibrate import calibrate_model
     from ..model import load_model, save_model
     from ..profiles import file_record, read_profiles
+
+    check_output_path(args.out, "--out", [*args.profiles, args.model or "", args.band_model or ""])
 
     measured = read_profiles(args.profiles, gpus=gpus)
     on = measured["gpu"].astype(str)
@@ -255,8 +297,20 @@ def run(args: argparse.Namespace) -> int:
     )
     cal = model.calibration_
     summary = ", ".join(
-        f"{f}: {cal.n_shots[f]} launches, mean correction x{math.exp(c.mean_):.3f}, " + _band_note(model, spec.name, f)
+        f"{f}: {cal.n_shots[f]} launches, mean correction x{math.exp(c.mean_):.3f}, "
+        + _band_note(model, spec.name, f, band_model)
         for f, c in cal.corrections.items()
     )
     print(f"wrote {path} (calibrated for {spec.name}; {summary})")
+    if args.model is None:  # the shipped model: it may have trained on this GPU already
+        from ..calibrate import trained_on
+
+        seen = [f for f in cal.corrections if trained_on(base, spec.name, f)]
+        if seen:
+            print(
+                f"note: the shipped model trained on {spec.name}'s {', '.join(seen)} rows; calibration is made for "
+                "GPUs it has not measured, and on a measured one it can add noise rather than remove error "
+                "(compare both on launches you held back)",
+                file=sys.stderr,
+            )
     return 0

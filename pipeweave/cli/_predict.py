@@ -235,9 +235,15 @@ def run(args: argparse.Namespace) -> int:
         what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
         if band:
+            situation = _SITUATION_TEXT[band["band"]]
+            cal = getattr(model, "calibration_", None)
+            if band["band"] != "calibrated" and cal is not None and cal.gpu == spec.name:
+                # calibrated on this GPU, but with too few launches of the family for a band of its own
+                n = cal.n_shots.get(args.family, 0)
+                situation = f"the base model's band: the calibration on {n} launches has none of its own; {situation}"
             print(
                 f"{band['coverage']:.0%} band: {band['lo_us']:.3f} - {band['hi_us']:.3f} us  "
-                f"({_SITUATION_TEXT[band['band']]}; held-out MAPE {band['held_out_mape']:.1f}%)"
+                f"({situation}; held-out MAPE {band['held_out_mape']:.1f}%)"
             )
     if coverage is not None and not band:
         sys.stdout.flush()

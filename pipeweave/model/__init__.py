@@ -62,6 +62,7 @@ from ._recipe import (
     SEEN_GPU_WEIGHT,
 )
 from ._regressor import (
+    NON_LAUNCH_COLUMNS,
     REFERENCES,
     PipeweaveRegressor,
     companion_booster_params,
@@ -120,6 +121,7 @@ __all__ = [
     "prepare_training_frame",
     "cap_rows",
     "IMPOSSIBLE_FACTOR",
+    "NON_LAUNCH_COLUMNS",
     "tree_params",
     "predict_in_place",
     "library_versions",

@@ -262,3 +262,58 @@ def test_gpu_aliases_calibrate_the_catalog_gpu(base_model):
     # measured rows named by the catalog name, the calibrated GPU by an alias (and the reverse) agree
     calibrate_model(base_model, measured.assign(gpu="B200"), gpu="NVIDIA B200")
     assert trained_on(base_model, "NVIDIA H100", "gemm") and trained_on(base_model, "H100-SXM", "gemm")
+
+
+def test_repeated_launches_are_merged_before_the_fit(base_model):
+    """Three copies of the same 20 hand-made launches give the correction and band of the 20 (medians)."""
+    measured = _spread_gemms(20)
+    rng = np.random.default_rng(7)
+    measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.2, 20))
+    once = calibrate_model(base_model, measured, gpu="B200")
+    tripled = pd.concat([measured, measured.assign(latency_us=measured["latency_us"] * 1.01), measured])
+    with pytest.warns(UserWarning, match="40 measured rows repeat a launch; merged into 20 distinct"):
+        thrice = calibrate_model(base_model, tripled.reset_index(drop=True), gpu="B200")
+    assert thrice.calibration_.n_shots == {"gemm": 20}
+    c1, c3 = once.calibration_.corrections["gemm"], thrice.calibration_.corrections["gemm"]
+    assert c3.loo_mape_ == pytest.approx(c1.loo_mape_, rel=1e-9)  # the medians are the first copies' values
+
+
+def test_latencies_below_the_physical_bound_are_refused_or_left_out(base_model):
+    """Hand-made latencies: every row in ms (1000x low) is refused with the unit; one bad row is left out."""
+    from pipeweave.calibrate import merge_repeated_launches
+
+    measured = _spread_gemms(20)
+    measured["latency_us"] = base_model.predict(measured) * 1.2
+    with pytest.raises(DataError, match=r"20 of 20 measured rows are faster .* looks like milliseconds"):
+        calibrate_model(base_model, measured.assign(latency_us=measured["latency_us"] / 1000), gpu="B200")
+    one_bad = measured.copy()
+    one_bad.loc[3, "latency_us"] /= 1000
+    with pytest.warns(UserWarning, match=r"1 of 20 measured rows .* \(rows \[4\]"):
+        cal = calibrate_model(base_model, one_bad, gpu="B200")
+    assert cal.calibration_.n_shots == {"gemm": 19}
+    assert merge_repeated_launches(measured) is measured  # nothing repeats: the same frame
+
+
+def test_a_calibration_warns_when_its_gpu_comes_back_with_another_spec(tmp_path, base_model):
+    """A spec-file GPU calibrated, saved, loaded, then predicted with a changed spec under the same name."""
+    import dataclasses
+    import warnings
+
+    from pipeweave.api import predict_frame
+    from pipeweave.hardware import get_gpu
+    from pipeweave.model import load_model, save_model
+
+    spec = dataclasses.replace(get_gpu("B200"), name="MyGPU", aliases=())
+    measured = _spread_gemms(20, gpu="MyGPU")
+    measured["latency_us"] = base_model.predict(measured, gpus={"MyGPU": spec}) * 1.3
+    cal = load_model(
+        save_model(calibrate_model(base_model, measured, gpu="MyGPU", gpus={"MyGPU": spec}), tmp_path / "c.ubj")
+    )
+    assert cal.calibration_.spec["dram_bw_gbps"] == spec.dram_bw_gbps
+    rows = _gemm([512, 3072], gpu="MyGPU")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        predict_frame(rows, cal, {"MyGPU": spec})  # the same spec: no warning
+    faster = dataclasses.replace(spec, dram_bw_gbps=2 * spec.dram_bw_gbps)
+    with pytest.warns(UserWarning, match=r"calibrated on MyGPU with another spec \(dram_bw_gbps: "):
+        predict_frame(rows, cal, {"MyGPU": faster})
