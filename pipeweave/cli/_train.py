@@ -202,6 +202,14 @@ def run(args: argparse.Namespace) -> int:
         frame, drops = prepare_training_frame(df, gpus=gpus)
     weight = None
     if user is not None:
+        kept = int(frame["_user_row"].astype(bool).sum())
+        if len(user) and 2 * (len(user) - kept) >= len(user):  # most of the user's rows: a unit, not a few rows
+            raise DataError(
+                f"{len(user) - kept:,} of {len(user):,} --profiles rows are faster than the physical lower bound "
+                "of their launch",
+                hint="check the unit of latency_us (microseconds: a file in ms needs x1000) and that the rows are "
+                "the stated launches (`pipeweave profiles check FILE` lists them)",
+            )
         weight = frame.pop("_user_row").astype(bool).to_numpy() * (args.profiles_weight - 1.0) + 1.0
     if len(drops):
         print(f"dropped {int(drops['rows'].sum()):,} physically impossible rows:")

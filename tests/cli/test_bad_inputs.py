@@ -866,6 +866,17 @@ CASES: list[tuple] = [
         ["is the input file", "--out"],
     ),
     (
+        "train-profiles-in-milliseconds",  # hand-made rows: GEMM latencies written in ms (1000x too small)
+        {
+            "p.csv": "gpu,family,dtype,m,n,k,latency_us\n"
+            "H100,gemm,bfloat16,4096,4096,4096,0.19\nH100,gemm,bfloat16,8192,8192,8192,1.5\n"
+            "H100,gemm,bfloat16,2048,2048,2048,0.03\n"
+        },
+        ["train", "--profiles", "{tmp}/p.csv", "--no-shared", "--n-estimators", "2", "--out", "{tmp}/m.ubj"],
+        2,
+        ["3 of 3 --profiles rows are faster than the physical lower bound", "a file in ms needs x1000"],
+    ),
+    (
         "bench-committed-out",
         {},
         ["bench", "--what", "rank", "--out", str(_REPO / "experiments" / "bench")],
