@@ -465,7 +465,30 @@ def featurize(
     from .frontend import featurize as _featurize
 
     df, gpus = _with_gpu(as_launch_frame(launches), gpu)
+    df = _checked_launches(df, gpus)
     return _featurize(df, gpus=gpus, data=data, baselines=baselines)
+
+
+def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> pd.DataFrame:
+    """``df`` with the launch defaults :func:`predict` fills (:data:`pipeweave.frontend.LAUNCH_DEFAULTS`),
+    or a :class:`DataError` naming every row :func:`predict` would not predict (rows count from 1)."""
+    import numpy as np
+
+    from .frontend import fill_launch_defaults, row_problems
+
+    work = fill_launch_defaults(df)
+    found = row_problems(work, dict(gpus) if gpus else None)
+    bad = found[found != ""]
+    if len(bad):
+        pos = [int(i) for i in np.flatnonzero((found != "").to_numpy())]
+        shown = "; ".join(f"row {p + 1}: {found.iloc[p]}" for p in pos[:3])
+        raise DataError(
+            f"{len(bad)} of {len(df)} launch rows cannot be described: {shown}" + ("; ..." if len(bad) > 3 else ""),
+            hint="fix the launch's values"
+            if len(df) == 1
+            else "fix those rows; pipeweave.predict(rows, bad_rows='nan') predicts the others",
+        )
+    return work
 
 
 def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
@@ -474,7 +497,8 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
     from .frontend import featurize as _featurize
     from .vocab import TILE_COLUMNS
 
-    f = _featurize(df.iloc[:1].assign(gpu=spec.name), gpus={spec.name: spec}, data=data).iloc[0]
+    one = _checked_launches(df.iloc[:1].assign(gpu=spec.name), {spec.name: spec})
+    f = _featurize(one, gpus={spec.name: spec}, data=data).iloc[0]
     pipes = {
         p: {
             "work": float(f[f"work_{p}"]),

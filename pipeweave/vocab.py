@@ -35,6 +35,7 @@ __all__ = [
     "attention_backend",
     "FLASHINFER_BACKENDS",
     "SOURCES",
+    "USER_SOURCE",
     "DEFAULT_SOURCE",
     "default_source",
     "MOE_W13_DEFAULT_CONFIG",
@@ -143,6 +144,9 @@ def attention_backend(label: object) -> str:
 #: Sources of measured latencies the model knows (the ``source`` column; each is also a timing
 #: convention: aiconfigurator = CUDA-graph replay, pipeweave = CUDA events around one launch).
 SOURCES: tuple[str, ...] = ("aiconfigurator", "pipeweave", "pipeweave_fork_sample", "neusight", "vidur")
+#: the ``source`` of a user's own measurements (a profile file's default): a valid source of a launch to
+#: predict too (a model trained on such rows learned them under it; other models read it as no known source)
+USER_SOURCE: str = "user"
 
 #: The source a launch is predicted for when none is given: the family's main training source.
 DEFAULT_SOURCE: dict[str, str] = {

@@ -294,3 +294,48 @@ def test_evaluate_checks_its_names_before_loading(tmp_path):
         pw.evaluate("logo", out=tmp_path / "x", methods=["pipeweav"])
     with pytest.raises(DataError, match=r"(?s)unknown evaluation family \['gemm'\].*gemm_bf16"):
         pw.evaluate("logo", out=tmp_path / "x", families=["gemm"])
+
+
+def test_explain_and_featurize_take_the_rows_predict_takes():
+    """Hand-made launches that rely on the launch defaults predict fills (decode without isl, fused MoE
+    without TP / EP / routing, prefill without step), and a user's own source label."""
+    import pipeweave as pw
+
+    rows = [
+        dict(
+            family="attention_generation",
+            dtype="bfloat16",
+            batch_size=64,
+            num_heads=32,
+            num_key_value_heads=8,
+            head_dim=128,
+            step=32768,
+        ),
+        dict(
+            family="fused_moe",
+            dtype="bfloat16",
+            num_tokens=128,
+            hidden_size=4096,
+            inter_size=1536,
+            topk=8,
+            num_experts=128,
+        ),
+        dict(
+            family="attention_context",
+            dtype="bfloat16",
+            batch_size=1,
+            isl=4096,
+            num_heads=32,
+            num_key_value_heads=8,
+            head_dim=128,
+        ),
+        dict(family="gemm", dtype="bfloat16", m=64, n=4096, k=4096, source="user"),
+    ]
+    for row in rows:
+        assert pw.predict(row, gpu="H100").iloc[0] > 0
+        assert pw.explain(row, gpu="H100")["envelope_us"] > 0
+        assert len(pw.featurize(row, gpu="H100")) == 1
+    with pytest.raises(DataError, match=r"1 of 2 launch rows cannot be described: row 2: m=-1 is outside"):
+        pw.featurize([rows[3], {**rows[3], "m": -1}], gpu="H100")
+    with pytest.raises(DataError, match=r"row 1: m=-1 is outside"):
+        pw.explain({**rows[3], "m": -1}, gpu="H100")

@@ -376,12 +376,13 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
     gpuv = _text(df["gpu"])
     r.add(gpuv == "", "gpu is blank; give a catalog name or a spec .toml path, or one GPU for all rows (gpu=)")
     if "source" in df.columns:
-        from ..vocab import SOURCES
+        from ..vocab import SOURCES, USER_SOURCE
 
+        valid = [*SOURCES, USER_SOURCE]
         src = _text(df["source"])
-        bad = (src != "") & ~np.isin(src, list(SOURCES))
+        bad = (src != "") & ~np.isin(src, valid)
         for s in pd.unique(src[bad & r.ok]):
-            r.add(src == s, f"unknown source {s!r}; valid sources: {list(SOURCES)} (blank = the family's default)")
+            r.add(src == s, f"unknown source {s!r}; valid sources: {valid} (blank = the family's default)")
     if "kv_cache_dtype" in df.columns:
         kv = _text(df["kv_cache_dtype"])
         att = np.isin(famv, _ATTENTION_FAMILIES)
