@@ -1,21 +1,40 @@
 """Measure a calibration plan on the GPU: ``python -m pipeweave.measure plan.csv --out measured.csv``.
 
-**Not run on a GPU by this project**: it was written and its plan parsing and ``--dry-run`` were
-tested on CPU-only machines. Check a few rows against your own timings before trusting it.
+**Never run on a GPU by this project**: it was written, and its plan parsing, ``--dry-run``, checks
+and error handling were tested, on CPU-only machines (the GPU path only with fake torch/triton
+modules). Check a few rows against your own timings before trusting it.
 
-For each row of the plan (``pipeweave calibrate plan`` output, or any canonical launch rows on
-one GPU) it builds random inputs with torch on ``--device`` and times the launch with
+For each row of the plan (``pipeweave calibrate plan`` output, or any canonical launch rows) it
+builds random inputs with torch on ``--device`` and times the launch with
 ``triton.testing.do_bench`` (median of ``--rep`` ms of repetitions after ``--warmup`` ms; do_bench
-flushes the L2 cache between repetitions), writing the plan's columns plus ``latency_us`` and
-``timing`` (the method, so these rows are never pooled silently with CUDA-graph measurements):
+flushes the L2 cache between repetitions), writing the plan's columns plus ``latency_us`` (rounded
+to 4 decimals, 0.1 ns) and ``timing`` (the method, so these rows are never pooled silently with
+CUDA-graph measurements):
 
 * ``gemm``: ``torch.matmul`` of A[m, k] and B[k, n] (cuBLAS, like the AIConfigurator GEMM data);
   ``timing = "do_bench_torch_matmul"``.
-* ``fused_moe`` / ``moe_w13``: SGLang's Triton fused-MoE (``sglang`` must be installed; its
-  ``fused_moe(hidden_states, w1, w2, gating_output, topk, renormalize)`` entry point, balanced
-  random routing); ``timing = "do_bench_sglang_fused_moe"``. EP/TP are not emulated: rows with
-  ``moe_ep_size`` or ``moe_tp_size`` > 1 are measured on the local expert/intermediate slice.
-* other families are skipped with the reason.
+* ``fused_moe``: SGLang's Triton fused-MoE (``sglang`` must be installed; its
+  ``fused_moe(hidden_states, w1, w2, gating_output, topk, renormalize)`` entry point, routing by
+  random gating logits, i.e. about balanced); ``timing = "do_bench_sglang_fused_moe"``. Only
+  ``distribution = balanced`` rows (or uniform/random/power_law_0) are measured: ``power_law_<alpha>``
+  rows are skipped, since random gating would time balanced routing under a power-law label. EP/TP
+  are not emulated: rows with ``moe_ep_size`` or ``moe_tp_size`` > 1 are measured on the local
+  expert/intermediate slice.
+* other families are skipped with the reason (``moe_w13`` too: it is the W13 GEMM alone, and
+  ``fused_moe`` would time both GEMMs and the activation).
+
+Before anything is timed it checks the output path (.csv/.parquet, writable, not the plan or a spec
+file), torch/triton and the CUDA device, that the device is the plan's GPU (its
+``torch.cuda.get_device_name()`` resolved through the GPU catalog and the ``--gpu-spec`` files;
+rows for another GPU are not measured; ``--gpu NAME`` says which GPU this is when the device name
+is not known) and that sglang imports when fused-MoE rows are to be measured. A row that fails on
+the GPU (e.g. CUDA out of memory) is reported as ``row N: not measured: <reason>`` and the run goes
+on. Measured rows are written atomically every ``--save-every`` seconds and at the end (also after
+Ctrl-C), so a crash keeps what was measured.
+
+Exit status: 0 every measurable row was measured (rows skipped by design are listed); 1 some rows
+were not measured here (failed on the GPU, or for another GPU), the others are written; 2 error
+before measuring (nothing written); 130 interrupted (the rows measured so far are written).
 
 ``--dry-run`` validates the plan and prints what would be measured, without torch or a GPU.
 """
@@ -23,30 +42,82 @@ flushes the L2 cache between repetitions), writing the plan's columns plus ``lat
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import math
+import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ._errors import DataError, PipeweaveError
 
-__all__ = ["MEASURABLE_FAMILIES", "main", "measure_plan", "measurement_method", "read_plan"]
+if TYPE_CHECKING:
+    from .hardware import GPUSpec
+
+__all__ = [
+    "MEASURABLE_FAMILIES",
+    "LATENCY_DECIMALS",
+    "identify_gpu",
+    "main",
+    "measure_plan",
+    "measurement_method",
+    "read_plan",
+]
 
 #: family -> the ``timing`` label of its measurement method
 MEASURABLE_FAMILIES: dict[str, str] = {
     "gemm": "do_bench_torch_matmul",
     "fused_moe": "do_bench_sglang_fused_moe",
-    "moe_w13": "do_bench_sglang_fused_moe",
 }
+#: families with a reason why they are not measured here
+_NOT_MEASURED_FAMILIES: dict[str, str] = {
+    "moe_w13": "family moe_w13 is the W13 GEMM alone; SGLang's fused_moe would time both GEMMs and the activation",
+}
+_MOE_FAMILIES = ("fused_moe",)
 _TORCH_DTYPE = {"bfloat16": "bfloat16", "float16": "float16"}
+#: decimals of ``latency_us`` (0.1 ns: far below do_bench's CUDA-event resolution)
+LATENCY_DECIMALS = 4
+_SUFFIXES = (".csv", ".parquet")
+EXIT_OK, EXIT_ROWS_NOT_MEASURED, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def read_plan(path: str) -> pd.DataFrame:
-    """Validated launch rows of a plan file (CSV/parquet, canonical columns; latency not needed)."""
+# --------------------------------------------------------------------------- plan
+def read_plan(path: str, gpus: Mapping[str, GPUSpec] | None = None) -> pd.DataFrame:
+    """Validated launch rows of a plan file (CSV/parquet, canonical columns; latency not needed).
+
+    ``gpus`` maps names to GPUSpec for rows on GPUs outside the catalog (spec files)."""
     from .profiles import read_profiles
 
-    return read_profiles(path, need_latency=False)
+    try:
+        return read_profiles(path, gpus=gpus, need_latency=False)
+    except DataError as exc:
+        if "unknown GPU" not in str(exc):
+            raise
+        raise DataError(
+            str(exc).split("\n")[0],
+            hint="give each GPU outside the catalog with --gpu-spec FILE.toml (the spec file the plan was made "
+            "with, e.g. datasets/example_gpu_spec.toml), or fix those rows",
+        ) from None
+
+
+def _routing_alpha(value: Any) -> float:
+    """Power-law exponent of a routing distribution name (0: balanced/uniform/random/missing)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return 0.0
+    s = str(value).strip().lower()
+    if s in ("", "nan", "balanced", "uniform", "random"):
+        return 0.0
+    if s.startswith("power_law"):
+        try:
+            return float(s[len("power_law") :].strip("_") or "1")
+        except ValueError:
+            return float("nan")
+    return float("nan")
 
 
 def measurement_method(plan: pd.DataFrame) -> pd.Series:
@@ -54,14 +125,138 @@ def measurement_method(plan: pd.DataFrame) -> pd.Series:
     fam = plan["family"].astype(str)
     dtype = plan["dtype"].astype(str)
     out = fam.map(MEASURABLE_FAMILIES).fillna("")
-    out = out.where(out != "", "skip: family " + fam + " has no measurement method here (gemm, fused_moe, moe_w13)")
+    known = ", ".join(MEASURABLE_FAMILIES)
+    out = out.where(out != "", "skip: family " + fam + f" has no measurement method here ({known})")
+    for family, reason in _NOT_MEASURED_FAMILIES.items():
+        out = out.where(fam != family, "skip: " + reason)
     bad_dt = ~dtype.isin(list(_TORCH_DTYPE)) & ~out.str.startswith("skip")
-    return out.where(~bad_dt, "skip: dtype " + dtype + " is not measured here (bfloat16, float16)")
+    out = out.where(~bad_dt, "skip: dtype " + dtype + " is not measured here (bfloat16, float16)")
+    if "distribution" in plan.columns:
+        dist = plan["distribution"]
+        alpha = np.array([_routing_alpha(v) for v in dist], dtype=float)
+        skewed = (fam.isin(_MOE_FAMILIES).to_numpy() & (alpha != 0.0)) & ~out.str.startswith("skip").to_numpy()
+        out = out.where(
+            ~skewed,
+            "skip: routing "
+            + dist.astype(str)
+            + " is not measured here (fused_moe routes by random gating, about balanced; only balanced rows)",
+        )
+    return out
 
 
-def _gemm_call(row: pd.Series, device: str):
-    import torch
+def _row_list(rows: Iterable[int], limit: int = 12) -> str:
+    """'rows 1-3, 7' for 0-based positions (printed 1-based), at most ``limit`` ranges."""
+    nums = sorted(int(r) + 1 for r in rows)
+    ranges: list[list[int]] = []
+    for n in nums:
+        if ranges and n == ranges[-1][1] + 1:
+            ranges[-1][1] = n
+        else:
+            ranges.append([n, n])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:limit])
+    more = f" and {len(ranges) - limit} more ranges" if len(ranges) > limit else ""
+    return ("row " if len(nums) == 1 else "rows ") + text + more
 
+
+# --------------------------------------------------------------------------- GPU identity
+def _norm(name: str) -> str:
+    s = name.strip().lower()
+    s = s.removeprefix("nvidia")
+    return "".join(ch for ch in s if ch not in " _-")
+
+
+def _spec_match(name: str, gpus: Mapping[str, GPUSpec]) -> str | None:
+    key = _norm(name)
+    for spec in gpus.values():
+        if any(_norm(a) == key for a in (spec.name, *spec.aliases)):
+            return spec.name
+    return None
+
+
+def _known_name(name: str, gpus: Mapping[str, GPUSpec]) -> str | None:
+    """Catalog or spec-file GPU name of ``name`` (a name, alias or device string), or None."""
+    from .hardware import resolve_gpu_name
+
+    hit = _spec_match(name, gpus)
+    if hit is not None:
+        return hit
+    try:
+        return resolve_gpu_name(name)
+    except DataError:
+        return None
+
+
+def identify_gpu(device_name: str, asserted: str | None = None, gpus: Mapping[str, GPUSpec] | None = None) -> str:
+    """The GPU (catalog or spec-file name) that rows measured on the device ``device_name`` belong to.
+
+    ``asserted``: the GPU the user says this is (for a device string that neither the catalog nor a
+    spec file knows); refused when the device is known as another GPU."""
+    gpus = dict(gpus or {})
+    device = _known_name(device_name, gpus)
+    if asserted is None:
+        if device is None:
+            raise DataError(
+                f"this device is {device_name!r}, which is neither a catalog GPU nor a --gpu-spec GPU, so its "
+                "rows could be labelled with another GPU's name",
+                hint="pass --gpu NAME (the catalog or spec-file GPU this is, e.g. the plan's gpu) "
+                "or --gpu-spec FILE.toml with the device name among its aliases",
+            )
+        return device
+    said = _known_name(asserted, gpus)
+    if said is None:
+        raise DataError(
+            f"--gpu {asserted!r} is neither a catalog GPU nor a --gpu-spec GPU",
+            hint="run `pipeweave gpus` for the catalog names, or pass the spec file with --gpu-spec FILE.toml",
+        )
+    if device is not None and device != said:
+        raise DataError(
+            f"--gpu {asserted!r} says this is {said}, but the device {device_name!r} is {device}",
+            hint=f"drop --gpu (the device is {device}), or run on a {said}",
+        )
+    return said
+
+
+# --------------------------------------------------------------------------- output
+def check_output(out: str, inputs: Iterable[str]) -> None:
+    """Refuse an ``--out`` path that is not .csv/.parquet, is one of ``inputs`` or cannot be written."""
+    from ._io import check_writable
+
+    for src in inputs:
+        same = Path(out).resolve() == Path(src).resolve()
+        try:
+            same = same or (os.path.exists(out) and os.path.exists(src) and os.path.samefile(src, out))
+        except OSError:
+            pass
+        if same:
+            raise DataError(
+                f"--out {out!r} is the input file {src!r}; pipeweave never overwrites its input",
+                hint="write to another file with --out, e.g. --out measured.csv",
+            )
+    if Path(out).suffix not in _SUFFIXES:
+        raise DataError(
+            f"--out {out!r}: a profile file must end in .csv or .parquet",
+            hint=f"e.g. --out {Path(out).with_suffix('.csv').name}",
+        )
+    parent = Path(out).parent
+    if not parent.is_dir():
+        raise DataError(
+            f"--out {out!r}: folder {str(parent)!r} does not exist", hint="create it first or choose another --out"
+        )
+    check_writable(out, "--out")
+
+
+def _write(frame: pd.DataFrame, out: str) -> int:
+    """Write the measured rows of ``frame`` to ``out`` atomically; the number written (0: nothing written)."""
+    from .profiles import write_profiles
+
+    done = frame[frame["latency_us"].notna()].drop(columns=["measure_note"], errors="ignore")
+    if len(done):
+        write_profiles(done, out)
+    return len(done)
+
+
+# --------------------------------------------------------------------------- measuring
+def _gemm_call(row: pd.Series, device: str, torch: Any) -> Callable[[], Any]:
     dt = getattr(torch, _TORCH_DTYPE[str(row["dtype"])])
     m, n, k = (int(row[c]) for c in ("m", "n", "k"))
     a = torch.randn(m, k, device=device, dtype=dt)
@@ -69,19 +264,18 @@ def _gemm_call(row: pd.Series, device: str):
     return lambda: torch.matmul(a, b)
 
 
-def _moe_call(row: pd.Series, device: str):
-    import torch
-
+def _int_or_1(v: Any) -> int:
     try:
-        from sglang.srt.layers.moe.fused_moe_triton import fused_moe
-    except ImportError as exc:
-        raise DataError(
-            "fused-MoE rows need sglang installed (its Triton fused_moe kernel)",
-            hint="pip install sglang, or measure gemm rows only",
-        ) from exc
+        f = float(v)
+    except (TypeError, ValueError):
+        return 1
+    return int(f) if math.isfinite(f) and f >= 1 else 1
+
+
+def _moe_call(row: pd.Series, device: str, torch: Any, fused_moe: Callable[..., Any]) -> Callable[[], Any]:
     dt = getattr(torch, _TORCH_DTYPE[str(row["dtype"])])
-    ep = int(row.get("moe_ep_size", 1) or 1)
-    tp = int(row.get("moe_tp_size", 1) or 1)
+    ep = _int_or_1(row.get("moe_ep_size", 1))
+    tp = _int_or_1(row.get("moe_tp_size", 1))
     t, h, n, topk = (int(row[c]) for c in ("num_tokens", "hidden_size", "inter_size", "topk"))
     e = max(int(row["num_experts"]) // ep, 1)
     n = max(n // tp, 1)
@@ -92,8 +286,7 @@ def _moe_call(row: pd.Series, device: str):
     return lambda: fused_moe(x, w1, w2, gating, topk, True)
 
 
-def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 25, rep_ms: int = 100) -> pd.DataFrame:
-    """``plan`` with ``latency_us`` (median of do_bench, us) and ``timing``; skipped rows have NaN."""
+def _load_torch() -> tuple[Any, Callable[..., Any]]:
     try:
         import torch
         from triton.testing import do_bench
@@ -102,24 +295,191 @@ def measure_plan(plan: pd.DataFrame, *, device: str = "cuda", warmup_ms: int = 2
             f"measuring needs torch and triton with a CUDA GPU ({exc.name or exc} is not installed here)",
             hint="run it on the GPU machine with `pip install torch triton`, or check the plan with --dry-run",
         ) from None
-
     if not torch.cuda.is_available():
         raise DataError(
             "no CUDA device: measuring needs the GPU the plan is for", hint="run it on that GPU, or use --dry-run"
         )
+    return torch, do_bench
+
+
+def _load_fused_moe(rows: list[int]) -> Callable[..., Any]:
+    try:
+        from sglang.srt.layers.moe.fused_moe_triton import fused_moe
+    except Exception as exc:  # noqa: BLE001  (sglang's import can fail in many ways; all mean "cannot measure")
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+        raise DataError(
+            f"{_row_list(rows)} (fused_moe) {'needs' if len(rows) == 1 else 'need'} sglang's Triton fused_moe, which does not import here ({why}); "
+            "nothing was measured",
+            hint="pip install sglang on this machine, or remove the fused_moe rows from the plan",
+        ) from None
+    moe_fn: Callable[..., Any] = fused_moe
+    return moe_fn
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first[:200]}" if first else type(exc).__name__
+
+
+def _print(*args: Any, file: Any = None) -> None:
+    """print() that survives a closed pipe (``... | head``): further output to stdout is dropped."""
+    stream = sys.stdout if file is None else file
+    try:
+        print(*args, file=stream, flush=True)
+    except BrokenPipeError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())  # interpreter exit flushes into /dev/null, not the closed pipe
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. captured in tests)
+        pass
+    finally:
+        os.close(devnull)
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (lives until exit)
+
+
+def measure_plan(
+    plan: pd.DataFrame,
+    *,
+    device: str = "cuda",
+    warmup_ms: int = 25,
+    rep_ms: int = 100,
+    gpu: str | None = None,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    save: Callable[[pd.DataFrame], Any] | None = None,
+    save_every_s: float = 60.0,
+) -> pd.DataFrame:
+    """``plan`` with ``latency_us`` (median of do_bench, us, rounded to :data:`LATENCY_DECIMALS`), ``timing``
+    and ``measure_note`` (None for measured rows, else why not: ``"skip: ..."`` by design,
+    ``"not measured: ..."`` here: another GPU, a failure on the GPU, or interrupted).
+
+    Everything is checked before timing anything: torch/triton, the CUDA device and which GPU it is
+    (:func:`identify_gpu`; ``gpu`` asserts it, ``gpus`` adds spec-file GPUs), sglang for fused-MoE rows.
+    A row that raises (e.g. CUDA out of memory) is reported on stderr and the run goes on; Ctrl-C stops
+    it, the rest marked interrupted. ``save(frame)`` is called with the rows so far at least every
+    ``save_every_s`` seconds while measuring (so a crash keeps them) and is the caller's to call at the end.
+    """
+    torch, do_bench = _load_torch()
+    dev_name = str(torch.cuda.get_device_name(device))
+    device_gpu = identify_gpu(dev_name, gpu, gpus)
     method = measurement_method(plan)
+    note = method.where(method.str.startswith("skip"), None)
+    other = (plan["gpu"].astype(str) != device_gpu).to_numpy() & note.isna().to_numpy()
+    note = note.where(
+        ~other, "not measured: the row is for " + plan["gpu"].astype(str) + f", this device is {device_gpu}"
+    )
+    notes: list[str | None] = [None if pd.isna(n) else str(n) for n in note]
+    todo = [i for i, n in enumerate(notes) if n is None]
+    if not todo:
+        raise DataError(
+            f"no row of the plan can be measured on this device ({dev_name!r} = {device_gpu}); "
+            f"the plan's GPUs are {sorted(set(plan['gpu'].astype(str)))}, nothing was measured",
+            hint="run it on the plan's GPU (pass --gpu NAME if the device name is wrong), or --dry-run to list "
+            "what is measurable",
+        )
+    moe_rows = [i for i in todo if str(plan["family"].iloc[i]) in _MOE_FAMILIES]
+    fused_moe = _load_fused_moe(moe_rows) if moe_rows else None
     lat = np.full(len(plan), np.nan)
-    for i, (_, row) in enumerate(plan.iterrows()):  # one real launch per row: a Python loop is the point
-        if method.iloc[i].startswith("skip"):
-            continue
-        fn = _gemm_call(row, device) if row["family"] == "gemm" else _moe_call(row, device)
-        lat[i] = float(do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=(0.5, 0.2, 0.8))[0]) * 1000.0
-        torch.cuda.empty_cache()
-    return plan.assign(latency_us=lat, timing=method.where(~method.str.startswith("skip"), None))
+
+    def frame() -> pd.DataFrame:
+        timing = method.where(pd.Series(notes, index=plan.index).isna() & ~np.isnan(lat), None)
+        return plan.assign(
+            latency_us=np.round(lat, LATENCY_DECIMALS),
+            timing=timing,
+            measure_note=pd.Series(notes, index=plan.index, dtype=object),
+        )
+
+    for reason in dict.fromkeys(n for n in notes if n is not None and n.startswith("not measured")):
+        rows = [i for i, n in enumerate(notes) if n == reason]
+        _print(f"{_row_list(rows)}: {reason}", file=sys.stderr)
+    last_save = time.monotonic()
+    for pos, i in enumerate(todo):  # one real launch per row: a Python loop is the point
+        row = plan.iloc[i]
+        fn: Callable[[], Any] | None = None
+        try:
+            if str(row["family"]) == "gemm":
+                fn = _gemm_call(row, device, torch)
+            else:
+                fn = _moe_call(row, device, torch, fused_moe)  # type: ignore[arg-type]
+            ms = do_bench(fn, warmup=warmup_ms, rep=rep_ms, quantiles=(0.5, 0.2, 0.8))
+            value = float(ms[0] if isinstance(ms, (list, tuple)) else ms) * 1000.0
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"do_bench gave {value!r} us")
+            lat[i] = value
+            _print(f"row {i + 1}: {row['family']} {_shape(row)}: {round(value, LATENCY_DECIMALS):g} us")
+        except KeyboardInterrupt:
+            for j in todo[pos:]:
+                notes[j] = "not measured: interrupted"
+            _print(f"interrupted at row {i + 1}", file=sys.stderr)
+            break
+        except Exception as exc:  # noqa: BLE001  (one row's failure, e.g. CUDA OOM, must not lose the others)
+            notes[i] = "not measured: " + _reason(exc)
+            _print(f"row {i + 1}: not measured: {_reason(exc)}", file=sys.stderr)
+        finally:
+            fn = None  # free the inputs before the next row
+            try:
+                torch.cuda.empty_cache()
+            except Exception:  # noqa: BLE001,S110  (best effort after a CUDA error)
+                pass
+        try:
+            if save is not None and time.monotonic() - last_save >= save_every_s and not np.isnan(lat).all():
+                save(frame())
+                last_save = time.monotonic()
+        except KeyboardInterrupt:
+            for j in todo[pos + 1 :]:
+                notes[j] = "not measured: interrupted"
+            _print(f"interrupted after row {i + 1}", file=sys.stderr)
+            break
+    return frame()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (see the module docstring)."""
+def _shape(row: pd.Series) -> str:
+    from .sources import FAMILY_KEY_COLUMNS
+
+    return " ".join(
+        f"{c}={row[c]:g}"
+        for c in FAMILY_KEY_COLUMNS.get(str(row["family"]), ())
+        if c in row.index and isinstance(row[c], (int, float, np.integer, np.floating)) and np.isfinite(row[c])
+    )
+
+
+# --------------------------------------------------------------------------- command line
+def _dry_run(plan: pd.DataFrame, method: pd.Series, gpu: str | None, gpus: Mapping[str, GPUSpec]) -> int:
+    note = method.copy()
+    said = identify_gpu(gpu, gpu, gpus) if gpu else None  # --gpu must name a known GPU
+    if said is not None:
+        other = (plan["gpu"].astype(str) != said) & ~method.str.startswith("skip")
+        note = note.where(~other, "not measured: the row is for " + plan["gpu"].astype(str) + f", --gpu is {said}")
+    for i in range(len(plan)):
+        row = plan.iloc[i]
+        _print(f"row {i + 1}: {row['gpu']} {row['family']} {row['dtype']} {_shape(row)} -> {note.iloc[i]}")
+    ok = ~note.str.startswith(("skip", "not measured"))
+    n_ok = int(ok.sum())
+    _print(f"dry run: {n_ok} of {len(plan)} rows would be measured; nothing written")
+    if n_ok:
+        gpus_ok = sorted(set(plan.loc[ok, "gpu"].astype(str)))
+        _print(
+            f"measuring needs torch, triton and a CUDA GPU that is {' or '.join(gpus_ok)} (checked against "
+            "torch.cuda.get_device_name(); --gpu NAME says which GPU it is if the catalog does not know its name)"
+        )
+    moe = [i for i in range(len(plan)) if ok.iloc[i] and str(plan["family"].iloc[i]) in _MOE_FAMILIES]
+    if moe:
+        try:
+            here = importlib.util.find_spec("sglang") is not None
+        except (ImportError, ValueError):
+            here = False
+        _print(
+            f"{_row_list(moe)} (fused_moe) {'needs' if len(moe) == 1 else 'need'} sglang on the GPU machine "
+            f"({'installed here' if here else 'not installed here'})"
+        )
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pipeweave.measure", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -128,36 +488,90 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--device", default="cuda", help="torch device (default cuda)")
     p.add_argument("--warmup", type=int, default=25, help="do_bench warmup, ms (default 25)")
     p.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms (default 100)")
+    p.add_argument(
+        "--gpu",
+        metavar="NAME",
+        help="the GPU this device is (catalog name/alias, a --gpu-spec GPU or a spec file); default: from "
+        "torch.cuda.get_device_name(). Only rows for this GPU are measured",
+    )
+    p.add_argument(
+        "--gpu-spec",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="spec file (.toml/.json) of a GPU outside the catalog that plan rows name (repeatable)",
+    )
+    p.add_argument(
+        "--save-every",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="write the rows measured so far every S seconds (default 60)",
+    )
     p.add_argument("--dry-run", action="store_true", help="validate the plan and list what would be measured")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point (see the module docstring); returns the exit status."""
     try:
-        plan = read_plan(args.plan)
-        method = measurement_method(plan)
-        if args.dry_run:
-            from .sources import FAMILY_KEY_COLUMNS
-
-            for i, (_, row) in enumerate(plan.iterrows()):
-                shape = " ".join(
-                    f"{c}={row[c]:g}"
-                    for c in FAMILY_KEY_COLUMNS[str(row["family"])]
-                    if c in row.index and isinstance(row[c], (int, float)) and np.isfinite(row[c])
-                )
-                print(f"row {i + 1}: {row['gpu']} {row['family']} {row['dtype']} {shape} -> {method.iloc[i]}")
-            n_ok = int((~method.str.startswith("skip")).sum())
-            print(f"dry run: {n_ok} of {len(plan)} rows would be measured; nothing written")
-            return 0
-        if not args.out:
-            raise DataError("--out is required", hint="e.g. --out measured.csv (or pass --dry-run)")
-        from .profiles import write_profiles
-
-        out = measure_plan(plan, device=args.device, warmup_ms=args.warmup, rep_ms=args.rep)
-        done = out[out["latency_us"].notna()]
-        write_profiles(done, args.out)
-        print(f"wrote {len(done)} measured rows to {args.out} ({len(out) - len(done)} skipped)")
-        return 0
+        return _main(_parser().parse_args(argv))
     except PipeweaveError as exc:
-        print(f"pipeweave.measure: error: {exc}", file=sys.stderr)
-        return 2
+        _print(f"pipeweave.measure: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # `... | head`: the reader left; exit quietly
+        _silence_stdout()
+        return EXIT_OK
+
+
+def _main(args: argparse.Namespace) -> int:
+    from .hardware import load_spec_file
+
+    specs = [load_spec_file(f) for f in args.gpu_spec]
+    gpu = args.gpu
+    inputs = [args.plan, *args.gpu_spec]
+    if gpu and Path(gpu).suffix.lower() in (".toml", ".json"):  # --gpu FILE.toml: a spec file names the GPU
+        spec = load_spec_file(gpu)
+        specs.append(spec)
+        inputs.append(gpu)
+        gpu = spec.name
+    gpus = {s.name: s for s in specs}
+    if args.out:
+        check_output(args.out, inputs)
+    if not args.save_every >= 0:
+        raise DataError(f"--save-every must be >= 0 seconds, got {args.save_every}", hint="e.g. --save-every 60")
+    plan = read_plan(args.plan, gpus or None)
+    method = measurement_method(plan)
+    if args.dry_run:
+        return _dry_run(plan, method, gpu, gpus)
+    if not args.out:
+        raise DataError("--out is required", hint="e.g. --out measured.csv (or pass --dry-run)")
+    out = measure_plan(
+        plan,
+        device=args.device,
+        warmup_ms=args.warmup,
+        rep_ms=args.rep,
+        gpu=gpu,
+        gpus=gpus,
+        save=lambda f: _write(f, args.out),
+        save_every_s=args.save_every,
+    )
+    n = _write(out, args.out)
+    notes = out["measure_note"].astype("string").fillna("")
+    skipped = int(notes.str.startswith("skip").sum())
+    failed = notes.str.startswith("not measured")
+    interrupted = bool(notes.str.contains("not measured: interrupted", regex=False).any())
+    where = f"to {args.out}" if n else f"(nothing written to {args.out})"
+    _print(f"wrote {n} measured rows {where}; {skipped} skipped by design, {int(failed.sum())} not measured")
+    if failed.any():
+        _print(
+            f"not measured: {_row_list(np.flatnonzero(failed.to_numpy()))} (reasons above; the exit status is "
+            f"{EXIT_INTERRUPTED if interrupted else EXIT_ROWS_NOT_MEASURED})",
+            file=sys.stderr,
+        )
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_ROWS_NOT_MEASURED if failed.any() else EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover
