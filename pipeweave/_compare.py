@@ -68,9 +68,28 @@ def _counts(df: pd.DataFrame) -> Any:
     import pandas as pd
 
     if COUNT_COLUMN not in df.columns:
+        import difflib
+
+        # a misspelled count column would otherwise be ignored and every launch counted once
+        lower = {str(c).strip().lower(): str(c) for c in df.columns}
+        close = difflib.get_close_matches(COUNT_COLUMN, list(lower), n=1, cutoff=0.6)
+        if close:
+            raise DataError(
+                f"no {COUNT_COLUMN!r} column, but {lower[close[0]]!r} looks like one (without it every launch "
+                "counts once)",
+                hint=f"rename the column to {COUNT_COLUMN!r} (runs of the launch per step)",
+            )
         return np.ones(len(df))
     raw = df[COUNT_COLUMN]
     blank = raw.isna().to_numpy() | (raw.astype("string").str.strip().fillna("") == "").to_numpy(dtype=bool)
+    if blank.any():
+        import warnings
+
+        rows = (np.flatnonzero(blank) + 1).tolist()
+        warnings.warn(
+            f"{len(rows)} blank {COUNT_COLUMN!r} cells count once (rows {rows[:8]}{' ...' if len(rows) > 8 else ''})",
+            stacklevel=3,
+        )
     c = np.where(blank, 1.0, pd.to_numeric(raw.where(~blank), errors="coerce").to_numpy(dtype=float))  # blank: once
     bad = np.flatnonzero(~(np.isfinite(c) & (c >= 0)))
     if len(bad):
@@ -145,6 +164,12 @@ def compare(
     names = [s.name for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
+        differ = [n for n in twice if any(s != next(t for t in specs if t.name == n) for s in specs if s.name == n)]
+        if differ:
+            raise DataError(
+                f"different GPU specs share the name {differ} (e.g. two what-if spec files)",
+                hint="give each spec file its own name (the name key of its [gpu] table)",
+            )
         raise DataError(f"GPUs given more than once: {twice} (aliases name the same GPU)", hint="list each GPU once")
 
     def key(n: str) -> str:  # "RTX 4090" and "rtx-4090" name the same compared GPU
@@ -291,6 +316,14 @@ def plot_comparison(summary: Any, *, baseline: str | None = None, ax: Axes | Non
         )
     if baseline is not None:  # speedups over the asked-for GPU, not the comparison's baseline
         gpus = summary["gpu"].astype(str).tolist()
+        if str(baseline) not in gpus:  # an alias of a compared catalog GPU ("h100" is H100-SXM)
+            from ._errors import PipeweaveError
+            from .hardware import resolve_gpu_name
+
+            try:
+                baseline = resolve_gpu_name(str(baseline))
+            except PipeweaveError:
+                pass
         if str(baseline) not in gpus:
             raise DataError(f"baseline {baseline!r} is not a GPU of the summary {gpus}", hint="pick one of them")
         base_total = float(summary.loc[summary["gpu"].astype(str) == str(baseline), "total_us"].iloc[0])

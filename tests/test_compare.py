@@ -89,7 +89,8 @@ def test_bad_arguments_name_the_value(kwargs, match):
 
 
 def test_blank_counts_count_once(result):
-    blank = pw.compare(WORKLOAD.assign(count=[32, None, 0.5]), GPUS).summary.set_index("gpu")["total_us"]
+    with pytest.warns(UserWarning, match=r"1 blank 'count' cells count once \(rows \[2\]\)"):
+        blank = pw.compare(WORKLOAD.assign(count=[32, None, 0.5]), GPUS).summary.set_index("gpu")["total_us"]
     ones = pw.compare(WORKLOAD.assign(count=[32, 1, 0.5]), GPUS).summary.set_index("gpu")["total_us"]
     pd.testing.assert_series_equal(blank, ones)
     assert (blank != result.summary.set_index("gpu")["total_us"]).all()  # count 2 -> 1 changed every total
@@ -151,3 +152,31 @@ def test_plot_comparison_speedups_follow_its_baseline(result):
 def test_gpu_arrays_and_numpy_coverages_are_accepted(result):
     res = pw.compare(WORKLOAD, pd.Series(GPUS).unique(), interval=np.float32(0.8))
     pd.testing.assert_frame_equal(res.summary, result.summary)
+
+
+@pytest.mark.parametrize("name", ["counts", "Count", " cnt"])
+def test_a_misspelled_count_column_is_refused_not_ignored(name):
+    with pytest.raises(DataError, match=rf"no 'count' column, but '{name}' looks like one"):
+        pw.compare(WORKLOAD.rename(columns={"count": name}), GPUS)
+
+
+def test_two_spec_files_with_one_name_are_told_apart():
+    """Two hand-made what-if specs (the catalog's H100 under a new name, one with other DRAM bandwidth)."""
+    import dataclasses
+
+    from pipeweave.hardware import get_gpu
+
+    a = dataclasses.replace(get_gpu("H100"), name="NX-300", aliases=())
+    b = dataclasses.replace(a, dram_bw_gbps=2 * a.dram_bw_gbps)
+    with pytest.raises(DataError, match=r"different GPU specs share the name \['NX-300'\]"):
+        pw.compare(WORKLOAD, [a, b], interval=None)
+    with pytest.raises(DataError, match="GPUs given more than once"):
+        pw.compare(WORKLOAD, ["H100", "h100"])
+
+
+def test_plot_comparison_takes_a_gpu_alias_as_baseline(result):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = pw.plot_comparison(result, baseline="h100")
+    assert "H100-SXM" in ax.get_title()
