@@ -246,7 +246,9 @@ def predict_frame(
         from .model import PipeweaveRegressor
 
         if isinstance(model, PipeweaveRegressor):  # the hot path: each distinct launch featurized once, no frame
-            vals = np.asarray(model.predict(sub, gpus=gpus, data=data), dtype=float)
+            raw, floored = model.predict(sub, gpus=gpus, data=data, return_floored=True)
+            vals = np.asarray(raw, dtype=float)
+            _note_floored(sub, np.asarray(floored, dtype=bool))
         else:
             vals = np.asarray(model.predict(ensure_features(sub, gpus=gpus, data=data, baselines=False)), dtype=float)
         bad = ~(np.isfinite(vals) & (vals > 0))
@@ -256,6 +258,23 @@ def predict_frame(
             vals = np.where(bad, np.nan, vals)
         pred.iloc[np.flatnonzero(ok)] = vals  # type: ignore[call-overload]  # pandas-stubs: float arrays are fine
     return pred, found
+
+
+def _note_floored(rows: pd.DataFrame, floored: Any) -> None:
+    """Warn about launches the model predicted under their physical lower bound (raised to it: a bound)."""
+    if not floored.any():
+        return
+    import warnings
+
+    where = rows.loc[floored, ["gpu", "family"]].astype(str).value_counts().index.tolist()
+    named = ", ".join(f"{f} on {g}" for g, f in where[:3]) + (", ..." if len(where) > 3 else "")
+    warnings.warn(
+        f"{int(floored.sum())} of {len(rows)} launches were predicted under their physical lower bound and raised "
+        f"to it ({named}): there the model extrapolates, or learned from rows timed with less work than they "
+        "state (B200's window-0 prefill rows: see the README's data notes); read those values as optimistic bounds",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _note_unmeasured_sources(src: pd.Series, fam: pd.Series) -> None:

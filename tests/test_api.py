@@ -339,3 +339,35 @@ def test_explain_and_featurize_take_the_rows_predict_takes():
         pw.featurize([rows[3], {**rows[3], "m": -1}], gpu="H100")
     with pytest.raises(DataError, match=r"row 1: m=-1 is outside"):
         pw.explain({**rows[3], "m": -1}, gpu="H100")
+
+
+def test_predictions_raised_to_the_lower_bound_are_named():
+    """The shipped model asks for less than the spec allows on long B200 prefill launches (it trained on B200's
+    window-0 rows); the raised predictions are flagged, an ordinary GEMM is not."""
+    import warnings
+
+    from pipeweave.model import load_model
+
+    ctx = dict(
+        family="attention_context",
+        dtype="bfloat16",
+        batch_size=1,
+        isl=16384,
+        num_heads=32,
+        num_key_value_heads=8,
+        head_dim=128,
+    )
+    with pytest.warns(
+        UserWarning,
+        match=r"1 of 1 launches were predicted under their physical lower bound .*"
+        r"attention_context on B200",
+    ):
+        pred = pw.predict(ctx, gpu="B200").iloc[0]
+    lower = pw.featurize(ctx, gpu="B200")["t_lower_us"].iloc[0]
+    assert pred == pytest.approx(lower)
+    rows = pd.DataFrame([{**ctx, "gpu": "B200"}, dict(family="gemm", dtype="bfloat16", m=64, n=64, k=64, gpu="B200")])
+    value, floored = load_model().predict(rows, return_floored=True)
+    assert floored.tolist() == [True, False] and value[0] == pytest.approx(lower)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pw.predict(dict(family="gemm", dtype="bfloat16", m=4096, n=4096, k=4096), gpu="H100")

@@ -197,6 +197,9 @@ def feature_arrays(
     """
     # columns are assembled as numpy arrays (one per family, then scattered back to row order):
     # no per-column DataFrame inserts on the hot path
+    from ._validate import fill_launch_defaults
+
+    df = fill_launch_defaults(df)  # absent optional columns read as pipeweave.predict reads them (no copy if none)
     pieces: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
     for pos, sub, spec, parts, tiles in iter_kernels(df, gpus=gpus, data=data, moe_configs=moe_configs):
         part = {c: tiles[c].to_numpy() for c in tiles.columns}

@@ -1050,9 +1050,18 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         return out
 
     def predict(
-        self, df: pd.DataFrame, *, gpus: Mapping[str, GPUSpec] | None = None, data: str | os.PathLike[str] | None = None
-    ) -> np.ndarray:
+        self,
+        df: pd.DataFrame,
+        *,
+        gpus: Mapping[str, GPUSpec] | None = None,
+        data: str | os.PathLike[str] | None = None,
+        return_floored: bool = False,
+    ) -> Any:
         """Predicted latency (us) of each row, floored at the analytical lower bound ``t_lower_us``.
+
+        With ``return_floored=True``, returns ``(pred, floored)``: ``floored`` marks the rows the model
+        predicted under their lower bound (raised to it: there the model extrapolates, or learned from rows
+        timed with less work than they state, so the value is a bound rather than an estimate).
 
         Each distinct launch is featurized and predicted once (every column but
         :data:`NON_LAUNCH_COLUMNS` is the key; repeated rows get the same value). ``gpus`` maps
@@ -1069,7 +1078,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             and len(df)
             and getattr(self, "calibration_", None) is None
         ):
-            return self._predict_launches(df, gpus, data)
+            pred, floored = self._predict_launches(df, gpus, data)
+            return (pred, floored) if return_floored else pred
         df = self._prepare(df, gpus=gpus, data=data)  # featurize (and attach SASS) once
         fam = str_values(df["family"])
         X = self.feature_matrix(df, self.feature_names_, family=fam)
@@ -1077,16 +1087,18 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self._blend_companions(df, pred, fam, gpus=gpus, data=data)
         pred = self._blend_seen(df, pred, fam, X)
         lower = df["t_lower_us"].to_numpy(dtype=float)
-        pred = np.maximum(pred, lower)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
         if calibration is not None:
-            pred = np.maximum(pred * np.exp(calibration.log_correction(df)), lower)
-        return pred
+            pred = np.maximum(pred, lower) * np.exp(calibration.log_correction(df))
+        floored = pred < lower
+        pred = np.maximum(pred, lower)
+        return (pred, floored) if return_floored else pred
 
     def _predict_launches(
         self, df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, data: str | os.PathLike[str] | None
-    ) -> np.ndarray:
-        """The hot path: feature arrays (no featurized DataFrame) of each distinct launch, then the boosters."""
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The hot path: feature arrays (no featurized DataFrame) of each distinct launch, then the boosters;
+        ``(pred, floored)`` as :meth:`predict` with ``return_floored``."""
         from ..frontend import feature_arrays
 
         groups = launch_groups(df)
@@ -1097,8 +1109,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam, X=X))
         pred = self._blend_companions(rows, pred, fam, cols)
         pred = self._blend_seen(rows, pred, fam, X, cols)
-        pred = np.maximum(pred, np.asarray(cols["t_lower_us"], dtype=float))
-        return pred if groups is None else pred[groups[0]]
+        lower = np.asarray(cols["t_lower_us"], dtype=float)
+        floored = pred < lower
+        pred = np.maximum(pred, lower)
+        return (pred, floored) if groups is None else (pred[groups[0]], floored[groups[0]])
 
     def _check_hyperparameters(self) -> None:
         """Refuse a hyperparameter outside its range before any work (XGBoost would fail deep inside, or a
