@@ -24,6 +24,8 @@ __all__ = [
     "TILE_COLUMNS",
     "FAMILIES",
     "DTYPES",
+    "DTYPE_ALIASES",
+    "canonical_dtype",
     "GENERATIONS",
     "LOGO_GENERATIONS",
     "order_generations",
@@ -72,6 +74,31 @@ FAMILIES: tuple[str, ...] = (
 
 #: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
 DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block", "float32")
+#: other spellings of a launch dtype (lower case; torch's names too) -> the canonical name of :data:`DTYPES`
+DTYPE_ALIASES: dict[str, str] = {
+    "bf16": "bfloat16",
+    "torch.bfloat16": "bfloat16",
+    "fp16": "float16",
+    "half": "float16",
+    "torch.float16": "float16",
+    "torch.half": "float16",
+    "fp32": "float32",
+    "float": "float32",
+    "torch.float32": "float32",
+    "torch.float": "float32",
+    "float8_e4m3fn": "fp8",
+    "torch.float8_e4m3fn": "fp8",
+    "fp8_e4m3": "fp8",
+    "e4m3": "fp8",
+}
+
+
+def canonical_dtype(name: Any) -> Any:
+    """The canonical dtype of ``name`` (``"bf16"`` -> ``"bfloat16"``, any case); other values unchanged."""
+    if not isinstance(name, str):
+        return name
+    key = name.strip().lower()
+    return key if key in DTYPES else DTYPE_ALIASES.get(key, name)
 
 # --------------------------------------------------------------------------------- generations
 #: NVIDIA GPU generations, oldest first (the order of every report and figure). A catalog GPU's

@@ -201,3 +201,28 @@ def test_front_end_and_sass_pipes_share_the_compute_pipe_names():
 
     assert frontend.PIPES == ("tensor", "fma", "alu", "xu", "smem", "l2", "dram")
     assert set(frontend.PIPES) & set(sass.PIPES) == {"tensor", "fma", "alu", "xu"}
+
+
+def test_dtype_spellings_are_made_canonical():
+    from pipeweave.vocab import DTYPE_ALIASES, DTYPES, canonical_dtype
+
+    assert canonical_dtype("bf16") == canonical_dtype("BF16 ") == canonical_dtype("torch.bfloat16") == "bfloat16"
+    assert canonical_dtype("half") == "float16" and canonical_dtype("fp32") == "float32"
+    assert canonical_dtype("Float16") == "float16" and canonical_dtype("fp8_block") == "fp8_block"
+    assert canonical_dtype("int4") == "int4" and canonical_dtype(None) is None  # unknown: unchanged
+    assert set(DTYPE_ALIASES.values()) <= set(DTYPES)
+
+
+def test_predict_takes_dtype_aliases_and_keeps_the_rows_as_written():
+    """Hand-made launches: bf16 / half spellings predict as bfloat16 / float16; the caller's frame is untouched."""
+    import pandas as pd
+
+    import pipeweave as pw
+
+    rows = pd.DataFrame(
+        {"family": "gemm", "dtype": ["bf16", "bfloat16", "half", "float16"], "m": 64, "n": 4096, "k": 4096}
+    )
+    pred = pw.predict(rows, gpu="H100")
+    assert pred.iloc[0] == pred.iloc[1] and pred.iloc[2] == pred.iloc[3]
+    assert rows["dtype"].tolist() == ["bf16", "bfloat16", "half", "float16"]
+    assert len(pw.load_profiles(families="gemm", dtypes="bf16", gpus="H100")) > 0

@@ -216,7 +216,10 @@ def _per_row(mask: np.ndarray, fmt: Callable[[int], str]) -> np.ndarray:
 
 
 def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with :data:`LAUNCH_DEFAULTS` filled into absent or blank cells of each family's rows (new frame)."""
+    """``df`` with :data:`LAUNCH_DEFAULTS` filled into absent or blank cells of each family's rows, and dtype
+    spellings (``bf16``, ``half``, ``torch.float32``: :data:`pipeweave.vocab.DTYPE_ALIASES`) made canonical
+    (a new frame; ``df`` itself when nothing changes)."""
+    df = _canonical_dtypes(df)
     if "family" not in df.columns:
         return df
     fam = _text(df["family"])
@@ -240,6 +243,22 @@ def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
                 if isinstance(value, str) or not pd.api.types.is_numeric_dtype(out[col].dtype):
                     out[col] = out[col].astype(object)  # a text column (pandas 3 str) refuses numbers
                 out.loc[fill, col] = value
+    return out
+
+
+def _canonical_dtypes(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the aliases in its ``dtype`` / ``kv_cache_dtype`` cells replaced by canonical names."""
+    from ..vocab import canonical_dtype
+
+    out = df
+    for col in ("dtype", "kv_cache_dtype"):
+        if col not in df.columns or pd.api.types.is_numeric_dtype(df[col].dtype):
+            continue
+        codes, uniques = _uniq(df[col])
+        canon = [canonical_dtype(u) for u in uniques]
+        if any(isinstance(u, str) and c != u for u, c in zip(uniques, canon)):
+            out = out.copy() if out is df else out
+            out[col] = pd.Series(np.array(canon, dtype=object)[codes], index=df.index, dtype=object)
     return out
 
 

@@ -199,8 +199,7 @@ def _resolve(name: str) -> str:
     hit = exact.get(name.strip()) or normed.get(_norm(name))
     if hit is not None:
         return hit
-    close = difflib.get_close_matches(_norm(name), list(normed), n=5, cutoff=0.6)
-    suggest = list(dict.fromkeys(normed[c] for c in close))
+    suggest = _suggest(name, normed)
     msg = f"unknown GPU {name!r}; valid names are {gpu_names()}"
     if suggest:
         msg += f"; did you mean {suggest}?"
@@ -209,6 +208,30 @@ def _resolve(name: str) -> str:
         hint="run `pipeweave gpus` for the catalog and aliases, "
         "or pass a .toml spec file (see datasets/example_gpu_spec.toml)",
     )
+
+
+def _suggest(name: str, normed: Mapping[str, str]) -> list[str]:
+    """Catalog names close to unknown ``name``: first those holding its product number and every other token
+    ("a100 80gb" -> the two 80 GB A100s; "H100 PCIe" -> H100-SXM), then close spellings ("H1OO" -> H100)."""
+    import re
+
+    text = str(name).strip().lower()
+    tokens = [t for t in re.findall(r"[a-z]*\d+[a-z]*|[a-z]+", text) if t != "nvidia"]
+    product = [t for t in tokens if re.search(r"\d", t)]
+    hits: list[str] = []
+    for want in (tokens, product[:1]):  # every token, else the product number alone
+        if want:
+            hits = [normed[k] for k in normed if all(t in k for t in want)]
+        if hits:
+            break
+    if hits:
+        return list(dict.fromkeys(hits))[:5]
+    close: list[str] = []
+    for cutoff in (0.6, 0.5):  # "h1oo" is 0.5 from "h100"
+        close = difflib.get_close_matches(_norm(name), list(normed), n=5, cutoff=cutoff)
+        if close:
+            break
+    return list(dict.fromkeys(normed[c] for c in close))
 
 
 def resolve_gpu_names(names: Iterable[str] | pd.Series) -> pd.Series | list[str]:

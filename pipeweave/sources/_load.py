@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._errors import DataError, UnknownFamilyError
 from .._paths import resolve_data_dir
+from ..vocab import canonical_dtype
 from ._cache import cache_path, files_fingerprint, read_cache, write_cache
 from ._manifest import SourceManifest, load_manifests
 from ._read import concat_frames, read_dataset
@@ -157,6 +158,8 @@ def load_profiles(
     manifests = profile_sources()
     src_list, fam_list = _as_list(sources, "sources"), _as_list(families, "families")
     dt_list, gpu_list = _as_list(dtypes, "dtypes"), _as_list(gpus, "gpus")
+    if dt_list is not None:
+        dt_list = [canonical_dtype(d) for d in dt_list]  # "bf16" is bfloat16
     gpu_list = _check_filters(src_list, fam_list, dt_list, gpu_list, sorted(manifests))
 
     status = "off"

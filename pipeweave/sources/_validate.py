@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, UnknownFamilyError, UnknownGPUError
+from ..vocab import canonical_dtype
 from ._schema import (
     DTYPES,
     FAMILIES,
@@ -71,7 +72,8 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
         raise UnknownFamilyError(
             f"unknown kernel family in {_rows(work.index[unknown], fam)}; valid families: {list(FAMILIES)}"
         )
-    dt = work["dtype"].astype(str)
+    dt = work["dtype"].astype(str).map(canonical_dtype)  # "bf16" is bfloat16
+    work["dtype"] = dt
     bad = ~dt.isin(DTYPES)
     if bad.any():
         raise DataError(f"unknown dtype in {_rows(work.index[bad], dt)}; valid dtypes: {list(DTYPES)}")

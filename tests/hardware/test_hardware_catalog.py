@@ -491,3 +491,15 @@ def test_spec_paths_of_the_wrong_kind_are_named(tmp_path):
         get_gpu(str(yaml))
     with pytest.raises(DataError, match="is a directory, not a GPU spec file"):
         get_gpu(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "typed, first",
+    [("a100 80gb", ["A100-SXM", "A100-PCIe-80GB"]), ("H100-PCIe", ["H100-SXM"]), ("H1OO", ["H100-SXM"])],
+)
+def test_unknown_gpu_suggestions_follow_the_product_number(typed, first):
+    from pipeweave.hardware import resolve_gpu_name
+
+    with pytest.raises(UnknownGPUError) as info:
+        resolve_gpu_name(typed)
+    assert f"did you mean {first}?" in str(info.value)
