@@ -16,6 +16,7 @@ examples:
   pipeweave gpus
   pipeweave gpus --gpu "NVIDIA H100 80GB HBM3"
   pipeweave gpus --gpu datasets/example_gpu_spec.toml --json
+  pipeweave gpus --gpu H100 --spec-file --name H100-1.5xHBM > what_if.toml   # a what-if spec to edit
 """
 
 
@@ -24,9 +25,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gpu", metavar="NAME_OR_SPEC", help="show only this GPU: a catalog name, an alias, or a .toml/.json spec file"
     )
-    parser.add_argument(
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument(
         "--json", action="store_true", help="print a JSON list of objects (all spec fields, peaks and aliases)"
     )
+    out.add_argument(
+        "--spec-file",
+        action="store_true",
+        help="print the --gpu as a spec file (TOML) to edit into a what-if GPU (the --json keys are a report's, "
+        "not a spec file's)",
+    )
+    parser.add_argument("--name", help="with --spec-file: the copy's name (a changed copy needs its own)")
 
 
 def _record(spec: Any) -> dict[str, Any]:
@@ -85,7 +94,22 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(
             "--gpu is empty", hint="give a catalog name or a spec file, or leave --gpu out to list the catalog"
         )
+    if (args.spec_file or args.name) and not args.gpu:
+        from .._errors import DataError
+
+        raise DataError(
+            "--spec-file prints one GPU's spec file: give --gpu", hint="e.g. pipeweave gpus --gpu H100 --spec-file"
+        )
+    if args.name is not None and not args.spec_file:
+        from .._errors import DataError
+
+        raise DataError("--name names the copy --spec-file prints", hint="add --spec-file, or drop --name")
     specs = [get_gpu(args.gpu)] if args.gpu else list_gpus()
+    if args.spec_file:
+        from ..hardware import spec_to_toml
+
+        print(spec_to_toml(specs[0], name=args.name), end="")
+        return 0
     records = [_record(s) for s in specs]
     if args.json:
         print(json.dumps(records, indent=2, allow_nan=False))

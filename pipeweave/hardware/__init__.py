@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._catalog import (
     CATALOG_PATH,
+    EXAMPLE_SPEC_PATH,
     generation_of,
     get_gpu,
     gpu_frame,
@@ -18,6 +19,7 @@ from ._catalog import (
     resolve_gpu_name,
     resolve_gpu_names,
     spec_from_dict,
+    spec_to_toml,
 )
 from ._spec import (
     GENERATIONS,
@@ -37,6 +39,7 @@ __all__ = [
     "REQUIRED_SPEC_FIELDS",
     "OPTIONAL_SPEC_FIELDS",
     "CATALOG_PATH",
+    "EXAMPLE_SPEC_PATH",
     "get_gpu",
     "resolve_gpu_name",
     "resolve_gpu_names",
@@ -44,6 +47,7 @@ __all__ = [
     "gpu_names",
     "load_spec_file",
     "spec_from_dict",
+    "spec_to_toml",
     "gpu_frame",
     "generation_of",
     "tensor_key",

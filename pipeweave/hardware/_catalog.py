@@ -34,10 +34,14 @@ __all__ = [
     "spec_from_dict",
     "gpu_frame",
     "generation_of",
+    "EXAMPLE_SPEC_PATH",
+    "spec_to_toml",
 ]
 
 #: The catalog file.
 CATALOG_PATH: Path = DATASETS_DIR / "gpus.toml"
+#: A complete user spec file (a GeForce RTX 4090 from public numbers), the template error messages point at.
+EXAMPLE_SPEC_PATH: Path = DATASETS_DIR / "example_gpu_spec.toml"
 _SPEC_SUFFIXES = (".toml", ".json")
 _NORM_RE = re.compile(r"[\s_\-]+")
 
@@ -69,12 +73,52 @@ def spec_from_dict(table: Mapping[str, Any], *, origin: str = "spec") -> GPUSpec
             f"{origin}: GPU spec {table.get('name', '?')!r} has "
             + " and ".join(parts)
             + f"; expected keys {list(REQUIRED_SPEC_FIELDS)} (optional: {list(OPTIONAL_SPEC_FIELDS)})",
-            hint="see datasets/example_gpu_spec.toml for a complete spec file",
+            hint=f"see {EXAMPLE_SPEC_PATH} for a complete spec file, or start from a catalog entry "
+            "(pipeweave.hardware.spec_to_toml)",
         )
     try:
         return GPUSpec(**dict(table))
     except DataError as exc:
         raise DataError(f"{origin}: {exc}") from None
+
+
+def spec_to_toml(spec: GPUSpec, *, name: str | None = None) -> str:
+    """``spec`` as the text of a spec file (a ``[gpu]`` table that :func:`load_spec_file` reads back).
+
+    ``name`` renames it (a changed copy of a catalog GPU needs a name of its own); the copy drops the
+    catalog entry's aliases, which belong to the measured GPU.
+    """
+
+    def key(k: Any) -> str:  # a bare TOML key, else a quoted one ("a.b" would be a dotted key)
+        return str(k) if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k))
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(int(v)) if float(v).is_integer() else repr(float(v))
+        if isinstance(v, Mapping):
+            return "{ " + ", ".join(f"{key(k)} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return json.dumps(str(v))  # a TOML basic string: JSON's escapes are TOML's
+
+    table = spec.to_dict()
+    origin = table["name"]
+    if name is not None:
+        table["name"] = name
+    copy = name is not None or origin in _by_name()
+    if copy:
+        table["aliases"] = []
+    lines = [
+        f"# GPU spec file{f' copied from the catalog entry {origin}' if origin in _by_name() else ''}: keys and "
+        "units as in datasets/gpus.toml.",
+        "# Give a changed copy its own name; keep a public source per value you change (sources table).",
+        "",
+        "[gpu]",
+    ]
+    lines += [f"{k} = {value(v)}" for k, v in table.items() if not (k in ("aliases", "notes") and not v)]
+    return "\n".join(lines) + "\n"
 
 
 def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
@@ -89,7 +133,7 @@ def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
     if path.suffix.lower() not in _SPEC_SUFFIXES:
         raise DataError(
             f"GPU spec file {str(path)!r} must be .toml or .json, got {path.suffix or 'no suffix'!r}",
-            hint="write the spec as TOML (see datasets/example_gpu_spec.toml) or JSON",
+            hint=f"write the spec as TOML (see {EXAMPLE_SPEC_PATH}) or JSON",
         )
     if not path.is_file():
         raise DataError(
@@ -205,8 +249,7 @@ def _resolve(name: str) -> str:
         msg += f"; did you mean {suggest}?"
     raise UnknownGPUError(
         msg,
-        hint="run `pipeweave gpus` for the catalog and aliases, "
-        "or pass a .toml spec file (see datasets/example_gpu_spec.toml)",
+        hint=f"run `pipeweave gpus` for the catalog and aliases, or pass a .toml spec file (see {EXAMPLE_SPEC_PATH})",
     )
 
 

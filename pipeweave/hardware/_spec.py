@@ -210,8 +210,14 @@ class GPUSpec:
         if not isinstance(self.name, str) or not self.name.strip():
             raise DataError(f"GPU spec field 'name' must be a non-empty string, got {self.name!r}")
         if self.generation not in GENERATIONS:
-            raise DataError(f"{where}: unknown generation {self.generation!r}; expected one of {list(GENERATIONS)}")
+            raise DataError(
+                f"{where}: unknown generation {self.generation!r}; expected one of {list(GENERATIONS)}",
+                hint="give the listed generation whose architecture the GPU shares (its compute capability's); "
+                "the front-end's per-generation rules (asynchronous copies, tensor-core paths) follow it",
+            )
         cc = self.compute_capability
+        if isinstance(cc, (int, float)) and not isinstance(cc, bool) and math.isfinite(cc):
+            cc = f"{float(cc):.1f}"  # compute_capability = 10.0 unquoted in TOML: "10.0"
         if not isinstance(cc, str) or not _CC_RE.match(cc):
             raise DataError(
                 f"{where}: compute_capability must look like '9.0' (a string), got {self.compute_capability!r}"
@@ -234,7 +240,8 @@ class GPUSpec:
         if self.smem_per_cta_kib > self.smem_per_sm_kib:
             raise DataError(
                 f"{where}: smem_per_cta_kib={self.smem_per_cta_kib} exceeds "
-                f"smem_per_sm_kib={self.smem_per_sm_kib}; a CTA cannot use more than its SM has"
+                f"smem_per_sm_kib={self.smem_per_sm_kib}; a CTA cannot use more than its SM has",
+                hint="smem_per_cta_kib is the opt-in maximum of one CTA (e.g. 227 of 228 on Hopper); check both",
             )
         tensor = self.tensor_flop_per_clk_per_sm
         if not isinstance(tensor, Mapping):
@@ -254,6 +261,12 @@ class GPUSpec:
         }
         for k, v in clean.items():
             _plausible(where, f"tensor_flop_per_clk_per_sm.{k}", v, TENSOR_RANGE)
+        if "bf16" not in clean and GENERATIONS.index(self.generation) >= GENERATIONS.index("ampere"):
+            raise DataError(
+                f"{where}: tensor_flop_per_clk_per_sm has no bf16 rate, but every {self.generation} GPU runs bf16 on "
+                f"its tensor cores (keys given: {sorted(clean)})",
+                hint="add bf16 = <dense FLOP per clock per SM> (usually the fp16 rate) to tensor_flop_per_clk_per_sm",
+            )
         object.__setattr__(self, "tensor_flop_per_clk_per_sm", FrozenDict(clean))
         aliases = (self.aliases,) if isinstance(self.aliases, str) else tuple(self.aliases)
         if not all(isinstance(a, str) and a.strip() for a in aliases):

@@ -503,3 +503,48 @@ def test_unknown_gpu_suggestions_follow_the_product_number(typed, first):
     with pytest.raises(UnknownGPUError) as info:
         resolve_gpu_name(typed)
     assert f"did you mean {first}?" in str(info.value)
+
+
+def test_spec_to_toml_round_trips_and_renames(tmp_path):
+    from pipeweave.hardware import get_gpu, load_spec_file, spec_to_toml
+
+    h100 = get_gpu("H100")
+    path = tmp_path / "copy.toml"
+    path.write_text(spec_to_toml(h100, name="H100-what-if"))
+    copy = load_spec_file(path)
+    assert copy.name == "H100-what-if" and copy.aliases == ()
+    assert dataclasses.replace(copy, name=h100.name, aliases=h100.aliases) == h100
+
+
+def test_gpus_spec_file_prints_a_spec_file(tmp_path, capsys):
+    from pipeweave.hardware import load_spec_file
+
+    assert main(["gpus", "--gpu", "B200", "--spec-file", "--name", "B200-slow-hbm"]) == 0
+    (tmp_path / "b.toml").write_text(capsys.readouterr().out)
+    assert load_spec_file(tmp_path / "b.toml").sm_count == 148
+    assert main(["gpus", "--spec-file"]) == 2
+    assert "give --gpu" in capsys.readouterr().err
+
+
+def _table(**change):
+    """The example spec file's table (hand-made RTX 4090 numbers) with fields changed."""
+    from pipeweave.hardware import EXAMPLE_SPEC_PATH
+
+    table = dict(tomllib.loads(EXAMPLE_SPEC_PATH.read_text())["gpu"])
+    table.update(change)
+    return table
+
+
+def test_spec_checks_name_the_fix():
+    from pipeweave.hardware import spec_from_dict
+
+    assert spec_from_dict(_table(compute_capability=8.9)).compute_capability == "8.9"  # unquoted TOML number
+    with pytest.raises(DataError, match="no bf16 rate") as info:
+        spec_from_dict(_table(tensor_flop_per_clk_per_sm={"fp8": 1024, "fp16": 512}))
+    assert "add bf16 =" in str(info.value)
+    with pytest.raises(DataError, match="unknown generation 'rubin'") as info:
+        spec_from_dict(_table(generation="rubin"))
+    assert "fix:" in str(info.value)
+    with pytest.raises(DataError, match="exceeds smem_per_sm_kib") as info:
+        spec_from_dict(_table(smem_per_cta_kib=200))
+    assert "opt-in maximum" in str(info.value)
