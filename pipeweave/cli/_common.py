@@ -161,6 +161,7 @@ def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> 
             "--family is required for a single launch", hint="e.g. --family gemm --m 4096 --n 4096 --k 4096"
         )
     fam = get_family(args.family)
+    _note_unused_flags(args, fam.name)
     row: dict[str, Any] = {
         "family": args.family,
         "gpu": spec.name,
@@ -195,6 +196,31 @@ def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> 
     if problem:
         raise DataError(f"invalid launch: {problem}", hint=flag_hint(problem))
     return frame
+
+
+#: launch columns a family reads besides its shape columns and LAUNCH_DEFAULTS (optional inputs)
+_OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "attention_context": ("kv_cache_dtype",),
+    "attention_generation": ("kv_cache_dtype", "isl"),
+    "attention_flashinfer": ("kv_cache_dtype",),
+    "gemm_fp32": ("batch_size", "op"),
+    "elementwise_fp32": ("op",),
+}
+
+
+def _note_unused_flags(args: argparse.Namespace, family: str) -> None:
+    """A ``note:`` for launch flags the family never reads (``--head-dim`` on a GEMM): they change nothing."""
+    from ..frontend import FAMILIES, LAUNCH_DEFAULTS
+
+    used = {*FAMILIES[family].shape_columns, *LAUNCH_DEFAULTS.get(family, {}), *_OPTIONAL_COLUMNS.get(family, ())}
+    unused = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if getattr(args, c, None) is not None and c not in used]
+    if unused:
+        print(
+            f"note: {family} does not read {' '.join(unused)}; ignored (its flags: "
+            + " ".join(f for f, (c, _, _) in _SHAPE_FLAGS.items() if c in used)
+            + ")",
+            file=sys.stderr,
+        )
 
 
 def flag_hint(reason: str) -> str:

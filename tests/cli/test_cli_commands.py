@@ -510,3 +510,55 @@ def test_bench_dask_training_sample_says_when_the_data_holds_fewer_rows(capsys):
     assert "asked for" in capsys.readouterr().err
     assert len(_dask_train_sample(df, 2)) == 2  # 1 per group, 2 groups: all that was asked for, no note
     assert capsys.readouterr().err == ""
+
+
+def test_flags_the_family_does_not_read_are_noted(capsys):
+    assert (
+        main(
+            [
+                "predict",
+                "--gpu",
+                "H100",
+                "--family",
+                "gemm",
+                "--m",
+                "16",
+                "--n",
+                "4096",
+                "--k",
+                "4096",
+                "--num-tokens",
+                "99",
+                "--head-dim",
+                "64",
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "note: gemm does not read --num-tokens --head-dim; ignored (its flags: --m --n --k)" in err
+    assert (
+        main(
+            [
+                "predict",
+                "--gpu",
+                "H100",
+                "--family",
+                "fused_moe",
+                "--num-tokens",
+                "64",
+                "--hidden-size",
+                "4096",
+                "--inter-size",
+                "1536",
+                "--topk",
+                "8",
+                "--num-experts",
+                "64",
+                "--moe-ep-size",
+                "2",
+            ]
+        )
+        == 0
+    )
+    assert "does not read" not in capsys.readouterr().err  # an optional column the family reads
