@@ -327,8 +327,11 @@ def predict(
     interval : {0.5, 0.8, 0.9}, optional
         Also return each prediction's error band at this coverage
         (:meth:`PipeweaveRegressor.predict_interval`: the middle share of the model's held-out
-        measured / predicted ratios for the family, on a GPU it never measured (``band == "unseen"``)
-        or, for a GPU it was trained on, on shapes it never saw (``"seen"``)). Needs a model with
+        measured / predicted ratios for the family: on a GPU of a generation it never measured
+        (``band == "unseen"``: leave-one-generation-out errors), on a GPU it never measured of a measured
+        generation (``"sibling"``: leave-one-GPU-out errors), on a GPU it was trained on, for shapes it
+        never saw (``"seen"``), or on the GPU a few-shot calibration measured (``"calibrated"``: the left-out
+        errors of its measured launches); ``""`` where the model has no band for the family). Needs a model with
         error bands (the shipped one; ``pipeweave train --error-bands``). A Dask DataFrame gains the
         same three columns.
 
