@@ -100,6 +100,7 @@ def canonical_dtype(name: Any) -> Any:
     key = name.strip().lower()
     return key if key in DTYPES else DTYPE_ALIASES.get(key, name)
 
+
 # --------------------------------------------------------------------------------- generations
 #: NVIDIA GPU generations, oldest first (the order of every report and figure). A catalog GPU's
 #: ``generation`` must be one of these.

@@ -375,4 +375,3 @@ def spec_record(spec: GPUSpec) -> dict:
         else:
             out[k] = v
     return out
-

@@ -69,8 +69,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--search",
         action="store_true",
         help="compile and rank num_warps x num_stages variants, and BLOCK* constexprs x 1/2, 2, 4 when --grid "
-        "is an expression of them",
+        "is an expression of them (up to ~150 compiles of a few seconds each: see --max-variants)",
     )
+    g.add_argument(
+        "--max-variants",
+        type=int,
+        metavar="N",
+        default=None,
+        help="--search: compile at most N variants, those nearest the given config first (default: all)",
+    )
+    g.add_argument("--no-progress", action="store_true", help="--search: no progress bar on stderr")
     p.add_argument(
         "--rebuild-models",
         action="store_true",
@@ -135,12 +143,60 @@ def _grid(args: argparse.Namespace) -> str:
     return str(args.grid)
 
 
+#: library wording (Python arguments) -> command-line wording, for the notes of ``diagnose_kernel``
+_CLI_WORDS: tuple[tuple[str, str], ...] = (
+    ("call with search=True", "pass --search"),
+    ("search=True", "--search"),
+    ("the trips argument", "--trips"),
+    ("the signature argument", "--signature"),
+    ("the dram_bytes argument", "--dram-bytes"),
+    ("(max_variants)", "(--max-variants)"),
+    ("give the grid as an expression", "give --grid as an expression"),
+    ("pointer shapes in the signature", "pointer shapes in --signature"),
+)
+
+
+def cli_wording(text: str, command: str = "diagnose") -> str:
+    """A library note in command-line words (``search=True`` -> ``--search``); ``explain``/``predict`` have no
+    ``--search``, so their notes point at ``pipeweave diagnose --kernel ... --search``."""
+    if command != "diagnose":
+        text = text.replace("call with search=True", "run `pipeweave diagnose --kernel ... --search`")
+    for lib, cli in _CLI_WORDS:
+        text = text.replace(lib, cli)
+    return text
+
+
+def _cli_result(res: dict, command: str = "diagnose") -> dict:
+    """``res`` with its notes, warnings and sources in command-line words."""
+    out = dict(res)
+    for key in ("notes", "warnings"):
+        if out.get(key):
+            out[key] = [cli_wording(n, command) for n in out[key]]
+    if isinstance(out.get("dram_bytes_source"), str):
+        out["dram_bytes_source"] = cli_wording(out["dram_bytes_source"], command)
+    return out
+
+
+def _note_unused_shape_flags(args: argparse.Namespace, used: tuple[str, ...], what: str) -> None:
+    """One ``note:`` line on stderr for shape flags the launch does not use (``--num-experts`` for gemm)."""
+    from ._common import _SHAPE_FLAGS
+
+    unused = [flag for flag, (col, _, _) in _SHAPE_FLAGS.items() if getattr(args, col, None) is not None]
+    unused = [f for f in unused if _SHAPE_FLAGS[f][0] not in used]
+    if unused:
+        print(
+            f"note: {' '.join(unused)} {'is' if len(unused) == 1 else 'are'} not used by {what}: ignored",
+            file=sys.stderr,
+        )
+
+
 def run_kernel(args: argparse.Namespace, command: str) -> int:
     """``explain``/``predict --kernel``: the analytical SASS view (pipe times, bound, ceiling) of one launch."""
     from ..diagnose import diagnose_kernel
 
     spec = resolve_gpu_arg(args.gpu)
     trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
+    _note_unused_shape_flags(args, (), f"--kernel {args.kernel} (its shape is --signature)")
     res = diagnose_kernel(
         args.kernel,
         spec,
@@ -151,6 +207,10 @@ def run_kernel(args: argparse.Namespace, command: str) -> int:
         dtype=args.dtype,
         dram_bytes=args.dram_bytes,
     )
+    res = _cli_result(res, command)
+    if command == "predict" or getattr(args, "json", False):  # the text of `explain` shows them itself
+        for w in res.get("warnings") or []:
+            print(f"warning: {w}", file=sys.stderr)
     if command == "predict":
         out = {
             "gpu": res["gpu"],
@@ -160,6 +220,9 @@ def run_kernel(args: argparse.Namespace, command: str) -> int:
             "method": "analytical SASS bound of the compiled kernel (not learned, not validated on measurements)",
             "bound_pipe": res["bound_pipe"],
             "lower_bound_us": res["lower_bound_us"],
+            "lower_bound_scope": res["lower_bound_scope"],
+            "trips_missing": res["trips_missing"],
+            "warnings": res["warnings"],
             "notes": res["notes"],
         }
         if getattr(args, "json", False):
@@ -223,24 +286,43 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"--measured-us must be a positive number of microseconds, got {args.measured_us!r}")
     if args.top < 1:
         raise DataError(f"--top must be >= 1, got {args.top!r}")
+    if args.max_variants is not None and args.max_variants < 1:
+        raise DataError(f"--max-variants must be >= 1, got {args.max_variants!r}", hint="e.g. --max-variants 24")
+    if (args.max_variants is not None) and not (args.kernel and args.search):
+        print("note: --max-variants limits --kernel ... --search only: ignored", file=sys.stderr)
     spec = resolve_gpu_arg(args.gpu)
     if args.kernel:
         from ..diagnose import diagnose_kernel
 
+        if args.family:
+            print(
+                f"note: --family {args.family} is ignored with --kernel (the kernel file is diagnosed)", file=sys.stderr
+            )
+        _note_unused_shape_flags(args, (), f"--kernel {args.kernel} (its shape is --signature)")
         trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
-        res = diagnose_kernel(
-            args.kernel,
-            spec,
-            args.config,
-            signature=args.signature,
-            grid=_grid(args),
-            trips=trips,
-            dtype=args.dtype,
-            measured_us=args.measured_us,
-            top=args.top,
-            search=args.search,
-            dram_bytes=args.dram_bytes,
-        )
+        try:
+            res = diagnose_kernel(
+                args.kernel,
+                spec,
+                args.config,
+                signature=args.signature,
+                grid=_grid(args),
+                trips=trips,
+                dtype=args.dtype,
+                measured_us=args.measured_us,
+                top=args.top,
+                search=args.search,
+                dram_bytes=args.dram_bytes,
+                max_variants=args.max_variants,
+                progress=args.search and not args.no_progress,
+            )
+        except DataError as exc:  # library wording (max_variants=) -> flags
+            msg = str(exc).splitlines()[0].replace("max_variants", "--max-variants")
+            raise DataError(msg, hint=exc.hint) from None
+        res = _cli_result(res)
+        if args.json:
+            for w in res.get("warnings") or []:
+                print(f"warning: {w}", file=sys.stderr)
     else:
         from ..diagnose import DiagnoseModels, diagnose
 
@@ -249,6 +331,15 @@ def run(args: argparse.Namespace) -> int:
                 "pipeweave diagnose needs --family (moe_w13, fused_moe, gemm) or --kernel FILE.py:NAME",
                 hint="e.g. --family moe_w13 --num-tokens 512 --num-experts 64 --topk 8 "
                 "--hidden-size 4096 --inter-size 1536",
+            )
+        for flag, given in (("--signature", args.signature), ("--trips", args.trips), ("--grid", args.grid)):
+            if given:
+                print(f"note: {flag} describes a --kernel launch: ignored for --family {args.family}", file=sys.stderr)
+        if args.search or args.dram_bytes is not None:
+            print(
+                f"note: {'--search' if args.search else '--dram-bytes'} applies to --kernel only: ignored for "
+                f"--family {args.family} (the feasible config space is always ranked)",
+                file=sys.stderr,
             )
         row = launch_frame(args, spec)
         models = DiagnoseModels.load(args.models)
@@ -300,28 +391,52 @@ def print_diagnosis(r: dict) -> None:
         f"  predicted    {_us(r['predicted_us'])}"
         + (f"   measured {_us(r['measured_us'])}" if r.get("measured_us") else "")
     )
+    for w in r.get("warnings") or []:
+        print(f"  WARNING      {w}")
     print(f"  ceiling      {_us(r['ceiling_us'])}   ({r['ceiling_method']})")
-    print(f"  lower bound  {_us(r['lower_bound_us'])}   (no config can beat it)")
+    if r.get("lower_bound_scope"):  # a user kernel: only compiled configs are bounded
+        print(f"  lower bound  {_us(r['lower_bound_us'])}   (of {r['lower_bound_scope']}: {r['lower_bound_basis']})")
+        if r.get("config_lower_bound_us") is not None and r["config_lower_bound_us"] != r["lower_bound_us"]:
+            print(f"               {_us(r['config_lower_bound_us'])}   (of the given config)")
+    else:
+        print(f"  lower bound  {_us(r['lower_bound_us'])}   (no config can beat it)")
     if r.get("measurement_below_bound"):
         print(
-            "  measurement  BELOW THE PHYSICAL LOWER BOUND: wrong units (us?) or wrong shape/GPU? "
+            "  measurement  BELOW THE LOWER BOUND: wrong units (us?) or wrong shape/trips/GPU? "
             "no utilization or headroom derived"
         )
     elif r.get("measured_over_ceiling") is not None:
         print(f"  vs ceiling   measured / ceiling = {r['measured_over_ceiling']:.2f}  ({r.get('headroom_verdict')})")
-    print(f"  bound pipe   {r['bound_pipe']}")
     util = r.get("pipe_utilization")
     times = r["pipe_times_us"]
-    if util is None:
-        print(f"  {'pipe':<9}{'time us':>12}")
-        for p in sorted(times, key=lambda k: -times[k]):
-            print(f"  {p:<9}{_t(times[p]):>12}")
-    else:
+    sm = r.get("pipe_times_busiest_sm_us")
+    if sm:  # builtin families: the bound pipe is the largest busiest-SM time; utilization uses chip time
+        print(f"  bound pipe   {r['bound_pipe']}   (largest busiest-SM time; chip = the work spread over all SMs)")
+        order = sorted(times, key=lambda k: (-sm.get(k, 0.0), -times[k]))
         over = set(r.get("pipes_over_latency") or [])
-        print(f"  {'pipe':<9}{'time us':>12}{'utilization':>13}   (of the {r['utilization_basis']} latency)")
-        for p in sorted(util, key=lambda k: -times[k]):
-            mark = "  (modeled time > latency)" if p in over else ""
-            print(f"  {p:<9}{_t(times[p]):>12}{100 * util[p]:>12.1f}%{mark}")
+        head = f"  {'pipe':<9}{'busiest SM us':>14}{'chip us':>12}"
+        if util is None:
+            print(head)
+        else:
+            print(head + f"{'utilization':>13}   (chip time / {r['utilization_basis']} latency)")
+        for p in order:
+            row = f"  {p:<9}{_t(sm[p]) if p in sm else '-':>14}{_t(times[p]):>12}"
+            if util is not None:
+                row += f"{100 * util[p]:>12.1f}%" + ("  (modeled time > latency)" if p in over else "")
+            print(row)
+    else:
+        print(f"  bound pipe   {r['bound_pipe']}")
+        label = "busiest-SM us" if r.get("pipe_times_basis") else "time us"
+        if util is None:
+            print(f"  {'pipe':<9}{label:>14}")
+            for p in sorted(times, key=lambda k: -times[k]):
+                print(f"  {p:<9}{_t(times[p]):>14}")
+        else:
+            over = set(r.get("pipes_over_latency") or [])
+            print(f"  {'pipe':<9}{label:>14}{'utilization':>13}   (of the {r['utilization_basis']} latency)")
+            for p in sorted(util, key=lambda k: -times[k]):
+                mark = "  (modeled time > latency)" if p in over else ""
+                print(f"  {p:<9}{_t(times[p]):>14}{100 * util[p]:>12.1f}%{mark}")
     recs = r.get("recommendations") or []
     if recs:
         n = r.get("n_ranked", len(recs))
@@ -333,6 +448,8 @@ def print_diagnosis(r: dict) -> None:
         print(f"  {'#':>3}  {'config':<24}{'predicted':>14}{'speedup':>9}")
         for c in recs:
             mark = "  (given)" if c.get("is_given") else ""
+            if c.get("same_as"):
+                mark += f"  (+{len(c['same_as'])} equal config(s) differing in one parameter)"
             print(f"  {c['rank']:>3}  {c['config']:<24}{_us(c['predicted_us']):>14}{c['speedup']:>8.2f}x{mark}")
     if r.get("given_config_rank") and recs:
         print(f"  the given config ranks {r['given_config_rank']} of {r.get('n_ranked', len(recs))}")

@@ -135,6 +135,14 @@ def _arch(args: argparse.Namespace) -> str:
     from .._errors import DataError
     from ..frontend.sass import arch_for_gpu, normalize_arch
 
+    if args.arch and args.gpu:
+        want, have = normalize_arch(args.arch), arch_for_gpu(args.gpu)
+        if want != have:
+            raise DataError(
+                f"--gpu {args.gpu} compiles for {have}, but --arch {args.arch} asks for {want}",
+                hint=f"give one of them (--arch {want}, or --gpu {args.gpu})",
+            )
+        return want
     if args.arch:
         return normalize_arch(args.arch)
     if args.gpu:
@@ -173,6 +181,47 @@ def _check_fits(builtin: str, arch: str, cfg, dtype: str) -> None:  # noqa: ANN0
         "registers / tensor-memory columns)",
         hint="use smaller BLOCK_M/N/K or fewer stages, e.g. --config 128,128,64,8,4,3",
     )
+
+
+def _check_shape(builtin: str, shape: dict[str, Any]) -> None:
+    """Refuse launch numbers that `diagnose` / `predict` refuse too: sizes below 1, topk above num_experts."""
+    from .._errors import DataError
+    from ..frontend.sass import default_shape
+
+    for k, v in shape.items():
+        if k != "mul_routed_weight" and v < 1:
+            raise DataError(f"--{k.replace('_', '-')} must be >= 1, got {v}", hint=f"e.g. --{k.replace('_', '-')} 64")
+    full = {**default_shape(builtin), **shape}
+    if "topk" in full and "num_experts" in full and full["topk"] > full["num_experts"]:
+        raise DataError(
+            f"--topk {full['topk']} is more than --num-experts {full['num_experts']}: each token picks topk "
+            "distinct experts",
+            hint="give --topk <= --num-experts",
+        )
+
+
+def _note_ignored(args: argparse.Namespace) -> None:
+    """One ``note:`` line on stderr per flag the chosen kernel does not use (instead of silently ignoring it)."""
+    from ..frontend.sass import default_shape
+
+    if args.builtin:
+        used = set(default_shape(args.builtin))
+        for flag, val in (("--signature", args.signature), ("--trips", args.trips)):
+            if val:
+                print(f"note: {flag} is for --kernel; --builtin {args.builtin} ignores it", file=sys.stderr)
+        if str(args.grid).strip() != "1":
+            print(
+                f"note: --grid is for --kernel; --builtin {args.builtin} derives its grid from the shape",
+                file=sys.stderr,
+            )
+        what = f"--builtin {args.builtin}"
+    else:
+        used = set()
+        what = f"--kernel {args.kernel} (its launch is --signature/--grid/--trips)"
+    unused = [k for k in _shape(args) if k not in used]
+    if unused:
+        flags = " ".join("--" + k.replace("_", "-") for k in unused)
+        print(f"note: {flags} {'is' if len(unused) == 1 else 'are'} not used by {what}: ignored", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -225,31 +274,49 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return 0
+    _note_ignored(args)
+    trips_warning = ""
     if args.builtin:
+        shape = _shape(args)
+        _check_shape(args.builtin, shape)
         _check_fits(args.builtin, arch, cfg, args.dtype or "bfloat16")
-        mix = S.instruction_mix(args.builtin, arch, cfg, _shape(args), dtype=args.dtype or "bfloat16")
+        mix = S.instruction_mix(args.builtin, arch, cfg, shape, dtype=args.dtype or "bfloat16")
     else:
         from ..diagnose import eval_launch_expr, fill_block_constants, split_signature_shapes
         from ..frontend.sass import load_kernel_file, parse_signature
         from ._diagnose import _split_top
 
-        fn = load_kernel_file(args.kernel)
         sig, _ = split_signature_shapes(args.signature)  # shapes only matter to `diagnose` (DRAM bytes)
+        fn = load_kernel_file(args.kernel)
         kargs = fill_block_constants(fn, parse_signature(fn, sig), cfg)  # same as `diagnose --kernel`
+        grid = eval_launch_expr(args.grid, kargs, "--grid")
+        if grid < 1:
+            raise DataError(
+                f"--grid {args.grid!r} = {grid}: a launch needs >= 1 CTA", hint="e.g. --grid 'cdiv(n, BLOCK)'"
+            )
         trips = [eval_launch_expr(t, kargs, "--trips") for t in _split_top(args.trips) if t.strip()] or None
-        mix = S.instruction_mix(
-            fn,
-            arch,
-            cfg,
-            _shape(args),
-            dtype=args.dtype or "-",
-            args=kargs,
-            loop_trips=trips,
-            grid=eval_launch_expr(args.grid, kargs, "--grid"),
-        )
+        if trips is not None and any(t < 0 for t in trips):
+            raise DataError(f"--trips {args.trips!r} = {trips}: trip counts must be >= 0")
+        mix = S.instruction_mix(fn, arch, cfg, {}, dtype=args.dtype or "-", args=kargs, loop_trips=trips, grid=grid)
+        n_loops = sum(1 for lp in mix.loops if lp.depth == 0)
+        if n_loops > len(trips or []):
+            trips_warning = (
+                f"the kernel has {n_loops} top-level loop(s) but --trips gives {len(trips or [])} trip count(s): "
+                "each loop without one is counted ONCE, so the per-CTA and per-kernel counts are for a single trip "
+                "(too low by about its trip count); give --trips, e.g. --trips 'cdiv(K, BLOCK_SIZE_K)'"
+            )
     if args.json:
+        if trips_warning:
+            print(f"warning: {trips_warning}", file=sys.stderr)
+            d = mix.to_dict()
+            d["trips_missing"] = True
+            d["warnings"] = [trips_warning]
+            print(json.dumps(d, indent=2, default=str))
+            return 0
         print(json.dumps(mix.to_dict(), indent=2, default=str))
     else:
+        if trips_warning:
+            print(f"WARNING: {trips_warning}")
         _print_mix(mix)
     return 0
 

@@ -258,11 +258,39 @@ def diagnose(
     allowed = models.ranker.restrict(cand) if hasattr(models.ranker, "restrict") else np.ones(len(cand), dtype=bool)
     order = np.argsort(-np.where(allowed, scores, -np.inf), kind="stable")
     gvals = np.array([given[c] for c in CONFIG_COLUMNS])
-    is_given = (cand[list(CONFIG_COLUMNS)].to_numpy() == gvals).all(axis=1)
-    short = [i for i in order[: min(int(top), len(order))] if not is_given[i]]
+    cvals = cand[list(CONFIG_COLUMNS)].to_numpy()
+    is_given = (cvals == gvals).all(axis=1)
+    # every recommendable config is predicted, so that the ceiling does not depend on how many are shown
+    all_pred = np.full(len(cand), np.inf)
+    idx_allowed = np.flatnonzero(allowed)
+    if len(idx_allowed):
+        cand_a = cand.iloc[idx_allowed].reset_index(drop=True)
+        feat_a = cfeat.iloc[idx_allowed].reset_index(drop=True)
+        all_pred[idx_allowed] = np.maximum(_predict_latency(models, cand_a, feat_a)[0], lower)
+    # the ranker's shortlist, exact ties that differ in one parameter only folded into one row
+    short: list[int] = []
+    folded: dict[int, list[int]] = {}
+    for i in order:
+        if len(short) >= int(top) or not allowed[i]:
+            break
+        if is_given[i]:
+            continue
+        twin = next(
+            (j for j in short if all_pred[j] == all_pred[i] and int((cvals[j] != cvals[i]).sum()) == 1),
+            None,
+        )
+        if twin is not None:
+            folded.setdefault(twin, []).append(int(i))
+            continue
+        short.append(int(i))
+    best_i = int(np.argmin(all_pred)) if len(idx_allowed) else None
+    if best_i is not None and not is_given[best_i] and best_i not in short:
+        if not any(all_pred[j] == all_pred[best_i] and int((cvals[j] != cvals[best_i]).sum()) == 1 for j in short):
+            # the fastest config of the whole space is always listed (in the ranker's last slot)
+            short = [*short[: max(int(top) - 1, 0)], best_i]
+    folded = {j: v for j, v in folded.items() if j in short}
+    s_pred = all_pred[short] if short else np.zeros(0)
     cand_s = cand.iloc[short].reset_index(drop=True)
-    feat_s = cfeat.iloc[short].reset_index(drop=True)
-    s_pred = np.maximum(_predict_latency(models, cand_s, feat_s)[0], lower) if len(short) else np.zeros(0)
 
     # one order: shortlist + the given config, by predicted latency -----------------------------------
     ranked: list[dict[str, Any]] = [
@@ -271,11 +299,14 @@ def diagnose(
             "predicted_us": float(s_pred[i]),
             "score": float(scores[short[i]]),
             "is_given": False,
+            "same_as": [
+                format_config({c: float(cand[c].iloc[j]) for c in CONFIG_COLUMNS}) for j in folded.get(short[i], [])
+            ],
         }
         for i in range(len(short))
     ]
     gscore = float(scores[np.flatnonzero(is_given)[0]]) if is_given.any() else None
-    ranked.append({"config": given, "predicted_us": predicted, "score": gscore, "is_given": True})
+    ranked.append({"config": given, "predicted_us": predicted, "score": gscore, "is_given": True, "same_as": []})
     ranked.sort(key=lambda r: (r["predicted_us"], not r["is_given"]))
     given_rank = next(i for i, r in enumerate(ranked) if r["is_given"]) + 1
     ranker_position = None
@@ -283,7 +314,7 @@ def diagnose(
         ranker_position = int(np.flatnonzero(order == np.flatnonzero(is_given)[0])[0]) + 1
 
     # ceiling ------------------------------------------------------------------------------------------
-    fastest = min(r["predicted_us"] for r in ranked)
+    fastest = min(r["predicted_us"] for r in ranked)  # the whole space's fastest is among them (listed above)
     best_cfg = ranked[0]["config"]
     if fam in VALIDATED_FAMILIES and models.ceiling is not None:
         key = (cand[list(CONFIG_COLUMNS)].to_numpy() == np.array([best_cfg[c] for c in CONFIG_COLUMNS])).all(axis=1)
@@ -301,7 +332,10 @@ def diagnose(
         )
     else:
         ceiling = fastest
-        ceiling_method = f"fastest predicted latency among the ranked configs ({pred_model})"
+        ceiling_method = (
+            f"fastest predicted latency over all {len(idx_allowed)} recommendable configs and the given one "
+            f"({pred_model})"
+        )
         notes.append(
             f"the ranker and ceiling were validated on moe_w13 sweeps only; for {fam} they are applied "
             "through the family-agnostic front-end features (not validated on measurements)"
@@ -312,6 +346,13 @@ def diagnose(
     band = ceiling_error_band()
     verdict, sentence = headroom_verdict(measured_us, ceiling, lower, band)
     below = verdict == "below_physical_bound"
+    given_is_fastest = given_rank == 1 and ceiling >= predicted * (1.0 - 1e-9)
+    if verdict == "likely_headroom" and given_is_fastest and sentence:
+        # no other config is predicted faster: the gap is the launch against its own prediction, not a config
+        sentence = sentence.split(": a faster config likely exists")[0] + (
+            ", but no config of the feasible space is predicted faster than the given one: the launch runs slower "
+            "than predicted for its own config (check the clocks, the timing method and the shape)"
+        )
     if sentence:
         notes.append(sentence)
     latency = float(measured_us) if measured_us is not None else predicted
@@ -325,8 +366,14 @@ def diagnose(
             "overestimates that pipe's traffic for this kernel or the spec understates its bandwidth; its "
             "utilization is shown as 100% (an upper estimate)"
         )
-    if given_rank == 1 and len(ranked) > 1:
-        notes.append("no shortlisted config is predicted faster than the given one")
+    if given_rank == 1 and len(ranked) > 1 and not (verdict == "likely_headroom" and given_is_fastest):
+        notes.append(f"no config of the {len(idx_allowed)} recommendable ones is predicted faster than the given one")
+    n_folded = sum(len(v) for v in folded.values())
+    if n_folded:
+        notes.append(
+            f"{n_folded} config(s) that differ from a listed one in a single parameter and are predicted exactly "
+            "the same were folded into it (see same_as): that parameter has no modeled effect here"
+        )
 
     recs = []
     for i, r in enumerate(ranked):  # the shortlist and the given config, in one order
@@ -346,6 +393,7 @@ def diagnose(
                 "score": r["score"],
                 "smem_kib": float(smem_bytes(pd.DataFrame([cfg]), dtype, spec)[0] / 1024.0),
                 "is_given": r["is_given"],
+                "same_as": r["same_as"],
             }
         )
     out: dict[str, Any] = {
@@ -369,6 +417,9 @@ def diagnose(
         "pipe_utilization": util,
         "pipes_over_latency": over,
         "pipe_times_us": pipes,
+        "pipe_times_busiest_sm_us": {p: float(f[f"t_sm_{p}_us"].iloc[0]) for p in PIPES if f"t_sm_{p}_us" in f},
+        "pipe_times_basis": "pipe_times_us: chip (work spread over all SMs); pipe_times_busiest_sm_us: the "
+        "busiest SM (picks bound_pipe)",
         "utilization_basis": basis,
         "latency_bound_us": float(f["t_latency_us"].iloc[0]),
         "envelope_us": float(f["t_env_us"].iloc[0]),

@@ -16,7 +16,12 @@ times with the GPU's per-SM rates, the same schedule rules as the analytical fro
   is read or written at least once, so its size counts once (a pointer the SASS never loads from or
   stores to - no LDG/STG/TMA in the mix - counts nothing); ``dram_bytes`` overrides that sum;
 * bound = the largest; ``ceiling_us`` = launch overhead + bound: the analytical minimum of the
-  compiled code on that GPU. L2 is not bounded. Nothing here is learned or validated on measurements.
+  compiled code on that GPU. L2 is not bounded. Nothing here is learned or validated on measurements;
+* lower bound of a compiled config: launch overhead + the largest of its instruction work at the peak pipe
+  rates spread evenly over all SMs (chip total, ``grid / SMs`` CTAs per SM, tensor FLOPs included) and the
+  compulsory DRAM time. It bounds that config only (``lower_bound_us`` is the smallest over the compiled
+  variants, ``config_lower_bound_us`` the given config's, against which a measurement is checked); configs
+  that were never compiled are not bounded. A loop without a trip count is counted once (``warnings``).
 
 With ``search=True`` the config's num_warps x num_stages variants and, when ``grid`` is an expression
 of the launch arguments (``cdiv(n, BLOCK)``), the kernel's ``BLOCK*`` constexprs x 1/2, 2, 4 are
@@ -26,17 +31,16 @@ fastest variant, and the given config is ranked in the same order.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import math
-import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
 
 from .._errors import CompileError, DataError
+from ..frontend.sass import eval_launch_expr
 
 __all__ = [
     "SEARCH_BLOCK_FACTORS",
@@ -102,11 +106,29 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
     ``x_ptr=*fp32[16777216]`` or ``w_ptr=*bf16[4096x4096]`` (``x``, ``*`` or ``,`` between dims) give the
     array behind a pointer; other entries pass through unchanged.
     """
+    if not isinstance(text, str):
+        raise DataError(
+            f"the signature must be text 'NAME=VALUE,...', got a {type(text).__name__}",
+            hint="e.g. signature='x_ptr=*fp32[16777216],n=16777216,BLOCK=1024'",
+        )
     out_items, shapes = [], {}
+    seen: set[str] = set()
     for item in _split_items(text or ""):
         name, sep, val = item.partition("=")
+        if sep and name.strip() in seen:
+            raise DataError(
+                f"the signature gives {name.strip()!r} twice ({item!r} repeats it)",
+                hint="give each kernel parameter once",
+            )
+        seen.add(name.strip())
         m = _SHAPED_PTR.match(val.strip()) if sep else None
         if m is None:
+            if sep and val.strip().startswith("*") and ("[" in val or "]" in val):
+                raise DataError(
+                    f"signature entry {item!r}: the array shape is not integers",
+                    hint="write the shape as integers separated by x, e.g. x_ptr=*fp32[16777216] or "
+                    "w_ptr=*bf16[4096x4096]",
+                )
             out_items.append(item)
             continue
         dtype = m.group("dtype")
@@ -121,58 +143,6 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
         shapes[name.strip()] = (dtype, n, n * _ELEM_BYTES[dtype])
         out_items.append(f"{name.strip()}=*{dtype}")
     return ",".join(out_items), shapes
-
-
-_OPS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Div: operator.truediv,
-    ast.Mod: operator.mod,
-}
-_FUNCS: dict[str, Callable[..., Any]] = {"cdiv": lambda a, b: -(-int(a) // int(b)), "min": min, "max": max}
-
-
-def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "grid") -> int:
-    """An integer, or an arithmetic expression of launch arguments (``cdiv(n, BLOCK)``, ``M // 64 * 4``)."""
-    if isinstance(expr, (int, np.integer)):
-        return int(expr)
-    text = str(expr).strip()
-    try:
-        return int(text)
-    except ValueError:
-        pass
-
-    def ev(node: ast.AST) -> Any:
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id not in names or not isinstance(names[node.id], (int, float, np.integer)):
-                raise DataError(
-                    f"{what} {text!r}: {node.id!r} is not an integer launch argument",
-                    hint=f"use names given as NAME=VALUE in the signature: {sorted(names)}",
-                )
-            return names[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](ev(node.left), ev(node.right))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
-            return _FUNCS[node.func.id](*(ev(a) for a in node.args))
-        raise DataError(
-            f"{what} {text!r} is not an integer expression",
-            hint="e.g. 1024 or 'cdiv(n, BLOCK)' (+ - * // / %, cdiv, min, max)",
-        )
-
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        raise DataError(f"{what} {text!r} is not an integer expression", hint="e.g. 1024 or 'cdiv(n, BLOCK)'") from None
-    v = ev(tree)
-    if v != int(v):
-        raise DataError(f"{what} {text!r} = {v} is not an integer", hint="use // or cdiv()")
-    return int(v)
 
 
 def sass_pipe_times(mix: Any, spec: Any, dtype: str = "bfloat16", dram_bytes: float | None = None) -> dict[str, float]:
@@ -236,33 +206,80 @@ def _block_params(fn: Any, kargs: dict[str, Any]) -> list[str]:
     ]
 
 
+_FIELD_OF = {n: f for f, names in _BLOCK_NAMES.items() for n in names}
+#: pipes whose time is instruction work at a peak rate (chip total = a bound for the compiled code)
+_THROUGHPUT_PIPES = ("tensor", "fma", "alu", "xu", "lsu", "issue")
+
+
+def _effective_cfg(fn: Any, kargs: dict[str, Any], cfg: Any) -> Any:
+    """``cfg`` with BM/BN/BK/GM replaced by the kernel's actual ``BLOCK_SIZE_M`` ... constexpr values, so that the
+    six-tuple printed for a variant builds that variant when given back as the config."""
+    import dataclasses
+
+    names = {p.name for p in fn.params if p.is_constexpr}
+    repl: dict[str, int] = {}
+    for n, f in _FIELD_OF.items():
+        v = kargs.get(n)
+        if n in names and isinstance(v, int) and not isinstance(v, bool) and f not in repl:
+            repl[f] = int(v)
+    return dataclasses.replace(cfg, **repl)
+
+
 def _fmt_cfg(cfg: Any, blocks: dict[str, int]) -> str:
+    """The six-tuple (with the real tile constexprs) plus the BLOCK* constexprs it does not hold (``BLOCK=2048``)."""
     base = ",".join(map(str, cfg.as_tuple()))
-    return base + ("" if not blocks else " " + " ".join(f"{k}={v}" for k, v in blocks.items()))
+    extra = {k: v for k, v in blocks.items() if k not in _FIELD_OF}
+    return base + ("" if not extra else " " + " ".join(f"{k}={v}" for k, v in extra.items()))
+
+
+def _config_lower(times: dict[str, float], mix: Any, spec: Any) -> tuple[float, str]:
+    """(lower bound us, binding part) of one compiled config: its instruction work at the peak pipe rates spread
+    evenly over all SMs (chip total, not the busiest SM) and the compulsory DRAM bytes at full bandwidth."""
+    from ..frontend import LAUNCH_US
+
+    grid = max(int(mix.grid), 1)
+    S = float(spec.sm_count)
+    scale = (grid / S) / math.ceil(grid / S)
+    chip = {p: times[p] * scale for p in _THROUGHPUT_PIPES if p in times}
+    if "dram" in times:
+        chip["dram"] = times["dram"]
+    name = max(chip, key=lambda k: chip[k])
+    return LAUNCH_US + chip[name], name
+
+
+def _top_level_loops(mix: Any) -> int:
+    return sum(1 for lp in mix.loops if int(lp.depth) == 0)
 
 
 def diagnose_kernel(
     kernel: str,
     gpu: Any,
-    config: str,
+    config: str | Sequence[int] | Any,
     *,
     signature: str = "",
     grid: int | str = 1,
-    trips: Sequence[int | str] | None = None,
+    trips: Sequence[int | str] | str | int | None = None,
     dtype: str = "bfloat16",
     measured_us: float | None = None,
     top: int = 5,
     search: bool = False,
     dram_bytes: float | None = None,
+    max_variants: int | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Diagnose ``kernel`` (``file.py:name``, a ``@triton.jit`` function) on ``gpu`` at ``config``.
 
-    ``signature``: the launch arguments (``--signature`` syntax of ``pipeweave sass``, pointers optionally with
-    the array shape: ``x_ptr=*fp32[16777216]``); ``grid``: CTAs, an int or an expression of the integer
-    arguments (``cdiv(n, BLOCK)``); ``trips``: source trip count of each top-level loop (ints or
-    expressions); ``dram_bytes``: DRAM traffic of the launch (overrides the sum of the pointer shapes).
-    Returns the same invariants as :func:`diagnose` (ranks by predicted time, ceiling <= every ranked
-    prediction, speedup = given / candidate, utilizations in [0, 1] or null below the physical bound).
+    ``config``: ``"BM,BN,BK,GM,WARPS,STAGES"`` or the six integers as a tuple; ``signature``: the launch
+    arguments (``NAME=VALUE,...`` as in ``pipeweave sass``, pointers optionally with the array shape:
+    ``x_ptr=*fp32[16777216]``); ``grid``: CTAs, an int or an expression of the integer arguments
+    (``cdiv(n, BLOCK)``); ``trips``: source trip count of each top-level loop (ints or expressions; without
+    them every loop is counted once and the result carries a ``warnings`` entry); ``dram_bytes``: DRAM
+    traffic of the launch (overrides the sum of the pointer shapes); ``search``: compile and rank variants
+    (at most ``max_variants`` of them, nearest the given config first); ``progress``: report the search on stderr.
+    Returns the same invariants as :func:`diagnose` (ranks by predicted time, lower bound <= ceiling <= every
+    ranked prediction, speedup = given / candidate, utilizations in [0, 1] or null below the lower bound).
+    ``lower_bound_us`` bounds the compiled configs (the given one, or every searched one), not configs never
+    compiled; ``config_lower_bound_us`` is the given config's, against which a measurement is checked.
     Raises :class:`CompileError` when triton is missing or the kernel does not compile.
     """
     from ..frontend.sass import (
@@ -275,20 +292,29 @@ def diagnose_kernel(
         parse_signature,
     )
     from ..hardware import GPUSpec, get_gpu
-    from ._diagnose import BELOW_BOUND_TOLERANCE
+    from ._diagnose import BELOW_BOUND_TOLERANCE, check_measured_us
 
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
-    if not config:
+    if config is None or (isinstance(config, str) and not config.strip()):
         raise DataError(
             "diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES' (num_warps and num_stages are used "
             "by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)"
         )
     cfg = SassConfig.parse(config)
-    from ._diagnose import check_measured_us
-
     measured_us = check_measured_us(measured_us)
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or int(top) < 1:
+        raise DataError(f"top must be an integer >= 1, got {top!r}", hint="e.g. top=5")
+    if max_variants is not None and (
+        isinstance(max_variants, bool) or not isinstance(max_variants, (int, np.integer)) or int(max_variants) < 1
+    ):
+        raise DataError(f"max_variants must be an integer >= 1, got {max_variants!r}", hint="e.g. max_variants=24")
     if dram_bytes is not None and not (np.isfinite(dram_bytes) and dram_bytes >= 0):
         raise DataError(f"dram_bytes must be a non-negative number of bytes, got {dram_bytes!r}")
+    if isinstance(trips, bool):
+        raise DataError(f"trips must be trip counts (ints or expressions), got {trips!r}", hint="e.g. trips=[64]")
+    trip_list: list[int | str] | None = (
+        [trips] if isinstance(trips, (str, int)) else None if trips is None else list(trips)
+    )
     sig_text, shapes = split_signature_shapes(signature)
     import_triton()
     arch = arch_for_gpu(spec.name)
@@ -305,44 +331,60 @@ def diagnose_kernel(
     def launch(c: Any, kargs: dict[str, Any]) -> tuple[Any, dict[str, float], int]:
         g = eval_launch_expr(grid, kargs, "grid")
         if g < 1:
-            raise DataError(f"grid must be >= 1 CTA, got {grid!r} = {g}")
-        t = None if trips is None else [eval_launch_expr(x, kargs, "trips") for x in trips]
+            raise DataError(f"grid must be >= 1 CTA, got {grid!r} = {g}", hint="e.g. grid='cdiv(n, BLOCK)'")
+        t = None if trip_list is None else [eval_launch_expr(x, kargs, "trips") for x in trip_list]
+        if t is not None and any(x < 0 for x in t):
+            raise DataError(f"trips must be >= 0, got {trip_list} = {t}")
         m = instruction_mix(fn, arch, c, args=kargs, loop_trips=t, grid=g, dtype=dtype)
         return m, sass_pipe_times(m, spec, dtype, dram), g
 
     # compulsory DRAM bytes from the launch ---------------------------------------------------------------------
     notes: list[str] = []
+    warnings: list[str] = []
     dram: float | None
     if dram_bytes is not None:
-        dram, dram_source = float(dram_bytes), "--dram-bytes"
+        dram, dram_source = float(dram_bytes), "the dram_bytes argument"
     elif shapes:
-        dram, dram_source = float(sum(b for _, _, b in shapes.values())), "pointer shapes in --signature"
+        dram, dram_source = float(sum(b for _, _, b in shapes.values())), "pointer shapes in the signature"
     else:
         dram, dram_source = None, None
     mix, times, g0 = launch(cfg, base_args)
     gmem = float(mix.mem.get("gmem_ld", 0.0)) + float(mix.mem.get("gmem_st", 0.0))
-    if dram is not None and dram_source != "--dram-bytes" and gmem == 0:
+    if dram is not None and dram_bytes is None and gmem == 0:
         dram, dram_source = 0.0, "the SASS has no global loads or stores"
         times = sass_pipe_times(mix, spec, dtype, dram)
     missing = [n for n in pointer_names if n not in shapes]
     if dram_bytes is None and missing and gmem > 0:
         notes.append(
             f"no array shape for {', '.join(missing)}: their DRAM traffic is not counted (give e.g. "
-            f"{missing[0]}=*fp32[N] in --signature, or --dram-bytes)"
+            f"{missing[0]}=*fp32[N] in the signature argument, or the dram_bytes argument)"
         )
     if dram is None:
         notes.append(
-            "memory traffic is not bounded: give the pointer shapes in --signature (x_ptr=*fp32[N]) or --dram-bytes"
+            "memory traffic is not bounded: give the pointer shapes in the signature argument (x_ptr=*fp32[N]) "
+            "or the dram_bytes argument"
+        )
+    n_loops = _top_level_loops(mix)
+    n_trips = len(trip_list or [])
+    trips_missing = n_loops > n_trips
+    if trips_missing:
+        warnings.append(
+            f"the kernel has {n_loops} top-level loop(s) but {n_trips} trip count(s) were given: each loop without "
+            "one is counted ONCE, so every time, bound and ranking here is for a single trip of it (too low by about "
+            "its trip count); give each loop's source trip count in the trips argument (e.g. 'cdiv(K, BLOCK_SIZE_K)')"
         )
     bound, given_t = _bound(times)
+    given_lower, given_lower_part = _config_lower(times, mix, spec)
     issue0 = times.get("issue", 0.0)
+    cfg_eff = _effective_cfg(fn, base_args, cfg)
 
     # variants ------------------------------------------------------------------------------------------------
     variants: list[dict[str, Any]] = [
         {
-            "cfg": cfg,
+            "cfg": cfg_eff,
             "blocks": {},
             "t": given_t,
+            "lower": given_lower,
             "bound": bound,
             "issue": issue0,
             "mix": mix,
@@ -350,12 +392,13 @@ def diagnose_kernel(
             "is_given": True,
         }
     ]
+    n_planned = 0
     if search:
         blocks = _block_params(fn, base_args)
-        grid_is_expr = not isinstance(grid, int) and not str(grid).strip().isdigit()
+        grid_is_expr = not isinstance(grid, (int, np.integer)) and not str(grid).strip().isdigit()
         if blocks and not grid_is_expr:
             notes.append(
-                f"--search keeps {', '.join(blocks)} fixed: give --grid as an expression of them "
+                f"the search keeps {', '.join(blocks)} fixed: give the grid as an expression of them "
                 f"(e.g. 'cdiv(n, {blocks[0]})') to search block sizes too"
             )
             blocks = []
@@ -373,50 +416,91 @@ def diagnose_kernel(
                     ]
                 )
             block_sets = [dict(zip(blocks[:2], combo)) for combo in itertools.product(*opts)]
-        has_loop = int(mix.main_loop_trips or 0) > 0
+        has_loop = int(mix.main_loop_trips or 0) > 0 or n_loops > 0
         stage_opts = SEARCH_STAGES if has_loop else (cfg.num_stages,)
-        seen = {(cfg.num_warps, cfg.num_stages, tuple(sorted({b: base_args[b] for b in blocks[:2]}.items())))}
+        given_blocks = {b: int(base_args[b]) for b in blocks[:2]}
+        seen = {(cfg.num_warps, cfg.num_stages, tuple(sorted(given_blocks.items())))}
+        jobs: list[tuple[dict[str, int], int, int]] = []
         for bs in block_sets:
             for w in SEARCH_WARPS:
                 for st in stage_opts:
                     key = (w, st, tuple(sorted(bs.items())))
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    c = SassConfig(cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, w, st)
-                    kargs = {**base_args, **bs}
-                    label = _fmt_cfg(c, bs)
-                    try:
-                        m, t_, gg = launch(c, kargs)
-                    except CompileError as exc:
-                        notes.append(f"config {label} does not compile: {str(exc).splitlines()[0]}")
-                        continue
-                    if m.occupancy_ctas_per_sm < 1:
-                        notes.append(f"config {label} does not fit on {arch}")
-                        continue
-                    b_, tt = _bound(t_)
-                    variants.append(
-                        {
-                            "cfg": c,
-                            "blocks": bs,
-                            "t": tt,
-                            "bound": b_,
-                            "issue": t_.get("issue", 0.0),
-                            "mix": m,
-                            "grid": gg,
-                            "is_given": False,
-                        }
-                    )
+                    if key not in seen:
+                        seen.add(key)
+                        jobs.append((bs, w, st))
+
+        def distance(job: tuple[dict[str, int], int, int]) -> tuple[int, float]:
+            bs, w, st = job
+            changed = sum(bs[b] != given_blocks.get(b) for b in bs) + (w != cfg.num_warps) + (st != cfg.num_stages)
+            far = sum(abs(math.log2(bs[b] / given_blocks[b])) for b in bs if given_blocks.get(b))
+            return changed, far
+
+        jobs.sort(key=distance)  # nearest the given config first (stable: the grid order among equals)
+        n_planned = len(jobs)
+        if max_variants is not None and len(jobs) > int(max_variants):
+            notes.append(
+                f"searched {int(max_variants)} of {len(jobs)} variants (max_variants), those nearest the given "
+                "config first: the ceiling is the best of these only"
+            )
+            jobs = jobs[: int(max_variants)]
+        from .._progress import progress_bar
+
+        if progress and jobs:
+            import sys
+
+            print(
+                f"compiling {len(jobs)} variant(s) of {fn.__name__} for {arch} (a few seconds each)",
+                file=sys.stderr,
+                flush=True,
+            )
+        bar = progress_bar(len(jobs), "variants", unit="compile", enabled=bool(progress))
+        try:
+            for bs, w, st in jobs:
+                c = SassConfig(cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, w, st)
+                kargs = {**base_args, **bs}
+                c_eff = _effective_cfg(fn, kargs, c)
+                label = _fmt_cfg(c_eff, bs)
+                try:
+                    m, t_, gg = launch(c, kargs)
+                except CompileError as exc:
+                    notes.append(f"config {label} does not compile: {str(exc).splitlines()[0]}")
+                    continue
+                finally:
+                    bar.update(1)
+                if m.occupancy_ctas_per_sm < 1:
+                    notes.append(f"config {label} does not fit on {arch}")
+                    continue
+                b_, tt = _bound(t_)
+                variants.append(
+                    {
+                        "cfg": c_eff,
+                        "blocks": bs,
+                        "t": tt,
+                        "lower": _config_lower(t_, m, spec)[0],
+                        "bound": b_,
+                        "issue": t_.get("issue", 0.0),
+                        "mix": m,
+                        "grid": gg,
+                        "is_given": False,
+                    }
+                )
+        finally:
+            bar.close()
         if not has_loop:
             notes.append(
                 "the kernel has no loop, so num_stages does not change the code: only warps"
                 + (" and block sizes" if blocks else "")
                 + " are searched"
             )
+        if any(k not in _FIELD_OF for k in blocks[:2]):
+            notes.append(
+                "a BLOCK*=value after a config's six numbers is a constexpr of the kernel: give it in the signature "
+                "to build that variant"
+            )
     else:
         notes.append(
-            "no config search: pass --search to compile and rank num_warps x num_stages variants (and "
-            "BLOCK* constexprs when --grid is an expression of them)"
+            "no config search: call with search=True to compile and rank num_warps x num_stages variants (and "
+            "BLOCK* constexprs when the grid is an expression of them)"
         )
     variants.sort(key=lambda v: (v["t"], not v["is_given"], v["issue"]))  # exact ties: the given config first
     given_rank = next(i for i, v in enumerate(variants) if v["is_given"]) + 1
@@ -431,6 +515,7 @@ def diagnose_kernel(
             "predicted_us": v["t"],
             "speedup": given_t / v["t"],
             "bound_pipe": v["bound"],
+            "lower_bound_us": v["lower"],
             "grid": v["grid"],
             "registers": v["mix"].registers,
             "shared_bytes": v["mix"].shared_bytes,
@@ -449,16 +534,25 @@ def diagnose_kernel(
             )
     ceiling = variants[0]["t"]
 
-    # measurement ---------------------------------------------------------------------------------------------
-    from ..frontend import LAUNCH_US
-
-    lower = LAUNCH_US + times.get("dram", 0.0)  # compulsory bytes: the same for every variant
-    below = measured_us is not None and float(measured_us) < (1.0 - BELOW_BOUND_TOLERANCE) * lower
+    # lower bounds and the measurement --------------------------------------------------------------------------
+    lower = min(v["lower"] for v in variants)  # every compiled variant's time >= its own bound >= this
+    scope = "the searched configs" if len(variants) > 1 else "this config"
+    basis = (
+        "the compiled code's instruction work at peak pipe rates spread over all SMs"
+        + (" and the compulsory DRAM bytes at full bandwidth" if dram is not None else "")
+        + "; configs never compiled are not bounded"
+    )
+    below = measured_us is not None and float(measured_us) < (1.0 - BELOW_BOUND_TOLERANCE) * given_lower
     if below:
+        what = (
+            f"compulsory DRAM bytes from {dram_source} at full bandwidth"
+            if given_lower_part == "dram"
+            else f"its compiled {given_lower_part} work at the peak rate of every SM"
+        )
         notes.append(
-            f"the measured {float(cast(float, measured_us)):.4g} us is below the physical lower bound {lower:.4g} us "
-            f"(compulsory DRAM bytes from {dram_source} at full bandwidth): check the units "
-            "(microseconds), the array shapes and the GPU; no headroom or utilization is derived from it"
+            f"the measured {float(cast(float, measured_us)):.4g} us is below the lower bound {given_lower:.4g} us of "
+            f"the given config ({what}): check the units (microseconds), the array shapes, the trip counts and "
+            "the GPU; no headroom or utilization is derived from it"
         )
     latency = float(measured_us) if measured_us is not None else given_t
     over = [k for k, v in times.items() if v > latency]
@@ -471,12 +565,16 @@ def diagnose_kernel(
         "arch": arch,
         "kernel": kernel,
         "dtype": dtype,
-        "config": ",".join(map(str, cfg.as_tuple())),
+        "config": ",".join(map(str, cfg_eff.as_tuple())),
         "grid": g0,
         "predicted_us": given_t,
         "measured_us": None if measured_us is None else float(measured_us),
         "ceiling_us": ceiling,
         "lower_bound_us": lower,
+        "lower_bound_scope": scope,
+        "lower_bound_basis": basis,
+        "config_lower_bound_us": given_lower,
+        "config_lower_bound_part": given_lower_part,
         "measured_over_ceiling": None if measured_us is None or below else float(measured_us) / ceiling,
         "measurement_below_bound": bool(below),
         "headroom_verdict": (
@@ -490,6 +588,7 @@ def diagnose_kernel(
         ),
         "bound_pipe": bound,
         "pipe_times_us": times,
+        "pipe_times_basis": "busiest SM (ceil(grid / SMs) CTAs); dram: whole launch",
         "dram_bytes": dram,
         "dram_bytes_source": dram_source,
         "sass_global_mem_instructions_per_cta": {
@@ -505,15 +604,20 @@ def diagnose_kernel(
         "shared_bytes": mix.shared_bytes,
         "occupancy": mix.occupancy_ctas_per_sm,
         "main_loop_trips": mix.main_loop_trips,
+        "top_level_loops": n_loops,
+        "trips_given": n_trips,
+        "trips_missing": trips_missing,
+        "warnings": warnings,
         "recommendations": recs if search else [],
         "given_config_rank": given_rank,
         "n_ranked": len(variants),
+        "n_variants_planned": n_planned,
         "ceiling_method": "SASS pipe bound (analytical)" + (", fastest searched variant" if search else ""),
         "notes": [
             "user kernel: ceiling = analytical minimum of the compiled SASS (pipe, issue, latency and DRAM "
             "bounds); L2 traffic is not bounded; not validated on measurements",
             *notes,
-            *mix.notes,
+            *[n for n in mix.notes if not (trips_missing and "top-level loop" in n)],
         ],
     }
     _check_kernel_invariants(out)

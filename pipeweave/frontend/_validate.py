@@ -689,14 +689,16 @@ def _check_tiles(
         plan = ",".join(_num(t[c][i]) for c in _TILES)
         if smem[i] > smem_cap[i]:
             what = f"needs {smem[i] / 1024:.0f} KiB of shared memory per CTA but {gpuv[i]} allows {smem_cap[i] / 1024:.0f} KiB"
+            fix = "use smaller blocks or fewer stages (more warps do not reduce shared memory)"
         else:
             what = (
                 f"keeps a {_num(t['block_m'][i])}x{_num(t['block_n'][i])} fp32 accumulator that does not fit "
                 f"{gpuv[i]}'s registers (255 per thread) with {_num(t['num_warps'][i])} warps"
             )
+            fix = "use smaller blocks or more warps (they share the accumulator)"
         return (
             f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
-            f"(use smaller blocks, fewer stages or more warps; `pipeweave diagnose` without a config ranks the feasible ones)"
+            f"({fix}; `pipeweave diagnose` without a config ranks the feasible ones)"
         )
 
     r.add(bad, _per_row(bad & r.ok, why_fit))

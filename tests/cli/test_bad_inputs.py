@@ -150,7 +150,7 @@ CASES: list[tuple] = [
     _row_case("m-unicode", "gemm,H100,bfloat16,４０９６,64,64", ["m=４０９６"]),
     _row_case("k-zero", "gemm,H100,bfloat16,64,64,0", ["k=0"]),
     _row_case("memory", "gemm,H100,bfloat16,16777216,16777216,1048576", ["GiB", "H100"]),
-    _row_case("dtype-bf16", "gemm,H100,bf16,64,64,64", ["'bf16'", "did you mean 'bfloat16'"]),
+    _row_case("dtype-typo", "gemm,H100,bfloat61,64,64,64", ["'bfloat61'", "did you mean 'bfloat16'"]),
     _row_case("dtype-blank", "gemm,H100,,64,64,64", ["dtype is blank", "bfloat16"]),
     _row_case("fp8-on-a100", "gemm,A100,fp8,64,64,64", ["'A100'", "no fp8 tensor-core path"]),
     _row_case("family-typo", "gemx,H100,bfloat16,64,64,64", ["'gemx'", "did you mean 'gemm'"]),
@@ -446,11 +446,11 @@ CASES: list[tuple] = [
         ["'big'"],
     ),
     (
-        "flag-dtype-bf16",
+        "flag-dtype-typo",
         {},
-        [*P, "--gpu", "H100", "--family", "gemm", "--dtype", "bf16", "--m", "8", "--n", "8", "--k", "8"],
+        [*P, "--gpu", "H100", "--family", "gemm", "--dtype", "bfloat61", "--m", "8", "--n", "8", "--k", "8"],
         2,
-        ["'bf16'", "did you mean 'bfloat16'"],
+        ["'bfloat61'", "did you mean 'bfloat16'"],
     ),
     (
         "flag-topk",

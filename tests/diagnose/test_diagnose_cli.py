@@ -247,3 +247,40 @@ def test_rebuild_models_from_your_profiles(tmp_path, capsys):
     assert "--no-shared needs --profiles" in capsys.readouterr().err
     assert main(["diagnose", "--gpu", "H100", *launch, "--profiles", str(prof)]) == 2
     assert "need --rebuild-models" in capsys.readouterr().err
+
+
+def _gemm(*extra: str) -> list[str]:
+    return ["diagnose", "--gpu", "H100", "--family", "gemm", *extra]
+
+
+def test_gemm_ceiling_does_not_depend_on_top_and_ties_fold(capsys):
+    """The ceiling is the best over all recommendable configs, whatever --top shows; exact ties that differ
+    in one parameter only take one row."""
+    shape = ["--m", "1", "--n", "4096", "--k", "4096", "--json"]
+    assert main(_gemm(*shape, "--top", "1")) == 0
+    small = json.loads(capsys.readouterr().out)
+    assert main(_gemm(*shape, "--top", "50")) == 0
+    big = json.loads(capsys.readouterr().out)
+    assert small["ceiling_us"] == pytest.approx(big["ceiling_us"], rel=1e-12)
+    recs = big["recommendations"]
+    cols = ["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"]
+    for i, a in enumerate(recs):
+        for b in recs[i + 1 :]:
+            one_diff = sum(a[c] != b[c] for c in cols) == 1
+            assert not (one_diff and a["predicted_us"] == b["predicted_us"]), (a["config"], b["config"])
+
+
+def test_gemm_notes_do_not_contradict(capsys):
+    assert main(_gemm("--m", "1", "--n", "4096", "--k", "4096", "--measured-us", "20", "--json")) == 0
+    notes = " ".join(json.loads(capsys.readouterr().out)["notes"])
+    assert not ("a faster config likely exists" in notes and "predicted faster than the given one" in notes)
+
+
+def test_gemm_bound_pipe_is_the_top_row_of_its_column(capsys):
+    assert main(_gemm("--m", "1000", "--n", "3000", "--k", "777", "--num-experts", "8")) == 0
+    out, err = capsys.readouterr()
+    assert err.count("--num-experts") == 1  # one note for the unread flag, not two
+    lines = out.splitlines()
+    i = next(i for i, ln in enumerate(lines) if "busiest SM us" in ln)
+    bound = next(ln.split()[2] for ln in lines if ln.strip().startswith("bound pipe"))
+    assert lines[i + 1].split()[0] == bound

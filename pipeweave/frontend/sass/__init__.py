@@ -17,6 +17,7 @@ from ._cache import (
     load_sass_features,
 )
 from ._compile import CompiledSass, Ptr, compile_kernel, import_triton, load_kernel_file, parse_signature, specialize
+from ._launch import eval_launch_expr
 from ._mix import InstructionMix, LoopInfo, analyze_sass, instruction_mix
 from ._parse import parse_sass
 from ._pipes import PIPES, classify_opcode, mma_flops_per_warp_instruction
@@ -39,6 +40,7 @@ __all__ = [
     "compile_kernel",
     "specialize",
     "instruction_mix",
+    "eval_launch_expr",
     "analyze_sass",
     "parse_sass",
     "classify_opcode",

@@ -125,7 +125,32 @@ def arch_for_gpu(name: str) -> str:
     for pat, arch in _GPU_ARCH:
         if re.search(pat, s):
             return arch
-    raise CompileError(f"no arch known for GPU {name!r}", hint="give the arch explicitly (e.g. sm_90)")
+    cc = None
+    try:  # a catalog GPU of an arch this front-end does not target (T4 is sm_75): say so
+        from ...hardware import get_gpu
+
+        cc = int(get_gpu(str(name)).sm_arch)
+    except Exception:
+        cc = None
+    if cc is not None:
+        why = _WHY_NOT.get(cc, "this SASS front-end has no limits table / pipe map for it")
+        raise CompileError(
+            f"GPU {name!r} is sm_{cc}, which this SASS front-end does not compile for: {why}",
+            hint=f"it supports {', '.join(SUPPORTED_ARCHS)}: choose a GPU of one of them "
+            f"(e.g. {supported_gpu_examples()})",
+        )
+    raise CompileError(
+        f"no arch known for GPU {name!r}",
+        hint=f"name a GPU of a supported arch ({supported_gpu_examples()}), or give the arch itself "
+        f"({', '.join(SUPPORTED_ARCHS)})",
+    )
+
+
+def supported_gpu_examples() -> str:
+    """One example GPU name per supported arch (``A100 (sm_80), L40S (sm_89), H100 (sm_90a) ...``)."""
+    examples = {"sm_80": "A100", "sm_89": "L40S", "sm_90a": "H100", "sm_100a": "B200"}
+    examples.update({"sm_103a": "B300", "sm_120a": "RTX PRO 6000"})
+    return ", ".join(f"{g} ({a})" for a, g in examples.items())
 
 
 def occupancy(arch: str, *, num_warps: int, registers: int, shared_bytes: int, tmem_columns: int = 0) -> int:

@@ -9,7 +9,7 @@ import ast
 import functools
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,9 +66,19 @@ class SassConfig:
     num_stages: int = 3
 
     @classmethod
-    def parse(cls, text: str) -> SassConfig:
-        """``"BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES"`` (e.g. ``64,64,32,8,4,3``)."""
-        return cls(*parse_tile_config(text))  # the one parser (pipeweave.vocab)
+    def parse(cls, text: str | Sequence[int] | SassConfig) -> SassConfig:
+        """``"BLOCK_M,BLOCK_N,BLOCK_K,GROUP_M,WARPS,STAGES"`` (e.g. ``64,64,32,8,4,3``), or the six integers as a
+        tuple/list (``(64, 64, 32, 8, 4, 3)``), or a :class:`SassConfig` (returned as is)."""
+        if isinstance(text, SassConfig):
+            return text
+        if isinstance(text, (tuple, list)):
+            vals = list(text)
+            if len(vals) == 6 and all(
+                not isinstance(v, bool) and isinstance(v, (int, float)) and float(v) == int(v) for v in vals
+            ):
+                return cls(*parse_tile_config(",".join(str(int(v)) for v in vals)))
+            return cls(*parse_tile_config(",".join(str(v) for v in vals)))
+        return cls(*parse_tile_config(str(text)))  # the one parser (pipeweave.vocab)
 
     def validate(self) -> SassConfig:
         for name in ("block_m", "block_n", "block_k"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import time
@@ -258,7 +259,15 @@ def load_kernel_file(spec: str) -> Any:
         ) from None
     fn = getattr(mod, name, None)
     if fn is None:
-        raise CompileError(f"{str(path)!r} defines no {name!r}")
+        kernels = sorted(k for k, v in vars(mod).items() if hasattr(v, "arg_names") and hasattr(v, "params"))
+        raise CompileError(
+            f"{str(path)!r} defines no {name!r}",
+            hint=(
+                f"the @triton.jit kernels it defines: {', '.join(kernels)} (e.g. '{path_s}:{kernels[0]}')"
+                if kernels
+                else "it defines no @triton.jit kernel"
+            ),
+        )
     if not hasattr(fn, "arg_names") or not hasattr(fn, "params"):
         raise CompileError(f"{name!r} in {str(path)!r} is not a @triton.jit function")
     return fn
@@ -271,9 +280,14 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
     int specialised like the JIT, or the value of a ``tl.constexpr`` parameter), a float, ``true``/
     ``false``, or a bare type ``i32``/``i64``/``fp32`` (unspecialised runtime argument).
     """
+    if not isinstance(text, str):
+        raise CompileError(
+            f"the signature must be text 'NAME=VALUE,...', got a {type(text).__name__}",
+            hint="e.g. 'x_ptr=*fp32,n=1024,BLOCK=256' (or pass a dict of values as args=)",
+        )
     out: dict[str, Any] = {}
     params = {p.name: p for p in fn.params}
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in _split_outside_brackets(text):
         name, sep, val = item.partition("=")
         name, val = name.strip(), val.strip()
         if not sep or name not in params:
@@ -281,8 +295,20 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
                 f"signature entry {item!r} is not NAME=VALUE for a parameter of {fn.__name__!r}",
                 hint=f"parameters: {', '.join(params)}",
             )
+        if name in out:
+            raise CompileError(
+                f"the signature gives {name!r} twice ({item!r} repeats it)",
+                hint=f"give each parameter of {fn.__name__!r} once",
+            )
         if val.startswith("*"):
-            out[name] = Ptr(val[1:])
+            ptr = _POINTER.match(val)
+            if ptr is None or ptr.group("dtype") not in POINTER_DTYPES:
+                raise CompileError(
+                    f"signature entry {item!r}: {val!r} is not a pointer type",
+                    hint=f"write *DTYPE or *DTYPE[SHAPE] (e.g. x_ptr=*fp32[16777216], w_ptr=*bf16[4096x4096]); "
+                    f"DTYPE one of {', '.join(POINTER_DTYPES)}",
+                )
+            out[name] = Ptr(ptr.group("dtype"))
         elif val.lower() in ("true", "false"):
             out[name] = val.lower() == "true"
         elif val in ("i1", "i8", "i16", "i32", "i64", "u1", "u32", "u64", "fp16", "bf16", "fp32", "fp64"):
@@ -296,3 +322,41 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
                 except ValueError:
                     raise CompileError(f"cannot read the value of signature entry {item!r}") from None
     return out
+
+
+#: element types a pointer argument may have in a signature (``*bf16``)
+POINTER_DTYPES: tuple[str, ...] = (
+    "fp8e4nv",
+    "fp8e5",
+    "fp8e4b15",
+    "i1",
+    "i8",
+    "u8",
+    "i16",
+    "fp16",
+    "bf16",
+    "i32",
+    "u32",
+    "fp32",
+    "i64",
+    "u64",
+    "fp64",
+)
+_POINTER = re.compile(r"^\*(?P<dtype>[A-Za-z0-9_]+)(?:\[\s*[0-9]+(?:\s*[x*, ]\s*[0-9]+)*\s*\])?$")
+
+
+def _split_outside_brackets(text: str) -> list[str]:
+    """``a=1,b=*fp32[4,8],c=2`` -> its entries (commas inside ``[...]`` separate dimensions, not entries)."""
+    items: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            items.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    items.append("".join(cur))
+    return [i.strip() for i in items if i.strip()]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._errors import CompileError
+from ..._errors import CompileError, DataError
 from ._arch import normalize_arch, occupancy
 from ._builtin import SassConfig, builtin_launch, kernel_function, kernel_source_hash, normalize_dtype
 from ._compile import CompiledSass, compile_kernel, triton_version
@@ -156,7 +157,8 @@ def analyze_sass(func: SassFunction, arch: str, num_warps: int, loop_trips: list
         if trips or roots:
             notes.append(
                 f"found {len(roots)} top-level loop(s) in the SASS but the launch declares {len(trips)} trip "
-                f"count(s); unmatched loops are counted once"
+                "count(s) (loop_trips): each unmatched loop is counted ONCE, so every count is for a single trip "
+                "of it (too low by about its trip count)"
             )
     mult = [1 if is_single_warp(ins.opcode) else num_warps for ins in instrs]
     flops = [_flops(ins) * m for ins, m in zip(instrs, mult)]
@@ -341,15 +343,17 @@ def instruction_mix(
     shape: dict[str, Any] | None = None,
     *,
     dtype: str = "bfloat16",
-    args: dict[str, Any] | None = None,
-    loop_trips: list[int] | None = None,
-    grid: int = 1,
+    args: dict[str, Any] | str | None = None,
+    loop_trips: Sequence[int | str] | None = None,
+    grid: int | str = 1,
 ) -> InstructionMix:
     """Compile and analyse a kernel for ``arch``.
 
     ``builtin_or_kernel``: a builtin name (``fused_moe``, ``gemm``, ``rmsnorm``, ``silu_mul``, ``attention``)
     with ``shape`` (see :func:`default_shape`); or a ``@triton.jit`` function / ``"file.py:name"`` with ``args``
-    (launch values, see :func:`specialize`) and optional ``loop_trips`` (source trip count of each top-level loop).
+    (launch values, see :func:`specialize`, or the signature text ``"x_ptr=*fp32,n=1024,BLOCK=256"`` of
+    :func:`parse_signature`) and optional ``loop_trips`` (source trip count of each top-level loop). For a kernel,
+    ``grid`` and ``loop_trips`` may be integers or expressions of the integer arguments (``"cdiv(n, BLOCK)"``).
     """
     arch = normalize_arch(arch)
     if config is None:
@@ -374,14 +378,30 @@ def instruction_mix(
             kernel_hash=kernel_source_hash(name),
             notes=launch.notes,
         )
-    from ._compile import load_kernel_file
+    from ._compile import load_kernel_file, parse_signature
+    from ._launch import eval_launch_expr
 
     fn = load_kernel_file(builtin_or_kernel) if isinstance(builtin_or_kernel, str) else builtin_or_kernel
     if args is None:
         raise CompileError(
             f"kernel {getattr(fn, '__name__', fn)!r} needs its launch arguments",
-            hint="pass args= (a dict, or parse_signature(fn, 'NAME=VALUE,...'): pointers as *bf16, ints as values)",
+            hint="pass args= (a dict, or the text 'NAME=VALUE,...': pointers as *bf16, ints as values)",
         )
+    if isinstance(args, str):
+        args = parse_signature(fn, args)
+    elif not isinstance(args, dict):
+        raise DataError(
+            f"args must be a dict of launch values or the text 'NAME=VALUE,...', got a {type(args).__name__}",
+            hint="e.g. args='x_ptr=*fp32,n=1024,BLOCK=256'",
+        )
+    grid = eval_launch_expr(grid, args, "grid")
+    if grid < 1:
+        raise DataError(f"grid must be >= 1 CTA, got {grid!r}", hint="e.g. grid='cdiv(n, BLOCK)' or grid=1024")
+    if isinstance(loop_trips, (str, int)):
+        loop_trips = [loop_trips]
+    trips = None if loop_trips is None else [eval_launch_expr(t, args, "loop_trips") for t in loop_trips]
+    if trips is not None and any(t < 0 for t in trips):
+        raise DataError(f"loop_trips must be >= 0, got {trips}")
     comp = compile_kernel(fn, args, arch, num_warps=config.num_warps, num_stages=config.num_stages)
     import hashlib
 
@@ -395,7 +415,7 @@ def instruction_mix(
         dtype=dtype,
         config=config,
         shape=dict(shape or {}),
-        loop_trips=loop_trips,
+        loop_trips=trips,
         grid=grid,
         analytic_flops=None,
         kernel_hash=src_hash,
