@@ -13,6 +13,14 @@ Use from Python (latencies in microseconds)::
     pw.compare(workload_rows, gpus=["H100", "B200", "B300"]).summary  # which GPU runs a workload fastest
     model = pw.PipeweaveRegressor().fit(pw.load_profiles(families="moe_w13"))
 
+Your own measurements and a new GPU (see docs/own_measurements.md)::
+
+    rows, skipped = pw.profiles.import_profiles("kineto", "trace.json")    # or "triton-autotune", "ncu"
+    plan = pw.calibrate.plan_launches(candidates, 32, gpus={spec.name: spec})  # what to measure on it
+    # python -m pipeweave.measure plan.csv --out measured.csv               (on the GPU)
+    calibrated = pw.calibrate.calibrate_model(pw.load_model(), measured, gpu=spec.name, gpus={spec.name: spec})
+    pw.diagnose(launch, gpu="H100", measured_us=2321.0)                     # ceiling, bound pipe, configs
+
 The names below are imported on first use (PEP 562), so ``import pipeweave`` stays fast and does
 not import pandas, scikit-learn or XGBoost.
 """
@@ -115,4 +123,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+    """The public names and subpackages (not this module's own imports such as ``importlib``)."""
+    return sorted(set(__all__) | set(_SUBMODULES) | {n for n in globals() if n.startswith("__")})

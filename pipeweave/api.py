@@ -534,8 +534,9 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
         "family": df["family"].iloc[0],
         "dtype": df["dtype"].iloc[0],
         "tile_plan": {
-            **{c: float(f[c]) for c in TILE_COLUMNS},
-            "split_k": float(f["split_k"]),
+            # whole numbers as ints (block_m 128, not 128.0: the form --config and the tile columns take)
+            **{c: int(f[c]) if float(f[c]).is_integer() else float(f[c]) for c in TILE_COLUMNS},
+            "split_k": int(f["split_k"]) if float(f["split_k"]).is_integer() else float(f["split_k"]),
             "origin": str(f["tile_origin"]),
         },
         "grid_ctas": float(f["grid_ctas"]),
@@ -863,12 +864,52 @@ def diagnose(
     df = as_launch_frame(launch)
     if len(df) != 1:
         raise DataError(f"diagnose takes one launch, got {len(df)} rows", hint="pass one row (e.g. df.iloc[[i]])")
-    row = {str(k): v for k, v in df.iloc[0].to_dict().items()}
+    row = _diagnose_row({str(k): v for k, v in df.iloc[0].to_dict().items()})
     gpus = None
     if gpu is not None:
         spec = _resolve_gpu(gpu)
+        given = row.get("gpu")
+        if given is not None and str(given).strip() and _resolve_gpu(str(given)).name != spec.name:
+            import warnings
+
+            warnings.warn(f"the launch's gpu {given!r} is replaced by gpu={spec.name!r}", UserWarning, stacklevel=2)
         row["gpu"] = spec.name
         gpus = {spec.name: spec}
     elif "gpu" not in row:
         raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
     return _diagnose(row, measured_us, top, gpus=gpus, models=models, data=data)
+
+
+def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The launch of :func:`diagnose` checked: a ``config`` text becomes the tile columns, a partial tile plan
+    and a key that looks like a misspelled launch column are refused (they would be ignored)."""
+    import difflib
+
+    from .sources import PROFILE_COLUMNS
+    from .vocab import TILE_COLUMNS, parse_tile_config
+
+    if "config" in row:
+        text = row.pop("config")
+        if text is not None and str(text).strip():
+            if any(c in row for c in TILE_COLUMNS):
+                raise DataError(
+                    "the launch gives both config and tile columns",
+                    hint="give the tile plan one way: config or columns",
+                )
+            row.update(dict(zip(TILE_COLUMNS, parse_tile_config(str(text)))))
+    known = set(PROFILE_COLUMNS) | set(TILE_COLUMNS)
+    for key in row:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.8)
+            if close:
+                raise DataError(
+                    f"unknown launch key {key!r} (did you mean {close[0]!r}?)", hint=f"rename it to {close[0]!r}"
+                )
+    tiles = [c for c in TILE_COLUMNS if c in row and row[c] is not None and str(row[c]).strip() not in ("", "nan")]
+    if tiles and len(tiles) < len(TILE_COLUMNS):
+        raise DataError(
+            f"tile plan incomplete: the launch gives {tiles} of {list(TILE_COLUMNS)}",
+            hint="give all six tile columns (or config='BM,BN,BK,GM,WARPS,STAGES'), or none for the kernel's own "
+            "config",
+        )
+    return row

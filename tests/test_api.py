@@ -371,3 +371,24 @@ def test_predictions_raised_to_the_lower_bound_are_named():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pw.predict(dict(family="gemm", dtype="bfloat16", m=4096, n=4096, k=4096), gpu="H100")
+
+
+def test_diagnose_refuses_what_it_would_ignore():
+    """Hand-made moe_w13 launch: a partial tile plan, a misspelled key, a config text and a second GPU."""
+    import warnings
+
+    base = dict(
+        family="moe_w13", dtype="bfloat16", num_tokens=4096, num_experts=64, topk=8, hidden_size=3584, inter_size=2560
+    )
+    with pytest.raises(DataError, match=r"tile plan incomplete: the launch gives \['block_m'\]"):
+        pw.diagnose({**base, "block_m": 128}, gpu="H100")
+    with pytest.raises(DataError, match=r"unknown launch key 'num_warp' \(did you mean 'num_warps'\?\)"):
+        pw.diagnose({**base, "num_warp": 4}, gpu="H100")
+    as_text = pw.diagnose({**base, "config": "128,128,64,16,8,3"}, gpu="H100")
+    as_cols = pw.diagnose({**base, **dict(zip(pw.vocab.TILE_COLUMNS, (128, 128, 64, 16, 8, 3)))}, gpu="H100")
+    assert as_text["predicted_us"] == as_cols["predicted_us"]
+    with pytest.warns(UserWarning, match="the launch's gpu 'A100' is replaced by gpu='H100-SXM'"):
+        pw.diagnose({**base, "gpu": "A100"}, gpu="H100")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pw.diagnose({**base, "gpu": "h100"}, gpu="H100")  # an alias of the same GPU
