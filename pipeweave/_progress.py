@@ -32,7 +32,7 @@ class LineProgress:
     def __init__(self, total: int | None, desc: str, unit: str = "it", every: int | None = None) -> None:
         self.total, self.desc, self.unit, self.n = total, desc, unit, 0
         self.postfix = ""
-        self.every = every if every is not None else (max(1, (total or 0) // 10) if (total or 0) > 50 else 1)
+        self.every = every if every is not None else (max(1, (total or 0) // 10) if (total or 0) > 20 else 1)
         self.t0 = time.perf_counter()
         self.closed = False
 
