@@ -82,14 +82,6 @@ def _counts(df: pd.DataFrame) -> Any:
         return np.ones(len(df))
     raw = df[COUNT_COLUMN]
     blank = raw.isna().to_numpy() | (raw.astype("string").str.strip().fillna("") == "").to_numpy(dtype=bool)
-    if blank.any():
-        import warnings
-
-        rows = (np.flatnonzero(blank) + 1).tolist()
-        warnings.warn(
-            f"{len(rows)} blank {COUNT_COLUMN!r} cells count once (rows {rows[:8]}{' ...' if len(rows) > 8 else ''})",
-            stacklevel=3,
-        )
     c = np.where(blank, 1.0, pd.to_numeric(raw.where(~blank), errors="coerce").to_numpy(dtype=float))  # blank: once
     bad = np.flatnonzero(~(np.isfinite(c) & (c >= 0)))
     if len(bad):

@@ -531,8 +531,8 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
     }
     return {
         "gpu": spec.name,
-        "family": df["family"].iloc[0],
-        "dtype": df["dtype"].iloc[0],
+        "family": one["family"].iloc[0],
+        "dtype": one["dtype"].iloc[0],
         "tile_plan": {
             # whole numbers as ints (block_m 128, not 128.0: the form --config and the tile columns take)
             **{c: int(f[c]) if float(f[c]).is_integer() else float(f[c]) for c in TILE_COLUMNS},

@@ -103,8 +103,12 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
     g = p.add_argument_group("launch")
     g.add_argument("--family", choices=sorted(FAMILIES), help="kernel family")
     g.add_argument(
-        "--dtype", default="bfloat16", help="bfloat16 | float16 | fp8 | fp8_block | float32 (default bfloat16)"
+        "--dtype",
+        default=None,
+        help="bfloat16 | float16 | fp8 | fp8_block | float32, or bf16, fp16, ... (default: the family's: "
+        "bfloat16, float32 for the FP32 operator families)",
     )
+    p.set_defaults(_family_dtype=True)  # main() fills a --dtype left out with the family's (default_dtype)
     g.add_argument(
         "--source",
         default=None,

@@ -87,12 +87,17 @@ class _Parser(argparse.ArgumentParser):
         close: list[str] = []
         if bad:
             choices = re.findall(r"'([^']*)'", bad.group(2)) or [c.strip() for c in bad.group(2).split(",")]
-            close = difflib.get_close_matches(bad.group(1), choices, n=1)
+            # a family's evaluation names extend it ("gemm" -> gemm_bf16, gemm_fp8, gemm_fp32): those first
+            close = [c for c in choices if c.startswith(bad.group(1) + "_")][:3] or difflib.get_close_matches(
+                bad.group(1), choices, n=1
+            )
         elif message.startswith("unrecognized arguments:"):
             options = [o for a in self._actions for o in a.option_strings]
             words = [w.split("=")[0] for w in message.split(":", 1)[1].split() if w.startswith("--")]
             close = [m for w in words[:1] for m in difflib.get_close_matches(w, options, n=1)]
-        if close:
+        if len(close) > 1:
+            hint = f"did you mean one of {', '.join(repr(c) for c in close)}? ({hint})"
+        elif close:
             hint = f"did you mean '{close[0]}'? ({hint})"
         self.exit(2, f"{self.prog}: error: {message}\n  fix: {hint}\n")
 
@@ -137,6 +142,19 @@ _CLI_WORDS: tuple[tuple[str, str], ...] = (
     ("the data argument", "--data"),
     ("length_scale and noise must be", "--length-scale and --noise must be"),
     ("pass storage='sqlite:///tune.db'", "pass --storage sqlite:///tune.db"),
+    (
+        "pass gpu= (a catalog name or a spec .toml path)",
+        "pass --gpu NAME_OR_SPEC (a catalog name or a spec .toml path)",
+    ),
+    ("pass gpu= a catalog name", "pass --gpu with a catalog name"),
+    ("pass dtype= (e.g. 'bfloat16')", "pass --dtype (e.g. --dtype bfloat16)"),
+    ("the family argument", "--family"),
+    ("the dtype argument", "--dtype"),
+    ("the key argument", "--key"),
+    ("the shapes argument", "--shapes"),
+    ("the fixed argument", "--set"),
+    ("the gpu argument", "--gpu"),
+    ("the source argument", "--source"),
 )
 
 
@@ -172,6 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return 0
+    if getattr(args, "_family_dtype", False) and getattr(args, "dtype", None) is None:
+        from ..frontend import default_dtype
+
+        args.dtype = default_dtype(getattr(args, "family", None) or "")
     import warnings
 
     try:

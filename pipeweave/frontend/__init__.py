@@ -39,6 +39,7 @@ from ._validate import (
     DERIVED_COLUMNS,
     LAUNCH_DEFAULTS,
     MAX_LATENCY_US,
+    default_dtype,
     fill_launch_defaults,
     row_problems,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "fill_launch_defaults",
     "COLUMN_DOMAINS",
     "LAUNCH_DEFAULTS",
+    "default_dtype",
     "DERIVED_COLUMNS",
     "MAX_LATENCY_US",
     "triton_smem_bytes",

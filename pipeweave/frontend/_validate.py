@@ -51,6 +51,7 @@ __all__ = [
     "LAUNCH_DEFAULTS",
     "MAX_LATENCY_US",
     "TILED_FAMILIES",
+    "default_dtype",
     "Domain",
     "domain_table",
     "fill_launch_defaults",
@@ -126,6 +127,15 @@ LAUNCH_DEFAULTS: dict[str, dict[str, float | str]] = {
     "attention_context": {"step": 0, "backend": "flash_attention"},
     "attention_generation": {"backend": "flash_attention", "isl": 1},  # isl does not enter a decode step
 }
+
+def default_dtype(family: str) -> str:
+    """The dtype a launch of ``family`` takes when none is given: bfloat16 where the family supports it, else
+    its first dtype (float32 for the FP32 operator families)."""
+    fam = FAMILIES.get(str(family))
+    if fam is None or "bfloat16" in fam.dtypes:
+        return "bfloat16"
+    return str(fam.dtypes[0])
+
 
 #: Largest plausible measured latency of one kernel launch, microseconds (1000 s). The shared data's
 #: longest is 1.2e7 us (12 s, NeuSight); a larger value is a unit slip (ns or ps read as us) or a
@@ -224,6 +234,12 @@ def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
         return df
     fam = _text(df["family"])
     out = df
+    # an absent or blank dtype: the family's default (default_dtype), as the CLI's --dtype
+    blank_dt = _blank(df["dtype"]) if "dtype" in df.columns else np.ones(len(df), dtype=bool)
+    if blank_dt.any():
+        out = df.copy()
+        fill = pd.Series([default_dtype(f) for f in fam], index=df.index, dtype=object)
+        out["dtype"] = fill if "dtype" not in df.columns else df["dtype"].astype(object).where(~blank_dt, fill)
     for name, defaults in LAUNCH_DEFAULTS.items():
         m = fam == name
         if not m.any():
@@ -368,9 +384,9 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         dup = sorted(set(map(str, df.columns[df.columns.duplicated()])))
         r.add(np.ones(n, dtype=bool), f"duplicate column(s) {dup}: each column may appear once")
         return pd.Series(r.text, index=df.index, dtype=object)
-    for col in ("family", "gpu", "dtype"):
+    for col in ("family", "gpu"):
         if col not in df.columns:
-            r.add(np.ones(n, dtype=bool), f"missing column {col!r} (every row needs family, gpu, dtype)")
+            r.add(np.ones(n, dtype=bool), f"missing column {col!r} (every row needs family and gpu)")
             return pd.Series(r.text, index=df.index, dtype=object)
     df = fill_launch_defaults(df)
     famv = _text(df["family"])

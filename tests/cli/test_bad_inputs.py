@@ -151,7 +151,7 @@ CASES: list[tuple] = [
     _row_case("k-zero", "gemm,H100,bfloat16,64,64,0", ["k=0"]),
     _row_case("memory", "gemm,H100,bfloat16,16777216,16777216,1048576", ["GiB", "H100"]),
     _row_case("dtype-typo", "gemm,H100,bfloat61,64,64,64", ["'bfloat61'", "did you mean 'bfloat16'"]),
-    _row_case("dtype-blank", "gemm,H100,,64,64,64", ["dtype is blank", "bfloat16"]),
+    _row_case("dtype-not-of-family", "gemm_fp32,H100,bfloat16,64,64,64", ["supports dtypes ['float32']"]),
     _row_case("fp8-on-a100", "gemm,A100,fp8,64,64,64", ["'A100'", "no fp8 tensor-core path"]),
     _row_case("family-typo", "gemx,H100,bfloat16,64,64,64", ["'gemx'", "did you mean 'gemm'"]),
     _row_case("family-blank", ",H100,bfloat16,64,64,64", ["family is blank", "gemm"]),

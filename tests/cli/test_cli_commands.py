@@ -562,3 +562,28 @@ def test_flags_the_family_does_not_read_are_noted(capsys):
         == 0
     )
     assert "does not read" not in capsys.readouterr().err  # an optional column the family reads
+
+
+def test_a_family_name_suggests_its_evaluation_names(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--families", "gemm"])
+    assert "did you mean one of 'gemm_bf16', 'gemm_fp8', 'gemm_fp32'?" in capsys.readouterr().err
+
+
+def test_a_left_out_dtype_is_the_family_s(tmp_path, capsys):
+    """Hand-made launches: no --dtype on an FP32 family, a blank dtype cell, rows without a dtype column."""
+    import pipeweave as pw
+
+    assert main(["predict", "--gpu", "A100", "--family", "gemm_fp32", "--m", "512", "--n", "512", "--k", "512"]) == 0
+    assert "(gemm_fp32 float32 on A100-SXM)" in capsys.readouterr().out
+    rows = tmp_path / "rows.csv"
+    rows.write_text("family,dtype,m,n,k\ngemm,,128,4096,4096\ngemm,bfloat16,128,4096,4096\n")
+    out = tmp_path / "p.csv"
+    assert main(["predict", "--gpu", "H100", "--input", str(rows), "--output", str(out)]) == 0
+    pred = pd.read_csv(out)["latency_us_pred"]
+    assert pred.iloc[0] == pred.iloc[1]
+    no_col = pw.predict(dict(family="softmax_fp32", num_tokens=64, hidden_size=4096), gpu="A100").iloc[0]
+    assert (
+        no_col
+        == pw.predict(dict(family="softmax_fp32", dtype="float32", num_tokens=64, hidden_size=4096), gpu="A100").iloc[0]
+    )
