@@ -25,9 +25,14 @@ formats (--from):
                    -> gemm rows (bf16/fp16) or gemm_fp32 rows (float32, TF32 off); GPU from
                    deviceProperties; other kernels listed as skipped
   triton-autotune  <kernel>.autotune.json of @triton.autotune(cache_results=True): one row per config
-                   (do_bench median, ms -> us); needs --gpu, --family, --key (names of the key entries)
+                   (do_bench median, ms -> us); needs --gpu, --family, --key (names of the key entries);
+                   a directory (~/.triton/cache/<hash>/) stands for the *.autotune.json files under it
   ncu              `ncu --csv --page raw` output joined with --shapes (kernel regex or ncu id -> family,
                    dtype, shape); GPU from device__attribute_display_name or --gpu
+
+A flag the format does not take is refused, as is --family/--dtype/--set for a column the file already
+gives. The same launch found more than once (in one file or across files) becomes one row: the median
+latency, n_raw_rows = the launches merged (canonical files are kept as they are).
 
 examples:
   pipeweave profiles import --from kineto trace.json --out my_profiles.csv
@@ -50,7 +55,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..profiles import IMPORT_KINDS
 
     imp.add_argument("--from", dest="kind", required=True, choices=list(IMPORT_KINDS), help="input format")
-    imp.add_argument("files", nargs="+", metavar="FILE", help="input files (never modified)")
+    imp.add_argument(
+        "files", nargs="+", metavar="FILE", help="input files (never modified; triton-autotune: or cache directories)"
+    )
     imp.add_argument("--out", required=True, metavar="PATH", help="canonical profile file to write (.csv or .parquet)")
     imp.add_argument("--gpu", metavar="NAME_OR_SPEC", help="GPU the files were measured on (overrides the files)")
     imp.add_argument("--family", help="kernel family, where the file cannot say it (triton-autotune)")
@@ -66,7 +73,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="+",
         default=[],
         metavar="COL=VALUE",
-        help="constant columns for every row (e.g. topk=8 num_experts=64 hidden_size=4096)",
+        help="constant columns for every row, where the file does not give them "
+        "(e.g. topk=8 num_experts=64 hidden_size=4096; canonical column names only)",
     )
     imp.add_argument("--source", default="user", help="source label of the rows (default user)")
     chk = sub.add_parser(

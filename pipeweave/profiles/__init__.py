@@ -20,19 +20,23 @@ from ._canonical import (
     read_profiles,
     write_profiles,
 )
-from ._import import IMPORT_KINDS, import_profiles
+from ._import import FIXED_COLUMNS, IMPORT_KINDS, IMPORT_OPTIONS, check_fixed_columns, import_profiles
 from ._kineto import TORCH_DTYPES, import_kineto
-from ._ncu import TIME_UNITS_US, import_ncu, read_ncu_csv
-from ._triton import TILE_NAMES, import_triton_autotune
+from ._ncu import TIME_UNITS_US, import_ncu, read_ncu_csv, read_shapes
+from ._triton import TILE_NAMES, autotune_files, import_triton_autotune
 
 __all__ = [
+    "FIXED_COLUMNS",
     "IMPORT_KINDS",
+    "IMPORT_OPTIONS",
     "PROFILE_SUFFIXES",
     "REQUIRED_COLUMNS",
     "TILE_NAMES",
     "TIME_UNITS_US",
     "TORCH_DTYPES",
     "USER_SOURCE",
+    "autotune_files",
+    "check_fixed_columns",
     "check_profiles",
     "file_record",
     "import_kineto",
@@ -41,5 +45,6 @@ __all__ = [
     "import_triton_autotune",
     "read_ncu_csv",
     "read_profiles",
+    "read_shapes",
     "write_profiles",
 ]

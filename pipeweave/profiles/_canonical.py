@@ -55,8 +55,9 @@ def _read_table(path: Path) -> pd.DataFrame:
             f"profile file {str(path)!r} must end in .csv or .parquet",
             hint="convert it to canonical rows first (pipeweave.profiles.import_profiles)",
         )
-    if not path.is_file():
-        raise DataError(f"profile file not found: {str(path)!r}", hint="check the path")
+    from ._files import input_file
+
+    input_file(path, "profile file", hint="pass a canonical profile file (CSV or parquet) with a header row")
     try:
         return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
     except (ValueError, OSError, pd.errors.ParserError) as exc:

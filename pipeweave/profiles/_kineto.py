@@ -33,8 +33,9 @@ import pandas as pd
 
 from .._errors import DataError
 from ..sources import cublas_tile_from_kernel_name
+from ._files import input_file
 
-__all__ = ["TORCH_DTYPES", "import_kineto"]
+__all__ = ["LAUNCH_KEY", "TORCH_DTYPES", "import_kineto", "kineto_launches"]
 
 #: PyTorch "Input type" strings -> canonical dtype
 TORCH_DTYPES: dict[str, str] = {
@@ -53,12 +54,11 @@ _GEMM_OPS = ("aten::mm", "aten::addmm", "aten::linear", "aten::bmm")
 
 
 def _load(path: Path) -> dict:
+    path = input_file(path, "trace file", hint="pass the file written by prof.export_chrome_trace()")
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
+        with opener(path, "rt", encoding="utf-8-sig") as fh:
             trace = json.load(fh)
-    except FileNotFoundError:
-        raise DataError(f"trace file not found: {str(path)!r}", hint="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
         raise DataError(
             f"{str(path)!r} is not a JSON trace ({type(exc).__name__})",
@@ -110,12 +110,22 @@ def _tf32(names: list[str]) -> bool:
     return any("tf32" in n.lower() for n in names)
 
 
+#: the columns that make two kernel launches of a trace the same launch (their median is one row)
+LAUNCH_KEY: tuple[str, ...] = ("gpu", "family", "dtype", "batch_size", "m", "n", "k")
+
+
 def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(rows, skipped) from one trace file; ``gpu`` overrides ``deviceProperties``.
 
     ``rows``: canonical GEMM rows (median latency per distinct launch, ``n_raw_rows`` launches);
     ``skipped``: ``file, kernel, reason, count``.
     """
+    out, skip = kineto_launches(path, gpu=gpu)
+    return _median_per_launch(out, list(LAUNCH_KEY)), skip
+
+
+def kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Like :func:`import_kineto`, one row per launch (repeated launches not merged yet)."""
     path = Path(path)
     trace = _load(path)
     events = trace["traceEvents"]
@@ -171,12 +181,19 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
         if isinstance(got, str):
             skipped.extend((n, got) for n in rec["names"])
             continue
-        gname = gpu or devices.get(int(rec["device"]) if rec["device"] is not None else 0)
+        device = int(rec["device"]) if rec["device"] is not None else 0
+        gname = gpu or devices.get(device)
         if not gname:
-            raise DataError(
-                f"{str(path)!r} has no deviceProperties naming the GPU",
-                hint="pass gpu= (a catalog name or a spec .toml path)",
-            )
+            if not devices:
+                why = "has no deviceProperties naming the GPU"
+            elif device not in devices:
+                why = (
+                    f"has kernels on device {device}, but its deviceProperties only describe "
+                    f"device{'s' if len(devices) > 1 else ''} {sorted(devices)}"
+                )
+            else:
+                why = f"has no GPU name in deviceProperties for device {device}"
+            raise DataError(f"{str(path)!r} {why}", hint="pass gpu= (a catalog name or a spec .toml path)")
         b, m, n, k, dtype = got
         fp32 = dtype == "float32"
         if fp32 and _tf32(rec["names"]):
@@ -204,7 +221,6 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
     out = pd.DataFrame(rows)
     if len(out) and (out["family"] == "gemm_fp32").any():
         out = _with_simt_tile(out, blocks)
-    out = _median_per_launch(out, ["gpu", "family", "dtype", "batch_size", "m", "n", "k"])
     if len(out):
         out["timing"] = "kineto"
     skip = pd.DataFrame(skipped, columns=["kernel", "reason"])

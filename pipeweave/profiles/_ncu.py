@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
+from ._files import input_file
 
-__all__ = ["TIME_UNITS_US", "import_ncu", "read_ncu_csv"]
+__all__ = ["TIME_UNITS_US", "import_ncu", "read_ncu_csv", "read_shapes"]
 
 #: time unit in the unit row -> microseconds per unit
 TIME_UNITS_US: dict[str, float] = {
@@ -44,6 +45,12 @@ TIME_UNITS_US: dict[str, float] = {
 }
 _BYTE_UNITS: dict[str, float] = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "KB": 1e3, "KiB": 1024.0, "B": 1.0}
 _TIME = "gpu__time_duration.sum"
+_EXPORT = "export with: ncu --import report.ncu-rep --csv --page raw > file.csv"
+# the header row: "ID" (quoted or not) and the delimiter after it
+_HEADER = re.compile(r'^\s*"?ID"?\s*([,;\t])')
+_DELIM_NAMES = {";": "semicolon", "\t": "tab"}
+# "1234,5" or "0,25": a comma that is not a thousands separator (one followed by exactly three digits)
+_DECIMAL_COMMA = re.compile(r"\d,(\d{1,2}|\d{4,})(\D|$)")
 
 
 def _number(s: pd.Series) -> np.ndarray:
@@ -53,32 +60,64 @@ def _number(s: pd.Series) -> np.ndarray:
 
 def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, str]]:
     """(one row per launch as strings, unit per column) of an ``ncu --csv --page raw`` file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise DataError(f"ncu CSV not found: {str(path)!r}", hint="check the path") from None
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.startswith(('"ID"', "ID,"))), None)
+    path = input_file(path, "ncu CSV", hint=_EXPORT)
+    text = path.read_text(encoding="utf-8-sig", errors="replace")  # utf-8-sig: a byte-order mark is dropped
+    lines = [ln.lstrip("\ufeff") for ln in text.splitlines()]
+    start = next((i for i, ln in enumerate(lines) if _HEADER.match(ln)), None)
     if start is None:  # ncu may print ==PROF== lines first
         raise DataError(
             f'{str(path)!r} has no header row starting with "ID": not `ncu --csv --page raw` output',
-            hint="export with: ncu --import report.ncu-rep --csv --page raw > file.csv",
+            hint=_EXPORT,
         )
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
-    header = rows[0]
+    m = _HEADER.match(lines[start])
+    delim = m.group(1) if m else ","  # ncu writes commas; a spreadsheet re-save may use ';' or tabs
+    rows = list(csv.reader(io.StringIO("\n".join(lines[start:])), delimiter=delim))
+    header = [h.strip() for h in rows[0]]
     if _TIME not in header:
         raise DataError(
             f"{str(path)!r} lacks the metric {_TIME!r}",
             hint=f"profile with ncu --metrics {_TIME},launch__grid_size,launch__block_size (or ncu --set full)",
         )
     body = [r for r in rows[1:] if len(r) == len(header)]
+    if delim != ",":
+        # a re-saved file may write decimal commas (1234,88): never guess which comma is which
+        odd = [
+            (h, r[j])
+            for j, h in enumerate(header)
+            if h == _TIME or h.startswith("launch__")
+            for r in body
+            if _DECIMAL_COMMA.search(r[j].strip())
+        ]
+        if odd:
+            raise DataError(
+                f"{str(path)!r} is {_DELIM_NAMES.get(delim, repr(delim))}-separated and writes numbers with a "
+                f"decimal comma ({odd[0][1]!r} in {odd[0][0]}): which comma is a decimal point would be a guess",
+                hint="export the CSV again from ncu, unedited: " + _EXPORT.split(": ", 1)[1],
+            )
     if not body:
         raise DataError(f"{str(path)!r} has no launch rows", hint="profile at least one kernel")
     units_row = body[0] if not body[0][0].strip() else [""] * len(header)  # the unit row has no ID
     data = body[1:] if not body[0][0].strip() else body
     units = dict(zip(header, units_row))
     return pd.DataFrame(data, columns=header), units
+
+
+def read_shapes(shapes: str | os.PathLike[str]) -> pd.DataFrame:
+    """The shapes table (CSV; commas, or semicolons from a spreadsheet) as a DataFrame."""
+    hint = (
+        "a CSV with columns kernel (regex) or id, family, dtype and the shape columns, e.g. kernel,family,dtype,m,n,k"
+    )
+    p = input_file(shapes, "shapes file", hint=hint)
+    try:
+        table = pd.read_csv(p, encoding="utf-8-sig")
+        if len(table.columns) == 1 and ";" in str(table.columns[0]):
+            table = pd.read_csv(p, encoding="utf-8-sig", sep=";")
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read shapes file {str(p)!r}: {exc}".splitlines()[0], hint=hint) from None
+    table.columns = [str(c).strip() for c in table.columns]
+    if table.empty:
+        raise DataError(f"shapes file {str(p)!r} has a header but no rows", hint=hint)
+    return table
 
 
 def import_ncu(
@@ -92,10 +131,7 @@ def import_ncu(
             hint="a CSV with columns kernel (regex) or id, family, dtype and the shape columns",
         )
     launches, units = read_ncu_csv(path)
-    try:
-        table = pd.read_csv(shapes)
-    except FileNotFoundError:
-        raise DataError(f"shapes file not found: {str(shapes)!r}", hint="check the path") from None
+    table = read_shapes(shapes)
     if "id" not in table.columns and "kernel" not in table.columns:
         raise DataError(
             f"shapes file {str(shapes)!r} needs a column 'kernel' (regex on the kernel name) or 'id'",

@@ -28,9 +28,31 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import DataError
+from ._files import input_file
 from ._kineto import TORCH_DTYPES
 
-__all__ = ["TILE_NAMES", "import_triton_autotune"]
+__all__ = ["TILE_NAMES", "autotune_files", "import_triton_autotune"]
+
+_WHICH_FILE = "pass the <kernel>.autotune.json written by cache_results=True"
+#: the columns every autotune row gets from the file and its config (``fixed`` may not set them)
+_OWN_COLUMNS = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages", "timing")
+
+
+def autotune_files(path: str | os.PathLike[str]) -> list[Path]:
+    """``[path]`` for a file; the ``*.autotune.json`` files under a directory (a Triton cache directory, or
+    ``~/.triton/cache`` with one sub-directory per kernel hash), sorted."""
+    p = Path(path)
+    if not p.is_dir():
+        return [p]
+    found = sorted(f for f in p.rglob("*.autotune.json") if f.is_file())
+    if not found:
+        raise DataError(
+            f"directory {str(p)!r} holds no *.autotune.json file",
+            hint="run the kernel with @triton.autotune(..., cache_results=True), then pass its Triton cache "
+            "directory (~/.triton/cache/<hash>/) or the <kernel>.autotune.json file",
+        )
+    return found
+
 
 #: Triton config names -> tile-plan column
 TILE_NAMES: dict[str, str] = {
@@ -66,20 +88,24 @@ def import_triton_autotune(
             "key (the shape column names) is required for triton-autotune files",
             hint="name the shape column of each key entry, e.g. key=('m', 'n', 'k')",
         )
+    path = input_file(
+        path,
+        "autotune file",
+        hint=_WHICH_FILE,
+        directory_hint="pass the <kernel>.autotune.json files in it (import_profiles searches a directory for them)",
+    )
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)
-    except FileNotFoundError:
-        raise DataError(f"autotune file not found: {str(path)!r}", hint="check the path") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(
             f"{str(path)!r} is not JSON ({exc.__class__.__name__})",
-            hint="pass the <kernel>.autotune.json written by cache_results=True",
+            hint=_WHICH_FILE,
         ) from None
     if not isinstance(data, dict) or "key" not in data or "configs_timings" not in data:
         raise DataError(
             f"{str(path)!r} lacks 'key' / 'configs_timings': not a Triton autotune cache file",
-            hint="pass the <kernel>.autotune.json written by cache_results=True",
+            hint=_WHICH_FILE,
         )
     from ..sources import FAMILY_KEY_COLUMNS
 
@@ -100,6 +126,16 @@ def import_triton_autotune(
     for name, val in zip(key, kvals):
         if name != "_":
             shape[name] = float(val) if isinstance(val, (int, float)) else val
+    clash = [c for c in (fixed or {}) if c in shape or c in _OWN_COLUMNS]
+    if clash:
+        given = ", ".join(
+            f"{c}={(fixed or {})[c]!r} (the file has {shape[c]!r})" if c in shape else f"{c}={(fixed or {})[c]!r}"
+            for c in clash
+        )
+        raise DataError(
+            f"the fixed argument gives {given}, which {path.name} already provides (its key or its configs)",
+            hint="leave those columns out of the fixed argument: each row takes them from the file",
+        )
     if dtype is None:
         dtype = next((TORCH_DTYPES[str(v)] for v in kvals[len(key) :] if str(v) in TORCH_DTYPES), None)
         if dtype is None:
