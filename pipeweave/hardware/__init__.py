@@ -20,6 +20,7 @@ from ._catalog import (
     resolve_gpu_names,
     spec_from_dict,
     spec_to_toml,
+    suggest_gpu_names,
 )
 from ._spec import (
     GENERATIONS,
@@ -48,6 +49,7 @@ __all__ = [
     "load_spec_file",
     "spec_from_dict",
     "spec_to_toml",
+    "suggest_gpu_names",
     "gpu_frame",
     "generation_of",
     "tensor_key",

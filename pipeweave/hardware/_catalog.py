@@ -36,6 +36,7 @@ __all__ = [
     "generation_of",
     "EXAMPLE_SPEC_PATH",
     "spec_to_toml",
+    "suggest_gpu_names",
 ]
 
 #: The catalog file.
@@ -243,7 +244,7 @@ def _resolve(name: str) -> str:
     hit = exact.get(name.strip()) or normed.get(_norm(name))
     if hit is not None:
         return hit
-    suggest = _suggest(name, normed)
+    suggest = suggest_gpu_names(name)
     msg = f"unknown GPU {name!r}; valid names are {gpu_names()}"
     if suggest:
         msg += f"; did you mean {suggest}?"
@@ -253,11 +254,11 @@ def _resolve(name: str) -> str:
     )
 
 
-def _suggest(name: str, normed: Mapping[str, str]) -> list[str]:
-    """Catalog names close to unknown ``name``: first those holding its product number and every other token
-    ("a100 80gb" -> the two 80 GB A100s; "H100 PCIe" -> H100-SXM), then close spellings ("H1OO" -> H100)."""
-    import re
-
+def suggest_gpu_names(name: str) -> list[str]:
+    """Catalog names close to an unknown GPU ``name`` (at most 5): those holding its product number and every
+    other token ("a100 80gb" -> the two 80 GB A100s; "H100 PCIe" -> H100-SXM), else close spellings
+    ("H1OO" -> H100-SXM)."""
+    _, _, normed = _catalog()
     text = str(name).strip().lower()
     tokens = [t for t in re.findall(r"[a-z]*\d+[a-z]*|[a-z]+", text) if t != "nvidia"]
     product = [t for t in tokens if re.search(r"\d", t)]

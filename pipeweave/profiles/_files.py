@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 from pathlib import Path
 
 from .._errors import DataError
@@ -31,33 +29,9 @@ def input_file(path: str | os.PathLike[str], what: str, *, hint: str, directory_
     return p
 
 
-# a product number: up to two letters, 1-4 digits, one optional letter (h100, a100, l40s, gb200, 4090, t4);
-# memory sizes (80gb), memory types (hbm3) and form factors (sxm5, pcie, nvl72) do not match
-_PRODUCT = re.compile(r"[a-z]{0,2}\d{1,4}[a-z]?")
-
-
-def _products(name: str) -> set[str]:
-    return {t for t in re.split(r"[^a-z0-9]+", name.lower()) if _PRODUCT.fullmatch(t) and not t.isalpha()}
-
-
-def _norm(name: str) -> str:
-    s = re.sub(r"[\s_\-]+", "", name.lower())
-    return s[len("nvidia") :] if s.startswith("nvidia") else s
-
-
 def suggest_gpus(name: str, n: int = 3) -> list[str]:
-    """Catalog GPUs most like ``name``: those sharing its product number (H100 -> H100-SXM) first,
-    then by string similarity."""
-    from ..hardware import list_gpus
+    """Catalog GPUs most like ``name`` (:func:`pipeweave.hardware.suggest_gpu_names`: the product number
+    first, H100 -> H100-SXM, then close spellings), at most ``n``."""
+    from ..hardware import suggest_gpu_names
 
-    want = _products(name)
-    scored: list[tuple[int, float, int, str]] = []
-    for order, spec in enumerate(list_gpus()):
-        names = (spec.name, *spec.aliases)
-        shared = max(len(want & _products(a)) for a in names)
-        ratio = max(difflib.SequenceMatcher(None, _norm(name), _norm(a)).ratio() for a in names)
-        scored.append((shared, ratio, -order, spec.name))
-    scored.sort(reverse=True)
-    if want and scored and scored[0][0] > 0:  # a product-number match: only those
-        return [s[3] for s in scored if s[0] == scored[0][0]][:n]
-    return [s[3] for s in scored if s[1] >= 0.6][:n]
+    return suggest_gpu_names(name)[:n]
