@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COMMAND = "profiles"
 HELP = "import your own measurements (Kineto trace, Triton autotune cache, ncu CSV) as a canonical profile file"
@@ -149,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"{len(df):,} valid rows")
         print(summary.to_string())
-        return 0
+        return _check_lower_bound(df, gpus)
     key = [k.strip() for k in args.key.split(",")] if args.key else []
     _require_import_flags(args, spec is not None, key)
     rows, skipped = import_profiles(
@@ -174,3 +178,28 @@ def run(args: argparse.Namespace) -> int:
             names = skipped.loc[skipped["reason"] == reason, "kernel"].astype(str).head(2).tolist()
             print(f"  {n:>6,}  {reason}  (e.g. {', '.join(n_[:60] for n_ in names)})", file=sys.stderr)
     return 0
+
+
+def _check_lower_bound(df: pd.DataFrame, gpus: dict | None) -> int:
+    """Exit status of `profiles check` after the physical check: 1 (and the rows on stderr) when rows are faster
+    than their launch's lower bound allows (the rows training drops; most often ms written as us), else 0."""
+    import numpy as np
+
+    from ..model import IMPOSSIBLE_FACTOR, ensure_features
+
+    feats = ensure_features(df.reset_index(drop=True), gpus=gpus, baselines=False)
+    lat = feats["latency_us"].to_numpy(dtype=float)
+    lower = feats["t_lower_us"].to_numpy(dtype=float)
+    bad = np.flatnonzero(lat * IMPOSSIBLE_FACTOR < lower)
+    if not len(bad):
+        return 0
+    ratio = float(np.median(lower[bad] / lat[bad]))
+    unit = f"; a median {ratio:,.0f}x under it: latency_us looks like milliseconds (x1000)" if ratio > 100 else ""
+    rows = ", ".join(str(i + 1) for i in bad[:8]) + (" ..." if len(bad) > 8 else "")
+    print(
+        f"{len(bad):,} of {len(df):,} rows are faster than the physical lower bound of their launch (rows {rows}; "
+        f"e.g. row {bad[0] + 1}: {lat[bad[0]]:.4g} us against {lower[bad[0]]:.4g} us){unit}: train and calibrate "
+        "leave such rows out, and refuse a file made mostly of them",
+        file=sys.stderr,
+    )
+    return 1

@@ -877,6 +877,16 @@ CASES: list[tuple] = [
         ["3 of 3 --profiles rows are faster than the physical lower bound", "a file in ms needs x1000"],
     ),
     (
+        "profiles-check-milliseconds",  # hand-made rows: the first GEMM's latency written in ms
+        {
+            "p.csv": "gpu,family,dtype,m,n,k,latency_us\n"
+            "H100,gemm,bfloat16,4096,4096,4096,0.19\nH100,gemm,bfloat16,64,64,64,5.0\n"
+        },
+        ["profiles", "check", "{tmp}/p.csv"],
+        1,
+        ["1 of 2 rows are faster than the physical lower bound", "(rows 1;", "looks like milliseconds"],
+    ),
+    (
         "bench-committed-out",
         {},
         ["bench", "--what", "rank", "--out", str(_REPO / "experiments" / "bench")],
