@@ -72,7 +72,10 @@ def _counts(df: pd.DataFrame) -> Any:
 
         # a misspelled count column would otherwise be ignored and every launch counted once
         lower = {str(c).strip().lower(): str(c) for c in df.columns}
-        close = difflib.get_close_matches(COUNT_COLUMN, list(lower), n=1, cutoff=0.6)
+        # case and plural variants ("Count", "counts", "cnt"), not other words ("token_count", "counter")
+        close = [k for k in lower if k == "cnt"] or difflib.get_close_matches(
+            COUNT_COLUMN, list(lower), n=1, cutoff=0.85
+        )
         if close:
             raise DataError(
                 f"no {COUNT_COLUMN!r} column, but {lower[close[0]]!r} looks like one (without it every launch "

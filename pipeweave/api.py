@@ -268,10 +268,15 @@ def _note_floored(rows: pd.DataFrame, floored: Any) -> None:
 
     where = rows.loc[floored, ["gpu", "family"]].astype(str).value_counts().index.tolist()
     named = ", ".join(f"{f} on {g}" for g, f in where[:3]) + (", ..." if len(where) > 3 else "")
+    known = (
+        " (B200's window-0 prefill rows timed less work than they state: see the README)"
+        if ("B200", "attention_context") in where
+        else ""
+    )
     warnings.warn(
         f"{int(floored.sum())} of {len(rows)} launches were predicted under their physical lower bound and raised "
-        f"to it ({named}): there the model extrapolates, or learned from rows timed with less work than they "
-        "state (B200's window-0 prefill rows: see the README's data notes); read those values as optimistic bounds",
+        f"to it ({named}): there the model extrapolates, or learned from rows timed with less work{known}; read "
+        "those values as optimistic bounds",
         UserWarning,
         stacklevel=3,
     )
@@ -281,10 +286,13 @@ def _note_unmeasured_sources(src: pd.Series, fam: pd.Series) -> None:
     """Warn about rows asking for a shared source's timing of a family that source never measured."""
     import warnings
 
+    import pandas as pd
+
     from .sources import source_families
 
     measured = source_families()
-    pairs = {(str(s), str(f)) for s, f in zip(src, fam) if str(s) in measured and str(f) not in measured[str(s)]}
+    distinct = pd.DataFrame({"s": src.astype(str).to_numpy(), "f": fam.astype(str).to_numpy()}).drop_duplicates()
+    pairs = {(s, f) for s, f in distinct.itertuples(index=False) if s in measured and f not in measured[s]}
     for s, f in sorted(pairs):
         warnings.warn(
             f"source {s!r} measured no {f} launches (it measured {list(measured[s])}): the prediction carries its "
@@ -869,15 +877,31 @@ def diagnose(
     if gpu is not None:
         spec = _resolve_gpu(gpu)
         given = row.get("gpu")
-        if given is not None and str(given).strip() and _resolve_gpu(str(given)).name != spec.name:
-            import warnings
+        if not _is_blank(given) and str(given).strip() != spec.name:
+            from ._errors import PipeweaveError
 
-            warnings.warn(f"the launch's gpu {given!r} is replaced by gpu={spec.name!r}", UserWarning, stacklevel=2)
+            try:
+                other = _resolve_gpu(str(given)).name != spec.name
+            except PipeweaveError:  # not a catalog name (e.g. a spec file's GPU): a different name all the same
+                other = True
+            if other:
+                import warnings
+
+                warnings.warn(f"the launch's gpu {given!r} is replaced by gpu={spec.name!r}", UserWarning, stacklevel=2)
         row["gpu"] = spec.name
         gpus = {spec.name: spec}
     elif "gpu" not in row:
         raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
     return _diagnose(row, measured_us, top, gpus=gpus, models=models, data=data)
+
+
+def _is_blank(value: Any) -> bool:
+    """None, NaN or empty text (a blank cell)."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value  # NaN
+    return isinstance(value, str) and not value.strip()
 
 
 def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -890,14 +914,24 @@ def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:
 
     if "config" in row:
         text = row.pop("config")
-        if text is not None and str(text).strip():
-            if any(c in row for c in TILE_COLUMNS):
+        if not _is_blank(text):
+            if any(not _is_blank(row.get(c)) for c in TILE_COLUMNS):
                 raise DataError(
                     "the launch gives both config and tile columns",
                     hint="give the tile plan one way: config or columns",
                 )
             row.update(dict(zip(TILE_COLUMNS, parse_tile_config(str(text)))))
-    known = set(PROFILE_COLUMNS) | set(TILE_COLUMNS)
+    from .frontend import DERIVED_COLUMNS
+    from .model import NON_LAUNCH_COLUMNS
+
+    # every column pipeweave reads or writes (explain's tile plan and predict's outputs merge into a launch)
+    known = (
+        set(PROFILE_COLUMNS)
+        | set(TILE_COLUMNS)
+        | set(NON_LAUNCH_COLUMNS)
+        | set(DERIVED_COLUMNS)
+        | {"split_k", "origin", "latency_us_lo", "latency_us_hi", "band", "count"}
+    )
     for key in row:
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.8)
@@ -905,7 +939,7 @@ def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:
                 raise DataError(
                     f"unknown launch key {key!r} (did you mean {close[0]!r}?)", hint=f"rename it to {close[0]!r}"
                 )
-    tiles = [c for c in TILE_COLUMNS if c in row and row[c] is not None and str(row[c]).strip() not in ("", "nan")]
+    tiles = [c for c in TILE_COLUMNS if not _is_blank(row.get(c))]
     if tiles and len(tiles) < len(TILE_COLUMNS):
         raise DataError(
             f"tile plan incomplete: the launch gives {tiles} of {list(TILE_COLUMNS)}",

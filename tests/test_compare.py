@@ -153,10 +153,16 @@ def test_gpu_arrays_and_numpy_coverages_are_accepted(result):
     pd.testing.assert_frame_equal(res.summary, result.summary)
 
 
-@pytest.mark.parametrize("name", ["counts", "Count", " cnt"])
+@pytest.mark.parametrize("name", ["counts", "Count", " cnt", "COUNTS"])
 def test_a_misspelled_count_column_is_refused_not_ignored(name):
     with pytest.raises(DataError, match=rf"no 'count' column, but '{name}' looks like one"):
         pw.compare(WORKLOAD.rename(columns={"count": name}), GPUS)
+
+
+@pytest.mark.parametrize("name", ["token_count", "counter", "compute"])
+def test_other_words_are_not_taken_for_count(name):
+    res = pw.compare(WORKLOAD.drop(columns="count").assign(**{name: 7}), GPUS, interval=None)
+    assert len(res.summary) == len(GPUS)
 
 
 def test_two_spec_files_with_one_name_are_told_apart():

@@ -50,6 +50,7 @@ class FakeGPU:
         torch = types.ModuleType("torch")
         torch.bfloat16, torch.float16, torch.float32 = "bf16", "fp16", "fp32"
         torch.OutOfMemoryError = _OOM
+        torch.Tensor = _Tensor  # libraries that look for torch arrays (scipy's array API helpers) read it
         torch.randn = lambda *shape, device=None, dtype=None: _Tensor(*shape)
         torch.matmul = lambda a, b: ("gemm", a.shape[0], a.shape[1], b.shape[1])
         torch.cuda = types.SimpleNamespace(

@@ -190,10 +190,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "_run", None) is None:
         parser.print_help()
         return 0
-    if getattr(args, "_family_dtype", False) and getattr(args, "dtype", None) is None:
+    if getattr(args, "_family_dtype", False):  # --dtype left out: the family's; bf16 / half: the canonical name
         from ..frontend import default_dtype
+        from ..vocab import canonical_dtype
 
-        args.dtype = default_dtype(getattr(args, "family", None) or "")
+        args.dtype = canonical_dtype(args.dtype) or default_dtype(getattr(args, "family", None) or "")
     import warnings
 
     try:

@@ -84,18 +84,21 @@ def _as_row(row: Mapping[str, Any] | pd.DataFrame | pd.Series) -> pd.DataFrame:
 
 
 def _predict_latency(
-    models: DiagnoseModels, df: pd.DataFrame, feats: pd.DataFrame | None = None
+    models: DiagnoseModels,
+    df: pd.DataFrame,
+    feats: pd.DataFrame | None = None,
+    gpus: Mapping[str, GPUSpec] | None = None,
 ) -> tuple[np.ndarray, str]:
-    """Per-config latency (us) and the name of the model used."""
+    """Per-config latency (us) and the name of the model used (``gpus``: specs of GPUs outside the catalog)."""
     fam = str(df["family"].iloc[0])
     if feats is not None:
         df = pd.concat([df.drop(columns=[c for c in feats.columns if c in df.columns]), feats], axis=1)
     x = df
     if fam == "moe_w13" and models.latency is not None:
-        return models.latency.predict(x), "diagnose_latency"
+        return models.latency.predict(x, gpus=gpus), "diagnose_latency"
     gen = models.general
     if gen is not None and f"family_{fam}" in gen.feature_names_ and fam in gen.families_:
-        return models.general.predict(x), "pipeweave_default"
+        return models.general.predict(x, gpus=gpus), "pipeweave_default"
     return x["t_env_us"].to_numpy(dtype=float), "analytical_envelope"
 
 
@@ -246,7 +249,7 @@ def diagnose(
             "offers; Triton would refuse to launch it"
         )
     lower = float(f["t_lower_us"].iloc[0])
-    pred, pred_model = _predict_latency(models, df, f)
+    pred, pred_model = _predict_latency(models, df, f, gpus)
     predicted = max(float(pred[0]), lower)
 
     # candidates: ranker shortlist ------------------------------------------------------------------
@@ -266,7 +269,7 @@ def diagnose(
     if len(idx_allowed):
         cand_a = cand.iloc[idx_allowed].reset_index(drop=True)
         feat_a = cfeat.iloc[idx_allowed].reset_index(drop=True)
-        all_pred[idx_allowed] = np.maximum(_predict_latency(models, cand_a, feat_a)[0], lower)
+        all_pred[idx_allowed] = np.maximum(_predict_latency(models, cand_a, feat_a, gpus)[0], lower)
     # the ranker's shortlist, exact ties that differ in one parameter only folded into one row
     short: list[int] = []
     folded: dict[int, list[int]] = {}
@@ -350,7 +353,8 @@ def diagnose(
     if verdict == "likely_headroom" and given_is_fastest and sentence:
         # no other config is predicted faster: the gap is the launch against its own prediction, not a config
         sentence = sentence.split(": a faster config likely exists")[0] + (
-            ", but no config of the feasible space is predicted faster than the given one: the launch runs slower "
+            f", but none of the {len(idx_allowed)} recommendable configs is predicted faster than the given one: the "
+            "launch runs slower "
             "than predicted for its own config (check the clocks, the timing method and the shape)"
         )
     if sentence:

@@ -313,7 +313,13 @@ def diagnose_kernel(
     if isinstance(trips, bool):
         raise DataError(f"trips must be trip counts (ints or expressions), got {trips!r}", hint="e.g. trips=[64]")
     trip_list: list[int | str] | None = (
-        [trips] if isinstance(trips, (str, int)) else None if trips is None else list(trips)
+        [int(trips)]
+        if isinstance(trips, (int, np.integer))
+        else [trips]
+        if isinstance(trips, str)
+        else None
+        if trips is None
+        else list(trips)
     )
     sig_text, shapes = split_signature_shapes(signature)
     import_triton()

@@ -128,6 +128,7 @@ LAUNCH_DEFAULTS: dict[str, dict[str, float | str]] = {
     "attention_generation": {"backend": "flash_attention", "isl": 1},  # isl does not enter a decode step
 }
 
+
 def default_dtype(family: str) -> str:
     """The dtype a launch of ``family`` takes when none is given: bfloat16 where the family supports it, else
     its first dtype (float32 for the FP32 operator families)."""
@@ -238,7 +239,12 @@ def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
     blank_dt = _blank(df["dtype"]) if "dtype" in df.columns else np.ones(len(df), dtype=bool)
     if blank_dt.any():
         out = df.copy()
-        fill = pd.Series([default_dtype(f) for f in fam], index=df.index, dtype=object)
+        names = pd.unique(fam)  # one lookup per family present, not per row
+        fill = pd.Series(
+            np.array([default_dtype(f) for f in names], dtype=object)[pd.Index(names).get_indexer(fam)],
+            index=df.index,
+            dtype=object,
+        )
         out["dtype"] = fill if "dtype" not in df.columns else df["dtype"].astype(object).where(~blank_dt, fill)
     for name, defaults in LAUNCH_DEFAULTS.items():
         m = fam == name

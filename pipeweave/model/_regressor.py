@@ -989,6 +989,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         (``pipeweave train --error-bands`` adds them; ``pipeweave calibrate fit`` adds the calibrated GPU's).
         """
         self._check_fitted()
+        if isinstance(df, pd.DataFrame):  # "bf16" or a left-out dtype finds the bfloat16 band
+            from ..frontend import fill_launch_defaults
+
+            df = fill_launch_defaults(df)
         bands = getattr(self, "error_bands_", None)
         calibration = getattr(self, "calibration_", None)
         if not bands and not (calibration is not None and calibration.has_band()):
@@ -1071,6 +1075,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """
         self._check_fitted()
         self._check_families(df)
+        if isinstance(df, pd.DataFrame):  # the launch defaults pipeweave.predict reads (dtype, MoE routing ...)
+            from ..frontend import fill_launch_defaults
+
+            df = fill_launch_defaults(df)
         if (
             isinstance(df, pd.DataFrame)
             and "t_env_us" not in df.columns

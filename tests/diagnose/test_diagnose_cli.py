@@ -284,3 +284,15 @@ def test_gemm_bound_pipe_is_the_top_row_of_its_column(capsys):
     i = next(i for i, ln in enumerate(lines) if "busiest SM us" in ln)
     bound = next(ln.split()[2] for ln in lines if ln.strip().startswith("bound pipe"))
     assert lines[i + 1].split()[0] == bound
+
+
+def test_diagnose_a_gpu_from_a_spec_file():
+    """The example spec file's GPU (never in the catalog): predicted, ranked and bounded like a catalog GPU."""
+    import pipeweave as pw
+    from pipeweave.hardware import EXAMPLE_SPEC_PATH
+
+    res = pw.diagnose(
+        {"family": "gemm", "dtype": "bfloat16", "m": 4096, "n": 4096, "k": 4096}, gpu=str(EXAMPLE_SPEC_PATH)
+    )
+    assert res["lower_bound_us"] <= res["ceiling_us"] <= res["predicted_us"]
+    assert res["recommendations"]

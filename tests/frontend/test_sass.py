@@ -520,3 +520,25 @@ def test_shipped_cache_is_not_stale():
         )
     )
     assert feats["sass_cached"].iloc[0] == 1.0
+
+
+def test_signature_pointer_types_cover_triton_s():
+    """Every element type Triton's language names (u16, fp8e4b8, u1 ...) is a valid pointer in a signature."""
+    tl = pytest.importorskip("triton.language")
+
+    from pipeweave.frontend.sass._compile import POINTER_DTYPES
+
+    short = {
+        "int1": "i1",
+        "int8": "i8",
+        "int16": "i16",
+        "int32": "i32",
+        "int64": "i64",
+        "uint8": "u8",
+        "uint16": "u16",
+        "uint32": "u32",
+        "uint64": "u64",
+    }
+    names = [short.get(t, t) for t in (*tl.dtype.SINT_TYPES, *tl.dtype.UINT_TYPES, *tl.dtype.FP_TYPES)]
+    missing = sorted(set(names) - set(POINTER_DTYPES))
+    assert not missing, missing

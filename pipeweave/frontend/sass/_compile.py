@@ -311,7 +311,7 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
             out[name] = Ptr(ptr.group("dtype"))
         elif val.lower() in ("true", "false"):
             out[name] = val.lower() == "true"
-        elif val in ("i1", "i8", "i16", "i32", "i64", "u1", "u32", "u64", "fp16", "bf16", "fp32", "fp64"):
+        elif val in ("i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64"):
             out[name] = val
         else:
             try:
@@ -329,6 +329,10 @@ POINTER_DTYPES: tuple[str, ...] = (
     "fp8e4nv",
     "fp8e5",
     "fp8e4b15",
+    "fp8e4b8",
+    "fp8e5b16",
+    "u1",
+    "u16",
     "i1",
     "i8",
     "u8",

@@ -42,7 +42,11 @@ def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "grid")
     """
     if isinstance(expr, bool):
         raise DataError(f"{what} {expr!r} is not an integer expression", hint="e.g. 1024 or 'cdiv(n, BLOCK)'")
-    if _is_number(expr) and float(expr) == int(expr):
+    if _is_number(expr):
+        import math
+
+        if not math.isfinite(float(expr)) or float(expr) != int(expr):
+            raise DataError(f"{what} {expr!r} is not a whole number", hint="e.g. 1024 or 'cdiv(n, BLOCK)'")
         return int(expr)
     text = str(expr).strip()
     try:
