@@ -83,6 +83,15 @@ def _as_row(row: Mapping[str, Any] | pd.DataFrame | pd.Series) -> pd.DataFrame:
     return pd.DataFrame([dict(row)])
 
 
+def _predict_with_specs(model: Any, x: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> np.ndarray:
+    """``model.predict(x)``, given the specs of GPUs outside the catalog when the model takes them."""
+    import inspect
+
+    if gpus and "gpus" in inspect.signature(model.predict).parameters:
+        return np.asarray(model.predict(x, gpus=gpus), dtype=float)
+    return np.asarray(model.predict(x), dtype=float)
+
+
 def _predict_latency(
     models: DiagnoseModels,
     df: pd.DataFrame,
@@ -95,10 +104,10 @@ def _predict_latency(
         df = pd.concat([df.drop(columns=[c for c in feats.columns if c in df.columns]), feats], axis=1)
     x = df
     if fam == "moe_w13" and models.latency is not None:
-        return models.latency.predict(x, gpus=gpus), "diagnose_latency"
+        return _predict_with_specs(models.latency, x, gpus), "diagnose_latency"
     gen = models.general
     if gen is not None and f"family_{fam}" in gen.feature_names_ and fam in gen.families_:
-        return models.general.predict(x, gpus=gpus), "pipeweave_default"
+        return _predict_with_specs(models.general, x, gpus), "pipeweave_default"
     return x["t_env_us"].to_numpy(dtype=float), "analytical_envelope"
 
 
