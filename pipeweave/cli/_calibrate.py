@@ -132,6 +132,16 @@ def _candidates_from_data(
     from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
 
     df = load_profiles(data, families=families, dtypes=[dtype])
+    if "distribution" in df.columns:
+        # `python -m pipeweave.measure` times balanced routing only: power-law launches would be planned and skipped
+        skewed = df["distribution"].notna() & (df["distribution"].astype(str) != "balanced")
+        if skewed.any():
+            print(
+                f"note: {int(skewed.sum()):,} shared MoE rows with power-law routing left out of the candidates "
+                "(pipeweave.measure times balanced routing only; give --candidates to plan others)",
+                file=sys.stderr,
+            )
+            df = df[~skewed]
     keep = ["family", "dtype", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]), *TILE_COLUMNS]
     keep = [c for c in keep if c in df.columns]
     cand = df[keep].astype({c: object for c in keep if str(df[c].dtype) == "category"})

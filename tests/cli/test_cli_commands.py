@@ -587,3 +587,12 @@ def test_a_left_out_dtype_is_the_family_s(tmp_path, capsys):
         no_col
         == pw.predict(dict(family="softmax_fp32", dtype="float32", num_tokens=64, hidden_size=4096), gpu="A100").iloc[0]
     )
+
+
+def test_plan_candidates_from_the_shared_data_are_measurable(capsys):
+    """`calibrate plan` without --candidates plans only balanced MoE routing (what pipeweave.measure times)."""
+    from pipeweave.cli._calibrate import _candidates_from_data
+
+    cand = _candidates_from_data(None, ["fused_moe"], "bfloat16", "B300")
+    assert len(cand) and set(cand["distribution"].astype(str)) == {"balanced"}
+    assert "power-law routing left out" in capsys.readouterr().err
