@@ -172,6 +172,24 @@ def import_ncu(
     rows["kernel_name"] = name[ok].to_numpy()
     rows["ncu_id"] = ids[ok]
     if gpu:
+        if "device__attribute_display_name" in launches:
+            from .._errors import PipeweaveError
+            from ..hardware import resolve_gpu_name
+
+            profiled = sorted({str(d) for d in launches["device__attribute_display_name"].to_numpy()[ok]})
+            for name in profiled:
+                try:
+                    same = resolve_gpu_name(name) == resolve_gpu_name(str(gpu))
+                except PipeweaveError:  # a device or a spec-file GPU the catalog does not know: compare as text
+                    same = name.strip().lower() == str(gpu).strip().lower()
+                if not same:
+                    import warnings
+
+                    warnings.warn(
+                        f"{path.name} was profiled on {name!r}; its rows are labelled {gpu!r} as asked",
+                        UserWarning,
+                        stacklevel=2,
+                    )
         rows["gpu"] = gpu
     elif "gpu" not in rows.columns:
         if "device__attribute_display_name" not in launches:

@@ -246,3 +246,15 @@ def test_ncu_bom_and_semicolons(tmp_path):
     comma.write_text(text.replace('","', '";"').replace('"73.73"', '"73,73"'))
     with pytest.raises(DataError, match=r"semicolon-separated .* decimal comma \('73,73'"):
         read_ncu_csv(comma)
+
+
+def test_ncu_gpu_that_disagrees_with_the_profiled_device_is_noted():
+    """The hand-written ncu report was profiled on an A100: labelling it L40S is allowed, and said."""
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"was profiled on 'NVIDIA A100-SXM4-80GB'; its rows are labelled 'L40S'"):
+        rows, _ = import_ncu(NCU, shapes=SHAPES, gpu="L40S")
+    assert set(rows["gpu"]) == {"L40S"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import_ncu(NCU, shapes=SHAPES, gpu="A100")  # the same GPU by its catalog name: nothing to say
