@@ -93,6 +93,11 @@ def check_writable(path: str | os.PathLike[str], what: str = "output") -> Path:
     t = _target(p)
     if t.is_dir():
         raise DataError(f"{what} path {str(path)!r} is a directory", hint=f"give a file path, e.g. {str(p / 'out')!r}")
+    if t.exists() and not t.is_file():  # a device, FIFO or socket: an atomic replace would swap it for a file
+        raise DataError(
+            f"{what} path {str(path)!r} is not a regular file (a device, pipe or socket)",
+            hint="give a regular file path (results are written atomically: a file is replaced, never streamed)",
+        )
     parent = t.parent
     while not parent.exists():
         if parent.is_symlink():  # dangling link in the way

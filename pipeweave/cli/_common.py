@@ -242,11 +242,20 @@ def flag_hint(reason: str) -> str:
 
 
 def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
-    """Refuse an output ``path`` (flag ``what``) that is one of the ``inputs`` files or cannot be written."""
+    """Refuse an output ``path`` (flag ``what``) that is one of the ``inputs`` files (a spec file given as a
+    GPU included), a file committed to the repository (e.g. the shipped model, a GPU spec), or cannot be
+    written."""
     import os
 
     from .._io import check_writable
+    from .._outputs import refuse_committed_output
 
+    refuse_committed_output(
+        path,
+        what="repository",
+        hint=f"write to a file of your own with {what} (e.g. under /tmp); the commands "
+        "that refresh committed results (train, evaluate, bench) take --force",
+    )
     for src in [inputs] if isinstance(inputs, str) else list(inputs or ()):
         if src and os.path.exists(path) and os.path.exists(src) and os.path.samefile(src, path):
             raise DataError(

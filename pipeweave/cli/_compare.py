@@ -107,13 +107,17 @@ def _fmt(x: float, ref: float | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     import math
+    import os
 
     from .._errors import DataError
     from ..api import compare, plot_comparison
+    from ._predict import _NOT_CSV
 
     for path, what in ((args.output, "--output"), (args.plot, "--plot")):
         if path:
-            check_output_path(path, what, args.input)
+            check_output_path(path, what, [args.input or "", *(args.gpus or [])])  # --gpus may name spec files
+        if path and what == "--output" and os.path.splitext(path)[1].lower() in _NOT_CSV:
+            raise DataError(f"--output {path!r} would hold CSV text: compare writes CSV", hint="name it .csv")
     if args.plot and not args.plot.lower().endswith(".png"):
         raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot compare.png")
     coverage = None

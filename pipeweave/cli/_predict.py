@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
                 f"--output {args.output!r} would hold CSV text: predict writes CSV (parquet folders with --dask)",
                 hint="name the output .csv, e.g. --output preds.csv",
             )
-        check_output_path(args.output, "--output", args.input)
+        check_output_path(args.output, "--output", [args.input, args.gpu or ""])  # --gpu may name a spec file
     coverage = None
     if args.interval is not None:
         from ..model import check_coverage
@@ -469,7 +469,18 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
 
 
 #: --output suffixes of other formats than the CSV predict writes
-_NOT_CSV: tuple[str, ...] = (".parquet", ".pq", ".json", ".xlsx", ".xls", ".feather", ".arrow", ".ubj")
+_NOT_CSV: tuple[str, ...] = (
+    ".parquet",
+    ".pq",
+    ".json",
+    ".xlsx",
+    ".xls",
+    ".feather",
+    ".arrow",
+    ".ubj",
+    ".toml",
+    ".png",
+)
 
 
 class _NothingPredicted(Exception):

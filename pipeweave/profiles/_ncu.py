@@ -177,16 +177,16 @@ def import_ncu(
             from ..hardware import resolve_gpu_name
 
             profiled = sorted({str(d) for d in launches["device__attribute_display_name"].to_numpy()[ok]})
-            for name in profiled:
+            for device in profiled:
                 try:
-                    same = resolve_gpu_name(name) == resolve_gpu_name(str(gpu))
+                    same = resolve_gpu_name(device) == resolve_gpu_name(str(gpu))
                 except PipeweaveError:  # a device or a spec-file GPU the catalog does not know: compare as text
-                    same = name.strip().lower() == str(gpu).strip().lower()
+                    same = device.strip().lower() == str(gpu).strip().lower()
                 if not same:
                     import warnings
 
                     warnings.warn(
-                        f"{path.name} was profiled on {name!r}; its rows are labelled {gpu!r} as asked",
+                        f"{path.name} was profiled on {device!r}; its rows are labelled {gpu!r} as asked",
                         UserWarning,
                         stacklevel=2,
                     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import textwrap
@@ -887,6 +888,32 @@ CASES: list[tuple] = [
         ["1 of 2 rows are faster than the physical lower bound", "(rows 1;", "looks like milliseconds"],
     ),
     (
+        "calibrate-fit-onto-the-shipped-model",  # hand-made measured row
+        {"m.csv": "family,dtype,m,n,k,latency_us\ngemm,bfloat16,64,4096,4096,20\n"},
+        [
+            "calibrate",
+            "fit",
+            "--gpu",
+            "B300",
+            "--profiles",
+            "{tmp}/m.csv",
+            "--out",
+            str(_REPO / "models" / "pipeweave_default.ubj"),
+        ],
+        2,
+        ["committed repository file", "write to a file of your own with --out"],
+    ),
+    (
+        "predict-output-onto-the-spec-file",
+        {
+            "rows.csv": "family,m,n,k\ngemm,64,64,64\n",
+            "g.toml": (_REPO / "datasets" / "example_gpu_spec.toml").read_text(),
+        },
+        ["predict", "--gpu", "{tmp}/g.toml", "--input", "{tmp}/rows.csv", "--output", "{tmp}/g.toml"],
+        2,
+        ["would hold CSV text"],
+    ),
+    (
         "bench-committed-out",
         {},
         ["bench", "--what", "rank", "--out", str(_REPO / "experiments" / "bench")],
@@ -1191,3 +1218,14 @@ def test_absurd_training_latency_is_refused():
     with pytest.raises(DataError, match=r"latency_us must be a finite number > 0 and <= 1e\+09") as info:
         validate_profiles(pd.DataFrame([{**row, "latency_us": 1e30}]))
     assert "1e+30" in str(info.value) and "microseconds" in str(info.value)
+
+
+def test_an_output_that_is_a_pipe_or_device_is_refused(model, tmp_path, capsys):
+    """A FIFO (a device behaves the same) would be replaced by a regular file by the atomic rename."""
+    rows = tmp_path / "rows.csv"
+    rows.write_text("family,dtype,m,n,k\ngemm,bfloat16,64,64,64\n")  # hand-made launch
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    assert main(["predict", "--gpu", "H100", "--input", str(rows), "--output", str(fifo)]) == 2
+    assert "is not a regular file (a device, pipe or socket)" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still the pipe
