@@ -36,6 +36,8 @@ __all__ = ["COUNT_COLUMN", "Comparison", "compare", "plot_comparison"]
 
 #: workload column: how many times a launch runs per step (a number >= 0; absent or blank: 1)
 COUNT_COLUMN: str = "count"
+#: Largest plausible count (runs of one launch per step); a larger one is a typo, and overflows the totals
+MAX_COUNT: float = 1e12
 
 
 @dataclass(frozen=True)
@@ -86,15 +88,15 @@ def _counts(df: pd.DataFrame) -> Any:
     raw = df[COUNT_COLUMN]
     blank = raw.isna().to_numpy() | (raw.astype("string").str.strip().fillna("") == "").to_numpy(dtype=bool)
     c = np.where(blank, 1.0, pd.to_numeric(raw.where(~blank), errors="coerce").to_numpy(dtype=float))  # blank: once
-    bad = np.flatnonzero(~(np.isfinite(c) & (c >= 0)))
+    bad = np.flatnonzero(~(np.isfinite(c) & (c >= 0) & (c <= MAX_COUNT)))
     if len(bad):
         cells = [raw.iloc[i] for i in bad[:5]]
         shown = ", ".join(
             f"row {i + 1} ({(v.item() if isinstance(v, np.generic) else v)!r})" for i, v in zip(bad, cells)
         )
         raise DataError(
-            f"the {COUNT_COLUMN!r} column must hold numbers >= 0 (runs of the launch per step): {shown}"
-            + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""),
+            f"the {COUNT_COLUMN!r} column must hold numbers in [0, {MAX_COUNT:g}] (runs of the launch per step): "
+            f"{shown}" + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""),
             hint=f"fix those cells, or drop the {COUNT_COLUMN!r} column to count every launch once",
         )
     if not (c > 0).any():

@@ -67,6 +67,8 @@ def plan_launches(
         )
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise DataError(f"n (launches per family) must be an integer, got {n!r}", hint="e.g. n=32")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
+        raise DataError(f"seed must be an integer in [0, 2**32), got {seed!r}", hint="e.g. seed=0")
     if candidates.empty:
         raise DataError("no candidate launches to plan from", hint="pass a non-empty candidates table (launch rows)")
     feats = ensure_features(candidates.reset_index(drop=True), gpus=gpus, baselines=False)

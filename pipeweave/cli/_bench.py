@@ -190,6 +190,12 @@ def _run(args: argparse.Namespace) -> int:  # noqa: C901
     res = json.loads(path.read_text()) if path.exists() else {}
     res["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
     scratch_ctx = tempfile.TemporaryDirectory(prefix="pipeweave-bench-")
+    if args.scratch and os.path.exists(args.scratch) and not os.path.isdir(args.scratch):
+        from .._errors import DataError
+
+        raise DataError(
+            f"--scratch {args.scratch!r} is a file, not a folder", hint="give a folder (or leave --scratch out)"
+        )
     scratch = Path(args.scratch) if args.scratch else Path(scratch_ctx.name)
     scratch.mkdir(parents=True, exist_ok=True)
     gpus = list(dict.fromkeys(args.predict_gpus))

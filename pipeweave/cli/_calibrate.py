@@ -46,6 +46,7 @@ FIT_DESCRIPTION = f"{_FIT}\n\nexamples:\n{_FIT_EXAMPLES}\n"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS
     from ..frontend import FAMILIES
+    from ._checks import nonnegative_int
     from ._common import add_data_argument
 
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -68,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     pl.add_argument("--n", type=int, default=32, help="launches per family (default 32)")
     pl.add_argument("--candidates", metavar="CSV", help="your launches to choose from (canonical columns, no latency)")
-    pl.add_argument("--seed", type=int, default=0, help="k-means seed (default 0)")
+    pl.add_argument("--seed", type=nonnegative_int, default=0, help="k-means seed (default 0)")
     pl.add_argument("--out", required=True, metavar="CSV", help="plan file to write")
     add_data_argument(pl)
     ft = sub.add_parser(
@@ -204,6 +205,12 @@ def run(args: argparse.Namespace) -> int:
                 raw = pd.read_csv(args.candidates)
             except FileNotFoundError:
                 raise DataError(f"--candidates file not found: {args.candidates!r}", hint="check the path") from None
+            except UnicodeDecodeError:
+                raise DataError(
+                    f"--candidates file {args.candidates!r} is not UTF-8 text", hint="save it as UTF-8 CSV"
+                ) from None
+            except pd.errors.ParserError as exc:
+                raise DataError(f"--candidates file {args.candidates!r} is not a CSV table ({exc})") from None
             except pd.errors.EmptyDataError:
                 raise DataError(
                     f"--candidates file {args.candidates!r} is empty",

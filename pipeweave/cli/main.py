@@ -194,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..frontend import default_dtype
         from ..vocab import canonical_dtype
 
-        args.dtype = canonical_dtype(args.dtype) or default_dtype(getattr(args, "family", None) or "")
+        given = (args.dtype or "").strip()  # blank: the family's, as a blank CSV cell
+        args.dtype = canonical_dtype(given) if given else default_dtype(getattr(args, "family", None) or "")
     import warnings
 
     try:

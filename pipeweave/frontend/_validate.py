@@ -234,6 +234,11 @@ def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
     if "family" not in df.columns:
         return df
     fam = _text(df["family"])
+    if not pd.api.types.is_numeric_dtype(df["family"].dtype):
+        raw_fam = df["family"].to_numpy(dtype=object)
+        padded = np.array([isinstance(x, str) and x != x.strip() for x in pd.unique(raw_fam)])
+        if padded.any():  # "gemm " is gemm (the model looks families up by exact name)
+            df = df.assign(family=np.where(fam == "", raw_fam, fam))
     out = df
     # an absent or blank dtype: the family's default (default_dtype), as the CLI's --dtype
     blank_dt = _blank(df["dtype"]) if "dtype" in df.columns else np.ones(len(df), dtype=bool)
@@ -351,7 +356,15 @@ class _Reasons:
 
 def _check_numeric(r: _Reasons, raw: pd.Series, rows: np.ndarray, col: str, dom: Domain, fam: str) -> np.ndarray:
     """Apply ``dom`` to ``raw`` on ``rows``; returns the values (NaN where bad or outside ``rows``)."""
-    v = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    if pd.api.types.is_bool_dtype(raw.dtype):  # a true/false column: pandas would read True as 1
+        v = np.full(len(raw), np.nan)
+    else:
+        v = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        if raw.dtype == object:  # a True / False cell among numbers (one check per distinct value)
+            codes, uniques = _uniq(raw)
+            is_bool = np.array([isinstance(u, (bool, np.bool_)) for u in uniques], dtype=bool)
+            if is_bool.any():
+                v = np.where(is_bool[codes], np.nan, v)
     blank = _blank(raw)
 
     def msg(mask: np.ndarray, problem: str) -> np.ndarray:

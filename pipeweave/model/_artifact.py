@@ -203,6 +203,8 @@ def check_model_path(path: str | os.PathLike[str]) -> Path:
     """
     from .._io import check_writable
 
+    if not str(path).strip():
+        raise DataError("the model path is empty", hint="e.g. /tmp/mine.ubj")
     path = Path(path)
     if path.suffix not in (".ubj", ".json"):
         raise DataError(

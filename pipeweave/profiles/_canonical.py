@@ -177,7 +177,10 @@ def profile_problems(
     if need_latency:
         from ..frontend import MAX_LATENCY_US  # the one plausibility bound (a larger value is a unit slip)
 
-        lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
+        lat_cells = df["latency_us"]
+        lat = pd.to_numeric(lat_cells, errors="coerce").to_numpy(dtype=float)
+        if pd.api.types.is_bool_dtype(lat_cells.dtype) or lat_cells.dtype == object:  # true / false: not a latency
+            lat = np.where([isinstance(x, (bool, np.bool_)) for x in lat_cells.to_numpy()], np.nan, lat)
         bad_lat = ~(np.isfinite(lat) & (lat > 0) & (lat <= MAX_LATENCY_US))
         reasons = reasons.where(
             (reasons != "") | ~bad_lat,

@@ -31,7 +31,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, PipeweaveError
 from ..sources import cublas_tile_from_kernel_name
 from ._files import input_file
 
@@ -126,6 +126,19 @@ def import_kineto(path: str | os.PathLike[str], *, gpu: str | None = None) -> tu
 
 def kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Like :func:`import_kineto`, one row per launch (repeated launches not merged yet)."""
+    try:
+        return _kineto_launches(path, gpu=gpu)
+    except PipeweaveError:  # already says what is wrong (DataError is a ValueError too)
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:  # a field of an unexpected type
+        raise DataError(
+            f"{Path(path).name}: a malformed trace entry ({exc})",
+            hint="export the trace with torch.profiler (record_shapes=True) and prof.export_chrome_trace(path); "
+            "an edited or truncated trace cannot be read",
+        ) from None
+
+
+def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     path = Path(path)
     trace = _load(path)
     events = trace["traceEvents"]

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, PipeweaveError
 from ._files import input_file
 from ._kineto import TORCH_DTYPES
 
@@ -77,6 +77,26 @@ def import_triton_autotune(
     fixed: dict[str, object] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(rows, skipped) from one ``*.autotune.json``; ``fixed`` adds constant columns (e.g. topk)."""
+    try:
+        return _import_triton_autotune(path, gpu=gpu, family=family, key=key, dtype=dtype, fixed=fixed)
+    except PipeweaveError:  # already says what is wrong (DataError is a ValueError too)
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:  # a field of an unexpected type
+        raise DataError(
+            f"{Path(path).name}: a malformed autotune entry ({exc})",
+            hint="pass the file Triton wrote (@triton.autotune(..., cache_results=True)); an edited file cannot be read",
+        ) from None
+
+
+def _import_triton_autotune(
+    path: str | os.PathLike[str],
+    *,
+    gpu: str | None,
+    family: str | None,
+    key: Sequence[str],
+    dtype: str | None = None,
+    fixed: dict[str, object] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     path = Path(path)
     if not gpu or not family:
         raise DataError(

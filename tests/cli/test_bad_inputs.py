@@ -149,6 +149,7 @@ CASES: list[tuple] = [
     _row_case("m-negative", "gemm,H100,bfloat16,-5,64,64", ["m=-5"]),
     _row_case("m-inf", "gemm,H100,bfloat16,inf,64,64", ["m=inf"]),
     _row_case("m-unicode", "gemm,H100,bfloat16,４０９６,64,64", ["m=４０９６"]),
+    _row_case("m-boolean", "gemm,H100,bfloat16,True,64,64", ["m=True", "not a finite number"]),
     _row_case("k-zero", "gemm,H100,bfloat16,64,64,0", ["k=0"]),
     _row_case("memory", "gemm,H100,bfloat16,16777216,16777216,1048576", ["GiB", "H100"]),
     _row_case("dtype-typo", "gemm,H100,bfloat61,64,64,64", ["'bfloat61'", "did you mean 'bfloat16'"]),
@@ -912,6 +913,54 @@ CASES: list[tuple] = [
         ["predict", "--gpu", "{tmp}/g.toml", "--input", "{tmp}/rows.csv", "--output", "{tmp}/g.toml"],
         2,
         ["would hold CSV text"],
+    ),
+    (
+        "compare-count-huge",  # hand-made workload: a count that would overflow the totals
+        {"w.csv": "family,dtype,m,n,k,count\ngemm,bfloat16,64,64,64,1e308\n"},
+        ["compare", "--gpus", "H100", "B200", "--input", "{tmp}/w.csv"],
+        2,
+        ["row 1 (1e+308)", "numbers in [0, 1e+12]"],
+    ),
+    (
+        "kineto-malformed-device-properties",  # hand-made trace with a wrong field type
+        {"t.json": '{"deviceProperties": "H100", "traceEvents": []}'},
+        ["profiles", "import", "--from", "kineto", "{tmp}/t.json", "--out", "{tmp}/o.csv"],
+        2,
+        ["t.json: a malformed trace entry", "export_chrome_trace"],
+    ),
+    (
+        "calibrate-plan-seed-huge",
+        {},
+        [
+            "calibrate",
+            "plan",
+            "--gpu",
+            "B300",
+            "--families",
+            "gemm",
+            "--n",
+            "4",
+            "--seed",
+            "-1",
+            "--out",
+            "{tmp}/p.csv",
+        ],
+        2,
+        ["--seed"],
+    ),
+    (
+        "train-out-empty",
+        {},
+        ["train", "--out", ""],
+        2,
+        ["the model path is empty"],
+    ),
+    (
+        "kernel-file-calls-sys-exit",  # a hand-made kernel file that exits at import
+        {"k.py": "import sys\nsys.exit(3)\n"},
+        ["diagnose", "--gpu", "H100", "--config", "1,1024,1,1,4,1", "--kernel", "{tmp}/k.py:f"],
+        2,
+        ["importing", "failed: SystemExit: 3"],
     ),
     (
         "bench-committed-out",

@@ -596,3 +596,35 @@ def test_plan_candidates_from_the_shared_data_are_measurable(capsys):
     cand = _candidates_from_data(None, ["fused_moe"], "bfloat16", "B300")
     assert len(cand) and set(cand["distribution"].astype(str)) == {"balanced"}
     assert "power-law routing left out" in capsys.readouterr().err
+
+
+def test_padded_cells_and_a_blank_dtype_flag(tmp_path, capsys):
+    """Hand-made launches: 'gemm ' and 'bfloat16 ' cells are gemm / bfloat16; --dtype ' ' is the family's."""
+    rows = tmp_path / "rows.csv"
+    rows.write_text("family,dtype,m,n,k\ngemm ,bfloat16 , 4096,4096,4096\ngemm,bfloat16,4096,4096,4096\n")
+    out = tmp_path / "p.csv"
+    assert main(["predict", "--gpu", "H100", "--input", str(rows), "--output", str(out)]) == 0
+    pred = pd.read_csv(out)["latency_us_pred"]
+    assert pred.iloc[0] == pred.iloc[1]
+    assert (
+        main(
+            [
+                "predict",
+                "--gpu",
+                "H100",
+                "--family",
+                "gemm",
+                "--dtype",
+                " ",
+                "--m",
+                "64",
+                "--n",
+                "64",
+                "--k",
+                "64",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert '"dtype": "bfloat16"' in capsys.readouterr().out

@@ -251,7 +251,7 @@ def load_kernel_file(spec: str) -> Any:
     sys.modules[mod_name] = mod  # triton's JIT inspects the module of the function
     try:
         sp.loader.exec_module(mod)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a file that calls sys.exit() at import must not end pipeweave
         sys.modules.pop(mod_name, None)
         raise CompileError(
             f"importing {str(path)!r} failed: {type(exc).__name__}: {exc}",
