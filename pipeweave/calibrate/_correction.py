@@ -97,10 +97,18 @@ class ResidualCorrection:
             raise DataError(
                 f"calibration method must be one of {list(METHODS)}, got {self.method!r}", hint="use 'gp' (default)"
             )
-        if not (self.length_scale > 0 and self.noise > 0):
+        import math
+
+        ok_scale = 1e-3 <= float(self.length_scale) <= 1e3 and math.isfinite(float(self.length_scale))
+        if not (ok_scale and 0 < float(self.noise) <= 1e3):
             raise DataError(
-                f"length_scale and noise must be > 0, got {self.length_scale!r}, {self.noise!r}",
+                f"length_scale and noise must be > 0 (length_scale in [0.001, 1000] regime units, noise <= 1000), "
+                f"got {self.length_scale!r}, {self.noise!r}",
                 hint=f"defaults: {DEFAULT_LENGTH_SCALE}, {DEFAULT_NOISE}",
+            )
+        if not (math.isfinite(float(self.linear)) and 0 <= float(self.linear) <= 1e3):
+            raise DataError(
+                f"linear (the trend's prior weight) must be in [0, 1000], got {self.linear!r}", hint="e.g. 0"
             )
         r = np.asarray(residual, dtype=float)
         if len(r) != len(frame) or not np.isfinite(r).all():

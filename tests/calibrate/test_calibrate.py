@@ -317,3 +317,19 @@ def test_a_calibration_warns_when_its_gpu_comes_back_with_another_spec(tmp_path,
     faster = dataclasses.replace(spec, dram_bw_gbps=2 * spec.dram_bw_gbps)
     with pytest.warns(UserWarning, match=r"calibrated on MyGPU with another spec \(dram_bw_gbps: "):
         predict_frame(rows, cal, {"MyGPU": faster})
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"length_scale": float("inf")}, "length_scale and noise"),
+        ({"length_scale": 1e-300}, "length_scale and noise"),
+        ({"noise": 1e308}, "length_scale and noise"),
+        ({"linear": -1.0}, "linear"),
+        ({"linear": float("nan")}, "linear"),
+    ],
+)
+def test_correction_settings_outside_their_range_are_refused(spread, kw, match):
+    settings = {"method": "gp", "length_scale": 2.0, "noise": 0.3, "linear": 0.0, **kw}
+    with pytest.raises(DataError, match=match):
+        ResidualCorrection(**settings).fit(spread, np.zeros(len(spread)))
