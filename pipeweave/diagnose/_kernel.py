@@ -40,7 +40,7 @@ from typing import Any, cast
 import numpy as np
 
 from .._errors import CompileError, DataError
-from ..frontend.sass import eval_launch_expr
+from ..frontend.sass import eval_launch_expr, split_signature_items
 
 __all__ = [
     "SEARCH_BLOCK_FACTORS",
@@ -83,23 +83,6 @@ _ELEM_BYTES = {
 _SHAPED_PTR = re.compile(r"^\*(?P<dtype>[A-Za-z0-9_]+)\[(?P<dims>[0-9x*, ]+)\]$")
 
 
-def _split_items(text: str) -> list[str]:
-    """Split ``a=1,b=*fp32[4,8],c=2`` at commas outside brackets."""
-    items: list[str] = []
-    depth = 0
-    cur: list[str] = []
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "," and depth == 0:
-            items.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    items.append("".join(cur))
-    return [i.strip() for i in items if i.strip()]
-
-
 def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, int]]]:
     """``--signature`` text -> (text without pointer shapes, ``{name: (dtype, elements, bytes)}``).
 
@@ -113,7 +96,7 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
         )
     out_items, shapes = [], {}
     seen: set[str] = set()
-    for item in _split_items(text or ""):
+    for item in split_signature_items(text or ""):
         name, sep, val = item.partition("=")
         if sep and name.strip() in seen:
             raise DataError(

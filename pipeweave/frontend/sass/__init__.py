@@ -16,13 +16,23 @@ from ._cache import (
     load_cache,
     load_sass_features,
 )
-from ._compile import CompiledSass, Ptr, compile_kernel, import_triton, load_kernel_file, parse_signature, specialize
+from ._compile import (
+    CompiledSass,
+    Ptr,
+    compile_kernel,
+    import_triton,
+    load_kernel_file,
+    parse_signature,
+    specialize,
+    split_signature_items,
+)
 from ._launch import eval_launch_expr
 from ._mix import InstructionMix, LoopInfo, analyze_sass, instruction_mix
 from ._parse import parse_sass
 from ._pipes import PIPES, classify_opcode, mma_flops_per_warp_instruction
 
 __all__ = [
+    "split_signature_items",
     "import_triton",
     "load_kernel_file",
     "parse_signature",

@@ -287,7 +287,7 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
         )
     out: dict[str, Any] = {}
     params = {p.name: p for p in fn.params}
-    for item in _split_outside_brackets(text):
+    for item in split_signature_items(text):
         name, sep, val = item.partition("=")
         name, val = name.strip(), val.strip()
         if not sep or name not in params:
@@ -349,7 +349,7 @@ POINTER_DTYPES: tuple[str, ...] = (
 _POINTER = re.compile(r"^\*(?P<dtype>[A-Za-z0-9_]+)(?:\[\s*[0-9]+(?:\s*[x*, ]\s*[0-9]+)*\s*\])?$")
 
 
-def _split_outside_brackets(text: str) -> list[str]:
+def split_signature_items(text: str) -> list[str]:
     """``a=1,b=*fp32[4,8],c=2`` -> its entries (commas inside ``[...]`` separate dimensions, not entries)."""
     items: list[str] = []
     depth = 0
