@@ -485,9 +485,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("plan", help="plan file (pipeweave calibrate plan --out ...)")
     p.add_argument("--out", help="measured profile file to write (.csv/.parquet); required unless --dry-run")
-    p.add_argument("--device", default="cuda", help="torch device (default cuda)")
-    p.add_argument("--warmup", type=int, default=25, help="do_bench warmup, ms (default 25)")
-    p.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms (default 100)")
+    p.add_argument("--device", default="cuda", type=_cuda_device, help="torch device (default cuda; e.g. cuda:1)")
+    p.add_argument("--warmup", type=_positive_ms, default=25, help="do_bench warmup, ms (default 25)")
+    p.add_argument("--rep", type=_positive_ms, default=100, help="do_bench repetition time, ms (default 100)")
     p.add_argument(
         "--gpu",
         metavar="NAME",
@@ -510,6 +510,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--dry-run", action="store_true", help="validate the plan and list what would be measured")
     return p
+
+
+def _positive_ms(text: str) -> int:
+    """A whole number of milliseconds >= 1 (argparse type of --warmup / --rep)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of milliseconds") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} ms: give at least 1 ms")
+    return value
+
+
+def _cuda_device(text: str) -> str:
+    """``cuda`` or ``cuda:N`` (argparse type of --device): the helper times CUDA launches only."""
+    import re
+
+    if not re.fullmatch(r"cuda(:\d+)?", text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a CUDA device (cuda or cuda:N)")
+    return text.strip()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

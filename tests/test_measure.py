@@ -323,3 +323,18 @@ def test_dry_run_piped_into_head_has_no_traceback(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0
     assert first.startswith(b"row 1: B200 gemm") and "Traceback" not in err and "BrokenPipe" not in err
+
+
+@pytest.mark.parametrize(
+    "flags, needle",
+    [
+        (["--warmup", "-1"], "give at least 1 ms"),
+        (["--rep", "0"], "give at least 1 ms"),
+        (["--device", "bogus"], "not a CUDA device"),
+    ],
+)
+def test_timing_flags_are_checked(tmp_path, capsys, flags, needle):
+    plan = gemm_plan(tmp_path / "plan.csv", [128])
+    with pytest.raises(SystemExit) as info:
+        main([str(plan), "--dry-run", *flags])
+    assert info.value.code == 2 and needle in capsys.readouterr().err

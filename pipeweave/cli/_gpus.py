@@ -105,6 +105,16 @@ def run(args: argparse.Namespace) -> int:
 
         raise DataError("--name names the copy --spec-file prints", hint="add --spec-file, or drop --name")
     specs = [get_gpu(args.gpu)] if args.gpu else list_gpus()
+    if args.spec_file and args.name is not None:
+        from .._errors import DataError
+        from ..hardware import gpu_names
+
+        if not args.name.strip():
+            raise DataError("--name is empty", hint="give the copy a name of its own, e.g. --name H100-what-if")
+        if args.name.strip() in gpu_names() and args.name.strip() != specs[0].name:
+            raise DataError(
+                f"--name {args.name!r} is another catalog GPU's name", hint="give the copy a name of its own"
+            )
     if args.spec_file:
         from ..hardware import spec_to_toml
 

@@ -548,3 +548,10 @@ def test_spec_checks_name_the_fix():
     with pytest.raises(DataError, match="exceeds smem_per_sm_kib") as info:
         spec_from_dict(_table(smem_per_cta_kib=200))
     assert "opt-in maximum" in str(info.value)
+
+
+def test_gpus_spec_file_name_must_be_its_own(capsys):
+    assert main(["gpus", "--gpu", "H100", "--spec-file", "--name", " "]) == 2
+    assert "--name is empty" in capsys.readouterr().err
+    assert main(["gpus", "--gpu", "H100", "--spec-file", "--name", "B200"]) == 2
+    assert "another catalog GPU's name" in capsys.readouterr().err
