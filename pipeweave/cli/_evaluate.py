@@ -49,6 +49,7 @@ few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..evaluation import EVAL_FAMILIES, METHODS
+    from ._checks import positive_int
 
     p.add_argument(
         "--protocol", required=True, choices=["logo", "unseen-gpu", "unseen-shape", "dse", "anatomy", "few-shot"]
@@ -76,7 +77,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "few-shot and anatomy, all rows for unseen-shape: the cap only keeps the leave-one-out protocols inside "
         "their time budget)",
     )
-    p.add_argument("--n-estimators", type=int, default=200, help="boosting rounds of the learned methods (default 200)")
+    p.add_argument(
+        "--n-estimators", type=positive_int, default=200, help="boosting rounds of the learned methods (default 200)"
+    )
     p.add_argument(
         "--shots",
         nargs="+",

@@ -315,8 +315,10 @@ def _user_profiles(args: argparse.Namespace):  # noqa: ANN202
     from ..hardware import get_gpu
     from ..profiles import file_record, read_profiles
 
-    if not args.profiles_weight > 0:
-        raise DataError(f"--profiles-weight must be > 0, got {args.profiles_weight}", hint="e.g. --profiles-weight 10")
+    if not 0 < args.profiles_weight <= 1e6:  # inf / nan weights make the fit meaningless
+        raise DataError(
+            f"--profiles-weight must be in (0, 1e6], got {args.profiles_weight}", hint="e.g. --profiles-weight 10"
+        )
     gpus = {s.name: s for s in (get_gpu(p) for p in args.gpu_spec)} or None
     parts, files = [], []
     for path in args.profiles:

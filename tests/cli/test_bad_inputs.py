@@ -963,6 +963,20 @@ CASES: list[tuple] = [
         ["importing", "failed: SystemExit: 3"],
     ),
     (
+        "evaluate-zero-trees",
+        {},
+        ["evaluate", "--n-estimators", "0", "--out", "{tmp}/ev"],
+        2,
+        ["--n-estimators: 0 is not allowed"],
+    ),
+    (
+        "train-infinite-profile-weight",  # hand-made measured row
+        {"p.csv": "gpu,family,dtype,m,n,k,latency_us\nH100,gemm,bfloat16,64,64,64,5.0\n"},
+        ["train", "--profiles", "{tmp}/p.csv", "--profiles-weight", "inf", "--out", "{tmp}/m.ubj"],
+        2,
+        ["--profiles-weight must be in (0, 1e6], got inf"],
+    ),
+    (
         "bench-committed-out",
         {},
         ["bench", "--what", "rank", "--out", str(_REPO / "experiments" / "bench")],
