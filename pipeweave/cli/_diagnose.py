@@ -285,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
     if args.measured_us is not None and not (math.isfinite(args.measured_us) and args.measured_us > 0):
         raise DataError(f"--measured-us must be a positive number of microseconds, got {args.measured_us!r}")
     if args.top < 1:
-        raise DataError(f"--top must be >= 1, got {args.top!r}")
+        raise DataError(f"--top must be >= 1, got {args.top!r}", hint="e.g. --top 5 (the default)")
     if args.max_variants is not None and args.max_variants < 1:
         raise DataError(f"--max-variants must be >= 1, got {args.max_variants!r}", hint="e.g. --max-variants 24")
     if (args.max_variants is not None) and not (args.kernel and args.search):

@@ -24,13 +24,20 @@ example:
 )
 
 
+def _study_name(text: str) -> str:
+    """A non-blank study name (argparse type of --study-name)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the study name is blank")
+    return text.strip()
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument("--families", nargs="+", metavar="FAMILY", help="families to tune on (default: all)")
     p.add_argument(
         "--storage", default=None, help="optuna storage URL (default: in memory); several processes may share one study"
     )
-    p.add_argument("--study-name", default="pipeweave", help="optuna study name (default pipeweave)")
+    p.add_argument("--study-name", type=_study_name, default="pipeweave", help="optuna study name (default pipeweave)")
     p.add_argument("--n-trials", type=positive_int, default=20, help="trials this process runs (default 20)")
     p.add_argument(
         "--max-rows-per-group",

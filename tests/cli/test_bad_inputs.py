@@ -977,6 +977,20 @@ CASES: list[tuple] = [
         ["--profiles-weight must be in (0, 1e6], got inf"],
     ),
     (
+        "tune-blank-study-name",
+        {},
+        ["tune", "--study-name", " "],
+        2,
+        ["--study-name: the study name is blank"],
+    ),
+    (
+        "diagnose-top-zero",
+        {},
+        ["diagnose", "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--top", "0"],
+        2,
+        ["--top must be >= 1, got 0", "fix: e.g. --top 5"],
+    ),
+    (
         "bench-committed-out",
         {},
         ["bench", "--what", "rank", "--out", str(_REPO / "experiments" / "bench")],
