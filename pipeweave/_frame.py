@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "is_missing",
     "num_values",
     "str_codes",
     "str_values",
@@ -20,6 +21,16 @@ __all__ = [
     "distinct_rows",
     "whole_numbers_as_int",
 ]
+
+
+def is_missing(value: object) -> bool:
+    """A blank cell: None, NA, NaN or text that is empty or whitespace."""
+    return (
+        value is None
+        or value is pd.NA
+        or (isinstance(value, float) and value != value)  # NaN
+        or (isinstance(value, str) and value.strip() == "")
+    )
 
 
 def num_values(df: pd.DataFrame, name: str) -> np.ndarray:

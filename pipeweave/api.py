@@ -140,30 +140,10 @@ def _check_calibrated_spec(model: Any, rows: pd.DataFrame, gpus: Mapping[str, GP
     file that reuses the name): the correction was fitted against the old spec's predictions."""
     import warnings
 
-    from ._errors import PipeweaveError
-    from .hardware import get_gpu, resolve_gpu_name
-
     cal = getattr(model, "calibration_", None)
-    if cal is None or not getattr(cal, "spec", None) or "gpu" not in rows.columns:
+    if cal is None:
         return
-    on = False
-    for name in rows["gpu"].astype(str).unique():
-        if name == cal.gpu:
-            on = True
-            break
-        try:
-            on = resolve_gpu_name(name) == cal.gpu
-        except PipeweaveError:
-            continue
-        if on:
-            break
-    if not on:
-        return
-    try:
-        spec = (gpus or {}).get(cal.gpu) or get_gpu(cal.gpu)
-    except PipeweaveError:
-        return
-    changes = cal.spec_changes(spec)
+    changes = cal.spec_changes_on(rows, gpus)
     if changes:
         warnings.warn(
             f"the model was calibrated on {cal.gpu} with another spec ({'; '.join(changes[:4])}"
@@ -872,12 +852,14 @@ def diagnose(
     df = as_launch_frame(launch)
     if len(df) != 1:
         raise DataError(f"diagnose takes one launch, got {len(df)} rows", hint="pass one row (e.g. df.iloc[[i]])")
+    from ._frame import is_missing
+
     row = _diagnose_row({str(k): v for k, v in df.iloc[0].to_dict().items()})
     gpus = None
     if gpu is not None:
         spec = _resolve_gpu(gpu)
         given = row.get("gpu")
-        if not _is_blank(given) and str(given).strip() != spec.name:
+        if not is_missing(given) and str(given).strip() != spec.name:
             from ._errors import PipeweaveError
 
             try:
@@ -895,27 +877,19 @@ def diagnose(
     return _diagnose(row, measured_us, top, gpus=gpus, models=models, data=data)
 
 
-def _is_blank(value: Any) -> bool:
-    """None, NaN or empty text (a blank cell)."""
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return value != value  # NaN
-    return isinstance(value, str) and not value.strip()
-
-
 def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:
     """The launch of :func:`diagnose` checked: a ``config`` text becomes the tile columns, a partial tile plan
     and a key that looks like a misspelled launch column are refused (they would be ignored)."""
     import difflib
 
+    from ._frame import is_missing
     from .sources import PROFILE_COLUMNS
     from .vocab import TILE_COLUMNS, parse_tile_config
 
     if "config" in row:
         text = row.pop("config")
-        if not _is_blank(text):
-            if any(not _is_blank(row.get(c)) for c in TILE_COLUMNS):
+        if not is_missing(text):
+            if any(not is_missing(row.get(c)) for c in TILE_COLUMNS):
                 raise DataError(
                     "the launch gives both config and tile columns",
                     hint="give the tile plan one way: config or columns",
@@ -939,7 +913,7 @@ def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:
                 raise DataError(
                     f"unknown launch key {key!r} (did you mean {close[0]!r}?)", hint=f"rename it to {close[0]!r}"
                 )
-    tiles = [c for c in TILE_COLUMNS if not _is_blank(row.get(c))]
+    tiles = [c for c in TILE_COLUMNS if not is_missing(row.get(c))]
     if tiles and len(tiles) < len(TILE_COLUMNS):
         raise DataError(
             f"tile plan incomplete: the launch gives {tiles} of {list(TILE_COLUMNS)}",

@@ -106,18 +106,17 @@ def read_plan(path: str, gpus: Mapping[str, GPUSpec] | None = None) -> pd.DataFr
 
 
 def _routing_alpha(value: Any) -> float:
-    """Power-law exponent of a routing distribution name (0: balanced/uniform/random/missing)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """Power-law exponent of a routing distribution name (:func:`pipeweave.frontend.distribution_alpha`; 0 for a
+    blank cell, NaN for a name it does not know)."""
+    from ._frame import is_missing
+    from .frontend import distribution_alpha
+
+    if is_missing(value):
         return 0.0
-    s = str(value).strip().lower()
-    if s in ("", "nan", "balanced", "uniform", "random"):
-        return 0.0
-    if s.startswith("power_law"):
-        try:
-            return float(s[len("power_law") :].strip("_") or "1")
-        except ValueError:
-            return float("nan")
-    return float("nan")
+    try:
+        return float(distribution_alpha(pd.Series([value], dtype=object))[0])
+    except DataError:
+        return float("nan")
 
 
 def measurement_method(plan: pd.DataFrame) -> pd.Series:

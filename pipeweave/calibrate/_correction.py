@@ -32,6 +32,7 @@ model file's stamp as plain JSON; no pickle.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -298,6 +299,20 @@ class GPUCalibration:
             for k in sorted(set(self.spec) | set(now))
             if k != "name" and self.spec.get(k) != now.get(k)
         ]
+
+    def spec_changes_on(self, rows: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -> list[str]:
+        """:meth:`spec_changes` of the spec ``rows`` on the calibrated GPU are predicted with (``gpus``, then the
+        catalog); empty when no row is on that GPU, or the GPU is known to neither."""
+        from .._errors import PipeweaveError
+        from ..hardware import get_gpu
+
+        if not self.spec or "gpu" not in rows.columns or not self._on_gpu(rows).any():
+            return []
+        try:
+            spec = (gpus or {}).get(self.gpu) or get_gpu(self.gpu)
+        except PipeweaveError:
+            return []
+        return self.spec_changes(spec)
 
     def log_correction(self, frame: pd.DataFrame) -> np.ndarray:
         """Correction (log units) of each featurized row: 0 on other GPUs and uncalibrated families."""

@@ -193,21 +193,15 @@ def calibrate_model(
     feats, r = residuals(model, measured, gpus=gpus)
     # a latency below the physical lower bound (with the training filter's margin) is not a measurement of
     # the stated launch: most often the wrong unit (ms or s written as us), else a launch that did less work
-    from ..model import IMPOSSIBLE_FACTOR
+    from ..model import below_lower_bound
 
     lat = feats["latency_us"].to_numpy(dtype=float)
     lower = feats["t_lower_us"].to_numpy(dtype=float)
-    impossible = lat * IMPOSSIBLE_FACTOR < lower
+    impossible, unit = below_lower_bound(lat, lower)
     if impossible.any():
         rows = np.flatnonzero(impossible)
-        ratio = float(np.median(lower[rows] / lat[rows]))
         idx = measured.index
         label = [int(i) + 1 for i in idx[rows]] if pd.api.types.is_integer_dtype(idx) else (rows + 1).tolist()
-        unit = (
-            f"; they sit a median {ratio:,.0f}x below it: latency_us looks like milliseconds (multiply by 1000)"
-            if ratio > 100
-            else ""
-        )
         what = (
             f"{len(rows)} of {len(lat)} measured rows are faster than the physical lower bound of their launch "
             f"on {gpu} (rows {label[:8]}{', ...' if len(rows) > 8 else ''}; e.g. row {label[0]}: "

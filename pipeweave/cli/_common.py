@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -23,6 +24,7 @@ __all__ = [
     "print_json",
     "check_output_path",
     "plural",
+    "unused_shape_flags",
 ]
 
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
@@ -212,12 +214,18 @@ _OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def unused_shape_flags(args: argparse.Namespace, used: Iterable[str] = ()) -> list[str]:
+    """The shape flags given on the command line whose column is not among ``used`` (they change nothing)."""
+    keep = set(used)
+    return [f for f, (c, _, _) in _SHAPE_FLAGS.items() if getattr(args, c, None) is not None and c not in keep]
+
+
 def _note_unused_flags(args: argparse.Namespace, family: str) -> None:
     """A ``note:`` for launch flags the family never reads (``--head-dim`` on a GEMM): they change nothing."""
     from ..frontend import FAMILIES, LAUNCH_DEFAULTS
 
     used = {*FAMILIES[family].shape_columns, *LAUNCH_DEFAULTS.get(family, {}), *_OPTIONAL_COLUMNS.get(family, ())}
-    unused = [f for f, (c, _, _) in _SHAPE_FLAGS.items() if getattr(args, c, None) is not None and c not in used]
+    unused = unused_shape_flags(args, used)
     if unused:
         print(
             f"note: {family} does not read {' '.join(unused)}; ignored (its flags: "

@@ -179,10 +179,9 @@ def _cli_result(res: dict, command: str = "diagnose") -> dict:
 
 def _note_unused_shape_flags(args: argparse.Namespace, used: tuple[str, ...], what: str) -> None:
     """One ``note:`` line on stderr for shape flags the launch does not use (``--num-experts`` for gemm)."""
-    from ._common import _SHAPE_FLAGS
+    from ._common import unused_shape_flags
 
-    unused = [flag for flag, (col, _, _) in _SHAPE_FLAGS.items() if getattr(args, col, None) is not None]
-    unused = [f for f in unused if _SHAPE_FLAGS[f][0] not in used]
+    unused = unused_shape_flags(args, used)
     if unused:
         print(
             f"note: {' '.join(unused)} {'is' if len(unused) == 1 else 'are'} not used by {what}: ignored",

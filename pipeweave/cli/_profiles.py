@@ -185,16 +185,15 @@ def _check_lower_bound(df: pd.DataFrame, gpus: dict | None) -> int:
     than their launch's lower bound allows (the rows training drops; most often ms written as us), else 0."""
     import numpy as np
 
-    from ..model import IMPOSSIBLE_FACTOR, ensure_features
+    from ..model import below_lower_bound, ensure_features
 
     feats = ensure_features(df.reset_index(drop=True), gpus=gpus, baselines=False)
     lat = feats["latency_us"].to_numpy(dtype=float)
     lower = feats["t_lower_us"].to_numpy(dtype=float)
-    bad = np.flatnonzero(lat * IMPOSSIBLE_FACTOR < lower)
+    mask, unit = below_lower_bound(lat, lower)
+    bad = np.flatnonzero(mask)
     if not len(bad):
         return 0
-    ratio = float(np.median(lower[bad] / lat[bad]))
-    unit = f"; a median {ratio:,.0f}x under it: latency_us looks like milliseconds (x1000)" if ratio > 100 else ""
     rows = ", ".join(str(i + 1) for i in bad[:8]) + (" ..." if len(bad) > 8 else "")
     print(
         f"{len(bad):,} of {len(df):,} rows are faster than the physical lower bound of their launch (rows {rows}; "

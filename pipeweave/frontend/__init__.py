@@ -31,7 +31,7 @@ from ._featurize import (
     warm_l2_envelope_us,
 )
 from ._occupancy import ctas_per_sm
-from ._routing import routing_stats
+from ._routing import distribution_alpha, routing_stats
 from ._smem import triton_smem_buffers, triton_smem_bytes
 from ._tileplan import TILE_COLUMNS
 from ._validate import (
@@ -74,6 +74,7 @@ __all__ = [
     "spec_arrays",
     "l2_resident_share",
     "warm_l2_envelope_us",
+    "distribution_alpha",
     "routing_stats",
     "row_problems",
     "fill_launch_defaults",

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
+from .._frame import is_missing
 from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
 from ._families import FAMILIES
 
@@ -188,33 +189,33 @@ def _uniq(s: pd.Series) -> tuple[np.ndarray, list[object]]:
     return codes, list(uniques)
 
 
-def _is_missing(u: object) -> bool:
-    return (
-        u is None or u is pd.NA or (isinstance(u, float) and math.isnan(u)) or (isinstance(u, str) and u.strip() == "")
-    )
-
-
 def _blank(s: pd.Series) -> np.ndarray:
     """Missing cells: NaN/None, or text that is empty/whitespace (pandas 3 keeps NaN through astype(str))."""
     if pd.api.types.is_numeric_dtype(s.dtype):
         return s.isna().to_numpy()
     codes, uniques = _uniq(s)
-    return np.array([_is_missing(u) for u in uniques], dtype=bool)[codes] if len(codes) else np.zeros(0, bool)
+    return np.array([is_missing(u) for u in uniques], dtype=bool)[codes] if len(codes) else np.zeros(0, bool)
 
 
 def _text(s: pd.Series) -> np.ndarray:
     """Cells as stripped text ('' for missing), an object array."""
+    return _text_padded(s)[0]
+
+
+def _text_padded(s: pd.Series) -> tuple[np.ndarray, bool]:
+    """(:func:`_text` of ``s``, whether some text cell had surrounding spaces), from one factorization."""
     codes, uniques = _uniq(s)
     names = np.array(
-        ["" if _is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip() for u in uniques], dtype=object
+        ["" if is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip() for u in uniques], dtype=object
     )
-    return names[codes] if len(codes) else np.array([], dtype=object)
+    padded = any(isinstance(u, str) and u != n for u, n in zip(uniques, names) if n)
+    return (names[codes] if len(codes) else np.array([], dtype=object)), padded
 
 
 def _shown_at(raw: pd.Series, i: int) -> str:
     """Cell ``i`` as the user wrote it, for messages."""
     u = raw.iloc[i]
-    v = "" if _is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip()
+    v = "" if is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip()
     return v if len(v) <= 40 else v[:37] + "..."
 
 
@@ -233,12 +234,9 @@ def fill_launch_defaults(df: pd.DataFrame) -> pd.DataFrame:
     df = _canonical_dtypes(df)
     if "family" not in df.columns:
         return df
-    fam = _text(df["family"])
-    if not pd.api.types.is_numeric_dtype(df["family"].dtype):
-        raw_fam = df["family"].to_numpy(dtype=object)
-        padded = np.array([isinstance(x, str) and x != x.strip() for x in pd.unique(raw_fam)])
-        if padded.any():  # "gemm " is gemm (the model looks families up by exact name)
-            df = df.assign(family=np.where(fam == "", raw_fam, fam))
+    fam, padded = _text_padded(df["family"])
+    if padded:  # "gemm " is gemm (the model looks families up by exact name); blank cells stay as they were
+        df = df.assign(family=np.where(fam == "", df["family"].to_numpy(dtype=object), fam))
     out = df
     # an absent or blank dtype: the family's default (default_dtype), as the CLI's --dtype
     blank_dt = _blank(df["dtype"]) if "dtype" in df.columns else np.ones(len(df), dtype=bool)

@@ -71,7 +71,7 @@ from ._regressor import (
     seen_booster_params,
     seen_keys,
 )
-from ._training import IMPOSSIBLE_FACTOR, cap_rows, prepare_training_frame
+from ._training import IMPOSSIBLE_FACTOR, below_lower_bound, cap_rows, prepare_training_frame
 from ._tune import SEARCH_SPACE, logo_cv_mape, tune
 from ._xgb import predict_in_place, tree_params
 
@@ -122,6 +122,7 @@ __all__ = [
     "cap_rows",
     "IMPOSSIBLE_FACTOR",
     "NON_LAUNCH_COLUMNS",
+    "below_lower_bound",
     "tree_params",
     "predict_in_place",
     "library_versions",

@@ -14,11 +14,29 @@ import pandas as pd
 
 from ._features import ensure_features
 
-__all__ = ["prepare_training_frame", "cap_rows", "IMPOSSIBLE_FACTOR"]
+__all__ = ["prepare_training_frame", "cap_rows", "IMPOSSIBLE_FACTOR", "below_lower_bound"]
 
 #: A row is physically impossible when measured < lower bound / this factor (1.5 = 50% margin
 #: for spec-sheet clock/bandwidth slack and measurement noise).
 IMPOSSIBLE_FACTOR: float = 1.5
+
+
+def below_lower_bound(latency_us: np.ndarray, lower_us: np.ndarray) -> tuple[np.ndarray, str]:
+    """(mask of the rows measured faster than their launch's physical lower bound allows, a unit note).
+
+    A row is impossible when ``latency_us * IMPOSSIBLE_FACTOR < lower_us`` (both microseconds). The note is
+    ``"; a median Nx under it: latency_us looks like milliseconds (x1000)"`` when the impossible rows sit a
+    median of more than 100x under their bound (a unit slip, not a few odd rows), else ``""``.
+    """
+    lat = np.asarray(latency_us, dtype=float)
+    lower = np.asarray(lower_us, dtype=float)
+    mask = lat * IMPOSSIBLE_FACTOR < lower
+    note = ""
+    if mask.any():
+        ratio = float(np.median(lower[mask] / lat[mask]))
+        if ratio > 100:
+            note = f"; a median {ratio:,.0f}x under it: latency_us looks like milliseconds (x1000)"
+    return mask, note
 
 
 def prepare_training_frame(
@@ -30,8 +48,9 @@ def prepare_training_frame(
     gpu, reason).
     """
     frame = ensure_features(df.reset_index(drop=True), **featurize_kwargs)
-    lat = frame["latency_us"].to_numpy(dtype=float)
-    impossible = lat * IMPOSSIBLE_FACTOR < frame["t_lower_us"].to_numpy(dtype=float)
+    impossible, _ = below_lower_bound(
+        frame["latency_us"].to_numpy(dtype=float), frame["t_lower_us"].to_numpy(dtype=float)
+    )
     drops = (
         frame.loc[impossible, ["source", "family", "dtype", "gpu"]]
         .astype(str)
