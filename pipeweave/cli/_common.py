@@ -273,6 +273,22 @@ def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
     check_writable(path, what)
 
 
+def check_output_dir(path: str, what: str) -> None:
+    """Refuse an output folder ``path`` (flag ``what``) that is an existing file or lies under one,
+    before any work (a report folder is written only at the end of a long run)."""
+    from pathlib import Path
+
+    p = Path(path)
+    for q in (p, *p.parents):
+        if q.exists() and not q.is_dir():
+            where = "is" if q == p else f"lies under {str(q)!r}, which is"
+            raise DataError(
+                f"{what} {path!r} {where} a file, not a folder", hint=f"give a folder with {what} (e.g. /tmp/report)"
+            )
+        if q.exists():
+            break
+
+
 def plural(n: int, noun: str, many: str | None = None) -> str:
     """``"1 launch"``, ``"3 launches"``: a count and its noun (``many``: an irregular plural)."""
     if n == 1:

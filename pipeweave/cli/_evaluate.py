@@ -124,10 +124,12 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or f"experiments/{default_dir}"
     from .._errors import DataError
     from .._outputs import refuse_committed_output
+    from ._common import check_output_dir
 
     refuse_committed_output(
         out, force=args.force, hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose"
     )
+    check_output_dir(out, "--out")
     if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-gpu", "unseen-shape"):
         raise DataError(
             f"--profiles / --no-shared / --dask apply to --protocol logo, unseen-gpu and unseen-shape, not "

@@ -748,6 +748,13 @@ CASES: list[tuple] = [
         ["committed report", "--force"],
     ),
     (
+        "evaluate-out-is-a-file",  # refused before loading or training anything
+        {"report.txt": "x"},
+        ["evaluate", "--protocol", "anatomy", "--out", "{tmp}/report.txt"],
+        2,
+        ["report.txt", "is a file, not a folder", "fix:"],
+    ),
+    (
         "evaluate-no-shared-alone",
         {},
         ["evaluate", "--protocol", "logo", "--no-shared", "--out", "{tmp}/o"],
