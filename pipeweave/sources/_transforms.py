@@ -49,6 +49,11 @@ _TILE_PATTERNS: tuple[tuple[str, tuple[str, ...], dict[str, float]], ...] = (
 def cublas_tile_from_kernel_name(names: pd.Series | list[str]) -> pd.DataFrame:
     """BM, BN, BK and stages of FP32 SIMT GEMM kernels from their names (NaN where none is encoded).
 
+    ``block_m`` / ``block_n`` are the name's first / second number, taken along the caller's m / n.
+    cuBLAS is column-major (PyTorch's C = A B runs as C^T = B^T A^T, so the name's M would be the
+    caller's n); that swapped reading was screened on NeuSight's rows and scored worse on the inner
+    folds (inner 26.47 vs 25.99, ``experiments/accuracy_log``), so the name's order is kept.
+
     >>> cublas_tile_from_kernel_name(["volta_sgemm_128x64_tn"]).iloc[0].tolist()
     [128.0, 64.0, 8.0, 2.0]
     """
