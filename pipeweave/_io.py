@@ -39,8 +39,26 @@ __all__ = [
     "check_csv_file",
     "check_writable",
     "read_csv_checked",
+    "read_error_text",
     "stale_temp_files",
 ]
+
+
+def read_error_text(exc: BaseException) -> str:
+    """Where and why a file could not be parsed, in words: ``line 3, column 7: Expecting ',' delimiter``
+    for JSON, ``byte 0xff at position 12 is not UTF-8`` for text, the OS reason for I/O errors."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    if isinstance(exc, UnicodeDecodeError):
+        bad = exc.object[exc.start : exc.start + 1]
+        return f"byte 0x{bad.hex() if bad else '??'} at position {exc.start:,} is not UTF-8"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return first[:200] or type(exc).__name__
+
 
 #: Marks pipeweave's temporary files: ``.<name>.pwtmp-<pid>-<random><suffix>``.
 TEMP_MARK = ".pwtmp-"

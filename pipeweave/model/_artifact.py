@@ -37,7 +37,7 @@ from typing import Any
 
 from .. import __version__
 from .._errors import DataError, SchemaMismatchError
-from .._io import atomic_write
+from .._io import atomic_write, read_error_text
 from .._paths import MODELS_DIR
 from ._bands import check_error_bands
 from ._features import model_feature_names
@@ -314,7 +314,7 @@ def _structurally_complete(data: bytes, what: str) -> None:
         try:
             json.loads(data)
         except (ValueError, RecursionError) as exc:
-            raise _Malformed(f"{what} is not complete JSON ({exc.__class__.__name__})") from None
+            raise _Malformed(f"{what} is not complete JSON ({read_error_text(exc)})") from None
         return
     try:
         _ubjson_complete(data)

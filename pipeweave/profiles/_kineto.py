@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError, PipeweaveError
+from .._io import read_error_text
 from ..sources import cublas_tile_from_kernel_name
 from ._files import input_file
 
@@ -61,7 +62,7 @@ def _load(path: Path) -> dict:
             trace = json.load(fh)
     except (json.JSONDecodeError, UnicodeDecodeError, OSError) as exc:
         raise DataError(
-            f"{str(path)!r} is not a JSON trace ({type(exc).__name__})",
+            f"{str(path)!r} is not a JSON trace ({read_error_text(exc)})",
             hint="pass the file written by prof.export_chrome_trace()",
         ) from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):

@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import DataError, PipeweaveError
+from .._io import read_error_text
 from ._files import input_file
 from ._kineto import TORCH_DTYPES
 
@@ -119,7 +120,7 @@ def _import_triton_autotune(
             data = json.load(fh)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(
-            f"{str(path)!r} is not JSON ({exc.__class__.__name__})",
+            f"{str(path)!r} is not JSON ({read_error_text(exc)})",
             hint=_WHICH_FILE,
         ) from None
     if not isinstance(data, dict) or "key" not in data or "configs_timings" not in data:
