@@ -103,8 +103,8 @@ def test_kineto_not_a_trace(tmp_path):
     p.write_text('{"foo": 1}')
     with pytest.raises(DataError, match="traceEvents"):
         import_kineto(p)
-    p.write_text("not json")
-    with pytest.raises(DataError, match=r"not a JSON trace \(line 1, column 1: Expecting value"):  # where, not a class name
+    p.write_text("not json")  # the message says where the JSON breaks, not a class name
+    with pytest.raises(DataError, match=r"not a JSON trace \(line 1, column 1: Expecting value"):
         import_kineto(p)
 
 
