@@ -542,3 +542,16 @@ def test_signature_pointer_types_cover_triton_s():
     names = [short.get(t, t) for t in (*tl.dtype.SINT_TYPES, *tl.dtype.UINT_TYPES, *tl.dtype.FP_TYPES)]
     missing = sorted(set(names) - set(POINTER_DTYPES))
     assert not missing, missing
+
+
+def test_cache_plan_counts_a_group_the_same_alone_or_with_others(data_dir) -> None:  # noqa: ANN001
+    """A job belongs to the first group of GROUPS that holds it, whichever groups are asked for (real plan)."""
+    from pipeweave.frontend.sass.build_cache import GROUPS, plan_jobs
+
+    every = plan_jobs(data_dir, GROUPS)
+    keys = [j.key() for j in every]
+    assert len(keys) == len(set(keys))
+    for g in GROUPS:
+        alone = plan_jobs(data_dir, [g])
+        assert {j.group for j in alone} <= {g}
+        assert [j.key() for j in alone] == [j.key() for j in every if j.group == g]

@@ -159,7 +159,9 @@ def _sglang_jobs(data: Path) -> list[Job]:
 
 
 def plan_jobs(data: str | Path | None = None, groups: Iterable[str] = GROUPS) -> list[Job]:
-    """All cache jobs in priority order, de-duplicated (a job keeps its first, most important group)."""
+    """The cache jobs of ``groups`` in priority order, de-duplicated: a job belongs to the first, most
+    important group of :data:`GROUPS` that holds it, whichever groups are asked for (so a group's count
+    does not depend on the others being selected)."""
     groups = list(groups)
     data_dir = None
     if any(g != "defaults" for g in groups):
@@ -168,11 +170,10 @@ def plan_jobs(data: str | Path | None = None, groups: Iterable[str] = GROUPS) ->
     seen: set = set()
     dse_first: list[Job] = []
     dse_rest: list[Job] = []
-    if data_dir is not None and ("dse" in groups or "dse_groupm" in groups):
+    if data_dir is not None:
         dse_first, dse_rest = _dse_jobs(data_dir)
-    for g in GROUPS:
-        if g not in groups:
-            continue
+    last = max((GROUPS.index(g) for g in groups), default=-1)
+    for g in GROUPS[: last + 1]:  # the groups before the last one asked for claim their jobs first
         if g == "defaults":
             js = _default_jobs()
         elif g == "dse":
@@ -184,7 +185,8 @@ def plan_jobs(data: str | Path | None = None, groups: Iterable[str] = GROUPS) ->
         for j in js:
             if j.key() not in seen:
                 seen.add(j.key())
-                out.append(j)
+                if g in groups:
+                    out.append(j)
     return out
 
 
