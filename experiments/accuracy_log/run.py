@@ -1013,12 +1013,20 @@ def write_md(path: Path, records: list[dict]) -> None:
 #: decision per variant (or per (family, variant)), made on the inner folds; see NOTES
 DECISIONS: dict = {
     # FP32 GEMM front-end screens (frame "FP32 GEMM split-K and cuBLAS tile orientation")
-    "fp32_reference": "reference: the shipped recipe on the frame of 8bfd82d (two seeds: inner 25.99 / 25.83)",
+    ("gemm_fp32", "fp32_reference"): "reference: the shipped recipe on the frame of 8bfd82d (two seeds: inner "
+    "25.99 / 25.83)",
+    ("softmax_fp32", "fp32_reference"): "reference: softmax's shipped recipe (NeuSight-joint booster) on the frame "
+    "of 8bfd82d",
     "fp32_reference_seed1": "see fp32_reference",
-    "fp32_splitk": "KEPT (pipeweave.frontend SIMT_SPLITS): accuracy-neutral, inner 25.94 / 25.85 vs 25.99 / 25.83 "
-    "(two seeds); adopted on the physical argument: the envelope of K-heavy launches of a few output tiles was up to "
-    "45x too slow, and with an oracle per-GPU scalar the envelope alone scores 38.6% MAPE on every FP32 GEMM row "
-    "against 44.6% (A100-PCIe-40GB 59.8 -> 46.2, V100 44.1 -> 35.5, T4 43.5 -> 36.1; envelope_fit_gemm_fp32.md)",
+    ("gemm_fp32", "fp32_splitk"): "not adopted (see softmax_fp32, whose booster trains on these rows): on FP32 "
+    "GEMM accuracy-neutral, inner 25.94 / 25.85 vs 25.99 / 25.83 (two seeds), though physically right: the envelope "
+    "of K-heavy launches of a few output tiles was up to 45x too slow, and with an oracle per-GPU scalar the "
+    "envelope alone fits FP32 GEMM rows at 38.6% MAPE against 44.6% (A100-PCIe-40GB 59.8 -> 46.2, V100 44.1 -> "
+    "35.5, T4 43.5 -> 36.1; data only, computed at commit a28a911)",
+    ("softmax_fp32", "fp32_splitk"): "dropped: the softmax booster trains on FP32 GEMM rows; with their split-K "
+    "envelope its inner MAPE rose 24.43 -> 25.84",
+    "fp32_splitk32": "dropped: split-K only where each slice keeps >= 32 k-steps (K >= 256 per slice): FP32 GEMM "
+    "inner 25.98 (neutral), softmax 25.84 vs 24.43",
     "fp32_splitk_seed1": "see fp32_splitk",
     "fp32_cublas_orient": "dropped: inner 26.47 vs 25.99; the kernel name's first number stays along the caller's m",
     "fp32_splitk_cublas_orient": "dropped: inner 26.56 vs 25.94 with split-K alone",
@@ -1685,42 +1693,6 @@ def warm_table(frame: pd.DataFrame, fam: str, out: Path) -> None:
     print(f"wrote {out / f'warm_l2_{fam}.md'}")
 
 
-def envelope_table(fam: str, out: Path) -> None:
-    """Write envelope_fit_<family>.md: how well the front-end's envelope alone fits each GPU's rows, with
-    and without FP32 split-K (data only, no model): MAPE of envelope x the GPU's median measured / envelope
-    (an oracle per-GPU scalar), i.e. the shape-dependent error the envelope leaves to the trees."""
-    import pipeweave.frontend._fp32ops as fp32
-
-    tables = {}
-    saved = fp32.SIMT_SPLITS
-    for label, splits in (("split-K (shipped)", saved), ("no split-K", (1.0,))):
-        fp32.SIMT_SPLITS = splits
-        try:
-            sub = load_eval_frame(None, [fam], verbose=False)[0]
-        finally:
-            fp32.SIMT_SPLITS = saved
-        lr = np.log(sub["latency_us"].to_numpy(dtype=float) / sub["t_env_us"].to_numpy(dtype=float))
-        gpu = sub["gpu"].astype(str).to_numpy()
-        med = pd.Series(lr).groupby(gpu).transform("median").to_numpy()
-        ape = pd.Series(np.abs(np.exp(med - lr) - 1.0) * 100.0)
-        tables[label] = {**ape.groupby(gpu).mean().round(1).to_dict(), "all rows": round(float(ape.mean()), 1)}
-    t = pd.DataFrame(tables)
-    lines = [
-        f"# {fam}: the envelope alone, scaled by an oracle per-GPU scalar",
-        "",
-        f"Written by `python experiments/accuracy_log/run.py --families {fam} --envelope-table` (data only: no",
-        "model). MAPE (%) of t_env x median(measured / t_env) of the row's GPU: the part of the error one",
-        "level per GPU cannot remove, with the front-end's FP32 split-K and without it (SIMT_SPLITS = (1,)).",
-        "",
-        "| GPU | " + " | ".join(t.columns) + " |",
-        "|---|" + "---:|" * len(t.columns),
-        *("| " + str(i) + " | " + " | ".join(str(v) for v in r) + " |" for i, r in t.iterrows()),
-        "",
-    ]
-    (out / f"envelope_fit_{fam}.md").write_text("\n".join(lines))
-    print(f"wrote {out / f'envelope_fit_{fam}.md'}")
-
-
 def window_table(frame: pd.DataFrame, out: Path) -> None:
     """Write window0_attention_context.md: the evidence behind the manifest's ``window0_semantics`` (data only).
 
@@ -1847,21 +1819,11 @@ def main() -> None:
         help="write warm_l2_<family>.md (median measured / envelope by working set over L2, cold and warm L2)",
     )
     ap.add_argument(
-        "--envelope-table",
-        action="store_true",
-        help="write envelope_fit_<family>.md (the envelope alone with an oracle per-GPU scalar, with and "
-        "without FP32 split-K)",
-    )
-    ap.add_argument(
         "--window-table",
         action="store_true",
         help="write window0_attention_context.md (what window_size 0 timed per GPU: the manifest's window0_semantics)",
     )
     args = ap.parse_args()
-    if args.envelope_table:
-        for fam in args.families:
-            envelope_table(fam, Path(args.out))
-        return
     if args.window_table:
         frame = pd.read_pickle(args.cache) if args.cache and Path(args.cache).exists() else None
         if frame is None:

@@ -8,13 +8,6 @@ computes a TM x TN register micro-tile, reading TM + TN operands from shared mem
 The tile comes from the kernel name the source recorded (``block_m`` ... columns filled by the
 loader); rows without one (gemv, split-K reduce, unrecorded) get the SIMT tile with the smallest
 envelope among cuBLAS's SGEMM tiles, like the bf16 path's cuBLAS-like heuristic.
-
-Split-K: where the grid of output tiles leaves SMs idle and K is long, cuBLAS splits K across CTAs
-and reduces the fp32 partials in a second kernel (NeuSight's linear layers of 3 output tiles and
-K ~ 50,000 run 20-45x faster than one CTA per tile could). Every row (recorded tile or not) takes
-the split in :data:`SIMT_SPLITS` with the smallest envelope, among the splits allowed where the
-unsplit grid under-fills the GPU and each slice keeps >= :data:`MIN_SPLIT_K_STEPS` k-steps, like
-the bf16 path's split-K candidates; the partials' DRAM traffic is in :func:`tiled_matmul`.
 """
 
 from __future__ import annotations
@@ -26,7 +19,7 @@ from .._frame import num_values
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
 from ._kernels import tiled_matmul
 
-__all__ = ["FP32_FAMILIES", "MIN_SPLIT_K_STEPS", "SIMT_SPLITS", "SIMT_TILES", "simt_gemm"]
+__all__ = ["FP32_FAMILIES", "SIMT_TILES", "simt_gemm"]
 
 Spec = dict[str, np.ndarray]
 
@@ -40,11 +33,6 @@ SIMT_TILES: tuple[tuple[float, float, float, float, float], ...] = (
     (32.0, 128.0, 8.0, 8.0, 2.0),
     (32.0, 32.0, 8.0, 4.0, 2.0),
 )
-
-#: split-K factors an FP32 GEMM launch may use (1 = none); see the module docstring.
-SIMT_SPLITS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
-#: fewest k-steps (BK-deep slices of K) each split-K slice keeps.
-MIN_SPLIT_K_STEPS = 4.0
 
 
 def simt_gemm(
@@ -60,10 +48,8 @@ def simt_gemm(
     warps: np.ndarray,
     stages: np.ndarray,
     spec: Spec,
-    split_k: np.ndarray | float = 1.0,
 ) -> KernelDemand:
-    """Demand of ``batch`` FP32 GEMMs C[m,n] = A[m,k] B[k,n] on the FMA pipe with BM x BN x BK tiles,
-    K split ``split_k`` ways (fp32 partials reduced through DRAM).
+    """Demand of ``batch`` FP32 GEMMs C[m,n] = A[m,k] B[k,n] on the FMA pipe with BM x BN x BK tiles.
 
     Built as a tiled matmul over ``batch * m`` rows (each batch's tiles are independent; the L2
     reuse model sees one tall operand), then the tensor work moves to the FMA pipe
@@ -92,7 +78,6 @@ def simt_gemm(
         a_comp_rows=batch * m,
         b_groups=batch,
         useful_rows=batch * m,
-        split_k=split_k,
     )
     threads = warps * 32.0
     micro = np.sqrt(np.maximum(bm * bn / threads, 1.0))
@@ -121,29 +106,6 @@ def _heuristic(batch, m, n, k, spec: Spec) -> np.ndarray:
     return choice
 
 
-def _split_k(batch, m, n, k, bm, bn, bk, warps, stages, spec: Spec) -> np.ndarray:
-    """Split-K factor per row: the allowed :data:`SIMT_SPLITS` entry with the smallest envelope."""
-    split = np.ones(len(m))
-    grid = batch * np.ceil(m / bm) * np.ceil(n / bn)
-    rows = np.flatnonzero((grid < spec["sm_count"]) & (k >= MIN_SPLIT_K_STEPS * bk * 2.0))
-    if len(rows) == 0:
-        return split
-    sub = {key: v[rows] for key, v in spec.items()}
-    sched = {key: sub[key] for key in SCHEDULE_SPEC_KEYS if key in sub}
-    args = {name: v[rows] for name, v in dict(batch=batch, m=m, n=n, k=k, bm=bm, bn=bn, bk=bk).items()}
-    best = np.full(len(rows), np.inf)
-    for s in SIMT_SPLITS:
-        ok = (s == 1.0) | (args["k"] >= MIN_SPLIT_K_STEPS * args["bk"] * s)
-        if not ok.any():
-            break
-        kd = simt_gemm("gemm_fp32", **args, warps=warps[rows], stages=stages[rows], spec=sub, split_k=s)
-        env = np.where(ok, envelope_us(kd, sched), np.inf)
-        better = env < best
-        best = np.where(better, env, best)
-        split[rows[better]] = s
-    return split
-
-
 def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     m, n, k = num_values(df, "m"), num_values(df, "n"), num_values(df, "k")
     batch = np.nan_to_num(num_values(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
@@ -160,21 +122,7 @@ def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
         sub = {key: v[idx] for key, v in spec.items()}
         h = _heuristic(batch[idx], m[idx], n[idx], k[idx], sub)
         bm[idx], bn[idx], bk[idx], warps[idx], stages[idx] = h.T
-    split = _split_k(batch, m, n, k, bm, bn, bk, warps, stages, spec)
-    kd = simt_gemm(
-        "gemm_fp32",
-        batch=batch,
-        m=m,
-        n=n,
-        k=k,
-        bm=bm,
-        bn=bn,
-        bk=bk,
-        warps=warps,
-        stages=stages,
-        spec=spec,
-        split_k=split,
-    )
+    kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages, spec=spec)
     tiles = pd.DataFrame(
         {
             "block_m": bm,

@@ -71,35 +71,6 @@ def test_gemm_fp32_runs_on_the_fma_pipe_and_uses_the_kernel_tile() -> None:
     assert f["t_roofline_us"].iloc[0] == pytest.approx(t_fma, rel=1e-6) and f["t_env_us"].iloc[0] > t_fma
 
 
-def test_gemm_fp32_splits_a_long_k_over_idle_sms() -> None:
-    """HAND-MADE launches. A linear of 2 output tiles and K = 53,038 (NeuSight measured such launches at
-    ~106 us on an A100, 40x under one CTA per tile) takes a split-K; a square GEMM that fills the GPU
-    and a short K keep one slice; the split's fp32 partials add DRAM traffic."""
-    df = _rows(
-        family="gemm_fp32",
-        gpu="A100-PCIe-40GB",
-        dtype="float32",
-        m=[64, 4096, 64],
-        n=[154, 4096, 154],
-        k=[53038, 4096, 16],
-        batch_size=1,
-        op="linear",
-        block_m=64.0,
-        block_n=128.0,
-        block_k=8.0,
-        num_warps=8.0,
-        num_stages=2.0,
-    )
-    f = featurize(df)
-    split = f["split_k"].to_numpy()
-    assert split[0] >= 16 and split[1] == 1 and split[2] == 1
-    # 2 CTAs on 2 SMs of 108 would take 64 x 128 x 53038 FFMA / (64 lanes x clock) each; split, far less
-    one_cta_us = 64 * 128 * 53038 / (64 * 1410.0)
-    assert f["t_env_us"].iloc[0] < one_cta_us / 10
-    assert f["grid_ctas"].iloc[0] == 2 * split[0]
-    assert f["work_dram"].iloc[0] > 2 * 4.0 * 64 * 154 * split[0]  # partials written and read back (bytes)
-
-
 def test_pascal_rows_need_no_tensor_cores() -> None:
     df = _rows(
         family=["gemm_fp32", "softmax_fp32", "gemm"],
