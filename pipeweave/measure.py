@@ -158,25 +158,11 @@ def _row_list(rows: Iterable[int], limit: int = 12) -> str:
 
 
 # --------------------------------------------------------------------------- GPU identity
-def _norm(name: str) -> str:
-    s = name.strip().lower()
-    s = s.removeprefix("nvidia")
-    return "".join(ch for ch in s if ch not in " _-")
-
-
-def _spec_match(name: str, gpus: Mapping[str, GPUSpec]) -> str | None:
-    key = _norm(name)
-    for spec in gpus.values():
-        if any(_norm(a) == key for a in (spec.name, *spec.aliases)):
-            return spec.name
-    return None
-
-
 def _known_name(name: str, gpus: Mapping[str, GPUSpec]) -> str | None:
     """Catalog or spec-file GPU name of ``name`` (a name, alias or device string), or None."""
-    from .hardware import resolve_gpu_name
+    from .hardware import match_gpu_name, resolve_gpu_name
 
-    hit = _spec_match(name, gpus)
+    hit = match_gpu_name(name, gpus.values())
     if hit is not None:
         return hit
     try:

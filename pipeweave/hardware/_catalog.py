@@ -278,6 +278,17 @@ def suggest_gpu_names(name: str) -> list[str]:
     return list(dict.fromkeys(normed[c] for c in close))
 
 
+def match_gpu_name(name: str, specs: Iterable[GPUSpec]) -> str | None:
+    """The name of the first of ``specs`` (e.g. spec-file GPUs) that ``name`` denotes, by its name or an
+    alias, compared like catalog names (case, spaces, underscores, dashes and a leading "NVIDIA" ignored);
+    None when none does."""
+    key = _norm(name)
+    for spec in specs:
+        if any(_norm(a) == key for a in (spec.name, *spec.aliases)):
+            return spec.name
+    return None
+
+
 def resolve_gpu_names(names: Iterable[str] | pd.Series) -> pd.Series | list[str]:
     """Resolve many names at once (each distinct value once). A Series gives a Series back."""
     if isinstance(names, str):

@@ -555,3 +555,15 @@ def test_gpus_spec_file_name_must_be_its_own(capsys):
     assert "--name is empty" in capsys.readouterr().err
     assert main(["gpus", "--gpu", "H100", "--spec-file", "--name", "B200"]) == 2
     assert "another catalog GPU's name" in capsys.readouterr().err
+
+
+def test_match_gpu_name_finds_a_spec_file_gpu_by_name_or_alias() -> None:
+    """HAND-MADE spec-file GPUs (copies of catalog entries, renamed): matched like catalog names."""
+    from pipeweave.hardware import get_gpu, match_gpu_name
+
+    mine = dataclasses.replace(get_gpu("H100-SXM"), name="My-H100X", aliases=("NVIDIA H100X 96GB",))
+    other = dataclasses.replace(get_gpu("B200"), name="Lab-B200", aliases=())
+    assert match_gpu_name("my_h100x", [other, mine]) == "My-H100X"
+    assert match_gpu_name("nvidia h100x-96gb", [other, mine]) == "My-H100X"
+    assert match_gpu_name("LAB B200", [other, mine]) == "Lab-B200"
+    assert match_gpu_name("H100-SXM", [other, mine]) is None  # catalog names are resolve_gpu_name's
