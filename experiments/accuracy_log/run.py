@@ -613,8 +613,8 @@ _register(
     companion={**FAMILY_COMPANION, "elementwise_fp32": 0.35},
 )
 
-for _name in ("roofline", "tilesight"):  # the analytical baselines (_ANALYTICAL below)
-    for _w in (0.25, 0.5, 0.75):
+for _name, _ws in (("roofline", (0.05, 0.1, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
+    for _w in _ws:  # the analytical baselines (_ANALYTICAL below)
         _register(
             f"blend_{_name}_{int(_w * 100)}",
             f"the recipe's prediction blended geometrically with the {_name} baseline (weight {_w}): "
@@ -994,14 +994,22 @@ JOINT_VARIANTS["joint_neusight_shared_comp"] = (
 )
 
 
-for _name in ("roofline", "tilesight"):
-    for _w in (0.25, 0.5, 0.75):
+for _name, _ws in (("roofline", (0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
+    for _w in _ws:
         JOINT_VARIANTS[f"joint_neusight_shared_blend_{_name}_{int(_w * 100)}"] = (
             JOINT_VARIANTS["joint_neusight_shared"][0],
             {"per_family": False, "blend_analytical": (_name, _w)},
             f"joint_neusight_shared (softmax's shipped recipe) blended geometrically with the {_name} baseline, "
             f"weight {_w}",
         )
+
+
+for _w in (0.05, 0.1, 0.15, 0.2, 0.25, 0.35):
+    JOINT_VARIANTS[f"joint_neusight_shared_comp_blend_roofline_{int(_w * 100)}"] = (
+        JOINT_VARIANTS["joint_neusight_shared_comp"][0],
+        {**JOINT_VARIANTS["joint_neusight_shared_comp"][1], "blend_analytical": ("roofline", _w)},
+        f"joint_neusight_shared_comp (FP32 GEMM's shipped recipe) blended geometrically with the roofline, weight {_w}",
+    )
 
 
 for _w in (0.2, 0.35):
@@ -1064,15 +1072,38 @@ def write_md(path: Path, records: list[dict]) -> None:
 DECISIONS: dict = {
     # analytical blends (frame "analytical blends on NeuSight's row families"): the baselines win single folds
     "blend_roofline_25": "dropped: inner worse on layernorm (25.16 vs 17.98) and element-wise (16.71 vs 14.93)",
+    "blend_roofline_5": "see the family's entry",
+    "blend_roofline_10": "see the family's entry",
     "blend_roofline_50": "dropped: inner 37.00 / 26.87 (layernorm / element-wise) vs 17.98 / 14.93",
     "blend_roofline_75": "dropped: inner 46.28 / 34.84 vs 17.98 / 14.93",
     "blend_tilesight_25": "dropped: inner 23.61 / 17.25 vs 17.98 / 14.93",
     "blend_tilesight_50": "dropped: inner 33.39 / 27.73 vs 17.98 / 14.93",
     "blend_tilesight_75": "dropped: inner 40.61 / 35.70 vs 17.98 / 14.93",
-    "joint_neusight_shared_blend_roofline_25": "PENDING (not landed this session): inner 23.46 / 23.50 vs 24.43 / "
-    "24.49 (two seeds), better on 3 of 5 inner folds (Volta 29.5 -> 22.5, Pascal 20.5 -> 25.1); needs a blended "
-    "analytical component in the shipped model (stamp, save / load) and a finer weight grid (0.1-0.2) screened first",
+    "joint_neusight_shared_blend_roofline_25": "dropped for w 0.1 (below): inner 23.46 / 23.50 vs 24.43 / 24.49",
     "joint_neusight_shared_blend_roofline_25_seed1": "see joint_neusight_shared_blend_roofline_25",
+    "joint_neusight_shared_blend_roofline_5": "dropped for w 0.1: inner 20.96",
+    "joint_neusight_shared_blend_roofline_10": "KEPT (FAMILY_ROOFLINE_BLEND['softmax_fp32'] = 0.1): inner 19.29 / "
+    "19.34 vs 24.43 / 24.49 (two seeds), lower on every inner fold; the best of w 0.05-0.25",
+    "joint_neusight_shared_blend_roofline_10_seed1": "see joint_neusight_shared_blend_roofline_10",
+    "joint_neusight_shared_blend_roofline_15": "dropped for w 0.1: inner 19.83",
+    "joint_neusight_shared_blend_roofline_20": "dropped for w 0.1: inner 21.40",
+    ("layernorm_fp32", "blend_roofline_5"): "KEPT (FAMILY_ROOFLINE_BLEND['layernorm_fp32'] = 0.05): inner 16.61 vs "
+    "17.98, lower on every inner fold",
+    ("layernorm_fp32", "blend_roofline_10"): "dropped for w 0.05: inner 17.17",
+    ("elementwise_fp32", "blend_roofline_5"): "dropped for w 0.1: inner 12.65",
+    ("elementwise_fp32", "blend_roofline_10"): "KEPT (FAMILY_ROOFLINE_BLEND['elementwise_fp32'] = 0.1): inner 11.84 "
+    "vs 14.93, lower on every inner fold (w 0.25: 16.71)",
+    "joint_neusight_shared_comp_blend_roofline_15": "KEPT (FAMILY_ROOFLINE_BLEND['gemm_fp32'] = 0.15): inner 23.82 "
+    "vs 25.99, lower on every inner fold; the best of w 0.05-0.35",
+    "joint_neusight_shared_comp_blend_roofline_5": "dropped for w 0.15: inner 24.75",
+    "joint_neusight_shared_comp_blend_roofline_10": "dropped for w 0.15: inner 24.03",
+    "joint_neusight_shared_comp_blend_roofline_20": "dropped for w 0.15: inner 24.09",
+    "joint_neusight_shared_comp_blend_roofline_25": "dropped for w 0.15: inner 24.80",
+    "joint_neusight_shared_comp_blend_roofline_35": "dropped for w 0.15: inner 27.27",
+    ("rmsnorm", "blend_roofline_5"): "dropped: inner 13.83 vs 13.70",
+    ("rmsnorm", "blend_roofline_10"): "dropped: inner 14.44 vs 13.70",
+    ("silu_mul", "blend_roofline_5"): "dropped: inner 11.88 vs 11.01",
+    ("silu_mul", "blend_roofline_10"): "dropped: inner 13.42 vs 11.01",
     "joint_neusight_shared_blend_roofline_50": "dropped: inner 34.11 vs 24.43",
     "joint_neusight_shared_blend_roofline_75": "dropped: inner 43.22 vs 24.43",
     "joint_neusight_shared_blend_tilesight_25": "dropped: inner 24.54 vs 24.43",

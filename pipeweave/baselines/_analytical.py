@@ -24,14 +24,15 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ..frontend import LAUNCH_US
+from ..frontend import (
+    LAUNCH_US,
+    ROOFLINE_ETA_COMPUTE,
+    ROOFLINE_ETA_MEMORY,
+    calibrated_roofline_us,
+    wave_factor,
+)
 
-__all__ = ["Roofline", "TileSight", "ROOFLINE_ETA_COMPUTE", "ROOFLINE_ETA_MEMORY"]
-
-#: measured / spec tensor-core peak, mean of TileSight Table 3 (A100 0.96, H200 0.94, B6000 0.93, B200 0.92)
-ROOFLINE_ETA_COMPUTE: float = 0.93
-#: measured / spec DRAM bandwidth, mean of TileSight Table 3 (A100 0.89, H200 0.88, B6000 0.78, B200 0.88)
-ROOFLINE_ETA_MEMORY: float = 0.86
+__all__ = ["Roofline", "TileSight", "ROOFLINE_ETA_COMPUTE", "ROOFLINE_ETA_MEMORY", "wave_factor"]
 
 
 class _Analytical(RegressorMixin, BaseEstimator):
@@ -39,15 +40,6 @@ class _Analytical(RegressorMixin, BaseEstimator):
         """No-op (nothing is learned); kept so every method has the same surface."""
         self.fitted_ = True
         return self
-
-
-def wave_factor(df: pd.DataFrame) -> np.ndarray:
-    """u = ceil(G / (S p)) * S p / G >= 1 (G = grid CTAs, S = SMs, p = resident CTAs per SM) per row."""
-    G = np.maximum(pd.to_numeric(df["grid_ctas"], errors="coerce").to_numpy(dtype=float), 1.0)
-    slots = df["gpu_sm_count"].to_numpy(dtype=float) * np.maximum(
-        np.nan_to_num(df["ctas_per_sm"].to_numpy(dtype=float), nan=1.0), 1.0
-    )
-    return np.ceil(G / slots) * slots / G
 
 
 class Roofline(_Analytical):
@@ -72,10 +64,9 @@ class Roofline(_Analytical):
         f = ensure_features(df)
         if not self.calibrated:
             return f["t_roofline_us"].to_numpy(dtype=float)
-        t_c = f["useful_flop"].to_numpy(dtype=float) / f["peak_tensor_flops_per_us"].to_numpy(dtype=float)
-        t_m = f["dram_compulsory_bytes"].to_numpy(dtype=float) / (f["gpu_dram_bw_gbps"].to_numpy(dtype=float) * 1e3)
-        t = np.maximum(wave_factor(f) * t_c / self.eta_compute, t_m / self.eta_memory)
-        return self.launch_us + t
+        return calibrated_roofline_us(
+            f, eta_compute=self.eta_compute, eta_memory=self.eta_memory, launch_us=self.launch_us
+        )
 
 
 class TileSight(_Analytical):

@@ -169,6 +169,8 @@ def save_model(
         "family_boosters": sorted(blobs),
         # crude companion boosters (PipeweaveRegressor(companion=...)): family or family:dtype -> blend weight
         "companions": companions,
+        # the calibrated roofline's weight in each listed family's last blend (PipeweaveRegressor(roofline_blend=...))
+        "roofline_blend": dict(getattr(model, "roofline_blend_", None) or {}),
         # seen-GPU boosters (PipeweaveRegressor(seen_gpu=...)): family -> blend weight and its one-hot keys
         "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
@@ -639,6 +641,16 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
+    # roofline blend (a file written before the option: none, so it predicts as it did)
+    roof = stamp.get("roofline_blend") or {}
+    if not isinstance(roof, dict) or not all(
+        isinstance(w, (int, float)) and not isinstance(w, bool) and 0.0 < float(w) < 1.0 for w in roof.values()
+    ):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed roofline_blend field {roof!r} (family -> weight in (0, 1))",
+            hint=_retrain_hint(path),
+        )
+    model.roofline_blend_ = {str(k): float(w) for k, w in roof.items()}
     # seen-GPU boosters (a file written before the option: none, so it predicts as it did)
     seen = stamp.get("seen_gpu") or {}
     ok = isinstance(seen, dict) and all(

@@ -16,6 +16,7 @@ __all__ = [
     "FAMILY_BOOSTER_ROWS",
     "FAMILY_REFERENCE",
     "FAMILY_COMPANION",
+    "FAMILY_ROOFLINE_BLEND",
     "COMPANION_PARAMS",
     "SEEN_GPU_WEIGHT",
     "SEEN_GPU_PARAMS",
@@ -115,6 +116,25 @@ FAMILY_COMPANION: dict[str, float] = {
     # recipe scored 37.93 / 37.62 at 0.65 and 36.68 / 36.61 at 0.8 against 44.84 / 43.86 at the family's
     # 0.35 (two seeds each; frame "fp8 GEMM companion weight")
     "gemm:fp8": 0.8,
+}
+#: family -> weight w of the calibrated roofline (:func:`pipeweave.frontend.calibrated_roofline_us`, the
+#: ``roofline`` baseline: nothing learned) in a geometric blend with the model's prediction:
+#: exp((1 - w) log(model) + w log(roofline)). A physical prior that pulls an extrapolating prediction toward
+#: what the spec sheet says; chosen per family by nested leave-one-generation-out (``experiments/accuracy_log``,
+#: frame "analytical blends on NeuSight's row families", mean inner MAPE): softmax 24.43 with none, 20.96 /
+#: 19.29 / 19.83 / 21.40 / 23.46 at w 0.05 / 0.1 / 0.15 / 0.2 / 0.25 (0.1: 19.34 with a second seed, against
+#: 24.49); element-wise FP32 14.93 -> 12.65 / 11.84 / 16.71 at 0.05 / 0.1 / 0.25; layernorm 17.98 -> 16.61 /
+#: 17.17 / 25.16; FP32 GEMM (its shipped recipe: NeuSight-joint booster + crude companion) 25.99 -> 24.75 /
+#: 24.03 / 23.82 / 24.09 / 24.80 / 27.27 at 0.05 / 0.1 / 0.15 / 0.2 / 0.25 / 0.35 (each better on every
+#: inner fold at the chosen weight). Not blended: RMSNorm (13.70 -> 13.83
+#: at 0.05) and SiLU-and-mul (11.01 -> 11.88), the fork sample's kernel-timed families. The NeuSight families
+#: time one PyTorch call with CUDA events: their per-GPU level (host floor, clocks) is what an unseen GPU's
+#: trees get wrong, and the roofline, which knows only the spec sheet, tempers it.
+FAMILY_ROOFLINE_BLEND: dict[str, float] = {
+    "gemm_fp32": 0.15,
+    "softmax_fp32": 0.1,
+    "elementwise_fp32": 0.1,
+    "layernorm_fp32": 0.05,
 }
 #: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
 COMPANION_PARAMS: dict[str, Any] = {

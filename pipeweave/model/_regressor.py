@@ -37,6 +37,7 @@ from ._recipe import (
     FAMILY_BOOSTER_ROWS,
     FAMILY_COMPANION,
     FAMILY_REFERENCE,
+    FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
     MIN_BACKEND_GPUS,
@@ -199,6 +200,18 @@ def _require_known_families(param: str, names: Any) -> None:
         )
 
 
+#: featurized columns the calibrated roofline reads (pipeweave.frontend.calibrated_roofline_us)
+_ROOFLINE_COLUMNS: tuple[str, ...] = (
+    "useful_flop",
+    "peak_tensor_flops_per_us",
+    "dram_compulsory_bytes",
+    "gpu_dram_bw_gbps",
+    "grid_ctas",
+    "gpu_sm_count",
+    "ctas_per_sm",
+)
+
+
 def _family_mapping(
     param: str,
     value: Any,
@@ -273,6 +286,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     the launch (:func:`pipeweave.frontend.crude_matrix`), fitted on the family's own rows, and the
     family's rows are predicted as exp((1 - w) log(hybrid) + w log(companion)) before the lower-bound
     floor. Model files written before the option load without companions, predicting as they did.
+    ``roofline_blend`` maps a family to the weight w in [0, 1) of the calibrated roofline
+    (:func:`pipeweave.frontend.calibrated_roofline_us`; nothing learned) in a last geometric blend,
+    exp((1 - w) log(model) + w log(roofline)), before the floor (``None``, the default:
+    :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`; ``{}``: none). Files written before the option: none.
 
     ``seen_gpu`` maps a family to the weight w in (0, 1] of its seen-GPU booster (``None``, the default:
     :data:`~pipeweave.model.SEEN_GPU_WEIGHT`; ``{}``: none): an XGBoost with more capacity
@@ -330,6 +347,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         family_booster_rows: Mapping[str, tuple[str, ...]] | None = None,
         family_reference: Mapping[str, str] | None = None,
         companion: Mapping[str, float] | None = None,
+        roofline_blend: Mapping[str, float] | None = None,
         seen_gpu: Mapping[str, float] | None = None,
         seen_gpu_min_rows: int = SEEN_GPU_MIN_ROWS,
         min_backend_gpus: int = MIN_BACKEND_GPUS,
@@ -357,6 +375,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_booster_rows = family_booster_rows
         self.family_reference = family_reference
         self.companion = companion
+        self.roofline_blend = roofline_blend
         self.seen_gpu = seen_gpu
         self.seen_gpu_min_rows = seen_gpu_min_rows
         self.min_backend_gpus = min_backend_gpus
@@ -414,6 +433,40 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             include_one=False,
             hint="0 = the hybrid alone; e.g. 0.35 (pipeweave.model.FAMILY_COMPANION)",
         )
+
+    def roofline_blend_weights(self) -> dict[str, float]:
+        """Family -> weight of the calibrated roofline in the family's last blend (``roofline_blend`` resolved
+        and validated: ``None`` -> :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`); weight 0 entries dropped."""
+        return _blend_weights(
+            "roofline_blend",
+            _family_mapping(
+                "roofline_blend",
+                self.roofline_blend,
+                FAMILY_ROOFLINE_BLEND,
+                "blend weights",
+                "e.g. {'softmax_fp32': 0.1}; None = the recipe, {} = none",
+            ),
+            include_one=False,
+            hint="0 = the model alone; e.g. 0.1 (pipeweave.model.FAMILY_ROOFLINE_BLEND)",
+        )
+
+    def _blend_roofline(
+        self, rows: pd.DataFrame, pred: np.ndarray, family: np.ndarray, columns: Mapping[str, Any] | None = None
+    ) -> np.ndarray:
+        """``pred`` (us) with each listed family's rows blended geometrically with their calibrated roofline."""
+        weights = getattr(self, "roofline_blend_", None) or {}
+        if not weights or not np.isin(family, list(weights)).any():
+            return pred
+        from ..frontend import calibrated_roofline_us
+
+        w = np.array([weights.get(f, 0.0) for f in family], dtype=float)
+        m = w > 0
+        src = rows if columns is None else columns
+        sub = {k: np.asarray(src[k], dtype=float)[m] for k in _ROOFLINE_COLUMNS}
+        out = np.array(pred, dtype=float, copy=True)
+        roof = np.maximum(calibrated_roofline_us(sub), 1e-6)
+        out[m] = np.exp((1.0 - w[m]) * np.log(out[m]) + w[m] * np.log(roof))
+        return out
 
     def seen_gpu_weights(self) -> dict[str, float]:
         """Family -> blend weight of its seen-GPU booster (``seen_gpu`` resolved and validated: ``None`` ->
@@ -815,6 +868,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows_of = self.booster_rows()  # validated before any booster is trained
         refs = self.family_references()
         companions = self.companion_weights()
+        roofline_blend = self.roofline_blend_weights()
         seen = self.seen_gpu_weights()
         for attr in ("shared_reference_", "family_references_"):  # a refit resolves the references anew
             self.__dict__.pop(attr, None)
@@ -910,6 +964,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 cparams, dcomp, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
             )
             self.companion_weights_.update({k: w for k, w in companions.items() if companion_family(k) == name})
+        # the calibrated roofline's blend weight of each listed family with training rows (nothing learned)
+        self.roofline_blend_: dict[str, float] = {f: w for f, w in roofline_blend.items() if (fam == f).any()}
         # seen-GPU boosters: the model's features + a one-hot of the GPU, on each listed family's rows
         if len(df) < len(all_rows) and seen:  # capped: featurize every row of the listed families
             sel = np.isin(str_values(all_rows["family"]), list(seen))
@@ -1094,6 +1150,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam, X=X))
         pred = self._blend_companions(df, pred, fam, gpus=gpus, data=data)
         pred = self._blend_seen(df, pred, fam, X)
+        pred = self._blend_roofline(df, pred, fam)
         lower = df["t_lower_us"].to_numpy(dtype=float)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
         if calibration is not None:
@@ -1117,6 +1174,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self._reference_us(rows, cols, fam) * np.exp(self._log_ratio(rows, cols, fam, X=X))
         pred = self._blend_companions(rows, pred, fam, cols)
         pred = self._blend_seen(rows, pred, fam, X, cols)
+        pred = self._blend_roofline(rows, pred, fam, cols)
         lower = np.asarray(cols["t_lower_us"], dtype=float)
         floored = pred < lower
         pred = np.maximum(pred, lower)

@@ -1,0 +1,80 @@
+"""The roofline blend (``roofline_blend``): a family's rows blended with the calibrated roofline.
+
+Real rows: ~450 NeuSight FP32 element-wise rows on three GPUs (``load_real_rows``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeweave import DataError, SchemaMismatchError
+from pipeweave.frontend import FAMILIES, calibrated_roofline_us
+from pipeweave.model import FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, load_model, read_stamp, save_model
+
+KW = {"n_estimators": 10, "n_jobs": 1, "seen_gpu": {}, "companion": {}}
+
+
+@pytest.fixture(scope="module")
+def rows(load_real_rows):
+    return load_real_rows(["elementwise_fp32"], ["T4", "V100-PCIe", "P100-PCIe"], 150)
+
+
+@pytest.fixture(scope="module")
+def fitted(rows):
+    """(the model alone, the same with the roofline at weight 0.3 on element-wise rows), same seed."""
+    alone = PipeweaveRegressor(**KW, roofline_blend={}).fit(rows)
+    blended = PipeweaveRegressor(**KW, roofline_blend={"elementwise_fp32": 0.3}).fit(rows)
+    return alone, blended
+
+
+def test_the_recipe_blends_only_known_families_with_small_weights():
+    assert set(FAMILY_ROOFLINE_BLEND) <= set(FAMILIES)
+    assert all(0.0 < w <= 0.25 for w in FAMILY_ROOFLINE_BLEND.values())
+    assert PipeweaveRegressor().roofline_blend_weights() == FAMILY_ROOFLINE_BLEND
+    assert PipeweaveRegressor(roofline_blend={"softmax_fp32": 0.0}).roofline_blend_weights() == {}
+
+
+def test_the_blend_is_geometric_with_the_calibrated_roofline(rows, fitted):
+    alone, blended = fitted
+    lower = rows["t_lower_us"].to_numpy(dtype=float)
+    roof = calibrated_roofline_us(rows)
+    assert (roof >= lower).all()  # so the blend of two values above the floor stays above it
+    expected = np.maximum(np.exp(0.7 * np.log(alone.predict(rows)) + 0.3 * np.log(roof)), lower)
+    np.testing.assert_allclose(blended.predict(rows), expected, rtol=1e-6)
+    # the raw-row hot path (feature arrays, no featurized frame) blends the same way
+    raw = rows[["family", "gpu", "dtype", "op", "num_tokens", "hidden_size"]]
+    np.testing.assert_allclose(blended.predict(raw), blended.predict(rows), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        ({"softmax_fp32": 1.0}, r"roofline_blend\['softmax_fp32'\] must be a blend weight in \[0, 1\), got 1.0"),
+        ({"softmax_fp32": "x"}, r"got 'x'"),
+        ({"softmax": 0.1}, r"roofline_blend names unknown families \['softmax'\]"),
+    ],
+)
+def test_bad_roofline_blend_values_are_named(rows, value, match):
+    with pytest.raises(DataError, match=match):
+        PipeweaveRegressor(**KW, roofline_blend=value).fit(rows)
+
+
+def test_the_blend_round_trips_and_old_or_damaged_files_are_handled(rows, fitted, tmp_path, save_with_stamp):
+    alone, blended = fitted
+    path = save_model(blended, tmp_path / "m.ubj")
+    assert read_stamp(path)["roofline_blend"] == {"elementwise_fp32": 0.3}
+    loaded = load_model(path)
+    np.testing.assert_allclose(loaded.predict(rows), blended.predict(rows), rtol=1e-6)
+
+    def older(stamp):  # written before the option: no field, no parameter
+        stamp.pop("roofline_blend")
+        stamp["params"] = {k: v for k, v in stamp["params"].items() if k != "roofline_blend"}
+        return stamp
+
+    old = load_model(save_with_stamp(alone, tmp_path / "older.ubj", older))
+    assert old.roofline_blend_ == {}
+    np.testing.assert_allclose(old.predict(rows), alone.predict(rows), rtol=1e-6)
+    bad = save_with_stamp(blended, tmp_path / "bad.ubj", lambda s: {**s, "roofline_blend": {"elementwise_fp32": 1.5}})
+    with pytest.raises(SchemaMismatchError, match="malformed roofline_blend field"):
+        load_model(bad)
