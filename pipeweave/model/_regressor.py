@@ -451,16 +451,29 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         )
 
     def _blend_roofline(
-        self, rows: pd.DataFrame, pred: np.ndarray, family: np.ndarray, columns: Mapping[str, Any] | None = None
+        self,
+        rows: pd.DataFrame,
+        pred: np.ndarray,
+        family: np.ndarray,
+        columns: Mapping[str, Any] | None = None,
+        *,
+        gpus: Mapping[str, GPUSpec] | None = None,
+        data: str | os.PathLike[str] | None = None,
     ) -> np.ndarray:
-        """``pred`` (us) with each listed family's rows blended geometrically with their calibrated roofline."""
+        """``pred`` (us) with each listed family's rows blended geometrically with their calibrated roofline.
+
+        The roofline reads the featurized columns ``_ROOFLINE_COLUMNS`` (``columns``, else ``rows``); a reduced
+        frame without them gets them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "roofline_blend_", None) or {}
         if not weights or not np.isin(family, list(weights)).any():
             return pred
-        from ..frontend import calibrated_roofline_us
+        from ..frontend import calibrated_roofline_us, feature_arrays
 
-        w = np.array([weights.get(f, 0.0) for f in family], dtype=float)
+        codes, names = pd.factorize(np.asarray(family, dtype=object))
+        w = np.array([float(weights.get(str(n), 0.0)) for n in names], dtype=float)[codes]
         m = w > 0
+        if columns is None and any(c not in rows.columns for c in _ROOFLINE_COLUMNS):
+            columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         src = rows if columns is None else columns
         sub = {k: np.asarray(src[k], dtype=float)[m] for k in _ROOFLINE_COLUMNS}
         out = np.array(pred, dtype=float, copy=True)
@@ -1150,7 +1163,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         pred = self._reference_us(df, family=fam) * np.exp(self._log_ratio(df, family=fam, X=X))
         pred = self._blend_companions(df, pred, fam, gpus=gpus, data=data)
         pred = self._blend_seen(df, pred, fam, X)
-        pred = self._blend_roofline(df, pred, fam)
+        pred = self._blend_roofline(df, pred, fam, gpus=gpus, data=data)
         lower = df["t_lower_us"].to_numpy(dtype=float)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
         if calibration is not None:

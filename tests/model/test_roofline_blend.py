@@ -78,3 +78,10 @@ def test_the_blend_round_trips_and_old_or_damaged_files_are_handled(rows, fitted
     bad = save_with_stamp(blended, tmp_path / "bad.ubj", lambda s: {**s, "roofline_blend": {"elementwise_fp32": 1.5}})
     with pytest.raises(SchemaMismatchError, match="malformed roofline_blend field"):
         load_model(bad)
+
+
+def test_a_reduced_frame_gets_the_roofline_columns_from_the_front_end(rows, fitted):
+    """Rows without the spec columns the roofline reads (as diagnose builds them) blend like the full rows."""
+    _, blended = fitted
+    reduced = rows.drop(columns=["gpu_sm_count", "gpu_dram_bw_gbps"])
+    np.testing.assert_allclose(blended.predict(reduced), blended.predict(rows), rtol=1e-6)
