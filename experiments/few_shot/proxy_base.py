@@ -28,25 +28,15 @@ import pandas as pd
 
 from pipeweave.calibrate import ResidualCorrection, plan_positions
 from pipeweave.evaluation import load_eval_frame
+from pipeweave.frontend import FAMILIES
 
 HERE = Path(__file__).resolve().parent
 SHOTS = 32
 LENGTH_SCALES = (1.0, 2.0, 4.0)
-#: columns that identify one launch across GPUs (same source, same shape)
+#: columns that identify one launch across GPUs (same source, same dtype, same shape)
 LAUNCH_KEYS = {
-    "gemm_bf16": ["source", "dtype", "m", "n", "k"],
-    "fused_moe_bf16": [
-        "source",
-        "dtype",
-        "num_tokens",
-        "hidden_size",
-        "inter_size",
-        "topk",
-        "num_experts",
-        "moe_tp_size",
-        "moe_ep_size",
-        "distribution",
-    ],
+    "gemm_bf16": ["source", "dtype", *FAMILIES["gemm"].shape_columns],
+    "fused_moe_bf16": ["source", "dtype", *FAMILIES["fused_moe"].shape_columns],
 }
 
 
