@@ -31,7 +31,7 @@ from ._featurize import (
     warm_l2_envelope_us,
 )
 from ._occupancy import ctas_per_sm
-from ._roofline import ROOFLINE_ETA_COMPUTE, ROOFLINE_ETA_MEMORY, calibrated_roofline_us, wave_factor
+from ._roofline import ROOFLINE_COLUMNS, ROOFLINE_ETA_COMPUTE, ROOFLINE_ETA_MEMORY, calibrated_roofline_us, wave_factor
 from ._routing import distribution_alpha, routing_stats
 from ._smem import triton_smem_buffers, triton_smem_bytes
 from ._tileplan import TILE_COLUMNS
@@ -55,6 +55,7 @@ __all__ = [
     "crude_matrix_names",
     "ctas_per_sm",
     "LAUNCH_US",
+    "ROOFLINE_COLUMNS",
     "ROOFLINE_ETA_COMPUTE",
     "ROOFLINE_ETA_MEMORY",
     "calibrated_roofline_us",

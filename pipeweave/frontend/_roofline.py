@@ -19,12 +19,22 @@ import pandas as pd
 
 from ._constants import LAUNCH_US
 
-__all__ = ["ROOFLINE_ETA_COMPUTE", "ROOFLINE_ETA_MEMORY", "calibrated_roofline_us", "wave_factor"]
+__all__ = ["ROOFLINE_COLUMNS", "ROOFLINE_ETA_COMPUTE", "ROOFLINE_ETA_MEMORY", "calibrated_roofline_us", "wave_factor"]
 
 #: measured / spec tensor-core peak, mean of TileSight Table 3 (A100 0.96, H200 0.94, B6000 0.93, B200 0.92)
 ROOFLINE_ETA_COMPUTE: float = 0.93
 #: measured / spec DRAM bandwidth, mean of TileSight Table 3 (A100 0.89, H200 0.88, B6000 0.78, B200 0.88)
 ROOFLINE_ETA_MEMORY: float = 0.86
+#: featurized columns :func:`calibrated_roofline_us` reads
+ROOFLINE_COLUMNS: tuple[str, ...] = (
+    "useful_flop",
+    "peak_tensor_flops_per_us",
+    "dram_compulsory_bytes",
+    "gpu_dram_bw_gbps",
+    "grid_ctas",
+    "gpu_sm_count",
+    "ctas_per_sm",
+)
 
 
 def _col(cols: Mapping[str, Any] | pd.DataFrame, name: str) -> np.ndarray:

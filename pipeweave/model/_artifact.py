@@ -568,6 +568,19 @@ def _lazy_boosters(booster, stamp: dict, keys: Mapping[str, str], path: Path) ->
     return LazyBoosters(blobs, repr(str(path)))
 
 
+def _stamp_blend_weights(stamp: dict[str, Any], field: str, path: str | os.PathLike[str]) -> dict[str, float]:
+    """The stamp's ``field`` (key -> geometric blend weight in (0, 1); absent = {}), else SchemaMismatchError."""
+    value = stamp.get(field) or {}
+    if not isinstance(value, dict) or not all(
+        isinstance(w, (int, float)) and not isinstance(w, bool) and 0.0 < float(w) < 1.0 for w in value.values()
+    ):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed {field} field {value!r} (family -> weight in (0, 1))",
+            hint=_retrain_hint(path),
+        )
+    return {str(k): float(w) for k, w in value.items()}
+
+
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
     """Load a model written by :func:`save_model`; refuses damaged files and schema or feature-list mismatches."""
     path = Path(path) if path is not None else DEFAULT_MODEL_PATH
@@ -629,28 +642,11 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         )
     model.booster_ = booster
     model.family_boosters_ = _lazy_boosters(booster, stamp, {f: f for f in stamp.get("family_boosters", [])}, path)
-    # crude companions (a file written before the option: none, so it predicts as it did)
-    comp = stamp.get("companions") or {}
-    if not isinstance(comp, dict) or not all(
-        isinstance(w, (int, float)) and not isinstance(w, bool) and 0.0 < float(w) < 1.0 for w in comp.values()
-    ):
-        raise SchemaMismatchError(
-            f"the stamp of {str(path)!r} has a malformed companions field {comp!r} (family -> weight in (0, 1))",
-            hint=_retrain_hint(path),
-        )
-    model.companion_weights_ = {str(k): float(w) for k, w in comp.items()}
+    # crude companions and the roofline blend (a file written before an option: none, so it predicts as it did)
+    model.companion_weights_ = _stamp_blend_weights(stamp, "companions", path)
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
-    # roofline blend (a file written before the option: none, so it predicts as it did)
-    roof = stamp.get("roofline_blend") or {}
-    if not isinstance(roof, dict) or not all(
-        isinstance(w, (int, float)) and not isinstance(w, bool) and 0.0 < float(w) < 1.0 for w in roof.values()
-    ):
-        raise SchemaMismatchError(
-            f"the stamp of {str(path)!r} has a malformed roofline_blend field {roof!r} (family -> weight in (0, 1))",
-            hint=_retrain_hint(path),
-        )
-    model.roofline_blend_ = {str(k): float(w) for k, w in roof.items()}
+    model.roofline_blend_ = _stamp_blend_weights(stamp, "roofline_blend", path)
     # seen-GPU boosters (a file written before the option: none, so it predicts as it did)
     seen = stamp.get("seen_gpu") or {}
     ok = isinstance(seen, dict) and all(

@@ -200,18 +200,6 @@ def _require_known_families(param: str, names: Any) -> None:
         )
 
 
-#: featurized columns the calibrated roofline reads (pipeweave.frontend.calibrated_roofline_us)
-_ROOFLINE_COLUMNS: tuple[str, ...] = (
-    "useful_flop",
-    "peak_tensor_flops_per_us",
-    "dram_compulsory_bytes",
-    "gpu_dram_bw_gbps",
-    "grid_ctas",
-    "gpu_sm_count",
-    "ctas_per_sm",
-)
-
-
 def _family_mapping(
     param: str,
     value: Any,
@@ -462,20 +450,20 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ) -> np.ndarray:
         """``pred`` (us) with each listed family's rows blended geometrically with their calibrated roofline.
 
-        The roofline reads the featurized columns ``_ROOFLINE_COLUMNS`` (``columns``, else ``rows``); a reduced
+        The roofline reads the featurized columns :data:`pipeweave.frontend.ROOFLINE_COLUMNS` (``columns``, else ``rows``); a reduced
         frame without them gets them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "roofline_blend_", None) or {}
         if not weights or not np.isin(family, list(weights)).any():
             return pred
-        from ..frontend import calibrated_roofline_us, feature_arrays
+        from ..frontend import ROOFLINE_COLUMNS, calibrated_roofline_us, feature_arrays
 
         codes, names = pd.factorize(np.asarray(family, dtype=object))
         w = np.array([float(weights.get(str(n), 0.0)) for n in names], dtype=float)[codes]
         m = w > 0
-        if columns is None and any(c not in rows.columns for c in _ROOFLINE_COLUMNS):
+        if columns is None and any(c not in rows.columns for c in ROOFLINE_COLUMNS):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         src = rows if columns is None else columns
-        sub = {k: np.asarray(src[k], dtype=float)[m] for k in _ROOFLINE_COLUMNS}
+        sub = {k: np.asarray(src[k], dtype=float)[m] for k in ROOFLINE_COLUMNS}
         out = np.array(pred, dtype=float, copy=True)
         roof = np.maximum(calibrated_roofline_us(sub), 1e-6)
         out[m] = np.exp((1.0 - w[m]) * np.log(out[m]) + w[m] * np.log(roof))
