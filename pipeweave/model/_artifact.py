@@ -171,6 +171,10 @@ def save_model(
         "companions": companions,
         # the calibrated roofline's weight in each listed family's last blend (PipeweaveRegressor(roofline_blend=...))
         "roofline_blend": dict(getattr(model, "roofline_blend_", None) or {}),
+        # family -> the GPUs it trained on, whose rows the roofline blend leaves alone; absent: blend every row
+        "roofline_trained_gpus": {
+            str(f): [str(k) for k in v] for f, v in (getattr(model, "roofline_trained_gpus_", None) or {}).items()
+        },
         # seen-GPU boosters (PipeweaveRegressor(seen_gpu=...)): family -> blend weight and its one-hot keys
         "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
@@ -647,6 +651,17 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
     model.roofline_blend_ = _stamp_blend_weights(stamp, "roofline_blend", path)
+    trained = stamp.get("roofline_trained_gpus") or {}
+    if not (
+        isinstance(trained, dict)
+        and all(isinstance(v, list) and all(isinstance(k, str) for k in v) for v in trained.values())
+    ):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed roofline_trained_gpus field {trained!r}"
+            " (expected family -> list of GPU names)",
+            hint=_retrain_hint(path),
+        )
+    model.roofline_trained_gpus_ = {str(f): list(v) for f, v in trained.items()}
     # seen-GPU boosters (a file written before the option: none, so it predicts as it did)
     seen = stamp.get("seen_gpu") or {}
     ok = isinstance(seen, dict) and all(

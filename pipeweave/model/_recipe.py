@@ -129,7 +129,10 @@ FAMILY_COMPANION: dict[str, float] = {
 #: inner fold at the chosen weight). Not blended: RMSNorm (13.70 -> 13.83
 #: at 0.05) and SiLU-and-mul (11.01 -> 11.88), the fork sample's kernel-timed families. The NeuSight families
 #: time one PyTorch call with CUDA events: their per-GPU level (host floor, clocks) is what an unseen GPU's
-#: trees get wrong, and the roofline, which knows only the spec sheet, tempers it.
+#: trees get wrong, and the roofline, which knows only the spec sheet, tempers it. Every screened gain is on
+#: a GPU the model never saw, so the blend applies only there: rows of a GPU with at least
+#: :data:`SEEN_GPU_MIN_ROWS` training rows of the family are the model alone (``roofline_trained_gpus_``;
+#: blending them too widened the trained-GPU / new-shape error band, e.g. element-wise 2.3 -> 7.2% MAPE).
 FAMILY_ROOFLINE_BLEND: dict[str, float] = {
     "gemm_fp32": 0.15,
     "softmax_fp32": 0.1,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -277,7 +277,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ``roofline_blend`` maps a family to the weight w in [0, 1) of the calibrated roofline
     (:func:`pipeweave.frontend.calibrated_roofline_us`; nothing learned) in a last geometric blend,
     exp((1 - w) log(model) + w log(roofline)), before the floor (``None``, the default:
-    :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`; ``{}``: none). Files written before the option: none.
+    :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`; ``{}``: none), on the rows of a GPU the family has fewer
+    than ``seen_gpu_min_rows`` training rows of (learned: ``roofline_trained_gpus_``): the blend's weights
+    were chosen on GPUs the model never saw, and on a trained GPU it only costs accuracy. Files written
+    before the option: none; files written before ``roofline_trained_gpus_``: every row of the family.
 
     ``seen_gpu`` maps a family to the weight w in (0, 1] of its seen-GPU booster (``None``, the default:
     :data:`~pipeweave.model.SEEN_GPU_WEIGHT`; ``{}``: none): an XGBoost with more capacity
@@ -460,6 +463,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         codes, names = pd.factorize(np.asarray(family, dtype=object))
         w = np.array([float(weights.get(str(n), 0.0)) for n in names], dtype=float)[codes]
         m = w > 0
+        trained = getattr(self, "roofline_trained_gpus_", None) or {}
+        if trained:  # a GPU the family trained on: the model alone (the blend is for GPUs it never saw)
+            keys = seen_keys(rows)
+            for name, known in trained.items():
+                m &= ~((family == name) & np.isin(keys, known))
+            if not m.any():
+                return pred
         if columns is None and any(c not in rows.columns for c in ROOFLINE_COLUMNS):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         src = rows if columns is None else columns
@@ -485,13 +495,19 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             include_one=True,
             hint="0 = the model alone, 1 = the seen-GPU booster alone on a GPU the model was trained on",
         )
+        if out:
+            self._check_min_rows()
+        return out
+
+    def _check_min_rows(self) -> int:
+        """``seen_gpu_min_rows``, validated (a whole number >= 1)."""
         n = self.seen_gpu_min_rows
-        if out and not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1):
+        if not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1):
             raise DataError(
                 f"seen_gpu_min_rows must be a whole number of training rows >= 1, got {n!r}",
                 hint=f"e.g. {SEEN_GPU_MIN_ROWS} (pipeweave.model.SEEN_GPU_MIN_ROWS)",
             )
-        return out
+        return int(n)
 
     @staticmethod
     def seen_feature_name(key: str) -> str:
@@ -811,6 +827,22 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             self.seen_keys_[name] = known
             self.seen_weights_[name] = float(w)
 
+    def _trained_gpus(self, rows: pd.DataFrame, families: Iterable[str]) -> dict[str, list[str]]:
+        """Family -> the GPUs (:func:`seen_keys`) with at least ``seen_gpu_min_rows`` of ``rows`` of the family
+        (every training row, before the row cap), for each of ``families``."""
+        want = list(families)
+        if not want or not isinstance(rows, pd.DataFrame) or not {"family", "gpu"} <= set(rows.columns):
+            return {}
+        min_rows = self._check_min_rows()
+        fam = str_values(rows["family"])
+        sel = np.isin(fam, want)
+        keys = seen_keys(rows[sel])
+        out: dict[str, list[str]] = {}
+        for name in want:
+            uniq, counts = np.unique(keys[fam[sel] == name].astype(str), return_counts=True)
+            out[name] = [str(k) for k, c in zip(uniq, counts, strict=True) if c >= min_rows]
+        return out
+
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
 
@@ -967,6 +999,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             self.companion_weights_.update({k: w for k, w in companions.items() if companion_family(k) == name})
         # the calibrated roofline's blend weight of each listed family with training rows (nothing learned)
         self.roofline_blend_: dict[str, float] = {f: w for f, w in roofline_blend.items() if (fam == f).any()}
+        self.roofline_trained_gpus_ = self._trained_gpus(all_rows, self.roofline_blend_)
         # seen-GPU boosters: the model's features + a one-hot of the GPU, on each listed family's rows
         if len(df) < len(all_rows) and seen:  # capped: featurize every row of the listed families
             sel = np.isin(str_values(all_rows["family"]), list(seen))

@@ -10,7 +10,14 @@ import pytest
 
 from pipeweave import DataError, SchemaMismatchError
 from pipeweave.frontend import FAMILIES, calibrated_roofline_us
-from pipeweave.model import FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, load_model, read_stamp, save_model
+from pipeweave.model import (
+    FAMILY_ROOFLINE_BLEND,
+    PipeweaveRegressor,
+    ensure_features,
+    load_model,
+    read_stamp,
+    save_model,
+)
 
 KW = {"n_estimators": 10, "n_jobs": 1, "seen_gpu": {}, "companion": {}}
 
@@ -85,3 +92,29 @@ def test_a_reduced_frame_gets_the_roofline_columns_from_the_front_end(rows, fitt
     _, blended = fitted
     reduced = rows.drop(columns=["gpu_sm_count", "gpu_dram_bw_gbps"])
     np.testing.assert_allclose(blended.predict(reduced), blended.predict(rows), rtol=1e-6)
+
+
+def test_rows_of_a_gpu_the_family_trained_on_are_left_to_the_model(rows, tmp_path, save_with_stamp):
+    """With 150 training rows per GPU and ``seen_gpu_min_rows=100`` the three GPUs count as trained: their
+    rows are the model alone, while a GPU without training rows (A100, same launches) is still blended."""
+    kw = {**KW, "seen_gpu_min_rows": 100}
+    alone = PipeweaveRegressor(**kw, roofline_blend={}).fit(rows)
+    blended = PipeweaveRegressor(**kw, roofline_blend={"elementwise_fp32": 0.3}).fit(rows)
+    assert blended.roofline_trained_gpus_ == {"elementwise_fp32": sorted(set(rows["gpu"]))}
+    np.testing.assert_allclose(blended.predict(rows), alone.predict(rows), rtol=1e-6)
+    other = ensure_features(
+        rows[["family", "gpu", "dtype", "op", "num_tokens", "hidden_size"]].assign(gpu="A100-PCIe-40GB")
+    )
+    expected = np.exp(0.7 * np.log(alone.predict(other)) + 0.3 * np.log(calibrated_roofline_us(other)))
+    np.testing.assert_allclose(blended.predict(other), np.maximum(expected, other["t_lower_us"]), rtol=1e-6)
+    assert not np.allclose(blended.predict(other), alone.predict(other))
+    # the list round-trips; a file written before it blends every row, as it did
+    path = save_model(blended, tmp_path / "m.ubj")
+    assert read_stamp(path)["roofline_trained_gpus"] == blended.roofline_trained_gpus_
+    np.testing.assert_allclose(load_model(path).predict(rows), alone.predict(rows), rtol=1e-6)
+    older = load_model(save_with_stamp(blended, tmp_path / "older.ubj", lambda s: s.pop("roofline_trained_gpus") and s))
+    assert older.roofline_trained_gpus_ == {}
+    assert not np.allclose(older.predict(rows), alone.predict(rows))
+    bad = save_with_stamp(blended, tmp_path / "bad.ubj", lambda s: {**s, "roofline_trained_gpus": {"x": "T4"}})
+    with pytest.raises(SchemaMismatchError, match="malformed roofline_trained_gpus field"):
+        load_model(bad)
