@@ -21,6 +21,7 @@ class PipeweaveError(Exception):
     """Base class of user-facing errors (message = what, value, fix)."""
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.message = message  # without the fix line: for re-raising with more context
         self.hint = hint
         super().__init__(message if hint is None else f"{message}\n  fix: {hint}")
 

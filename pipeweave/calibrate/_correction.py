@@ -113,7 +113,11 @@ class ResidualCorrection:
             )
         r = np.asarray(residual, dtype=float)
         if len(r) != len(frame) or not np.isfinite(r).all():
-            raise DataError(f"residuals must be finite, one per row ({len(r)} for {len(frame)} rows)")
+            raise DataError(
+                f"residuals must be finite, one per row ({len(r)} for {len(frame)} rows)",
+                hint="pass one finite log(measured / predicted) per row of frame; drop rows whose latency or "
+                "prediction is zero, negative or NaN",
+            )
         Z = regime_matrix(frame, self.features) / self.length_scale
         self._fit_scaled(Z, r)
         self.band_t_, self.loo_mape_ = self._loo_band(Z, r) if band else (np.zeros(0), float("nan"))

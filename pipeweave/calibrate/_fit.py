@@ -161,7 +161,11 @@ def calibrate_model(
 
     model = load_model(model) if isinstance(model, (str, os.PathLike)) else model  # a model file path
     if not callable(getattr(model, "predict", None)):
-        raise DataError(f"model must be a fitted model or a model file path, got {type(model).__name__}")
+        raise DataError(
+            f"model must be a fitted model or a model file path, got {type(model).__name__}",
+            hint="pass pipeweave.load_model() (the shipped model), a fitted pipeweave.PipeweaveRegressor, "
+            "or the path of a file written by pipeweave.save_model",
+        )
     if not isinstance(measured, pd.DataFrame):
         raise DataError(
             f"measured must be a DataFrame of measured rows, got {type(measured).__name__}",

@@ -210,7 +210,11 @@ def run(args: argparse.Namespace) -> int:
                     f"--candidates file {args.candidates!r} is not UTF-8 text", hint="save it as UTF-8 CSV"
                 ) from None
             except pd.errors.ParserError as exc:
-                raise DataError(f"--candidates file {args.candidates!r} is not a CSV table ({exc})") from None
+                raise DataError(
+                    f"--candidates file {args.candidates!r} is not a CSV table ({exc})",
+                    hint="give a comma-separated file with a header row and one launch per row "
+                    "(family, dtype, shape columns)",
+                ) from None
             except pd.errors.EmptyDataError:
                 raise DataError(
                     f"--candidates file {args.candidates!r} is empty",

@@ -282,7 +282,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.gpu:
         raise DataError("pipeweave diagnose needs --gpu", hint="e.g. --gpu H100 (see `pipeweave gpus`)")
     if args.measured_us is not None and not (math.isfinite(args.measured_us) and args.measured_us > 0):
-        raise DataError(f"--measured-us must be a positive number of microseconds, got {args.measured_us!r}")
+        raise DataError(
+            f"--measured-us must be a positive number of microseconds, got {args.measured_us!r}",
+            hint="e.g. --measured-us 805.6, or leave --measured-us out to diagnose without a measurement",
+        )
     if args.top < 1:
         raise DataError(f"--top must be >= 1, got {args.top!r}", hint="e.g. --top 5 (the default)")
     if args.max_variants is not None and args.max_variants < 1:

@@ -242,7 +242,11 @@ def run(args: argparse.Namespace) -> int:
     cfg = S.SassConfig.parse(args.config or _DEFAULT_CONFIG.get(args.builtin or "", "64,64,32,8,4,3"))
     if args.cached:
         if not args.builtin:
-            raise DataError("--cached works only with --builtin (the cache holds builtin kernels)")
+            raise DataError(
+                "--cached works only with --builtin (the cache holds builtin kernels)",
+                hint=f"e.g. pipeweave sass --builtin gemm --cached, or drop --cached to compile --kernel "
+                f"{args.kernel} (needs triton)",
+            )
         dtype = args.dtype or "bfloat16"
         if args.builtin not in _CACHED_BUILTINS:
             raise DataError(
@@ -296,7 +300,10 @@ def run(args: argparse.Namespace) -> int:
             )
         trips = [eval_launch_expr(t, kargs, "--trips") for t in _split_top(args.trips) if t.strip()] or None
         if trips is not None and any(t < 0 for t in trips):
-            raise DataError(f"--trips {args.trips!r} = {trips}: trip counts must be >= 0")
+            raise DataError(
+                f"--trips {args.trips!r} = {trips}: trip counts must be >= 0",
+                hint="give one count >= 0 per top-level loop, e.g. --trips 'cdiv(K, BLOCK_SIZE_K)'",
+            )
         mix = S.instruction_mix(fn, arch, cfg, {}, dtype=args.dtype or "-", args=kargs, loop_trips=trips, grid=grid)
         n_loops = sum(1 for lp in mix.loops if lp.depth == 0)
         if n_loops > len(trips or []):

@@ -157,7 +157,11 @@ def dse_folds(sweeps: pd.DataFrame) -> list[DseFold]:
 
     gpus = sweeps.groupby("gpu")["generation"].first()
     if gpus.nunique() < 2:
-        raise DataError(f"leave-one-generation-out needs sweeps of >= 2 generations, got {sorted(gpus.unique())}")
+        raise DataError(
+            f"leave-one-generation-out needs sweeps of >= 2 generations, got {sorted(gpus.unique())}",
+            hint="add moe_w13 tile sweeps of a GPU of another generation (e.g. keep the shared "
+            "pipeweave/moe_dse/*.csv in the data directory next to your own)",
+        )
     names = gpus.index.to_numpy()
     gens = gpus.to_numpy().astype(str)
     folds = []
@@ -228,7 +232,10 @@ def transfer_configs(
     cands = sorted(set(train_sweeps["gpu"].astype(str)))
     near = nearest_gpus(target, cands)
     if not near:
-        raise DataError(f"no GPU of another generation than {target!r} has sweeps")
+        raise DataError(
+            f"no GPU of another generation than {target!r} has sweeps (sweep GPUs: {cands})",
+            hint="add moe_w13 tile sweeps of a GPU of another generation to train_sweeps",
+        )
     src = near[0][0]
     s = train_sweeps[train_sweeps["gpu"] == src]
     s = s[config_fits(s, get_gpu(target), dtype)]

@@ -122,7 +122,10 @@ def split_signature_shapes(text: str) -> tuple[str, dict[str, tuple[str, int, in
             )
         n = math.prod(int(d) for d in dims)
         if n < 1:
-            raise DataError(f"signature entry {item!r}: the array must have >= 1 element")
+            raise DataError(
+                f"signature entry {item!r}: the array must have >= 1 element",
+                hint="give positive dimensions, e.g. x_ptr=*fp32[16777216] or w_ptr=*bf16[4096x4096]",
+            )
         shapes[name.strip()] = (dtype, n, n * _ELEM_BYTES[dtype])
         out_items.append(f"{name.strip()}=*{dtype}")
     return ",".join(out_items), shapes
@@ -280,8 +283,10 @@ def diagnose_kernel(
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
     if config is None or (isinstance(config, str) and not config.strip()):
         raise DataError(
-            "diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES' (num_warps and num_stages are used "
-            "by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)"
+            f"diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES', got {config!r} (num_warps and "
+            "num_stages are used by the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it "
+            "has them)",
+            hint="e.g. config='64,64,32,8,4,3' for a matmul, or config='1,1024,1,1,4,1' for an elementwise kernel",
         )
     cfg = SassConfig.parse(config)
     measured_us = check_measured_us(measured_us)
@@ -292,7 +297,11 @@ def diagnose_kernel(
     ):
         raise DataError(f"max_variants must be an integer >= 1, got {max_variants!r}", hint="e.g. max_variants=24")
     if dram_bytes is not None and not (np.isfinite(dram_bytes) and dram_bytes >= 0):
-        raise DataError(f"dram_bytes must be a non-negative number of bytes, got {dram_bytes!r}")
+        raise DataError(
+            f"dram_bytes must be a non-negative number of bytes, got {dram_bytes!r}",
+            hint="e.g. dram_bytes=3 * 4 * n for a kernel reading two and writing one fp32 array of n elements, "
+            "or dram_bytes=None to sum the signature's pointer shapes",
+        )
     if isinstance(trips, bool):
         raise DataError(f"trips must be trip counts (ints or expressions), got {trips!r}", hint="e.g. trips=[64]")
     trip_list: list[int | str] | None = (
@@ -323,7 +332,10 @@ def diagnose_kernel(
             raise DataError(f"grid must be >= 1 CTA, got {grid!r} = {g}", hint="e.g. grid='cdiv(n, BLOCK)'")
         t = None if trip_list is None else [eval_launch_expr(x, kargs, "trips") for x in trip_list]
         if t is not None and any(x < 0 for x in t):
-            raise DataError(f"trips must be >= 0, got {trip_list} = {t}")
+            raise DataError(
+                f"trips must be >= 0, got {trip_list} = {t}",
+                hint="give one count >= 0 per top-level loop, e.g. trips=['cdiv(K, BLOCK_SIZE_K)']",
+            )
         m = instruction_mix(fn, arch, c, args=kargs, loop_trips=t, grid=g, dtype=dtype)
         return m, sass_pipe_times(m, spec, dtype, dram), g
 

@@ -588,12 +588,24 @@ for _name, _cols, _dtypes, _build, _desc in FLASHINFER_FAMILIES:
     FAMILIES[_name] = Family(_name, _cols, _dtypes, _build, _desc, text_columns=("q_lengths", "kv_lengths"))
 
 
+def family_hint(names: Iterable[object]) -> str:
+    """The ``hint=`` of an unknown-family error: the nearest registered name of each of ``names``, if any."""
+    import difflib
+
+    guesses = {str(n): difflib.get_close_matches(str(n), list(FAMILIES), n=1) for n in names}
+    close = [f"{n!r} -> {g[0]!r}" for n, g in guesses.items() if g]
+    found = f"did you mean {', '.join(close)}? " if close else ""
+    return found + "use one of the valid families listed (pipeweave.frontend.FAMILIES)"
+
+
 def get_family(name: str) -> Family:
     """Registry lookup; unknown names raise :class:`UnknownFamilyError` listing valid names."""
     try:
         return FAMILIES[name]
     except KeyError:
-        raise UnknownFamilyError(f"unknown kernel family {name!r}; valid families: {sorted(FAMILIES)}") from None
+        raise UnknownFamilyError(
+            f"unknown kernel family {name!r}; valid families: {sorted(FAMILIES)}", hint=family_hint([name])
+        ) from None
 
 
 def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:

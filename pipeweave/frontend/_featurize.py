@@ -28,7 +28,7 @@ from .._errors import DataError
 from .._frame import str_codes, str_map, str_startswith, str_values
 from . import _constants as C
 from ._demand import PIPES, combine_schedules, schedule
-from ._families import FAMILIES, build_kernels
+from ._families import FAMILIES, build_kernels, family_hint
 from ._tileplan import TILE_COLUMNS
 from ._tilesight import tilesight_time_us
 
@@ -250,7 +250,9 @@ def iter_kernels(
     if unknown:
         from .._errors import UnknownFamilyError
 
-        raise UnknownFamilyError(f"unknown kernel family {unknown}; valid families: {sorted(FAMILIES)}")
+        raise UnknownFamilyError(
+            f"unknown kernel family {unknown}; valid families: {sorted(FAMILIES)}", hint=family_hint(unknown)
+        )
     ctx = {"data": data, "moe_configs": moe_configs}
     for code, fam in enumerate(fam_names):
         pos = np.flatnonzero(fam_codes == code)

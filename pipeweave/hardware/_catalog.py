@@ -60,7 +60,10 @@ def spec_from_dict(table: Mapping[str, Any], *, origin: str = "spec") -> GPUSpec
     Raises :class:`DataError` listing missing and unknown keys (and the expected keys).
     """
     if not isinstance(table, Mapping):
-        raise DataError(f"{origin}: a GPU spec must be a table of fields, got {type(table).__name__}")
+        raise DataError(
+            f"{origin}: a GPU spec must be a table of fields, got {type(table).__name__}",
+            hint=f"give a dict (or a TOML [gpu] table) of the spec fields; see {EXAMPLE_SPEC_PATH} for a complete one",
+        )
     keys = set(table)
     missing = [k for k in REQUIRED_SPEC_FIELDS if k not in keys]
     unknown = sorted(keys - set(SPEC_FIELDS))
@@ -79,8 +82,11 @@ def spec_from_dict(table: Mapping[str, Any], *, origin: str = "spec") -> GPUSpec
         )
     try:
         return GPUSpec(**dict(table))
-    except DataError as exc:
-        raise DataError(f"{origin}: {exc}") from None
+    except DataError as exc:  # GPUSpec's field checks: name the file, keep their fix
+        raise DataError(
+            f"{origin}: {getattr(exc, 'message', exc)}",
+            hint=exc.hint or f"correct that field (see {EXAMPLE_SPEC_PATH} for a complete spec)",
+        ) from None
 
 
 def spec_to_toml(spec: GPUSpec, *, name: str | None = None) -> str:
@@ -148,20 +154,25 @@ def load_spec_file(path: str | os.PathLike[str]) -> GPUSpec:
             with path.open("rb") as fh:
                 data = tomllib.load(fh)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"GPU spec file {str(path)!r} could not be parsed: {exc}") from None
+        raise DataError(
+            f"GPU spec file {str(path)!r} could not be parsed: {exc}",
+            hint=f"fix the syntax at the line and column named; see {EXAMPLE_SPEC_PATH} for a valid spec file",
+        ) from None
     if isinstance(data, Mapping) and "gpu" in data:
         table = data["gpu"]
         if isinstance(table, list):
             if len(table) != 1:
                 raise DataError(
-                    f"GPU spec file {str(path)!r} holds {len(table)} [[gpu]] tables; expected exactly one [gpu] table"
+                    f"GPU spec file {str(path)!r} holds {len(table)} [[gpu]] tables; expected exactly one [gpu] table",
+                    hint="write one spec file per GPU, each with a single [gpu] table",
                 )
             table = table[0]
         extra = sorted(set(data) - {"gpu"})
         if extra:
             raise DataError(
                 f"GPU spec file {str(path)!r}: unknown top-level key(s) {extra} next to [gpu]; "
-                "expected only the [gpu] table"
+                "expected only the [gpu] table",
+                hint=f"move {extra} below the [gpu] header (or delete them); see {EXAMPLE_SPEC_PATH}",
             )
     else:
         table = data
@@ -194,10 +205,16 @@ def _catalog() -> tuple[tuple[GPUSpec, ...], dict[str, str], dict[str, str]]:
         with CATALOG_PATH.open("rb") as fh:
             data = tomllib.load(fh)
     except FileNotFoundError:
-        raise DataError(f"GPU catalog not found at {str(CATALOG_PATH)!r}; the repository is incomplete") from None
+        raise DataError(
+            f"GPU catalog not found at {str(CATALOG_PATH)!r}; the repository is incomplete",
+            hint="restore datasets/gpus.toml (git checkout -- datasets/gpus.toml) or reinstall pipeweave",
+        ) from None
     tables = data.get("gpu")
     if not isinstance(tables, list) or not tables:
-        raise DataError(f"GPU catalog {str(CATALOG_PATH)!r} has no [[gpu]] tables")
+        raise DataError(
+            f"GPU catalog {str(CATALOG_PATH)!r} has no [[gpu]] tables",
+            hint="restore datasets/gpus.toml (git checkout -- datasets/gpus.toml) or reinstall pipeweave",
+        )
     specs = tuple(spec_from_dict(t, origin=f"GPU catalog {CATALOG_PATH.name}") for t in tables)
     exact: dict[str, str] = {}
     normed: dict[str, str] = {}
@@ -207,7 +224,8 @@ def _catalog() -> tuple[tuple[GPUSpec, ...], dict[str, str], dict[str, str]]:
                 prev = table_.get(key)
                 if prev is not None and prev != spec.name:
                     raise DataError(
-                        f"GPU catalog {CATALOG_PATH.name}: name {alias!r} is claimed by both {prev!r} and {spec.name!r}"
+                        f"GPU catalog {CATALOG_PATH.name}: name {alias!r} is claimed by both {prev!r} and {spec.name!r}",
+                        hint=f"remove {alias!r} from the aliases of one of the two [[gpu]] tables in {CATALOG_PATH}",
                     )
                 table_[key] = spec.name
     return specs, exact, normed
@@ -234,7 +252,10 @@ def resolve_gpu_name(name: str) -> str:
     "NVIDIA". Raises :class:`UnknownGPUError` listing the valid names and close matches.
     """
     if not isinstance(name, str):
-        raise UnknownGPUError(f"GPU name must be a string, got {name!r} ({type(name).__name__})")
+        raise UnknownGPUError(
+            f"GPU name must be a string, got {name!r} ({type(name).__name__})",
+            hint="pass a catalog name or alias such as 'H100' (pipeweave.list_gpus() lists them)",
+        )
     return _resolve(name)
 
 
@@ -335,7 +356,9 @@ def get_gpu(name_or_path: str | os.PathLike[str] | GPUSpec) -> GPUSpec:
         return load_spec_file(name_or_path)
     if not isinstance(name_or_path, str):
         raise UnknownGPUError(
-            f"expected a GPU name or spec-file path, got {name_or_path!r} ({type(name_or_path).__name__})"
+            f"expected a GPU name or spec-file path, got {name_or_path!r} ({type(name_or_path).__name__})",
+            hint="pass a catalog name such as 'H100' (pipeweave.list_gpus() lists them), the path of a .toml/.json "
+            f"spec file (see {EXAMPLE_SPEC_PATH}) or a GPUSpec",
         )
     if _looks_like_path(name_or_path) and (
         Path(name_or_path).is_file()

@@ -208,7 +208,11 @@ class GPUSpec:
     def __post_init__(self) -> None:
         where = f"GPU spec {self.name!r}"
         if not isinstance(self.name, str) or not self.name.strip():
-            raise DataError(f"GPU spec field 'name' must be a non-empty string, got {self.name!r}")
+            raise DataError(
+                f"GPU spec field 'name' must be a non-empty string, got {self.name!r}",
+                hint='give the GPU a name of its own, e.g. name = "RTX-4090" (a catalog name only with the '
+                "catalog's numbers)",
+            )
         if self.generation not in GENERATIONS:
             raise DataError(
                 f"{where}: unknown generation {self.generation!r}; expected one of {list(GENERATIONS)}",
@@ -220,7 +224,9 @@ class GPUSpec:
             cc = f"{float(cc):.1f}"  # compute_capability = 10.0 unquoted in TOML: "10.0"
         if not isinstance(cc, str) or not _CC_RE.match(cc):
             raise DataError(
-                f"{where}: compute_capability must look like '9.0' (a string), got {self.compute_capability!r}"
+                f"{where}: compute_capability must look like '9.0' (a string), got {self.compute_capability!r}",
+                hint="write the GPU's CUDA compute capability as MAJOR.MINOR in quotes, e.g. "
+                'compute_capability = "8.9"',
             )
         object.__setattr__(self, "compute_capability", cc)
         ccs = CC_BY_GENERATION.get(self.generation)
@@ -246,13 +252,19 @@ class GPUSpec:
         tensor = self.tensor_flop_per_clk_per_sm
         if not isinstance(tensor, Mapping):
             raise DataError(
-                f"{where}: tensor_flop_per_clk_per_sm must be a table dtype -> FLOP/clk/SM, got {type(tensor).__name__}"
+                f"{where}: tensor_flop_per_clk_per_sm must be a table dtype -> FLOP/clk/SM, got {type(tensor).__name__}",
+                hint="e.g. tensor_flop_per_clk_per_sm = { bf16 = 512, fp16 = 512, fp8 = 1024 } (dense FLOP per "
+                "clock per SM)",
             )
         unknown = sorted(set(tensor) - set(TENSOR_DTYPES))
         if unknown:
+            renames = [
+                f"{k!r} -> {_DTYPE_ALIASES[str(k).lower()]!r}" for k in unknown if str(k).lower() in _DTYPE_ALIASES
+            ]
             raise DataError(
                 f"{where}: unknown tensor dtype key(s) {unknown} in tensor_flop_per_clk_per_sm; "
-                f"expected keys among {list(TENSOR_DTYPES)}"
+                f"expected keys among {list(TENSOR_DTYPES)}",
+                hint=f"rename or drop {unknown}" + (f" (rename {', '.join(renames)})" if renames else ""),
             )
         clean = {
             k: _positive(where, f"tensor_flop_per_clk_per_sm.{k}", tensor[k], integer=False)
@@ -270,13 +282,17 @@ class GPUSpec:
         object.__setattr__(self, "tensor_flop_per_clk_per_sm", FrozenDict(clean))
         aliases = (self.aliases,) if isinstance(self.aliases, str) else tuple(self.aliases)
         if not all(isinstance(a, str) and a.strip() for a in aliases):
-            raise DataError(f"{where}: aliases must be a list of non-empty strings, got {list(aliases)!r}")
+            raise DataError(
+                f"{where}: aliases must be a list of non-empty strings, got {list(aliases)!r}",
+                hint='e.g. aliases = ["NVIDIA GeForce RTX 4090", "RTX 4090"] (drop empty entries), or leave it out',
+            )
         object.__setattr__(self, "aliases", aliases)
         sources = dict(self.sources)
         bad = sorted(set(sources) - set(SPEC_FIELDS))
         if bad:
             raise DataError(
-                f"{where}: sources has key(s) {bad} that are not spec fields; expected keys among {list(SPEC_FIELDS)}"
+                f"{where}: sources has key(s) {bad} that are not spec fields; expected keys among {list(SPEC_FIELDS)}",
+                hint=f'key each source by the field it documents (e.g. dram_bw_gbps = "<url>"); rename or drop {bad}',
             )
         object.__setattr__(self, "sources", FrozenDict({k: str(v) for k, v in sources.items()}))
         object.__setattr__(self, "notes", str(self.notes))
@@ -380,14 +396,32 @@ _FLAT_SCALARS: tuple[str, ...] = tuple(
 )
 
 
+def _unit(name: str) -> str:
+    """The unit a spec field is written in, for error hints (``tensor_flop_per_clk_per_sm.bf16`` included)."""
+    if name.startswith("tensor_flop_per_clk_per_sm"):
+        return TENSOR_RANGE[2]
+    if name in SPEC_RANGES:
+        return SPEC_RANGES[name][2]
+    return f"the unit its name says ({name})"
+
+
 def _positive(where: str, name: str, value: Any, *, integer: bool) -> Any:
     """Check that ``value`` is a finite positive number (an integer if ``integer``); return it typed."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"{where}: field {name!r} must be a positive number, got {value!r} ({type(value).__name__})")
+        raise DataError(
+            f"{where}: field {name!r} must be a positive number, got {value!r} ({type(value).__name__})",
+            hint=f"write it as a bare number in {_unit(name)}, without quotes or a unit suffix",
+        )
     if not math.isfinite(value) or value <= 0:
-        raise DataError(f"{where}: field {name!r} must be a finite positive number, got {value!r}")
+        raise DataError(
+            f"{where}: field {name!r} must be a finite positive number, got {value!r}",
+            hint=f"give the GPU's value in {_unit(name)} (the spec sheet's number; 0, NaN and inf are not values)",
+        )
     if integer:
         if float(value) != int(value):
-            raise DataError(f"{where}: field {name!r} must be a whole number, got {value!r}")
+            raise DataError(
+                f"{where}: field {name!r} must be a whole number, got {value!r}",
+                hint=f"it is a count ({_unit(name)}): give a whole number, e.g. {max(1, round(value))}",
+            )
         return int(value)
     return float(value)

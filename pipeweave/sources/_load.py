@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -42,7 +43,10 @@ def _as_list(value: str | Iterable[str] | None, what: str) -> list[str] | None:
         return [value]
     out = list(value)
     if not all(isinstance(v, str) for v in out):
-        raise DataError(f"{what} must be strings, got {out!r}")
+        raise DataError(
+            f"{what} must be strings, got {out!r}",
+            hint=f"pass {what}= one name or a list of names (strings), or None for all",
+        )
     return out
 
 
@@ -56,15 +60,27 @@ def _check_filters(
     if sources is not None:
         bad = [s for s in sources if s not in known_sources]
         if bad:
-            raise DataError(f"unknown source(s) {bad}; known sources: {known_sources}")
+            raise DataError(
+                f"unknown source(s) {bad}; known sources: {known_sources}",
+                hint="use names from the known sources (one manifest each in datasets/sources/), or sources=None "
+                "for all",
+            )
     if families is not None:
         bad = [f for f in families if f not in FAMILIES]
         if bad:
-            raise UnknownFamilyError(f"unknown kernel family {bad}; valid families: {list(FAMILIES)}")
+            guesses = {b: difflib.get_close_matches(str(b), list(FAMILIES), n=1) for b in bad}
+            close = "".join(f"; for {b!r} did you mean {g[0]!r}?" for b, g in guesses.items() if g)
+            raise UnknownFamilyError(
+                f"unknown kernel family {bad}; valid families: {list(FAMILIES)}",
+                hint=f"use names from the valid families, or families=None for all{close}",
+            )
     if dtypes is not None:
         bad = [d for d in dtypes if d not in DTYPES]
         if bad:
-            raise DataError(f"unknown dtype(s) {bad}; valid dtypes: {list(DTYPES)}")
+            raise DataError(
+                f"unknown dtype(s) {bad}; valid dtypes: {list(DTYPES)}",
+                hint="use names from the valid dtypes (aliases such as 'bf16' are accepted), or dtypes=None for all",
+            )
     if gpus is None:
         return None
     from ..hardware import resolve_gpu_name

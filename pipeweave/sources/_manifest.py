@@ -191,5 +191,8 @@ def get_manifest(name: str, directory: Path = MANIFEST_DIR) -> SourceManifest:
     """The manifest of source ``name``; DataError listing the known sources otherwise."""
     manifests = load_manifests(directory)
     if name not in manifests:
-        raise DataError(f"no source manifest named {name!r} in {str(directory)!r}; known: {sorted(manifests)}")
+        raise DataError(
+            f"no source manifest named {name!r} in {str(directory)!r}; known: {sorted(manifests)}",
+            hint=f"use one of {sorted(manifests)}, or add {name}.toml to that folder to describe a new source",
+        )
     return manifests[name]

@@ -121,7 +121,11 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
         if src.startswith("@"):
             name = src[1:]
             if name not in fields:
-                raise DataError(f"{str(path)!r}: path_regex {spec.path_regex!r} has no group {name!r}")
+                raise DataError(
+                    f"{str(path)!r}: path_regex {spec.path_regex!r} has no group {name!r}",
+                    hint=f"add a named group (?P<{name}>...) to path_regex of dataset {spec.name!r} in "
+                    f"{spec.source}.toml, or map the column to a file column instead of @{name}",
+                )
             if string:
                 return _const(fields[name], n)
             return float(pd.to_numeric(pd.Series([fields[name]]), errors="coerce").iloc[0])
@@ -149,7 +153,11 @@ def _read_file(spec: DatasetSpec, path: Path, rel: str, log: DropLog) -> pd.Data
         fld, flag_cols = spec.membership
         value = fields.get(fld[1:])
         if value not in flag_cols:
-            raise DataError(f"{str(path)!r}: membership field {fld!r} = {value!r} is not one of {sorted(flag_cols)}")
+            raise DataError(
+                f"{str(path)!r}: membership field {fld!r} = {value!r} is not one of {sorted(flag_cols)}",
+                hint=f"name the file so that {fld} is one of {sorted(flag_cols)}, or add {value!r} to "
+                f"[dataset.membership] of dataset {spec.name!r} in {spec.source}.toml",
+            )
         for v, col in flag_cols.items():
             out[col] = v == value
     out["_file"] = _const(rel, n)
@@ -257,7 +265,9 @@ def _key_columns(spec: DatasetSpec, df: pd.DataFrame) -> list[str]:
     if missing:
         raise DataError(
             f"source manifest {spec.source}.toml, dataset {spec.name!r} (family {spec.family}) maps no "
-            f"column to {missing}; every key column of the family must be mapped or given a constant"
+            f"column to {missing}; every key column of the family must be mapped or given a constant",
+            hint=f"add {missing} to [dataset.columns] (a file column) or [dataset.constants] (one value) of that "
+            "dataset",
         )
     return key
 

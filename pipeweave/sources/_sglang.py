@@ -117,7 +117,11 @@ def _column(df: pd.DataFrame, name: str, default: float | None = None) -> np.nda
     if name in df.columns:
         return pd.to_numeric(df[name], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     if default is None:
-        raise DataError(f"resolving MoE tile plans needs column {name!r}; columns found: {list(df.columns)}")
+        raise DataError(
+            f"resolving MoE tile plans needs column {name!r}; columns found: {list(df.columns)}",
+            hint=f"add a {name!r} column to the rows (fused-MoE rows need gpu, dtype, num_tokens, num_experts, "
+            "inter_size; moe_w13 rows also hidden_size)",
+        )
     return np.full(len(df), float(default))
 
 
@@ -193,7 +197,10 @@ def _resolve(
     versions = [first] + [v for v in fallbacks if v != first]
     for col in ("gpu", "dtype"):
         if col not in df.columns:
-            raise DataError(f"resolving MoE tile plans needs column {col!r}; columns found: {list(df.columns)}")
+            raise DataError(
+                f"resolving MoE tile plans needs column {col!r}; columns found: {list(df.columns)}",
+                hint=f"add a {col!r} column to the rows (gpu: a catalog name such as 'H100'; dtype: e.g. 'bfloat16')",
+            )
     m = _column(df, "num_tokens")
     ep = np.nan_to_num(_column(df, "moe_ep_size", 1), nan=1.0)  # missing TP/EP = no parallelism
     tp = np.nan_to_num(_column(df, "moe_tp_size", 1), nan=1.0)
@@ -205,7 +212,10 @@ def _resolve(
         ["<missing>"] if dt_series.isna().any() else []
     )
     if unknown:
-        raise DataError(f"no SGLang fused-MoE config rule for dtype(s) {unknown}; known: {sorted(dtypes)}")
+        raise DataError(
+            f"no SGLang fused-MoE config rule for dtype(s) {unknown}; known: {sorted(dtypes)}",
+            hint=f"give every row a dtype among {sorted(dtypes)} (canonical names, e.g. 'bfloat16')",
+        )
     dtype = dt_series.astype(str).to_numpy(dtype=object)
     n = len(df)
     gpu = df["gpu"] if isinstance(df["gpu"].dtype, pd.CategoricalDtype) else df["gpu"].astype(object)
@@ -302,7 +312,12 @@ def pipeweave_moe_default_config(
         h = _column(df, "hidden_size")
         if smem_kib is None:
             if "gpu" not in df.columns:
-                raise DataError("rule='calculator' needs smem_kib or a 'gpu' column to look it up")
+                raise DataError(
+                    f"rule='calculator' needs smem_kib or a 'gpu' column to look it up, got smem_kib=None and "
+                    f"columns {list(df.columns)}",
+                    hint="pass smem_kib= (shared memory per SM in KiB, e.g. 228 for H100) or add a 'gpu' column "
+                    "of catalog names",
+                )
             from ..hardware import get_gpu
 
             gpus = df["gpu"].astype(str)
@@ -312,7 +327,10 @@ def pipeweave_moe_default_config(
         tiles = np.full((n, len(TILE_COLUMNS)), np.nan)
         tiles[:, :4] = _pipeweave_calculator(m, e, h, smem)
     else:
-        raise DataError(f"unknown PipeWeave MoE config rule {rule!r}; expected 'sglang_heuristic' or 'calculator'")
+        raise DataError(
+            f"unknown PipeWeave MoE config rule {rule!r}; expected 'sglang_heuristic' or 'calculator'",
+            hint="use rule='sglang_heuristic' (the default) or rule='calculator'",
+        )
     return _finish(
         df, np.array(tiles, dtype="float64"), np.full(n, "default", dtype=object), np.full(n, None, dtype=object)
     )

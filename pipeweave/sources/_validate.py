@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 import numpy as np
 import pandas as pd
 
@@ -49,11 +51,18 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
     offending rows (index labels) and values.
     """
     if not isinstance(df, pd.DataFrame):
-        raise DataError(f"expected a pandas DataFrame of kernel launches, got {type(df).__name__}")
+        raise DataError(
+            f"expected a pandas DataFrame of kernel launches, got {type(df).__name__}",
+            hint="wrap the rows first, e.g. pd.DataFrame(list_of_dicts), or read a file with "
+            "pipeweave.profiles.read_profiles(path)",
+        )
     if df.empty:
         raise DataError("the profile table has no rows", hint="give at least one kernel launch")
     if df.columns.has_duplicates:
-        raise DataError(f"duplicate column names {sorted(set(df.columns[df.columns.duplicated()]))}")
+        dup = sorted(set(df.columns[df.columns.duplicated()]))
+        raise DataError(
+            f"duplicate column names {dup}", hint=f"keep one column each of {dup} (rename or drop the others)"
+        )
     need = ["family", "gpu", "dtype"] + (["latency_us"] if require_latency else [])
     missing = [c for c in need if c not in df.columns]
     if missing:
@@ -65,18 +74,29 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
     for col in ("family", "gpu", "dtype"):
         bad = work[col].isna()
         if bad.any():
-            raise DataError(f"column {col!r} is empty in {_rows(work.index[bad])}")
+            raise DataError(
+                f"column {col!r} is empty in {_rows(work.index[bad])}",
+                hint=f"fill in {col} on those rows, or drop them"
+                + (" (e.g. dtype 'bfloat16')" if col == "dtype" else ""),
+            )
     fam = work["family"].astype(str)
     unknown = ~fam.isin(FAMILIES)
     if unknown.any():
+        bad_names = sorted(pd.unique(fam[unknown]))
+        guesses = {b: difflib.get_close_matches(b, list(FAMILIES), n=1) for b in bad_names}
+        close = "".join(f"; for {b!r} did you mean {g[0]!r}?" for b, g in guesses.items() if g)
         raise UnknownFamilyError(
-            f"unknown kernel family in {_rows(work.index[unknown], fam)}; valid families: {list(FAMILIES)}"
+            f"unknown kernel family in {_rows(work.index[unknown], fam)}; valid families: {list(FAMILIES)}",
+            hint=f"set family to one of the valid families on those rows{close}",
         )
     dt = work["dtype"].astype(str).map(canonical_dtype)  # "bf16" is bfloat16
     work["dtype"] = dt
     bad = ~dt.isin(DTYPES)
     if bad.any():
-        raise DataError(f"unknown dtype in {_rows(work.index[bad], dt)}; valid dtypes: {list(DTYPES)}")
+        raise DataError(
+            f"unknown dtype in {_rows(work.index[bad], dt)}; valid dtypes: {list(DTYPES)}",
+            hint="set dtype to one of the valid dtypes on those rows (aliases such as 'bf16' and 'fp16' are accepted)",
+        )
 
     from ..hardware import generation_of, resolve_gpu_name
 
@@ -119,14 +139,17 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
             if bad.any():
                 idx = vals.index[bad]
                 raise DataError(
-                    f"{family} column {col!r} is missing or not a finite number in {_rows(idx, work.loc[idx, col])}"
+                    f"{family} column {col!r} is missing or not a finite number in {_rows(idx, work.loc[idx, col])}",
+                    hint=f"give every {family} row a number in {col!r} (a plain number, no units or text), or drop "
+                    "those rows",
                 )
             low = (vals < 0) if col in ZERO_OK_COLUMNS else (vals <= 0)
             if low.any():
                 idx = vals.index[low.to_numpy()]
                 raise DataError(
                     f"{family} column {col!r} must be {'>= 0' if col in ZERO_OK_COLUMNS else '> 0'}; "
-                    f"got {_rows(idx, work.loc[idx, col])}"
+                    f"got {_rows(idx, work.loc[idx, col])}",
+                    hint=f"{col!r} is a size or count: correct those rows (a sign or unit slip?) or drop them",
                 )
 
     if "latency_us" in work.columns:
@@ -136,7 +159,10 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
         nonnum = given & lat.isna().to_numpy()
         if nonnum.any():
             idx = work.index[nonnum]
-            raise DataError(f"latency_us is not a number in {_rows(idx, raw)}")
+            raise DataError(
+                f"latency_us is not a number in {_rows(idx, raw)}",
+                hint="write latency_us as a plain number of microseconds (no unit suffix), or leave it blank",
+            )
         arr = lat.to_numpy(dtype="float64", na_value=np.nan)
         if require_latency and np.isnan(arr).any():
             raise DataError(
@@ -158,7 +184,10 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
         nonnum = raw.notna().to_numpy() & pd.to_numeric(raw, errors="coerce").isna().to_numpy()
         if nonnum.any():
             idx = work.index[nonnum]
-            raise DataError(f"column {col!r} is not a number in {_rows(idx, raw)}")
+            raise DataError(
+                f"column {col!r} is not a number in {_rows(idx, raw)}",
+                hint=f"write {col!r} as a plain number (no units or text), or leave it blank for the default",
+            )
     out = conform(work, keep_extra=True)
     out.index = df.index
     return out

@@ -109,7 +109,10 @@ def _int(args: Mapping[str, Any], name: str, family: str) -> int:
     try:
         return int(v.item() if hasattr(v, "item") else v)
     except (TypeError, ValueError):
-        raise DataError(f"kernel argument {name}={v!r} is not an integer") from None
+        raise DataError(
+            f"kernel argument {name}={v!r} is not an integer",
+            hint=f"pass shape={{...}} or shape=lambda **a: {{...}} giving the {family} shape columns as integers",
+        ) from None
 
 
 def _builtin_shape(family: str, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -400,7 +403,10 @@ def pruner(
 
     def g(configs: Sequence[Any], named_args: Mapping[str, Any] | None = None, **kwargs: Any) -> list[Any]:
         if isinstance(keep, bool) or not (isinstance(keep, (int, float)) and keep > 0):
-            raise DataError(f"keep must be a share in (0, 1] or a count >= 1, got {keep!r}")
+            raise DataError(
+                f"keep must be a share in (0, 1] or a count >= 1, got {keep!r}",
+                hint="e.g. keep=0.1 (the best-predicted 10% of the configs) or keep=4 (the best 4)",
+            )
         configs = list(configs)
         ranked = rank(configs, named_args, _engine=eng, **kwargs)
         n = max(1, math.ceil(keep * len(configs))) if keep <= 1 else int(keep)

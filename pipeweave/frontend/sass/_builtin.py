@@ -86,9 +86,11 @@ class SassConfig:
             if v < 1 or v & (v - 1):
                 raise DataError(f"{name}={v} is not a power of two", hint="Triton block sizes must be powers of 2")
         if self.num_warps not in (1, 2, 4, 8, 16, 32):
-            raise DataError(f"num_warps={self.num_warps} is not a power of two <= 32")
+            raise DataError(
+                f"num_warps={self.num_warps} is not a power of two <= 32", hint="use 1, 2, 4, 8, 16 or 32 (e.g. 4)"
+            )
         if self.num_stages < 1:
-            raise DataError(f"num_stages={self.num_stages} must be >= 1")
+            raise DataError(f"num_stages={self.num_stages} must be >= 1", hint="e.g. 3 (1 disables pipelining)")
         return self
 
     def as_tuple(self) -> tuple[int, ...]:
@@ -201,7 +203,9 @@ def _fused_moe(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) ->
     gk = gn = 128 if block else 0
     if block and gk % cfg.block_k and cfg.block_k % gk:
         raise DataError(
-            f"fp8_block needs BLOCK_K dividing or a multiple of the 128 quantisation group, got {cfg.block_k}"
+            f"fp8_block needs BLOCK_K dividing or a multiple of the 128 quantisation group, got {cfg.block_k}",
+            hint=f"use a power-of-two block_k such as 64 or 128 (e.g. config {cfg.block_m},{cfg.block_n},128,"
+            f"{cfg.group_m},{cfg.num_warps},{cfg.num_stages})",
         )
     em_max = m * topk + e * (cfg.block_m - 1)  # sorted_token_ids buffer length the launcher allocates
     scale_ptr: Any = Ptr("fp32") if fp8 else None
@@ -301,7 +305,10 @@ def _attention(cfg: SassConfig, shape: dict[str, Any], dtype: str, arch: str) ->
     if a_t.startswith("fp8"):
         raise DataError("the attention builtin is built for 16-bit Q/K/V", hint="use dtype bfloat16")
     if d & (d - 1):
-        raise DataError(f"head_dim={d} must be a power of two for tl.arange")
+        raise DataError(
+            f"head_dim={d} must be a power of two for tl.arange",
+            hint=f"use a power-of-two head_dim such as {1 << max(d - 1, 0).bit_length()} (64, 128 and 256 are common)",
+        )
     args = {
         "q_ptr": Ptr(a_t),
         "k_ptr": Ptr(a_t),
@@ -391,7 +398,11 @@ def function_hash(source: str, name: str, *, where: str = "source") -> str:
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return hashlib.sha256(ast.unparse(node).encode()).hexdigest()[:12]
-    raise UnknownFamilyError(f"no kernel {name!r} in {where}")
+    defined = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    raise UnknownFamilyError(
+        f"no kernel {name!r} in {where}",
+        hint=f"name a top-level function defined there: {', '.join(defined) or '(none)'}",
+    )
 
 
 def kernel_function(builtin: str) -> Any:

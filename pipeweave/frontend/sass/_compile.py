@@ -143,7 +143,9 @@ def specialize(fn: Any, args: dict[str, Any]) -> tuple[dict[str, str], dict[str,
             const[name] = None
         else:
             raise CompileError(
-                f"argument {name}={v!r} of kernel {fn.__name__!r} has an unsupported type {type(v).__name__}"
+                f"argument {name}={v!r} of kernel {fn.__name__!r} has an unsupported type {type(v).__name__}",
+                hint="pass pipeweave.frontend.sass.Ptr('fp32') (or another element type) for a pointer, an int, "
+                "float or bool for a scalar, a type name such as 'i32' for an unspecialised scalar, or None",
             )
     return sig, const, attrs, divisible
 
@@ -242,11 +244,17 @@ def load_kernel_file(spec: str) -> Any:
         raise CompileError(f"kernel {spec!r} is not PATH.py:KERNEL_NAME", hint="e.g. 'my_kernels.py:matmul'")
     path = Path(path_s)
     if not path.is_file():
-        raise CompileError(f"kernel file {str(path)!r} does not exist")
+        raise CompileError(
+            f"kernel file {str(path)!r} does not exist (looked in {str(Path.cwd())!r})",
+            hint="check the path: give 'path/to/file.py:kernel_name', relative to the current directory or absolute",
+        )
     mod_name = f"_pipeweave_user_kernel_{abs(hash(str(path.resolve())))}"
     sp = importlib.util.spec_from_file_location(mod_name, path)
     if sp is None or sp.loader is None:
-        raise CompileError(f"cannot import {str(path)!r} as a Python module")
+        raise CompileError(
+            f"cannot import {str(path)!r} as a Python module",
+            hint="give a Python source file ending in .py, e.g. 'my_kernels.py:matmul'",
+        )
     mod = importlib.util.module_from_spec(sp)
     sys.modules[mod_name] = mod  # triton's JIT inspects the module of the function
     try:
@@ -269,7 +277,10 @@ def load_kernel_file(spec: str) -> Any:
             ),
         )
     if not hasattr(fn, "arg_names") or not hasattr(fn, "params"):
-        raise CompileError(f"{name!r} in {str(path)!r} is not a @triton.jit function")
+        raise CompileError(
+            f"{name!r} in {str(path)!r} is not a @triton.jit function (it is a {type(fn).__name__})",
+            hint="decorate it with @triton.jit, or name the @triton.jit kernel that it launches",
+        )
     return fn
 
 
@@ -320,7 +331,11 @@ def parse_signature(fn: Any, text: str) -> dict[str, Any]:
                 try:
                     out[name] = float(val)
                 except ValueError:
-                    raise CompileError(f"cannot read the value of signature entry {item!r}") from None
+                    raise CompileError(
+                        f"cannot read the value of signature entry {item!r}",
+                        hint="give an integer (1024, 0x400), a float, true/false, a pointer such as *fp32, or a "
+                        "scalar type such as i32",
+                    ) from None
     return out
 
 

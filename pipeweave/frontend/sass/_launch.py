@@ -73,7 +73,10 @@ def eval_launch_expr(expr: str | int, names: dict[str, Any], what: str = "grid")
             return _OPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
             if node.keywords or not node.args:
-                raise DataError(f"{what} {text!r}: {node.func.id}() takes positional arguments only")
+                raise DataError(
+                    f"{what} {text!r}: {node.func.id}() takes positional arguments only",
+                    hint=f"pass its arguments by position, e.g. {node.func.id}(n, BLOCK)",
+                )
             return _FUNCS[node.func.id](*(ev(a) for a in node.args))
         raise DataError(
             f"{what} {text!r} is not an integer expression",

@@ -401,7 +401,10 @@ def instruction_mix(
         loop_trips = [loop_trips]
     trips = None if loop_trips is None else [eval_launch_expr(t, args, "loop_trips") for t in loop_trips]
     if trips is not None and any(t < 0 for t in trips):
-        raise DataError(f"loop_trips must be >= 0, got {trips}")
+        raise DataError(
+            f"loop_trips must be >= 0, got {trips}",
+            hint="give one count >= 0 per top-level loop, e.g. loop_trips=['cdiv(K, BLOCK_SIZE_K)']",
+        )
     comp = compile_kernel(fn, args, arch, num_warps=config.num_warps, num_stages=config.num_stages)
     import hashlib
 

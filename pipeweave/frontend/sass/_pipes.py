@@ -283,18 +283,29 @@ def mma_flops_per_warp_instruction(opcode: str, operands: str = "", idesc: int |
     if b in _TENSOR:
         m = _MMA_SYNC_SHAPE.match(op)
         if not m or m.group(1) not in _MMA_SYNC_K:
-            raise DataError(f"cannot read the MMA shape of {opcode!r}")
+            raise DataError(
+                f"cannot read the MMA shape of {opcode!r}",
+                hint=f"give the full opcode with its shape, e.g. 'HMMA.16816.F32.BF16' (known shapes: "
+                f"{', '.join(_MMA_SYNC_K)})",
+            )
         mm, nn, kk = _MMA_SYNC_K[m.group(1)]
         return 2.0 * mm * nn * kk
     if b in _WGMMA:
         m = _WGMMA_SHAPE.match(op)
         if not m:
-            raise DataError(f"cannot read the wgmma shape of {opcode!r}")
+            raise DataError(
+                f"cannot read the wgmma shape of {opcode!r}",
+                hint="give the full opcode with its MxNxK shape, e.g. 'HGMMA.64x128x16.F32.BF16'",
+            )
         mm, nn, kk = (int(g) for g in m.groups())
         return 2.0 * mm * nn * kk / 4.0
     if b in _TCGEN05_MMA:
         if idesc is None:
-            raise DataError(f"tcgen05 MMA {opcode!r} needs its instruction descriptor to size it")
+            raise DataError(
+                f"tcgen05 MMA {opcode!r} needs its instruction descriptor to size it, got idesc=None",
+                hint="pass idesc= (the 32-bit immediate moved into its idesc[URx] register; "
+                "pipeweave.frontend.sass.parse_sass fills Instruction.idesc when the UMOV precedes the MMA)",
+            )
         n = ((idesc >> 17) & 0x3F) << 3
         mm = ((idesc >> 24) & 0x1F) << 4
         a_type = (idesc >> 7) & 0x7
