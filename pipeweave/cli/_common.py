@@ -239,14 +239,14 @@ def flag_hint(reason: str) -> str:
     """The flags behind the column names a row-check reason mentions (``num_key_value_heads`` is ``--num-kv-heads``)."""
     import re
 
-    flags = [f"{c} is {f}" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
+    flags = [f"{f} (sets {c})" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
     if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
-        flags.append("the tile plan is --config BM,BN,BK,GM,WARPS,STAGES")
+        flags.append("--config BM,BN,BK,GM,WARPS,STAGES (the tile plan)")
     if re.search(r"\bdtypes?\b", reason):
-        flags.append("the dtype is --dtype")
+        flags.append("--dtype")
     if re.search(r"\bGPU\b|\bgpu\b", reason) and not flags:
-        flags.append("the GPU is --gpu")
-    return "flags: " + "; ".join(flags) if flags else "see the command's -h for the flags"
+        flags.append("--gpu")
+    return "give a value the message allows with " + ", ".join(flags) if flags else "see the command's -h for the flags"
 
 
 def check_output_path(path: str, what: str, inputs: Any = ()) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
 from ._common import (
     add_data_argument,
     add_launch_arguments,
     check_output_path,
+    flag_hint,
     launch_frame,
     print_json,
     resolve_gpu_arg,
@@ -110,15 +110,6 @@ from ..api import predict_frame  # noqa: E402,F401  (moved to the public API; ke
 EXIT_OK, EXIT_PARTIAL, EXIT_ERROR = 0, 1, 2
 
 
-def _flag_hint(reason: str) -> str:
-    from ._common import _SHAPE_FLAGS
-
-    flags = [f"{c} is {f}" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
-    if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
-        flags.append("the tile plan is --config BM,BN,BK,GM,WARPS,STAGES")
-    return "flags: " + "; ".join(flags) if flags else "see `pipeweave predict -h`"
-
-
 def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
     """Reason per row whose ``gpu`` cell names another GPU than --gpu ('' elsewhere); blank cells take --gpu."""
     import pandas as pd
@@ -215,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     bad = problems[problems != ""]
     if bad.size:
         reason = str(bad.iloc[0])
-        raise DataError(f"launch not predicted: {reason}", hint=_flag_hint(reason))
+        raise DataError(f"launch not predicted: {reason}", hint=flag_hint(reason))
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
     band = _single_band(model, df, pred, 0.8 if coverage is None else coverage, {spec.name: spec})
