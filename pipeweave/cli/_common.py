@@ -204,16 +204,6 @@ def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> 
     return frame
 
 
-#: launch columns a family reads besides its shape columns and LAUNCH_DEFAULTS (optional inputs)
-_OPTIONAL_COLUMNS: dict[str, tuple[str, ...]] = {
-    "attention_context": ("kv_cache_dtype",),
-    "attention_generation": ("kv_cache_dtype", "isl"),
-    "attention_flashinfer": ("kv_cache_dtype",),
-    "gemm_fp32": ("batch_size", "op"),
-    "elementwise_fp32": ("op",),
-}
-
-
 def unused_shape_flags(args: argparse.Namespace, used: Iterable[str] = ()) -> list[str]:
     """The shape flags given on the command line whose column is not among ``used`` (they change nothing)."""
     keep = set(used)
@@ -222,9 +212,9 @@ def unused_shape_flags(args: argparse.Namespace, used: Iterable[str] = ()) -> li
 
 def _note_unused_flags(args: argparse.Namespace, family: str) -> None:
     """A ``note:`` for launch flags the family never reads (``--head-dim`` on a GEMM): they change nothing."""
-    from ..frontend import FAMILIES, LAUNCH_DEFAULTS
+    from ..frontend import FAMILIES, LAUNCH_DEFAULTS, OPTIONAL_LAUNCH_COLUMNS
 
-    used = {*FAMILIES[family].shape_columns, *LAUNCH_DEFAULTS.get(family, {}), *_OPTIONAL_COLUMNS.get(family, ())}
+    used = {*FAMILIES[family].shape_columns, *LAUNCH_DEFAULTS.get(family, {}), *OPTIONAL_LAUNCH_COLUMNS.get(family, ())}
     unused = unused_shape_flags(args, used)
     if unused:
         print(

@@ -51,6 +51,7 @@ __all__ = [
     "FAMILY_RULES",
     "LAUNCH_DEFAULTS",
     "MAX_LATENCY_US",
+    "OPTIONAL_LAUNCH_COLUMNS",
     "TILED_FAMILIES",
     "default_dtype",
     "Domain",
@@ -127,6 +128,17 @@ LAUNCH_DEFAULTS: dict[str, dict[str, float | str]] = {
     "moe_w13": {"moe_tp_size": 1, "moe_ep_size": 1, "distribution": "balanced"},
     "attention_context": {"step": 0, "backend": "flash_attention"},
     "attention_generation": {"backend": "flash_attention", "isl": 1},  # isl does not enter a decode step
+}
+
+#: Optional launch columns a family reads besides its shape columns and :data:`LAUNCH_DEFAULTS` (absent or
+#: blank: the family's default; the numeric ones are range-checked where given)
+OPTIONAL_LAUNCH_COLUMNS: dict[str, tuple[str, ...]] = {
+    "attention_context": ("kv_cache_dtype", "window_size"),
+    "attention_generation": ("kv_cache_dtype", "isl", "window_size"),
+    "attention_flashinfer": ("kv_cache_dtype",),
+    "gemm_fp32": ("batch_size", "op"),
+    "elementwise_fp32": ("op",),
+    "moe_w13": ("moe_tp_size", "moe_ep_size"),
 }
 
 
@@ -318,11 +330,10 @@ FAMILY_RULES: dict[str, list[tuple[tuple[str, ...], Callable]]] = {
     "attention_generation": [(("num_key_value_heads", "num_heads"), _rule_divides("num_key_value_heads", "num_heads"))],
 }
 
-#: Optional numeric columns per family, checked where given (blank = the default).
+#: Optional numeric columns per family (those of OPTIONAL_LAUNCH_COLUMNS with a domain), checked where given
+#: (blank = the default).
 _OPTIONAL_NUMERIC: dict[str, tuple[str, ...]] = {
-    "attention_context": ("window_size",),
-    "attention_generation": ("window_size", "isl"),
-    "moe_w13": ("moe_tp_size", "moe_ep_size"),
+    f: tuple(c for c in cols if c in COLUMN_DOMAINS) for f, cols in OPTIONAL_LAUNCH_COLUMNS.items()
 }
 
 _GENERATION_STEP = Domain(1, 2**21, meaning="KV-cache length (>= 1 for a decode step)")

@@ -174,3 +174,12 @@ def test_a_huge_tile_value_is_flagged_without_an_overflow_warning():
         warnings.simplefilter("error")
         problems = row_problems(row)
     assert "block_m=1.7e+308 is outside its domain" in problems.iloc[0]
+
+
+def test_optional_launch_columns_are_range_checked_where_given():
+    """Hand-made bmm launches: a batch of 0 is named; a blank batch is the default (one matrix)."""
+    base = {"family": "gemm_fp32", "gpu": "T4", "dtype": "float32", "m": 64, "n": 64, "k": 64, "op": "bmm"}
+    df = pd.DataFrame([{**base, "batch_size": 0}, {**base, "batch_size": 8}, {**base, "batch_size": None}])
+    reasons = row_problems(df).tolist()
+    assert reasons[0] == "batch_size=0 is outside its domain: batch_size must be a whole number in [1, 1048576]"
+    assert reasons[1:] == ["", ""]
