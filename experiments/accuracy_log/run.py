@@ -613,6 +613,14 @@ _register(
     companion={**FAMILY_COMPANION, "elementwise_fp32": 0.35},
 )
 
+for _w in (0.2, 0.5, 0.65):  # element-wise's companion weight again, now that the roofline blend (0.1) follows it
+    _register(
+        f"companion_ew_{int(_w * 100):03d}",
+        f"element-wise FP32's crude companion at w {_w} (the recipe: 0.35, chosen before the roofline blend; the "
+        "roofline blend of FAMILY_ROOFLINE_BLEND still applied after it)",
+        companion={**FAMILY_COMPANION, "elementwise_fp32": _w},
+    )
+
 for _name, _ws in (("roofline", (0.05, 0.1, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
     for _w in _ws:  # the analytical baselines (_ANALYTICAL below)
         _register(
@@ -1407,6 +1415,10 @@ DECISIONS: dict = {
     "14.84 against 15.24 / 15.28 without (two seeds, every seed below every seed without it; the gain sits in the "
     "inner folds holding out Ampere, Ada's are worse)",
     "companion_rows_seed1": "see companion_rows",
+    ("elementwise_fp32", "companion_ew_020"): "dropped: inner 11.99 vs 11.84 at the recipe's 0.35 (base of this frame)",
+    ("elementwise_fp32", "companion_ew_050"): "dropped: inner 11.98 vs 11.84; 0.35 stays (the roofline blend did not "
+    "move the companion's optimum)",
+    ("elementwise_fp32", "companion_ew_065"): "dropped: inner 12.37 vs 11.84",
     ("gemm_fp8", "companion_fp8"): "kept a dtype-specific weight of the gemm companion (first 0.65, then 0.8: "
     "companion_fp8_080): inner 37.93 / 37.62 against 44.84 / 43.86 at the family's 0.35 (two seeds, no fold worse)",
     "companion_fp8_seed1": "see companion_fp8",
