@@ -24,7 +24,7 @@ from .._frame import num_values, str_values
 from . import _constants as C
 from ._demand import KernelDemand
 
-__all__ = ["row_kernel", "l2_miss_fraction", "NORM_FAMILIES", "ELEMENTWISE_OPS"]
+__all__ = ["row_kernel", "l2_miss_fraction", "reread_miss_fraction", "NORM_FAMILIES", "ELEMENTWISE_OPS"]
 
 Spec = dict[str, np.ndarray]
 
@@ -67,6 +67,22 @@ def l2_miss_fraction(working_set_bytes: np.ndarray, spec: Spec) -> np.ndarray:
     return np.clip(np.asarray(working_set_bytes, dtype=float) / l2 - 1.0, 0.0, 1.0)
 
 
+def reread_miss_fraction(
+    rows: np.ndarray, row_bytes: np.ndarray, threads: np.ndarray, rows_per_cta: np.ndarray | float, spec: Spec
+) -> np.ndarray:
+    """Share of a multi-pass row kernel's re-reads that miss L2 and go to DRAM.
+
+    A pass over a row re-reads what the CTA read a few microseconds earlier; between the two reads every
+    resident CTA streams its own rows through L2. The rows in flight are min(rows, resident CTAs x
+    ``rows_per_cta``), resident CTAs = SMs x the CTAs a ``threads``-thread CTA fits per SM (warp and CTA
+    limits); the re-read misses like a streaming working set of those rows' ``row_bytes``
+    (:func:`l2_miss_fraction`: none while they fit the usable L2, all from twice that)."""
+    w = np.maximum(np.ceil(np.asarray(threads, dtype=float) / 32.0), 1.0)
+    per_sm = np.maximum(np.minimum(spec["max_ctas_per_sm"], np.floor(spec["max_warps_per_sm"] / w)), 1.0)
+    in_flight = np.minimum(np.asarray(rows, dtype=float), spec["sm_count"] * per_sm * rows_per_cta)
+    return l2_miss_fraction(in_flight * np.asarray(row_bytes, dtype=float), spec)
+
+
 def row_kernel(
     name: str,
     *,
@@ -90,7 +106,8 @@ def row_kernel(
 
     Each main-loop iteration moves ``threads * vec`` elements of every row the CTA owns;
     ``passes`` = dependent read rounds over the row (2 for two-pass norms: the second pass re-reads
-    the row from L1/L2); ``in_bytes`` / ``out_bytes`` per element; ``const_bytes`` = bytes per row
+    the row from L2, or from DRAM where the rows in flight outgrow L2: :func:`reread_miss_fraction`,
+    with ``spec``); ``in_bytes`` / ``out_bytes`` per element; ``const_bytes`` = bytes per row
     of a vector shared by all rows (the norm weight: L2-resident, read from DRAM once);
     ``reduction`` adds a CTA-wide shuffle + shared-memory reduction per row; ``xu_per_thread``
     MUFU ops each thread runs once per row (rsqrt). Counts are thread-level ops. With ``spec``, the
@@ -107,6 +124,9 @@ def row_kernel(
     out_row = width * out_bytes
     compulsory = rows * width * (in_bytes + out_bytes) + width * const_bytes
     dram = compulsory * (l2_miss_fraction(compulsory, spec) if spec is not None else 1.0)
+    if spec is not None and passes > 1:
+        in_row = width * in_bytes
+        dram = dram + (passes - 1.0) * rows * in_row * reread_miss_fraction(rows, in_row, threads, rpc, spec)
     red_alu = np.where(reduction, threads * REDUCTION_ALU_PER_THREAD * rpc, 0.0)
     return KernelDemand(
         name=name,
@@ -273,8 +293,12 @@ def _build_softmax_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[K
         rows_per_cta=np.where(warp, 4.0, 1.0),
         spec=spec,
     )
-    # the block kernel reads the row three times (from L1/L2 after the first)
+    # the block kernel reads the row three times (from L2 after the first, or DRAM where the rows in flight
+    # outgrow L2)
     kd.load_bytes_it = kd.load_bytes_it * np.where(warp, 1.0, 3.0)
+    kd.dram_bytes = kd.dram_bytes + np.where(
+        warp, 0.0, 2.0 * B * H * 4.0 * reread_miss_fraction(B, H * 4.0, threads, 1.0, spec)
+    )
     tiles = _tile_frame(len(df), threads, "pytorch_softmax")
     tiles["block_m"] = np.where(warp, 4.0, 1.0)
     return [_with_alu(kd)], tiles

@@ -183,3 +183,37 @@ def test_optional_launch_columns_are_range_checked_where_given():
     reasons = row_problems(df).tolist()
     assert reasons[0] == "batch_size=0 is outside its domain: batch_size must be a whole number in [1, 1048576]"
     assert reasons[1:] == ["", ""]
+
+
+def test_reread_miss_fraction_counts_the_rows_in_flight():
+    """Hand-made SM limits: 10 SMs, 16 resident 128-thread CTAs each (64 warps / 4), one row per CTA, a 1 MiB
+    L2 of which half is usable (L2_USABLE_FRACTION): 160 rows in flight."""
+    from pipeweave.frontend._constants import L2_USABLE_FRACTION
+    from pipeweave.frontend._norm import reread_miss_fraction
+
+    spec = {"sm_count": 10.0, "max_ctas_per_sm": 32.0, "max_warps_per_sm": 64.0, "l2_mib": 1.0}
+    usable = 2.0**20 * L2_USABLE_FRACTION
+    rows = np.array([1e6, 1e6, 1e6, 80.0])
+    row_bytes = np.array([usable / 160, 1.5 * usable / 160, 2 * usable / 160, 2 * usable / 160])
+    got = reread_miss_fraction(rows, row_bytes, np.full(4, 128.0), 1.0, spec)
+    # fits -> 0; 1.5x the usable L2 -> half; twice -> all; only 80 rows at all -> they fit again
+    np.testing.assert_allclose(got, [0.0, 0.5, 1.0, 0.0])
+
+
+def test_two_pass_layernorm_rereads_from_dram_where_its_rows_outgrow_l2():
+    """Hand-made launch: 4,096 rows of 8,192 FP32 values. P100 (4 MiB L2) keeps ~900 rows of 32 KiB in flight
+    and reads each row twice from DRAM; L4 (48 MiB L2) re-reads from L2. Softmax's block kernel (three
+    passes, two 1,024-thread CTAs per SM: 112 rows, 3.5 MiB in flight on P100) misses 3/4 of its re-reads
+    there, none on L4."""
+    df = pd.DataFrame(
+        [
+            {"family": f, "gpu": g, "dtype": "float32", "num_tokens": 4096, "hidden_size": 8192}
+            for f in ("layernorm_fp32", "softmax_fp32")
+            for g in ("P100-PCIe", "L4")
+        ]
+    )
+    ratio = featurize(df)["dram_over_compulsory"].to_numpy()
+    # layernorm: input bytes are half the compulsory bytes (read + write), so a full DRAM re-read is 1.5x
+    np.testing.assert_allclose(ratio[:2], [1.5, 1.0], rtol=1e-3)
+    # softmax: 2 re-reads x input half of the bytes x 3/4 missed = 0.75 more
+    np.testing.assert_allclose(ratio[2:], [1.75, 1.0], rtol=1e-2)
