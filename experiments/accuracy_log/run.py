@@ -1415,6 +1415,14 @@ DECISIONS: dict = {
     "14.84 against 15.24 / 15.28 without (two seeds, every seed below every seed without it; the gain sits in the "
     "inner folds holding out Ampere, Ada's are worse)",
     "companion_rows_seed1": "see companion_rows",
+    ("layernorm_fp32", "reread_l2"): "KEPT (pipeweave.frontend reread_miss_fraction): inner 15.22 vs 16.61, lower on "
+    "4 of 5 inner folds (Ada's 13.99 -> 16.32); physically: layernorm's second pass re-reads each row, which on "
+    "a 2-6 MiB L2 has left it (median measured / envelope of long launches 0.83-1.67 -> 0.83-1.31 across GPUs)",
+    ("softmax_fp32", "reread_l2"): "kept with layernorm's change: inner 18.05 vs 20.33 on softmax's own rows",
+    ("softmax_fp32", "joint_neusight_shared_comp_reread_l2"): "the shipped softmax recipe (NeuSight-joint "
+    "booster rows): inner 18.84 vs 19.70",
+    ("gemm_fp32", "reread_l2"): "unchanged (its own rows have no row kernel): 23.91 = 23.91",
+    ("gemm_fp32", "joint_neusight_shared_comp_reread_l2"): "neutral on the shipped recipe: inner 23.75 vs 23.80",
     ("elementwise_fp32", "companion_ew_020"): "dropped: inner 11.99 vs 11.84 at the recipe's 0.35 (base of this frame)",
     ("elementwise_fp32", "companion_ew_050"): "dropped: inner 11.98 vs 11.84; 0.35 stays (the roofline blend did not "
     "move the companion's optimum)",
