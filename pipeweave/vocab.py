@@ -23,6 +23,7 @@ from ._errors import DataError
 __all__ = [
     "TILE_COLUMNS",
     "FAMILIES",
+    "closest_family",
     "DTYPES",
     "DTYPE_ALIASES",
     "canonical_dtype",
@@ -71,6 +72,16 @@ FAMILIES: tuple[str, ...] = (
     "softmax_fp32",
     "layernorm_fp32",
 )
+
+
+def closest_family(name: object) -> str | None:
+    """The family of :data:`FAMILIES` nearest to the unknown ``name`` (difflib, cutoff 0.6), for "did you mean"
+    messages; ``None`` when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), FAMILIES, n=1)
+    return close[0] if close else None
+
 
 #: Canonical dtype names: bf16, fp16, per-tensor FP8, W8A8 FP8 with [128,128] block scales.
 DTYPES: tuple[str, ...] = ("bfloat16", "float16", "fp8", "fp8_block", "float32")

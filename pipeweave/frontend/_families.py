@@ -590,10 +590,10 @@ for _name, _cols, _dtypes, _build, _desc in FLASHINFER_FAMILIES:
 
 def family_hint(names: Iterable[object]) -> str:
     """The ``hint=`` of an unknown-family error: the nearest registered name of each of ``names``, if any."""
-    import difflib
+    from ..vocab import closest_family
 
-    guesses = {str(n): difflib.get_close_matches(str(n), list(FAMILIES), n=1) for n in names}
-    close = [f"{n!r} -> {g[0]!r}" for n, g in guesses.items() if g]
+    guesses = {str(n): closest_family(n) for n in names}
+    close = [f"{n!r} -> {g!r}" for n, g in guesses.items() if g]
     found = f"did you mean {', '.join(close)}? " if close else ""
     return found + "use one of the valid families listed (pipeweave.frontend.FAMILIES)"
 

@@ -83,6 +83,19 @@ def reread_miss_fraction(
     return l2_miss_fraction(in_flight * np.asarray(row_bytes, dtype=float), spec)
 
 
+def _reread_dram_bytes(
+    rereads: np.ndarray | float,
+    rows: np.ndarray,
+    row_bytes: np.ndarray,
+    threads: np.ndarray,
+    rows_per_cta: np.ndarray | float,
+    spec: Spec,
+) -> np.ndarray:
+    """DRAM bytes of ``rereads`` extra passes over each of ``rows`` rows of ``row_bytes`` (the share that
+    misses L2: :func:`reread_miss_fraction`)."""
+    return rereads * rows * row_bytes * reread_miss_fraction(rows, row_bytes, threads, rows_per_cta, spec)
+
+
 def row_kernel(
     name: str,
     *,
@@ -125,8 +138,7 @@ def row_kernel(
     compulsory = rows * width * (in_bytes + out_bytes) + width * const_bytes
     dram = compulsory * (l2_miss_fraction(compulsory, spec) if spec is not None else 1.0)
     if spec is not None and passes > 1:
-        in_row = width * in_bytes
-        dram = dram + (passes - 1.0) * rows * in_row * reread_miss_fraction(rows, in_row, threads, rpc, spec)
+        dram = dram + _reread_dram_bytes(passes - 1.0, rows, width * in_bytes, threads, rpc, spec)
     red_alu = np.where(reduction, threads * REDUCTION_ALU_PER_THREAD * rpc, 0.0)
     return KernelDemand(
         name=name,
@@ -296,9 +308,7 @@ def _build_softmax_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[K
     # the block kernel reads the row three times (from L2 after the first, or DRAM where the rows in flight
     # outgrow L2)
     kd.load_bytes_it = kd.load_bytes_it * np.where(warp, 1.0, 3.0)
-    kd.dram_bytes = kd.dram_bytes + np.where(
-        warp, 0.0, 2.0 * B * H * 4.0 * reread_miss_fraction(B, H * 4.0, threads, 1.0, spec)
-    )
+    kd.dram_bytes = kd.dram_bytes + _reread_dram_bytes(np.where(warp, 0.0, 2.0), B, H * 4.0, threads, 1.0, spec)
     tiles = _tile_frame(len(df), threads, "pytorch_softmax")
     tiles["block_m"] = np.where(warp, 4.0, 1.0)
     return [_with_alu(kd)], tiles

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .._frame import is_missing
+from ..vocab import closest_family
 from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
 from ._families import FAMILIES
 
@@ -421,11 +422,11 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
     r.add(famv == "", f"family is blank; valid families: {sorted(FAMILIES)}")
     unknown = ~np.isin(famv, list(FAMILIES))
     for f in pd.unique(famv[unknown & r.ok]):
-        close = difflib.get_close_matches(str(f), list(FAMILIES), n=1)
+        close = closest_family(f)
         r.add(
             famv == f,
             f"unknown family {f!r}; valid families: {sorted(FAMILIES)}"
-            + (f" (did you mean {close[0]!r}?)" if close else ""),
+            + (f" (did you mean {close!r}?)" if close else ""),
         )
     dtv = _text(df["dtype"])
     r.add(dtv == "", f"dtype is blank; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}")

@@ -153,6 +153,13 @@ def seen_keys(rows: pd.DataFrame) -> np.ndarray:
     return names[gcodes] if len(gcodes) else np.array([], dtype=object)
 
 
+def _keys_with_rows(keys: np.ndarray, min_rows: int) -> list[str]:
+    """The distinct GPU keys (:func:`seen_keys`) with at least ``min_rows`` rows in ``keys``, sorted: the GPUs
+    a family counts as trained on (seen-GPU one-hots, the roofline blend's exceptions)."""
+    uniq, counts = np.unique(np.asarray(keys).astype(str), return_counts=True)
+    return [str(k) for k, c in zip(uniq, counts, strict=True) if c >= min_rows]
+
+
 def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
     """``(codes, first)`` of the distinct launches of ``df`` (see ``pipeweave._frame.distinct_rows``).
 
@@ -810,8 +817,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             m = (fam == name) & library
             if not m.any():
                 continue
-            uniq, counts = np.unique(keys[m].astype(str), return_counts=True)
-            known = [str(k) for k, c in zip(uniq, counts, strict=True) if c >= int(self.seen_gpu_min_rows)]
+            known = _keys_with_rows(keys[m], int(self.seen_gpu_min_rows))
             if not known:
                 continue
             sub = rows if m.all() else rows[m]
@@ -839,8 +845,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         keys = seen_keys(rows[sel])
         out: dict[str, list[str]] = {}
         for name in want:
-            uniq, counts = np.unique(keys[fam[sel] == name].astype(str), return_counts=True)
-            out[name] = [str(k) for k, c in zip(uniq, counts, strict=True) if c >= min_rows]
+            out[name] = _keys_with_rows(keys[fam[sel] == name], min_rows)
         return out
 
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:

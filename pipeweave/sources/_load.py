@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -16,7 +15,7 @@ import pandas as pd
 
 from .._errors import DataError, UnknownFamilyError
 from .._paths import resolve_data_dir
-from ..vocab import canonical_dtype
+from ..vocab import canonical_dtype, closest_family
 from ._cache import cache_path, files_fingerprint, read_cache, write_cache
 from ._manifest import SourceManifest, load_manifests
 from ._read import concat_frames, read_dataset
@@ -68,8 +67,8 @@ def _check_filters(
     if families is not None:
         bad = [f for f in families if f not in FAMILIES]
         if bad:
-            guesses = {b: difflib.get_close_matches(str(b), list(FAMILIES), n=1) for b in bad}
-            close = "".join(f"; for {b!r} did you mean {g[0]!r}?" for b, g in guesses.items() if g)
+            guesses = {b: closest_family(b) for b in bad}
+            close = "".join(f"; for {b!r} did you mean {g!r}?" for b, g in guesses.items() if g)
             raise UnknownFamilyError(
                 f"unknown kernel family {bad}; valid families: {list(FAMILIES)}",
                 hint=f"use names from the valid families, or families=None for all{close}",

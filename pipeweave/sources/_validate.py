@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
-
 import numpy as np
 import pandas as pd
 
 from .._errors import DataError, UnknownFamilyError, UnknownGPUError
-from ..vocab import canonical_dtype
+from ..vocab import canonical_dtype, closest_family
 from ._schema import (
     DTYPES,
     FAMILIES,
@@ -83,8 +81,8 @@ def validate_profiles(df: pd.DataFrame, *, require_latency: bool = False) -> pd.
     unknown = ~fam.isin(FAMILIES)
     if unknown.any():
         bad_names = sorted(pd.unique(fam[unknown]))
-        guesses = {b: difflib.get_close_matches(b, list(FAMILIES), n=1) for b in bad_names}
-        close = "".join(f"; for {b!r} did you mean {g[0]!r}?" for b, g in guesses.items() if g)
+        guesses = {b: closest_family(b) for b in bad_names}
+        close = "".join(f"; for {b!r} did you mean {g!r}?" for b, g in guesses.items() if g)
         raise UnknownFamilyError(
             f"unknown kernel family in {_rows(work.index[unknown], fam)}; valid families: {list(FAMILIES)}",
             hint=f"set family to one of the valid families on those rows{close}",
