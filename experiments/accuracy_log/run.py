@@ -34,7 +34,7 @@ import pandas as pd
 
 from pipeweave.evaluation import load_eval_frame
 from pipeweave.frontend import PIPES, l2_resident_share, warm_l2_envelope_us
-from pipeweave.model import FAMILY_COMPANION, PipeweaveRegressor, cap_rows
+from pipeweave.model import FAMILY_COMPANION, FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, cap_rows
 from pipeweave.vocab import ATTENTION_BACKENDS
 
 HERE = Path(__file__).resolve().parent
@@ -621,6 +621,14 @@ for _w in (0.2, 0.5, 0.65):  # element-wise's companion weight again, now that t
         companion={**FAMILY_COMPANION, "elementwise_fp32": _w},
     )
 
+for _w in (0.0, 0.1, 0.15):  # layernorm's roofline blend weight again, after the re-read change (recipe: 0.05)
+    _register(
+        f"roofline_ln_{int(_w * 100):03d}",
+        f"layernorm FP32's roofline blend at w {_w} (the recipe: 0.05, chosen before the row kernels' re-reads "
+        "that miss L2)",
+        roofline_blend={**FAMILY_ROOFLINE_BLEND, "layernorm_fp32": _w},
+    )
+
 for _name, _ws in (("roofline", (0.05, 0.1, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
     for _w in _ws:  # the analytical baselines (_ANALYTICAL below)
         _register(
@@ -1020,6 +1028,18 @@ for _w in (0.05, 0.1, 0.15, 0.2, 0.25, 0.35):
     )
 
 
+for _w in (0.0, 0.05, 0.15, 0.2):  # softmax's roofline blend weight again, after the re-read change (recipe: 0.1)
+    JOINT_VARIANTS[f"joint_neusight_shared_comp_rb_softmax_{int(_w * 100):03d}"] = (
+        JOINT_VARIANTS["joint_neusight_shared_comp"][0],
+        {
+            **JOINT_VARIANTS["joint_neusight_shared_comp"][1],
+            "roofline_blend": {**FAMILY_ROOFLINE_BLEND, "softmax_fp32": _w},
+        },
+        f"joint_neusight_shared_comp (softmax's shipped recipe) with softmax's roofline blend at w {_w} (the "
+        "recipe: 0.1, chosen before the row kernels' re-reads that miss L2)",
+    )
+
+
 for _w in (0.2, 0.35):
     JOINT_VARIANTS[f"joint_neusight_shared_softmax_comp{int(_w * 100)}"] = (
         JOINT_VARIANTS["joint_neusight_shared"][0],
@@ -1078,6 +1098,24 @@ def write_md(path: Path, records: list[dict]) -> None:
 
 #: decision per variant (or per (family, variant)), made on the inner folds; see NOTES
 DECISIONS: dict = {
+    # roofline blend weights re-screened after the row kernels' re-reads (session 23)
+    ("layernorm_fp32", "roofline_ln_000"): "dropped: inner 16.65 vs 15.22 at the recipe's 0.05",
+    ("layernorm_fp32", "roofline_ln_010"): "dropped: inner 15.58 vs 15.22; 0.05 stays (the re-reads did not move "
+    "the optimum)",
+    ("layernorm_fp32", "roofline_ln_015"): "dropped: inner 17.93 vs 15.22",
+    ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_000"): "dropped: inner 23.04 vs 18.05 at the recipe's "
+    "0.1 (this frame's base row; the frame held softmax rows only)",
+    ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_005"): "dropped: inner 19.48 vs 18.05",
+    ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_015"): "dropped: inner 18.59 vs 18.05; 0.1 stays",
+    ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_020"): "dropped: inner 20.04 vs 18.05",
+    # row-kernel envelope prototypes (session 23; see the note "Row-kernel envelope")
+    "stream": "not kept: see the note 'Row-kernel envelope' (better on silu_mul and softmax, worse on layernorm, "
+    "element-wise and FP32 GEMM)",
+    "const": "not kept: see the note 'Row-kernel envelope' (layernorm better, rmsnorm as much worse)",
+    "stream_const": "not kept: see the note 'Row-kernel envelope'",
+    "joint_neusight_shared_comp_stream": "not kept: see the note 'Row-kernel envelope'",
+    "joint_neusight_shared_comp_const": "not kept: see the note 'Row-kernel envelope'",
+    "joint_neusight_shared_comp_stream_const": "not kept: see the note 'Row-kernel envelope'",
     # analytical blends (frame "analytical blends on NeuSight's row families"): the baselines win single folds
     "blend_roofline_25": "dropped: inner worse on layernorm (25.16 vs 17.98) and element-wise (16.71 vs 14.93)",
     "blend_roofline_5": "see the family's entry",
@@ -1417,7 +1455,7 @@ DECISIONS: dict = {
     "companion_rows_seed1": "see companion_rows",
     ("layernorm_fp32", "reread_l2"): "KEPT (pipeweave.frontend reread_miss_fraction): inner 15.22 vs 16.61, lower on "
     "4 of 5 inner folds (Ada's 13.99 -> 16.32); physically: layernorm's second pass re-reads each row, which on "
-    "a 2-6 MiB L2 has left it (median measured / envelope of long launches 0.83-1.67 -> 0.83-1.31 across GPUs)",
+    "a 2-6 MiB L2 has left it (median measured / envelope of launches over 200 us 0.81-1.69 -> 0.81-1.35 across GPUs: checks section 13)",
     ("softmax_fp32", "reread_l2"): "kept with layernorm's change: inner 18.05 vs 20.33 on softmax's own rows",
     ("softmax_fp32", "joint_neusight_shared_comp_reread_l2"): "the shipped softmax recipe (NeuSight-joint "
     "booster rows): inner 18.84 vs 19.70",
@@ -1677,7 +1715,8 @@ NOTES: list[str] = [
     "- **Board power, three ways** (frame `power screens`). The per-GPU efficiency is real: median measured /",
     "  envelope of the FP32 GEMMs is 1.05 (A100 PCIe 80 GB) to 1.92 (T4), and V100 (1.20) is over-",
     "  predicted 1.43x because the trees learn the slow 70-75 W cards (T4, P4, L4) as the norm; an oracle",
-    "  per-GPU scalar would take V100 from 51.6 to 21.0 (`experiments/checks`, section 6). On bf16 GEMM the long",
+    "  per-GPU scalar would take V100 from 51.6 to 21.0 (the recipe of that session; `experiments/checks`,",
+    "  section 6, re-run in session 23 with the current recipe: 26.6 -> 16.6, predicted 1.19x). On bf16 GEMM the long",
     "  (> 1 ms) tensor-bound launches",
     "  run log2(measured / envelope) = -0.16 (A100, 4 launches) to +0.79 (L40S) (`experiments/checks`, section",
     "  8), roughly falling with board power per",
@@ -1769,6 +1808,24 @@ NOTES: list[str] = [
     "  reference on the own-row boosters of bf16 GEMM, fused MoE and moe_w13 (`warm_ref`) is no better or worse.",
     "  The warm ratio as a feature is better on moe_w13 with every seed (10.63 / 10.68 / 10.87 vs 11.30 / 10.95 /",
     "  10.93) but not landed: a new column changes every family's column draws and was screened on none of them.",
+    "- **Row-kernel envelope** (session 23; frame `row-kernel envelope prototypes`). A per-GPU look at the LOGO",
+    "  report's Ampere layernorm fold: the A100-PCIe-80GB's 81 rows are at 75.6% MAPE (the 40GB's 1,476 at 13.7):",
+    "  its launches are all long, and launches with H <= 2,048 run at 0.62-0.69x the envelope on both A100s",
+    "  against 1.1-1.8x on the other GPUs (`python experiments/checks/run.py`, section 13 gives the per-GPU",
+    "  medians). There the envelope is L2-bound with a per-wave fill and epilogue: the front-end counts",
+    "  gamma / beta as 8 bytes of L2 reads per element (5 passes of L2 traffic for 3 of DRAM) and adds a",
+    "  store epilogue and a load fill per wave (910 waves at 1.57M tokens). Two prototypes, switched on in",
+    "  place for the screen and not committed: (stream) in `frontend/_demand._schedule`, fill and epilogue",
+    "  counted for one wave, not `waves_busiest`, on the kernels `row_kernel` builds (their CTAs do not run in",
+    "  lockstep); (const) in `row_kernel`, `load_bytes_it` without the shared vector's `const_bytes` (read from",
+    "  L1). Both make the per-GPU levels of long launches more alike (sd of ln(measured / envelope) over GPUs:",
+    "  layernorm 0.19 -> 0.17 / 0.14, element-wise 0.18 -> 0.09 and silu_mul 0.14 -> 0.11 with stream, rmsnorm",
+    "  0.25 -> 0.18 / 0.23), but the inner folds split: stream is better on silu_mul (11.01 -> 10.16) and",
+    "  softmax (own rows 18.05 -> 17.31, joint 18.57 -> 18.21), worse on layernorm (15.22 -> 15.56), element-wise",
+    "  (11.84 -> 12.02) and FP32 GEMM (23.60 -> 23.90), rmsnorm flat; const is better on layernorm (15.22 -> 14.49)",
+    "  and as much worse on rmsnorm (13.70 -> 14.42; its Hopper outer cell 11.1 -> 17.4). A front-end term is",
+    "  one physical claim for every row kernel, so neither is kept per family; the A100-80GB layernorm rows",
+    "  stay a miss.",
 ]
 
 
