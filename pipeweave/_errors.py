@@ -14,6 +14,8 @@ __all__ = [
     "UnknownFamilyError",
     "SchemaMismatchError",
     "CompileError",
+    "SHOWN_MAX_CHARS",
+    "shown",
 ]
 
 
@@ -50,3 +52,16 @@ class SchemaMismatchError(PipeweaveError):
 
 class CompileError(PipeweaveError, RuntimeError):
     """A Triton kernel could not be compiled or disassembled."""
+
+
+#: longest echo of a user's value in a message (a 5,000-character --gpu is cut, not printed whole)
+SHOWN_MAX_CHARS = 80
+
+
+def shown(value: object, limit: int = SHOWN_MAX_CHARS) -> str:
+    """``repr`` of a value a message echoes (``'H1000'``), cut to ``limit`` characters with ``...`` when longer:
+    the message stays one readable paragraph whatever was typed."""
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+    return repr(value if len(value) <= limit else value[: limit - 3] + "...")

@@ -35,6 +35,10 @@ __all__ = [
     "atomic_write",
     "atomic_write_json",
     "atomic_write_text",
+    "CSV_NA_VALUES",
+    "csv_na_options",
+    "json_text",
+    "json_ready",
     "save_figure_png",
     "check_csv_file",
     "check_writable",
@@ -292,11 +296,35 @@ def check_csv_file(path: str | os.PathLike[str], what: str = "--input") -> list[
     return header
 
 
+#: Cells a launch CSV reader takes as blank: pandas' defaults without the spellings of NaN (``nan``, ``NaN``,
+#: ``-nan`` ...). A literal NaN is a value the user wrote, and the row check names it (``m=nan is not a finite
+#: number``) instead of reporting a blank cell; ``inf`` is read as a number, also refused by the check.
+CSV_NA_VALUES: tuple[str, ...] = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "None",
+    "n/a",
+    "null",
+)
+
+
+def csv_na_options() -> dict[str, Any]:
+    """``pandas.read_csv`` options that read :data:`CSV_NA_VALUES` (and only those) as blank."""
+    return {"keep_default_na": False, "na_values": list(CSV_NA_VALUES)}
+
+
 def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwargs: Any) -> Any:
     """``pandas.read_csv`` after :func:`check_csv_file`; parse errors (ragged rows) become :class:`DataError`.
 
     Rows are numbered 1.. in file order (row 1 = the first line after the header); a header-only
-    file raises. Column names are stripped of surrounding spaces.
+    file raises. Column names are stripped of surrounding spaces. Blank cells are those of
+    :data:`CSV_NA_VALUES` (a literal ``nan`` stays text, for the row check to name).
     """
     import warnings
 
@@ -307,7 +335,8 @@ def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwar
         with warnings.catch_warnings():
             # index_col=False: a row with more fields than the header must not turn column 1 into the index
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(path, encoding="utf-8-sig", skipinitialspace=True, index_col=False, **kwargs)
+            na = {} if {"na_values", "keep_default_na"} & set(kwargs) else csv_na_options()
+            df = pd.read_csv(path, encoding="utf-8-sig", skipinitialspace=True, index_col=False, **na, **kwargs)
     except pd.errors.ParserWarning:
         raise DataError(
             f"{what} {str(path)!r} has a row with more fields than its header (line 2 or later)",
@@ -326,6 +355,31 @@ def read_csv_checked(path: str | os.PathLike[str], what: str = "--input", **kwar
         )
     df.columns = [str(c).strip() for c in df.columns]
     return df
+
+
+def json_ready(obj: Any) -> Any:
+    """``obj`` with every non-finite float (NaN, +-inf; numpy's too) replaced by ``None``, numpy scalars and arrays
+    as Python values, tuples as lists: what strict JSON (``allow_nan=False``) can hold. Other objects are kept."""
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {k: json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_ready(v) for v in obj.tolist()]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def json_text(obj: Any, *, indent: int | None = 2, default: Callable[[Any], Any] | None = None) -> str:
+    """``obj`` as strict JSON text (RFC 8259: a non-finite number is written ``null``, never ``NaN``)."""
+    return json.dumps(json_ready(obj), indent=indent, allow_nan=False, default=default or _json_default)
 
 
 def _json_default(o: Any) -> Any:

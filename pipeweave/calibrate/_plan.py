@@ -27,7 +27,7 @@ def plan_positions(frame: pd.DataFrame, n: int, *, seed: int = 0) -> np.ndarray:
     All rows when ``n >= len(frame)``; rows with identical regime coordinates count once.
     """
     if n < 0:
-        raise DataError(f"number of launches to plan must be >= 0, got {n}", hint="e.g. --n 32")
+        raise DataError(f"number of launches to plan must be >= 0, got {n}", hint="e.g. n=32")
     if n == 0 or len(frame) == 0:
         return np.zeros(0, dtype=np.int64)
     Z = regime_matrix(frame)

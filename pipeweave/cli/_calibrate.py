@@ -65,7 +65,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="families to plan (default: those in --candidates, else gemm fused_moe)",
     )
     pl.add_argument(
-        "--dtype", default="bfloat16", help="dtype of the planned launches from the shared data (default bfloat16)"
+        "--dtype",
+        default=None,
+        help="dtype of the planned launches from the shared data (default: each family's, bfloat16; float32 for "
+        "the FP32 operator families)",
     )
     pl.add_argument("--n", type=int, default=32, help="launches per family (default 32)")
     pl.add_argument("--candidates", metavar="CSV", help="your launches to choose from (canonical columns, no latency)")
@@ -127,12 +130,17 @@ _MEASUREMENT_COLUMNS: tuple[str, ...] = (
 
 
 def _candidates_from_data(
-    data: str | os.PathLike[str] | None, families: list[str], dtype: str, gpu_name: str
+    data: str | os.PathLike[str] | None, families: list[str], dtype: str | None, gpu_name: str
 ) -> pd.DataFrame:
-    """Every distinct launch (shape + tile plan) of ``families`` in the shared data, moved to ``gpu_name``."""
+    """Every distinct launch (shape + tile plan) of ``families`` in the shared data, moved to ``gpu_name`` (``dtype``
+    None: each family's default dtype)."""
+    from ..frontend import default_dtype
     from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
 
-    df = load_profiles(data, families=families, dtypes=[dtype])
+    want = {f: dtype or default_dtype(f) for f in families}
+    df = load_profiles(data, families=families, dtypes=sorted(set(want.values())))
+    if len(set(want.values())) > 1:  # each family in its own dtype
+        df = df[df["dtype"].astype(str).to_numpy() == df["family"].astype(str).map(want).to_numpy()]
     if "distribution" in df.columns:
         # `python -m pipeweave.measure` times balanced routing only: power-law launches would be planned and skipped
         skewed = df["distribution"].notna() & (df["distribution"].astype(str) != "balanced")
@@ -148,6 +156,62 @@ def _candidates_from_data(
     cand = df[keep].astype({c: object for c in keep if str(df[c].dtype) == "category"})
     cand = cand.drop_duplicates(ignore_index=True)
     return cand.assign(gpu=gpu_name)
+
+
+def _check_plan_dtype(dtype: str, families: list[str]) -> str:
+    """The canonical name of ``--dtype`` for planning ``families`` from the shared data; refused (in flag words)
+    when no planned family takes it."""
+    from .._errors import DataError, shown
+    from ..frontend import FAMILIES
+    from ..vocab import canonical_dtype
+
+    dt = canonical_dtype(str(dtype).strip())
+    if any(dt in FAMILIES[f].dtypes for f in families):
+        return dt
+    took = {f: list(FAMILIES[f].dtypes) for f in families}
+    raise DataError(
+        f"--dtype {shown(dtype)} is not a dtype of --families {' '.join(families)} (their dtypes: {took})",
+        hint=_other_dtype_hint(families, dt),
+    )
+
+
+#: family -> the families of the same operator in other dtypes
+_SAME_OPERATOR: dict[str, tuple[str, ...]] = {"gemm": ("gemm_fp32",), "gemm_fp32": ("gemm",)}
+
+
+def _other_dtype_hint(families: list[str], dtype: str) -> str:
+    """The fix for a --dtype the planned families lack: a dtype they take, or the family that runs ``dtype``."""
+    from ..frontend import FAMILIES
+
+    takes = [d for f in families for d in FAMILIES[f].dtypes if d != dtype]
+    fix = f"e.g. --dtype {'bfloat16' if 'bfloat16' in takes else takes[0]}" if takes else "drop --dtype"
+    # the same operator in another family: a float32 GEMM is gemm_fp32 (the CUDA-core FP32 GEMM), a bf16 one gemm
+    runs = [a for f in families for a in _SAME_OPERATOR.get(f, ()) if dtype in FAMILIES[a].dtypes and a not in families]
+    if runs:
+        fix += f", or --families {' '.join(runs[:3])} for {dtype} launches"
+    return fix
+
+
+def _note_short_families(cand: pd.DataFrame, plan: pd.DataFrame, n: int) -> None:
+    """A note for each family with fewer than ``n`` distinct launches: how many the plan took, and why not all
+    candidates (launches with the same regime coordinates count once: measuring both teaches the same thing)."""
+    counts = cand["family"].astype(str).value_counts()
+    planned = plan["family"].astype(str).value_counts()
+    for fam, c in counts.items():
+        p = int(planned.get(fam, 0))
+        if p >= n:
+            continue
+        if p == c:
+            print(
+                f"note: {fam}: fewer candidates ({c:,}) than --n {n}: the plan takes every one of them", file=sys.stderr
+            )
+        else:
+            print(
+                f"note: {fam}: fewer distinct launches than --n {n}: the plan takes all {p:,} launches with distinct "
+                f"regime coordinates; the other {c - p:,} of the {c:,} candidates repeat one of them (e.g. the same "
+                "shape with another tile plan that the front-end resolves alike), so measuring them adds nothing",
+                file=sys.stderr,
+            )
 
 
 def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: ANN001
@@ -247,16 +311,18 @@ def run(args: argparse.Namespace) -> int:
                 )
             out_cols = list(raw.columns)
         else:
-            cand = _candidates_from_data(args.data, args.families or ["gemm", "fused_moe"], args.dtype, spec.name)
+            families = args.families or ["gemm", "fused_moe"]
+            dtype = _check_plan_dtype(args.dtype, families) if args.dtype else None
+            cand = _candidates_from_data(args.data, families, dtype, spec.name)
+            if cand.empty:
+                raise DataError(
+                    f"the shared data has no {dtype or 'default-dtype'} launches of --families {' '.join(families)} "
+                    "to plan from",
+                    hint=_other_dtype_hint(families, dtype or ""),
+                )
             out_cols = list(cand.columns)
         plan = plan_launches(cand, args.n, gpus=gpus, seed=args.seed)
-        counts = cand["family"].astype(str).value_counts()
-        few = {f: int(c) for f, c in counts.items() if c < args.n}
-        if few:
-            print(
-                f"note: fewer candidates than --n {args.n} for {few}: the plan takes every one of them",
-                file=sys.stderr,
-            )
+        _note_short_families(cand, plan, args.n)
         plan = plan[[c for c in out_cols if c in plan.columns]]
         from .._frame import whole_numbers_as_int
 

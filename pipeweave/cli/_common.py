@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -18,11 +17,14 @@ __all__ = [
     "add_data_argument",
     "add_gpu_argument",
     "add_launch_arguments",
+    "launch_error",
+    "flag_refused",
     "launch_frame",
     "resolve_gpu_arg",
     "parse_config",
     "print_json",
     "check_output_path",
+    "interval_coverage",
     "plural",
     "unused_shape_flags",
 ]
@@ -184,6 +186,8 @@ def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> 
             row.setdefault(col, value)
     if fam.name.startswith("attention"):
         row["backend"] = getattr(args, "backend", None) or DEFAULT_ATTENTION_BACKEND
+    elif getattr(args, "backend", None):  # checked like a CSV cell: a family without backends refuses it
+        row["backend"] = args.backend
     if fam.name == "attention_flashinfer":
         row["backend"] = getattr(args, "backend", None) or "fa2_paged"
         if "q_lengths" in row and "batch_size" not in row:
@@ -200,8 +204,21 @@ def launch_frame(args: argparse.Namespace, spec: Any, *, check: bool = True) -> 
     frame = pd.DataFrame([row])
     problem = str(row_problems(frame, {spec.name: spec}).iloc[0]) if check else ""  # the valid domain of CSV rows
     if problem:
-        raise DataError(f"invalid launch: {problem}", hint=flag_hint(problem))
+        raise launch_error(problem)
     return frame
+
+
+def launch_error(problem: str) -> DataError:
+    """The error of a launch from flags that a row check refused with ``problem``: the library speaks of CSV cells
+    ("leave the cell blank"); the fix line names the flags instead (:func:`flag_hint`)."""
+    shown = problem.replace(" (leave the cell blank)", "").replace("; leave them blank", "")
+    return DataError(f"invalid launch: {shown}", hint=flag_hint(problem))
+
+
+def flag_refused(problem: str) -> bool:
+    """Whether a row-check ``problem`` refuses a flag outright, whatever the GPU (a tile plan or a backend that the
+    family does not take): the fix is to drop the flag."""
+    return flag_hint(problem).startswith("drop ")
 
 
 def unused_shape_flags(args: argparse.Namespace, used: Iterable[str] = ()) -> list[str]:
@@ -226,17 +243,46 @@ def _note_unused_flags(args: argparse.Namespace, family: str) -> None:
 
 
 def flag_hint(reason: str) -> str:
-    """The flags behind the column names a row-check reason mentions (``num_key_value_heads`` is ``--num-kv-heads``)."""
+    """The fix of a row-check reason in flags: the flags behind the column names it mentions (``num_key_value_heads``
+    is ``--num-kv-heads``) to give another value, or the flag to drop where the reason refuses the column outright
+    (a tile plan on a family without one, a backend on a family without backends)."""
     import re
 
+    other = re.search(r"use family '(\w+)' \(.*dtype (\w+)\)", reason)
+    if other:  # no tensor-core path for any dtype of the family: another family runs the launch
+        return f"use --family {other.group(1)} --dtype {other.group(2)} (with the same shape flags)"
+    if re.search(r"tile columns .* are not used by", reason):
+        return "drop --config: this family takes no tile plan (it chooses its own)"
+    if re.search(r"\bhas no backend\b", reason):
+        return "drop --backend: it names an attention kernel, and this family has no backend"
     flags = [f"{f} (sets {c})" for f, (c, _, _) in _SHAPE_FLAGS.items() if re.search(rf"\b{c}\b", reason)]
     if re.search(r"tile plan|block_m|block_n|block_k|num_warps|num_stages|group_m", reason):
         flags.append("--config BM,BN,BK,GM,WARPS,STAGES (the tile plan)")
     if re.search(r"\bdtypes?\b", reason):
         flags.append("--dtype")
+    if re.search(r"\bbackends?\b", reason):
+        flags.append("--backend")
+    if re.search(r"\bsources?\b", reason):
+        flags.append("--source")
     if re.search(r"\bGPU\b|\bgpu\b", reason) and not flags:
         flags.append("--gpu")
     return "give a value the message allows with " + ", ".join(flags) if flags else "see the command's -h for the flags"
+
+
+def interval_coverage(value: float | None) -> float | None:
+    """The band coverage of ``--interval P`` (50 / 80 / 90, or 0.5 / 0.8 / 0.9); ``None`` for 0 (no band) or when
+    --interval was not given. `predict` and `compare` read it alike."""
+    if value is None or value == 0:
+        return None
+    from ..model import check_coverage
+
+    try:
+        return check_coverage(value)
+    except DataError:
+        raise DataError(
+            f"--interval must be 50, 80 or 90 (or 0 for no band), got {value:g}",
+            hint="e.g. --interval 80 (the middle 80% of the model's held-out errors)",
+        ) from None
 
 
 def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
@@ -286,9 +332,10 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
     return f"{n:,} {many or (noun + 'es' if noun.endswith(('s', 'sh', 'ch', 'x')) else noun + 's')}"
 
 
-def print_json(obj: Any) -> None:
-    """Print ``obj`` as JSON (numpy values via the same conversion as the file writers; else str)."""
-    from .._io import _json_default
+def print_json(obj: Any, *, indent: int | None = 2) -> None:
+    """Print ``obj`` as strict JSON (a NaN or infinite number is written ``null``: every JSON parser reads the
+    output); numpy values via the same conversion as the file writers, any other object as its text."""
+    from .._io import _json_default, json_text
 
     def default(o: Any) -> Any:
         try:
@@ -296,5 +343,4 @@ def print_json(obj: Any) -> None:
         except TypeError:
             return str(o)
 
-    json.dump(obj, sys.stdout, indent=2, default=default)
-    sys.stdout.write("\n")
+    sys.stdout.write(json_text(obj, indent=indent, default=default) + "\n")

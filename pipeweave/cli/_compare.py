@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import add_data_argument, add_launch_arguments, check_output_path, plural, print_json
+from ._common import (
+    add_data_argument,
+    add_launch_arguments,
+    check_output_path,
+    flag_refused,
+    interval_coverage,
+    launch_error,
+    plural,
+    print_json,
+)
 
 COMMAND = "compare"
 HELP = "predict a workload (launches x counts) on several GPUs and compare the totals, with error bands"
@@ -96,7 +105,13 @@ def _workload(args: argparse.Namespace):  # noqa: ANN202
     from ..hardware import get_gpu
 
     # the flags' row (defaults filled like predict's); the valid domain is checked on every GPU by compare
-    row = launch_frame(args, get_gpu(args.gpus[0]), check=False)
+    first = get_gpu(args.gpus[0])
+    row = launch_frame(args, first, check=False)
+    from ..frontend import row_problems
+
+    problem = str(row_problems(row, {first.name: first}).iloc[0])
+    if problem and flag_refused(problem):  # a flag the family never takes: refused once, as by predict
+        raise launch_error(problem)
     return pd.DataFrame(row.drop(columns=["gpu", "generation"]))
 
 
@@ -120,16 +135,7 @@ def run(args: argparse.Namespace) -> int:
             raise DataError(f"--output {path!r} would hold CSV text: compare writes CSV", hint="name it .csv")
     if args.plot and not args.plot.lower().endswith(".png"):
         raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot compare.png")
-    coverage = None
-    if args.interval != 0:
-        from ..model import check_coverage
-
-        try:
-            coverage = check_coverage(args.interval)  # 50 / 80 / 90, or 0.5 / 0.8 / 0.9 as predict takes it
-        except DataError:
-            raise DataError(
-                f"--interval must be 50, 80 or 90 (or 0 for no bands), got {args.interval:g}", hint="e.g. --interval 80"
-            ) from None
+    coverage = interval_coverage(args.interval)  # 50 / 80 / 90, or 0.5 / 0.8 / 0.9 as predict takes it; 0: none
     if coverage is not None:
         from ..model import has_error_bands
 

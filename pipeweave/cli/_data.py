@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 
 COMMAND = "data"
@@ -40,7 +39,9 @@ def run(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")
         _, rep = load_profiles_report(args.data, cache=not args.no_cache)
     if args.json:
-        print(json.dumps(rep.kept_records(), indent=1))
+        from ._common import print_json
+
+        print_json(rep.kept_records(), indent=1)
     else:
         print(rep.to_text())
     return 0

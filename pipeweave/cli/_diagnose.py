@@ -189,11 +189,26 @@ def _note_unused_shape_flags(args: argparse.Namespace, used: tuple[str, ...], wh
         )
 
 
+def _check_kernel_flags(args: argparse.Namespace) -> None:
+    """--kernel FILE.py:NAME: the file first (no --config makes a missing file diagnosable), then --config."""
+    from .._errors import DataError
+    from ..frontend.sass import kernel_file_path
+
+    kernel_file_path(args.kernel)
+    if not (getattr(args, "config", None) or "").strip():
+        raise DataError(
+            f"--kernel {args.kernel} needs --config BM,BN,BK,GM,WARPS,STAGES (num_warps and num_stages are used by "
+            "the compiler; BM/BN/BK/GM fill the kernel's BLOCK_SIZE_M ... constexprs if it has them)",
+            hint="e.g. --config 64,64,32,8,4,3 for a matmul, or --config 1,1024,1,1,4,1 for an elementwise kernel",
+        )
+
+
 def run_kernel(args: argparse.Namespace, command: str) -> int:
     """``explain``/``predict --kernel``: the analytical SASS view (pipe times, bound, ceiling) of one launch."""
     from ..diagnose import diagnose_kernel
 
     spec = resolve_gpu_arg(args.gpu)
+    _check_kernel_flags(args)
     trips = [t.strip() for t in _split_top(args.trips) if t.strip()] or None
     _note_unused_shape_flags(args, (), f"--kernel {args.kernel} (its shape is --signature)")
     res = diagnose_kernel(
@@ -274,10 +289,17 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json({k: str(v) for k, v in paths.items()})
         return 0
-    if args.profiles or args.no_shared:
+    if args.profiles or args.no_shared or args.force:
+        given = [
+            f
+            for f, on in (("--profiles", args.profiles), ("--no-shared", args.no_shared), ("--force", args.force))
+            if on
+        ]
         raise DataError(
-            "--profiles / --no-shared train the diagnose models: they need --rebuild-models",
-            hint="e.g. pipeweave diagnose --rebuild-models --profiles my_sweeps.csv --models /tmp/my_models",
+            f"{' / '.join(given)} without --rebuild-models: {'it applies' if len(given) == 1 else 'they apply'} "
+            "only to training the diagnose models (flags that need --rebuild-models)",
+            hint=f"drop {' '.join(given)} to diagnose a launch, or rebuild the models, e.g. pipeweave diagnose "
+            "--rebuild-models --profiles my_sweeps.csv --models /tmp/my_models",
         )
     if not args.gpu:
         raise DataError("pipeweave diagnose needs --gpu", hint="e.g. --gpu H100 (see `pipeweave gpus`)")
@@ -296,6 +318,7 @@ def run(args: argparse.Namespace) -> int:
     if args.kernel:
         from ..diagnose import diagnose_kernel
 
+        _check_kernel_flags(args)
         if args.family:
             print(
                 f"note: --family {args.family} is ignored with --kernel (the kernel file is diagnosed)", file=sys.stderr
@@ -326,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
             for w in res.get("warnings") or []:
                 print(f"warning: {w}", file=sys.stderr)
     else:
-        from ..diagnose import DiagnoseModels, diagnose
+        from ..diagnose import diagnose
 
         if not args.family:
             raise DataError(
@@ -344,7 +367,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         row = launch_frame(args, spec)
-        models = DiagnoseModels.load(args.models)
+        models = _load_models(args.models)
         res = diagnose(
             row, measured_us=args.measured_us, top=args.top, gpus={spec.name: spec}, models=models, data=args.data
         )
@@ -353,6 +376,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_diagnosis(res)
     return 0
+
+
+def _load_models(folder: str | None):  # noqa: ANN202
+    """The diagnose models of ``--models`` (default ``models/``); the fix of a missing or damaged one rebuilds them
+    in the user's folder (``--rebuild-models --models FOLDER``), never the committed models (``--force``)."""
+    import shlex
+    from pathlib import Path
+
+    from .._errors import PipeweaveError
+    from .._paths import MODELS_DIR
+    from ..diagnose import DiagnoseModels
+
+    try:
+        return DiagnoseModels.load(folder)
+    except PipeweaveError as exc:
+        if folder is None or Path(folder).resolve() == Path(MODELS_DIR).resolve():
+            raise
+        rebuild = f"pipeweave diagnose --rebuild-models --models {shlex.quote(folder)}"
+        raise type(exc)(
+            exc.message,
+            hint=f"build them there with `{rebuild}` (~5 min), or give --models the folder that holds them "
+            "(default models/)",
+        ) from None
 
 
 def _split_top(text: str) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from typing import Any
 
@@ -122,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     records = [_record(s) for s in specs]
     if args.json:
-        print(json.dumps(records, indent=2, allow_nan=False))
+        from ._common import print_json
+
+        print_json(records)
         return 0
     print(_table(records))
     if args.gpu:

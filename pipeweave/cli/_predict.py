@@ -10,7 +10,9 @@ from ._common import (
     add_launch_arguments,
     check_output_path,
     flag_hint,
+    interval_coverage,
     launch_frame,
+    plural,
     print_json,
     resolve_gpu_arg,
 )
@@ -37,12 +39,12 @@ outside the latencies measured for its family in training (any GPU; the model fi
 
 Error bands: a model trained with `pipeweave train --error-bands` (the shipped one is) knows how far
 its predictions were from held-out measurements. A single launch prints its 80% band (--interval
-sets 50 / 80 / 90); --interval P adds `latency_us_lo`, `latency_us_hi` and `band` to the --input
-output. `band`: `unseen`, a GPU of a generation without training rows of the family (leave-one-
-generation-out residuals); `sibling`, a GPU never measured for the family whose generation was
-(leave-one-GPU-out residuals, e.g. B300 after B200); `seen`, a GPU the model was trained on (held-out
-shapes). A band is the spread of past errors, not a guarantee: on a generation unlike any measured
-one the error can be larger.
+sets 50 / 80 / 90; 0: no band, as in `compare`); --interval P adds `latency_us_lo`, `latency_us_hi`
+and `band` to the --input output. `band`: `unseen`, a GPU of a generation without training rows of
+the family (leave-one-generation-out residuals); `sibling`, a GPU never measured for the family
+whose generation was (leave-one-GPU-out residuals, e.g. B300 after B200); `seen`, a GPU the model
+was trained on (held-out shapes). A band is the spread of past errors, not a guarantee: on a
+generation unlike any measured one the error can be larger.
 
 exit status:
   0  every row predicted
@@ -69,8 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         metavar="P",
-        help="error band of each prediction, P = 50, 80 or 90 (%%): the middle P%% of the model's held-out "
-        "measured / predicted ratios for the family in the launch's situation (a new generation, a new GPU "
+        help="error band of each prediction, P = 50, 80 or 90 (%%), or 0 for none: the middle P%% of the model's "
+        "held-out measured / predicted ratios for the family in the launch's situation (a new generation, a new GPU "
         "of a measured generation, or a trained GPU and a new shape; `pipeweave train --error-bands`); "
         "--input: adds latency_us_lo, latency_us_hi and band columns; a single launch prints the band at "
         "80%% unless P is given",
@@ -114,7 +116,7 @@ def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
     """Reason per row whose ``gpu`` cell names another GPU than --gpu ('' elsewhere); blank cells take --gpu."""
     import pandas as pd
 
-    from .._errors import PipeweaveError
+    from .._errors import PipeweaveError, shown
     from ..hardware import resolve_gpu_name
 
     reasons = pd.Series("", index=df.index, dtype=object)
@@ -130,7 +132,8 @@ def _gpu_conflicts(df, spec):  # noqa: ANN001, ANN202
             same = False
         if not same:
             reasons[(cells == g).to_numpy(dtype=bool)] = (
-                f"its gpu column says {g!r} but --gpu is {spec.name!r}; drop --gpu to use the column, or fix the cell"
+                f"its gpu column says {shown(g)} but --gpu is {spec.name!r}; drop --gpu to use the column, or fix "
+                "the cell"
             )
     return reasons
 
@@ -185,11 +188,8 @@ def run(args: argparse.Namespace) -> int:
                 hint="name the output .csv, e.g. --output preds.csv",
             )
         check_output_path(args.output, "--output", [args.input, args.gpu or ""])  # --gpu may name a spec file
-    coverage = None
-    if args.interval is not None:
-        from ..model import check_coverage
-
-        coverage = check_coverage(args.interval)
+    coverage = interval_coverage(args.interval)  # None: not given (a single launch shows 80%), or 0 (no band)
+    no_band = args.interval == 0
     model = load_model(args.model)
     if coverage is not None and not has_error_bands(model):
         raise DataError(
@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"launch not predicted: {reason}", hint=flag_hint(reason))
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
-    band = _single_band(model, df, pred, 0.8 if coverage is None else coverage, {spec.name: spec})
+    band = None if no_band else _single_band(model, df, pred, 0.8 if coverage is None else coverage, {spec.name: spec})
     if args.json:
         print_json(
             {
@@ -299,10 +299,9 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     from .._errors import DataError
     from ..distributed import connect, predict_files
 
-    if args.interval is not None:
-        from ..model import check_coverage, has_error_bands
+    if interval_coverage(args.interval) is not None:
+        from ..model import has_error_bands
 
-        check_coverage(args.interval)
         if not has_error_bands(args.model):
             raise DataError(
                 f"--interval {args.interval:g}: the model {args.model or 'models/pipeweave_default.ubj'!r} has no "
@@ -328,7 +327,7 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
                 gpu=spec,
                 model=args.model,
                 data=args.data,
-                interval=args.interval,
+                interval=interval_coverage(args.interval),
             )
     finally:
         client.close()
@@ -336,12 +335,12 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
 
     empty = int(dd.read_parquet(args.output, columns=["latency_us_pred"])["latency_us_pred"].isna().sum().compute())
     out = args.output.rstrip("/") + "/"
-    print(f"wrote {n:,} rows to {out} (parquet partitions)", file=sys.stderr)
+    print(f"wrote {plural(n, 'row')} to {out} (parquet partitions)", file=sys.stderr)
     if empty == 0:
         return EXIT_OK
     print(
-        f"{empty:,} of {n:,} rows not predicted (latency_us_pred empty: outside the model's domain, or a gpu cell "
-        "naming another GPU than --gpu); predict those rows without --dask for the reason of each "
+        f"{empty:,} of {plural(n, 'row')} not predicted (latency_us_pred empty: outside the model's domain, or a "
+        "gpu cell naming another GPU than --gpu); predict those rows without --dask for the reason of each "
         f"(exit status {EXIT_PARTIAL if empty < n else EXIT_ERROR})",
         file=sys.stderr,
     )
@@ -436,24 +435,25 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
     if tally["outside"]:
         rows = ", ".join(str(r) for r in outside) + (" ..." if tally["outside"] > len(outside) else "")
         print(
-            f"note: {tally['outside']} predictions are outside the latencies measured for their family in "
-            f"training (any GPU): extrapolations (rows {rows})",
+            f"note: {plural(tally['outside'], 'prediction')} {'is' if tally['outside'] == 1 else 'are'} outside the "
+            f"latencies measured for their family in training (any GPU): "
+            f"{'an extrapolation (row' if tally['outside'] == 1 else 'extrapolations (rows'} {rows})",
             file=sys.stderr,
         )
     if nbad > _SHOW_ROWS:
-        print(f"... and {nbad - _SHOW_ROWS} more rows not predicted", file=sys.stderr)
+        print(f"... and {plural(nbad - _SHOW_ROWS, 'more row')} not predicted", file=sys.stderr)
     if args.output and not written:
         print(f"nothing written to {args.output}: no row could be predicted (see above)", file=sys.stderr)
     elif args.output:
         print(
-            f"wrote {n - nbad:,} predictions to {args.output}"
-            + (f" ({nbad} rows not predicted, see above)" if nbad else ""),
+            f"wrote {plural(n - nbad, 'prediction')} to {args.output}"
+            + (f" ({plural(nbad, 'row')} not predicted, see above)" if nbad else ""),
             file=sys.stderr,
         )
     if nbad == 0:
         return EXIT_OK
     if nbad < n:
-        print(f"{nbad} of {n} rows not predicted (exit status {EXIT_PARTIAL})", file=sys.stderr)
+        print(f"{nbad:,} of {plural(n, 'row')} not predicted (exit status {EXIT_PARTIAL})", file=sys.stderr)
         return EXIT_PARTIAL
     print(f"no row predicted (exit status {EXIT_ERROR})", file=sys.stderr)
     return EXIT_ERROR

@@ -118,10 +118,19 @@ def _require_import_flags(args: argparse.Namespace, have_gpu: bool, key: list[st
     from ..profiles import PROFILE_SUFFIXES
 
     if args.kind == "triton-autotune":
-        if not have_gpu or not args.family:
+        lacking = [what for what, have in (("GPU", have_gpu), ("kernel family", bool(args.family))) if not have]
+        if lacking:
+            flags = [
+                f for f, have in (("--gpu NAME_OR_SPEC", have_gpu), ("--family FAMILY", bool(args.family))) if not have
+            ]
             raise DataError(
-                "a Triton autotune cache names neither the GPU nor the kernel family",
-                hint="pass --gpu NAME_OR_SPEC and --family FAMILY",
+                "a Triton autotune cache "
+                + (
+                    "names neither the GPU nor the kernel family"
+                    if len(lacking) == 2
+                    else f"does not name the {lacking[0]}"
+                ),
+                hint=f"pass {' and '.join(flags)}" + (" (e.g. --family gemm)" if not args.family else ""),
             )
         if not key:
             raise DataError(
@@ -142,7 +151,7 @@ def _require_import_flags(args: argparse.Namespace, have_gpu: bool, key: list[st
 
 def run(args: argparse.Namespace) -> int:
     from ..profiles import import_profiles, read_profiles, write_profiles
-    from ._common import resolve_gpu_arg
+    from ._common import plural, resolve_gpu_arg
 
     spec = resolve_gpu_arg(args.gpu) if args.gpu else None
     gpus = {spec.name: spec} if spec is not None else None
@@ -151,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         summary = df.groupby(["gpu", "family", "dtype"], observed=True).agg(
             rows=("latency_us", "size"), min_us=("latency_us", "min"), max_us=("latency_us", "max")
         )
-        print(f"{len(df):,} valid rows")
+        print(f"{plural(len(df), 'valid row')}")
         print(summary.to_string())
         return _check_lower_bound(df, gpus)
     key = [k.strip() for k in args.key.split(",")] if args.key else []
@@ -169,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         gpus=gpus,
     )
     path = write_profiles(rows, args.out)
-    print(f"wrote {len(rows):,} rows to {path}")
+    print(f"wrote {plural(len(rows), 'row')} to {path}")
     if len(skipped) and int(skipped["count"].sum()):
         by = skipped.groupby("reason")["count"].sum().sort_values(ascending=False)
         total = int(by.sum())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -226,6 +225,7 @@ def _note_ignored(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
+    from ._common import print_json
 
     if args.build_cache:
         from ..frontend.sass.build_cache import run_build
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
         row = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
         row["group_m_exact"] = exact
         if args.json:
-            print(json.dumps(row, indent=2, default=str))
+            print_json(row)
         else:
             _print_cached(row)
         asked = _shape(args)
@@ -318,9 +318,9 @@ def run(args: argparse.Namespace) -> int:
             d = mix.to_dict()
             d["trips_missing"] = True
             d["warnings"] = [trips_warning]
-            print(json.dumps(d, indent=2, default=str))
+            print_json(d)
             return 0
-        print(json.dumps(mix.to_dict(), indent=2, default=str))
+        print_json(mix.to_dict())
     else:
         if trips_warning:
             print(f"WARNING: {trips_warning}")

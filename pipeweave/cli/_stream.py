@@ -31,7 +31,7 @@ def iter_csv_chunks(
     """
     import pandas as pd
 
-    from .._io import check_csv_file
+    from .._io import check_csv_file, csv_na_options
 
     if int(chunk_rows) < 1:
         raise DataError(f"--chunk-rows must be >= 1, got {chunk_rows!r}", hint=f"e.g. {DEFAULT_CHUNK_ROWS}")
@@ -48,7 +48,7 @@ def iter_csv_chunks(
             # index_col=False: a row with more fields than the header must not turn column 1 into the index
             warnings.simplefilter("error", pd.errors.ParserWarning)
             with (
-                pd.read_csv(path, **opts) as parsed,
+                pd.read_csv(path, **opts, **csv_na_options()) as parsed,  # a literal nan stays text: named, not blank
                 pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, **opts) as text,
             ):
                 for df, raw in zip(parsed, text):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ._checks import check_storage_url, nonnegative_int, positive_int
-from ._common import add_data_argument
+from ._common import add_data_argument, print_json
 
 COMMAND = "tune"
 HELP = "search XGBoost hyperparameters with optuna (leave-one-generation-out CV objective)"
@@ -94,5 +93,5 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     print(f"best LOGO MAPE {study.best_value:.2f}% after {len(study.trials)} trials")
-    print(json.dumps(study.best_params))
+    print_json(study.best_params, indent=None)
     return 0

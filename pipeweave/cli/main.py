@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import NoReturn
 
 from .. import __version__
-from .._errors import PipeweaveError
+from .._errors import SHOWN_MAX_CHARS, PipeweaveError, shown
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
@@ -84,6 +84,8 @@ class _Parser(argparse.ArgumentParser):
 
         hint = f"see '{self.prog} --help'"
         bad = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if bad and len(bad.group(1)) > SHOWN_MAX_CHARS:  # an absurdly long value is echoed cut, not whole
+            message = message.replace(f"'{bad.group(1)}'", shown(bad.group(1)), 1)
         close: list[str] = []
         if bad:
             choices = re.findall(r"'([^']*)'", bad.group(2)) or [c.strip() for c in bad.group(2).split(",")]
@@ -155,6 +157,15 @@ _CLI_WORDS: tuple[tuple[str, str], ...] = (
     ("the fixed argument", "--set"),
     ("the gpu argument", "--gpu"),
     ("the source argument", "--source"),
+    (
+        "convert it to canonical rows first (pipeweave.profiles.import_profiles)",
+        "convert it to canonical rows first: pipeweave profiles import --from kineto|triton-autotune|ncu FILE "
+        "--out rows.csv",
+    ),
+    (
+        "start from a catalog entry (pipeweave.hardware.spec_to_toml)",
+        "start from a catalog entry: pipeweave gpus --gpu H100 --spec-file > my_gpu.toml",
+    ),
 )
 
 

@@ -58,6 +58,20 @@ class DiagnoseModels:
 
         d = Path(models_dir) if models_dir is not None else DEFAULT_RANKER_PATH.parent
         rp, cp, lp = d / DEFAULT_RANKER_PATH.name, d / DEFAULT_CEILING_PATH.name, d / DEFAULT_LATENCY_PATH.name
+        missing = [p.name for p in (rp, cp, lp) if not p.is_file()]
+        if missing:  # one error for the folder, with the fix that builds all three there
+            from ._ranker import rebuild_how
+
+            what = (
+                "does not exist"
+                if not d.exists()
+                else "is not a folder"
+                if not d.is_dir()
+                else f"has no {', '.join(missing)}"
+            )
+            raise DataError(
+                f"diagnose models folder {str(d)!r} {what}", hint=f"build the diagnose models with `{rebuild_how(d)}`"
+            )
         ranker = ConfigRanker.load(rp)
         ceiling = CeilingModel.load(cp)
         latency = load_model(lp)

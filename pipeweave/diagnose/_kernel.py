@@ -274,6 +274,7 @@ def diagnose_kernel(
         arch_for_gpu,
         import_triton,
         instruction_mix,
+        kernel_file_path,
         load_kernel_file,
         parse_signature,
     )
@@ -281,6 +282,8 @@ def diagnose_kernel(
     from ._diagnose import BELOW_BOUND_TOLERANCE, check_measured_us
 
     spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu)
+    if isinstance(kernel, str):
+        kernel_file_path(kernel)  # a missing file first: no config could make it diagnosable
     if config is None or (isinstance(config, str) and not config.strip()):
         raise DataError(
             f"diagnosing a kernel needs config='BM,BN,BK,GM,WARPS,STAGES', got {config!r} (num_warps and "

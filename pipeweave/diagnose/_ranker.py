@@ -32,11 +32,21 @@ from .._errors import DataError, SchemaMismatchError
 from .._paths import MODELS_DIR
 from ..model import predict_in_place, tree_params
 
-__all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMMAND"]
+__all__ = ["ConfigRanker", "RANKER_SCHEMA", "DEFAULT_RANKER_PATH", "REBUILD_COMMAND", "rebuild_how"]
 
 RANKER_SCHEMA = "pipeweave-diagnose-ranker/3"
 DEFAULT_RANKER_PATH = MODELS_DIR / "diagnose_ranker.ubj"
 REBUILD_COMMAND = "pipeweave diagnose --rebuild-models --force"  # = python -m pipeweave.diagnose.build
+
+
+def rebuild_how(models_dir: str | os.PathLike[str] | None = None) -> str:
+    """How to (re)build the diagnose models in ``models_dir`` (default: the committed ``models/``): the committed
+    folder's refresh command, or, for any other folder, the call that builds them there (never a command that
+    would overwrite the committed models instead)."""
+    d = Path(models_dir) if models_dir is not None else MODELS_DIR
+    if d.resolve() == Path(MODELS_DIR).resolve():
+        return REBUILD_COMMAND
+    return f"pipeweave.diagnose.build.build_models(out_dir={str(d)!r})"
 
 
 class ConfigRanker(BaseEstimator):
@@ -194,13 +204,14 @@ class ConfigRanker(BaseEstimator):
         from ..model import load_booster
 
         path = Path(path) if path is not None else DEFAULT_RANKER_PATH
+        how = rebuild_how(path.parent)
         if not path.is_file():
-            raise DataError(f"config-ranker model not found: {str(path)!r}", hint=f"build it with `{REBUILD_COMMAND}`")
+            raise DataError(f"config-ranker model not found: {str(path)!r}", hint=f"build it with `{how}`")
         # checked (length + digest, or structure for older files) before XGBoost parses a byte
-        booster = load_booster(path, rebuild_command=REBUILD_COMMAND)
+        booster = load_booster(path, rebuild_command=how)
         raw = booster.attr("pipeweave_stamp")
         if raw is None:
-            raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp", hint=f"rebuild with `{REBUILD_COMMAND}`")
+            raise SchemaMismatchError(f"{str(path)!r} has no pipeweave stamp", hint=f"rebuild with `{how}`")
         stamp = json.loads(raw)
         params = {k: v for k, v in stamp.get("params", {}).items() if k in cls().get_params()}
         model = cls(**params)
@@ -213,7 +224,7 @@ class ConfigRanker(BaseEstimator):
                 f"(schema {stamp.get('schema_version')!r}, {len(stored)} features"
                 + (f", {len(missing)} no longer computed: {missing[:4]}" if missing else "")
                 + f"; expected schema {RANKER_SCHEMA!r})",
-                hint=f"rebuild with `{REBUILD_COMMAND}`",
+                hint=f"rebuild with `{how}`",
             )
         model.booster_ = booster
         model.feature_names_ = stored  # features the booster was trained on (all still computed)

@@ -15,7 +15,8 @@ The domain (also printed in the README):
   and block_k come together (a lone ``block_m`` is an error, not ignored); the plan must launch on the
   row's GPU: shared memory (:func:`pipeweave.frontend.triton_smem_bytes`, the one rule) within
   ``smem_per_cta_kib`` and the fp32 accumulator within 255 registers per thread and
-  ``regs_per_sm`` per CTA. Attention families choose their own tiles: tile cells there are refused.
+  ``regs_per_sm`` per CTA. gemm_fp32 reads the cuBLAS/CUTLASS tile a source recorded (unchecked); every other
+  family (attention, the row kernels) chooses its own tiles: tile cells there are refused, not ignored.
 * memory: the operands, outputs (and KV cache) of one launch fit in the GPU's ``dram_gib``.
 * labels: family, dtype (with the family's dtypes), ``kv_cache_dtype``, ``backend`` (attention),
   ``source``, ``distribution`` (``balanced`` or ``power_law_<alpha>``, alpha >= 0), GPU name.
@@ -23,7 +24,9 @@ The domain (also printed in the README):
 :data:`LAUNCH_DEFAULTS` holds the values an absent or blank optional column takes (the CLI flags
 default to the same values): ``moe_tp_size = moe_ep_size = 1``, ``distribution = balanced``,
 ``step = 0`` for attention_context, ``isl = 1`` for attention_generation (unused by a decode step),
-``backend = flash_attention`` for attention families.
+``backend = flash_attention`` for attention families. Every numeric default column is range-checked where given
+(a shape column, or one of :data:`OPTIONAL_LAUNCH_COLUMNS`): a given ``step`` of a prefill is a whole number in
+``[0, 2**21]``, as the README's domain table says.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
+from .._errors import shown
 from .._frame import is_missing
 from ..vocab import closest_family
 from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
@@ -120,6 +124,9 @@ COLUMN_DOMAINS: dict[str, Domain] = {
 
 #: Families whose recorded tile plan (``block_m`` ...) is a Triton tiled-matmul plan the front-end uses.
 TILED_FAMILIES: tuple[str, ...] = ("gemm", "moe_w13", "fused_moe")
+#: Families that read a recorded tile plan without the Triton checks (gemm_fp32: the cuBLAS / CUTLASS tile named by
+#: the kernel); every other family chooses its own launch configuration, and tile cells on its rows are refused.
+_RECORDED_TILE_FAMILIES: tuple[str, ...] = ("gemm_fp32",)
 _ATTENTION_FAMILIES = ("attention_context", "attention_generation")
 _TILES = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
 
@@ -134,7 +141,7 @@ LAUNCH_DEFAULTS: dict[str, dict[str, float | str]] = {
 #: Optional launch columns a family reads besides its shape columns and :data:`LAUNCH_DEFAULTS` (absent or
 #: blank: the family's default; the numeric ones are range-checked where given)
 OPTIONAL_LAUNCH_COLUMNS: dict[str, tuple[str, ...]] = {
-    "attention_context": ("kv_cache_dtype", "window_size"),
+    "attention_context": ("kv_cache_dtype", "step", "window_size"),
     "attention_generation": ("kv_cache_dtype", "isl", "window_size"),
     "attention_flashinfer": ("kv_cache_dtype",),
     "gemm_fp32": ("batch_size", "op"),
@@ -425,7 +432,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         close = closest_family(f)
         r.add(
             famv == f,
-            f"unknown family {f!r}; valid families: {sorted(FAMILIES)}"
+            f"unknown family {shown(f)}; valid families: {sorted(FAMILIES)}"
             + (f" (did you mean {close!r}?)" if close else ""),
         )
     dtv = _text(df["dtype"])
@@ -434,7 +441,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
     for d in pd.unique(dtv[bad_dt]):
         r.add(
             dtv == d,
-            f"unknown dtype {d!r}; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}"
+            f"unknown dtype {shown(d)}; valid dtypes: {sorted(DTYPE_TENSOR_KEY)}"
             + suggest_dtype(d, tuple(DTYPE_TENSOR_KEY)),
         )
     gpuv = _text(df["gpu"])
@@ -446,7 +453,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         src = _text(df["source"])
         bad = (src != "") & ~np.isin(src, valid)
         for s in pd.unique(src[bad & r.ok]):
-            r.add(src == s, f"unknown source {s!r}; valid sources: {valid} (blank = the family's default)")
+            r.add(src == s, f"unknown source {shown(s)}; valid sources: {valid} (blank = the family's default)")
     if "kv_cache_dtype" in df.columns:
         kv = _text(df["kv_cache_dtype"])
         att = np.isin(famv, _ATTENTION_FAMILIES)
@@ -454,7 +461,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         for s in pd.unique(kv[bad & r.ok]):
             r.add(
                 att & (kv == s),
-                f"unknown kv_cache_dtype {s!r}; valid: {list(_KV_DTYPES)} (blank = dtype)"
+                f"unknown kv_cache_dtype {shown(s)}; valid: {list(_KV_DTYPES)} (blank = dtype)"
                 + suggest_dtype(s, _KV_DTYPES),
             )
     if "backend" in df.columns:
@@ -466,14 +473,14 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         for s in pd.unique(bk[bad & r.ok]):
             r.add(
                 att & (bk == s),
-                f"unknown attention backend {s!r}; valid: {list(ATTENTION_BACKENDS)} (blank = flash_attention)",
+                f"unknown attention backend {shown(s)}; valid: {list(ATTENTION_BACKENDS)} (blank = flash_attention)",
             )
         # a backend names an attention kernel: on another family's row it is a shifted cell or a wrong family
         other = ~att & (famv != "attention_flashinfer") & (bk != "") & r.ok
         for f_, s in {(str(a), str(b)) for a, b in zip(famv[other], bk[other])}:
             r.add(
                 other & (famv == f_) & (bk == s),
-                f"backend={s!r} is an attention kernel; family {f_!r} has no backend (leave the cell blank)",
+                f"backend={shown(s)} is an attention kernel; family {f_!r} has no backend (leave the cell blank)",
             )
 
     # GPU specs (resolved once per distinct name)
@@ -490,7 +497,7 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
             continue
         bad_dt = m & ~np.isin(dtv, list(family.dtypes))
         for d in pd.unique(dtv[bad_dt]):
-            r.add(bad_dt & (dtv == d), f"family {name!r} supports dtypes {list(family.dtypes)}, not {d!r}")
+            r.add(bad_dt & (dtv == d), f"family {name!r} supports dtypes {list(family.dtypes)}, not {shown(d)}")
         vals: dict[str, np.ndarray] = {}
         # a routing distribution is checked wherever the family reads one (moe_w13 has it as an option)
         optional = [c for c in LAUNCH_DEFAULTS.get(name, {}) if c == "distribution" and c not in family.shape_columns]
@@ -549,11 +556,11 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                 bad, text = rule(vals)
                 mm = m & bad & np.all([np.isfinite(vals[c]) for c in needs], axis=0)
                 if mm.any():
-                    shown = np.array(
+                    pairs = np.array(
                         [", ".join(f"{c}={_num(vals[c][i])}" for c in needs) for i in np.flatnonzero(mm)], dtype=object
                     )
                     txt = np.full(n, "", dtype=object)
-                    txt[mm] = [f"{s}: {text}" for s in shown]
+                    txt[mm] = [f"{s}: {text}" for s in pairs]
                     r.add(mm, txt)
         _check_tiles(r, df, m & r.ok, name, dtv, gpuv, specs)
         _check_memory(r, df, m & r.ok, name, vals, dtv, gpuv, specs)
@@ -567,15 +574,31 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
     del str_fam
     for g, spec in specs.items():
         mg = (gpuv == g) & r.ok & tensor_fams
-        for dt in pd.unique(dtv[mg]):
-            key = DTYPE_TENSOR_KEY.get(dt)
-            if key and key not in spec.tensor_flop_per_clk_per_sm:
-                has = [d for d, k in DTYPE_TENSOR_KEY.items() if k in spec.tensor_flop_per_clk_per_sm]
-                r.add(
-                    mg & (dtv == dt),
-                    f"GPU {g!r} has no {dt} tensor-core path; dtypes it runs on tensor cores: {has}",
-                )
+        for fname in pd.unique(famv[mg]):
+            mf = mg & (famv == fname)
+            for dt in pd.unique(dtv[mf]):
+                key = DTYPE_TENSOR_KEY.get(dt)
+                if key and key not in spec.tensor_flop_per_clk_per_sm:
+                    r.add(mf & (dtv == dt), _no_tensor_path(g, spec, str(fname), str(dt)))
     return pd.Series(r.text, index=df.index, dtype=object)
+
+
+#: the CUDA-core family that runs a launch of a tensor-core family on a GPU without its tensor-core path
+_CUDA_CORE_FAMILY: dict[str, tuple[str, str]] = {"gemm": ("gemm_fp32", "the CUDA-core FP32 GEMM")}
+
+
+def _no_tensor_path(g: str, spec: GPUSpec, family: str, dtype: str) -> str:
+    """Why a ``family`` launch in ``dtype`` cannot run on GPU ``g``: the dtypes of the family it does run on tensor
+    cores (only those the family accepts), or, when there is none, the CUDA-core family to use instead."""
+    accepted = FAMILIES[family].dtypes
+    has = [d for d in accepted if DTYPE_TENSOR_KEY.get(d) in spec.tensor_flop_per_clk_per_sm]
+    if has:
+        return f"GPU {g!r} has no {dtype} tensor-core path; {family} dtypes it runs on tensor cores: {has}"
+    text = f"GPU {g!r} has no {dtype} tensor-core path, nor one for any other {family} dtype {list(accepted)}"
+    alt = _CUDA_CORE_FAMILY.get(family)
+    if alt is not None:
+        return text + f"; use family {alt[0]!r} ({alt[1]}, dtype {default_dtype(alt[0])})"
+    return text + f": {family} cannot run on {g}"
 
 
 #: the operators of the families whose ``op`` column picks the kernel (other values have no model)
@@ -593,7 +616,7 @@ def _check_ops(r: _Reasons, df: pd.DataFrame, famv: np.ndarray) -> None:
         r.add(m & (opv == "") & (not blank_ok), f"op is blank: {fam} needs the operator, one of {list(ops)}")
         bad = m & (opv != "") & ~np.isin(opv, list(ops))
         for o in pd.unique(opv[bad]):
-            r.add(bad & (opv == o), f"op={o!r} is not an operator of {fam}; valid: {list(ops)}")
+            r.add(bad & (opv == o), f"op={shown(o)} is not an operator of {fam}; valid: {list(ops)}")
 
 
 def _check_flashinfer(
@@ -611,7 +634,9 @@ def _check_flashinfer(
         bk = _text(df["backend"])
         bad = m & (bk != "") & ~np.isin(bk, list(FLASHINFER_BACKENDS))
         for b in pd.unique(bk[bad]):
-            r.add(bad & (bk == b), f"backend={b!r} is not a FlashInfer code path; valid: {list(FLASHINFER_BACKENDS)}")
+            r.add(
+                bad & (bk == b), f"backend={shown(b)} is not a FlashInfer code path; valid: {list(FLASHINFER_BACKENDS)}"
+            )
         for g in pd.unique(gpuv[m & r.ok]):
             spec = specs.get(g)
             if spec is not None and spec.sm_arch // 10 != 9:  # FlashInfer's FA3 kernels are sm_90 (Hopper) only
@@ -672,14 +697,21 @@ def _check_tiles(
         return
     given = {c: m & ~_blank(df[c]) for c in present}
     any_given = np.any([given[c] for c in present], axis=0)
-    if name in _ATTENTION_FAMILIES:
-        r.add(
-            any_given,
-            f"tile columns {present} are not used by {name} (its tiles follow the attention kernel's "
-            f"own heuristic); leave them blank",
-        )
+    if name in _RECORDED_TILE_FAMILIES:
         return
     if name not in TILED_FAMILIES:
+        # a tile plan the family never reads would change nothing: refused, not silently ignored
+        own = (
+            "its tiles follow the attention kernel's own heuristic"
+            if name in _ATTENTION_FAMILIES or name == "attention_flashinfer"
+            else "it chooses its own launch configuration"
+        )
+
+        def unused(i: int) -> str:
+            cols = [c for c in present if given[c][i]]
+            return f"tile columns {cols} are not used by {name} ({own}); leave them blank"
+
+        r.add(any_given, _per_row(any_given & r.ok, unused))
         return
     core = ("block_m", "block_n", "block_k")
     all_core = np.all([given.get(c, np.zeros(len(m), dtype=bool)) for c in core], axis=0)

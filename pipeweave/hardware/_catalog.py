@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._errors import DataError, PipeweaveError, UnknownGPUError
+from .._errors import DataError, PipeweaveError, UnknownGPUError, shown
 from .._paths import DATASETS_DIR
 from ._spec import (
     OPTIONAL_SPEC_FIELDS,
@@ -266,7 +266,7 @@ def _resolve(name: str) -> str:
     if hit is not None:
         return hit
     suggest = suggest_gpu_names(name)
-    msg = f"unknown GPU {name!r}; valid names are {gpu_names()}"
+    msg = f"unknown GPU {shown(name)}; valid names are {gpu_names()}"
     if suggest:
         msg += f"; did you mean {suggest}?"
     raise UnknownGPUError(

@@ -120,6 +120,24 @@ def read_shapes(shapes: str | os.PathLike[str]) -> pd.DataFrame:
     return table
 
 
+def _kernel_patterns(cells: pd.Series, shapes: str | os.PathLike[str]) -> list[tuple[int, re.Pattern[str]]]:
+    """(row position, compiled pattern) of each non-blank ``kernel`` cell of the shapes table; a pattern that is not
+    a regular expression raises :class:`DataError` naming its row (1 = the first line after the header)."""
+    out: list[tuple[int, re.Pattern[str]]] = []
+    for i, pat in enumerate(cells):
+        if not isinstance(pat, str) or not pat.strip():
+            continue
+        try:
+            out.append((i, re.compile(pat)))
+        except re.error as exc:
+            raise DataError(
+                f"shapes file {str(shapes)!r} row {i + 1}: kernel pattern {pat!r} is not a regular expression ({exc})",
+                hint="fix the pattern (a Python regular expression searched in the kernel name, e.g. gemm|xmma; "
+                "escape literal brackets as \\[ and \\])",
+            ) from None
+    return out
+
+
 def import_ncu(
     path: str | os.PathLike[str], *, shapes: str | os.PathLike[str] | None, gpu: str | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -151,16 +169,13 @@ def import_ncu(
         pos = {v: i for i, v in reversed(list(enumerate(tid))) if np.isfinite(v)}
         match = np.array([pos.get(v, -1) for v in ids])
     if "kernel" in table.columns:
-        for i, pat in enumerate(table["kernel"]):
-            if isinstance(pat, str) and pat:
-                try:
-                    hit = name.str.contains(pat, regex=True).to_numpy()
-                except re.error as exc:
-                    raise DataError(
-                        f"shapes file row {i + 1}: bad kernel pattern {pat!r} ({exc})",
-                        hint="use a Python regular expression, e.g. gemm|xmma",
-                    ) from None
-                match = np.where((match < 0) & hit, i, match)
+        # every pattern is compiled before any is used: a bad one is named with its row, whatever engine pandas
+        # would hand it to (pyarrow strings use RE2, whose errors are not Python's); matched with Python's re
+        patterns = _kernel_patterns(table["kernel"], shapes)
+        codes, uniq = pd.factorize(name)
+        for i, rx in patterns:
+            hit = np.array([rx.search(str(u)) is not None for u in uniq], dtype=bool)[codes]
+            match = np.where((match < 0) & hit, i, match)
     skipped = [(n, "no row of the shapes table matches this kernel") for n in name[match < 0]]
     bad_t = (match >= 0) & ~(np.isfinite(lat) & (lat > 0))
     skipped += [(n, f"no usable {_TIME}") for n in name[bad_t]]

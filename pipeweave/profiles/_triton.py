@@ -99,11 +99,16 @@ def _import_triton_autotune(
     fixed: dict[str, object] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     path = Path(path)
-    if not gpu or not family:
-        raise DataError(
-            f"{str(path)!r}: a Triton autotune cache names neither the GPU nor the kernel family",
-            hint="pass gpu= (a catalog name or a spec .toml path) and family=",
+    if not gpu or not family:  # say only what is missing
+        what = (
+            "names neither the GPU nor the kernel family"
+            if not gpu and not family
+            else f"does not name the {'GPU' if not gpu else 'kernel family'}"
         )
+        need = [
+            p for p, miss in (("gpu= (a catalog name or a spec .toml path)", not gpu), ("family=", not family)) if miss
+        ]
+        raise DataError(f"{str(path)!r}: a Triton autotune cache {what}", hint=f"pass {' and '.join(need)}")
     if not key:
         raise DataError(
             "key (the shape column names) is required for triton-autotune files",

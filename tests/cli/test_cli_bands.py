@@ -83,7 +83,11 @@ def test_csv_interval_adds_columns_and_leaves_bad_rows_blank(banded_model, tmp_p
 def test_interval_errors_name_the_value_and_the_fix(banded_model, plain_model, capsys):
     assert main(["predict", "--model", str(banded_model), "--gpu", "B300", *LAUNCH, "--interval", "75"]) == 2
     err = capsys.readouterr().err
-    assert "got 75.0" in err and "[50, 80, 90]" in err
+    # the value, the valid ones in --interval's own unit (percent) and a fix in it (as `compare` says)
+    assert "got 75" in err and "50, 80 or 90 (or 0 for no band)" in err and "fix: e.g. --interval 80" in err
+    # 0 is no band, as in `compare`: even a model without bands predicts
+    assert main(["predict", "--model", str(plain_model), "--gpu", "B300", *LAUNCH, "--interval", "0"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 1
     assert main(["predict", "--model", str(plain_model), "--gpu", "B300", *LAUNCH, "--interval", "80"]) == 2
     err = capsys.readouterr().err
     assert "has no error bands" in err and "--error-bands" in err and "Traceback" not in err

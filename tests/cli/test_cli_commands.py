@@ -406,7 +406,9 @@ def test_predict_notes_extrapolations_outside_the_trained_latency_range(tiny_mod
     pred = pd.read_csv(out)["latency_us_pred"].to_numpy()
     outside = [i + 1 for i, p in enumerate(pred) if not lo <= p <= hi]
     assert outside, (pred, lo, hi)  # the hand-made extremes leave the range this model was trained on
-    assert f"note: {len(outside)} predictions are outside" in err and f"(rows {', '.join(map(str, outside))})" in err
+    one = len(outside) == 1  # counts agree with their nouns ("1 prediction is", "2 predictions are")
+    said = f"note: {len(outside)} prediction{'' if one else 's'} {'is' if one else 'are'} outside"
+    assert said in err and f"(row{'' if one else 's'} {', '.join(map(str, outside))})" in err
     # a single launch: the note on stderr, and the flag in --json
     flags = ["--family", "moe_w13", "--num-tokens", "1", "--num-experts", "1", "--topk", "1"]
     flags += ["--hidden-size", "64", "--inter-size", "64"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pipeweave import DataError, SchemaMismatchError
-from pipeweave.diagnose import CeilingModel, ConfigRanker, best_per_shape, candidate_features
+from pipeweave.diagnose import CeilingModel, ConfigRanker, DiagnoseModels, best_per_shape, candidate_features
 from pipeweave.diagnose._dse import DSE_SHAPE_COLUMNS, candidate_labels
 from pipeweave.diagnose._space import config_vocabulary
 
@@ -40,6 +40,9 @@ def test_ranker_load_errors(tmp_path):
 
     with pytest.raises(DataError, match="not found"):
         ConfigRanker.load(tmp_path / "missing.ubj")
+    with pytest.raises(DataError, match="does not exist") as err:  # a user's folder: built there, never --force
+        DiagnoseModels.load(tmp_path / "nowhere")
+    assert "build_models(out_dir=" in str(err.value.hint) and "--force" not in str(err.value.hint)
     bst = xgb.train({"nthread": 1}, xgb.DMatrix(np.zeros((4, 1)), label=np.zeros(4)), 1)
     bst.save_model(str(tmp_path / "plain.ubj"))
     with pytest.raises(SchemaMismatchError, match="stamp"):
@@ -87,7 +90,8 @@ def test_ranker_file_is_sealed_and_damage_is_an_error(small, tmp_path):
     (tmp_path / "cut.ubj").write_bytes(data[:1000])
     with pytest.raises(DataError, match=r"has 1,000 bytes but was written with") as err:
         ConfigRanker.load(tmp_path / "cut.ubj")
-    assert "pipeweave diagnose --rebuild-models" in str(err.value.hint)  # the fix names the command that rebuilds it
+    # the fix names the call that rebuilds the models in that folder (not the committed models' --force refresh)
+    assert f"build_models(out_dir={str(tmp_path)!r})" in str(err.value.hint) and "--force" not in str(err.value.hint)
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01
     (tmp_path / "flip.ubj").write_bytes(bytes(flipped))

@@ -258,3 +258,49 @@ def test_ncu_gpu_that_disagrees_with_the_profiled_device_is_noted():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         import_ncu(NCU, shapes=SHAPES, gpu="A100")  # the same GPU by its catalog name: nothing to say
+
+
+# --- UX audit: bad kernel patterns, only the missing flags asked for, one row said as one -----------
+def test_ncu_bad_kernel_pattern_names_its_row_without_a_traceback(tmp_path, capsys):
+    """A shapes `kernel` cell that is no regular expression (hand-made: '[unclosed') is an error naming the
+    file, the row and the pattern: pandas' pyarrow strings would hand it to RE2 and end in ArrowInvalid."""
+    shapes = tmp_path / "shapes.csv"
+    shapes.write_text(
+        "kernel,family,dtype,m,n,k\ns16816gemm,gemm,bfloat16,8192,4096,4096\n[unclosed,gemm,bfloat16,1,2,3\n"
+    )
+    with pytest.raises(DataError, match=r"row 2: kernel pattern '\[unclosed' is not a regular expression") as exc:
+        import_ncu(NCU, shapes=shapes)
+    assert "shapes.csv" in exc.value.message and exc.value.hint
+    rc, _, err = _cli(capsys, "--from", "ncu", str(NCU), "--shapes", str(shapes), "--out", str(tmp_path / "x.csv"))
+    assert rc == 2 and "'[unclosed'" in err and "ArrowInvalid" not in err and not (tmp_path / "x.csv").exists()
+    # Python's re decides what matches (RE2 lacks look-arounds): a lookahead pattern works
+    shapes.write_text("kernel,family,dtype,m,n,k\ns16816gemm(?=_bf16),gemm,bfloat16,8192,4096,4096\n")
+    rows, _ = import_ncu(NCU, shapes=shapes)
+    assert len(rows) >= 1 and set(rows["m"]) == {8192}
+
+
+def test_triton_autotune_asks_only_for_what_is_missing(tmp_path, capsys):
+    out = str(tmp_path / "x.csv")
+    rc, _, err = _cli(capsys, "--from", "triton-autotune", str(AUTOTUNE), "--gpu", "H100", "--out", out)
+    assert rc == 2 and "does not name the kernel family" in err and "--family" in err
+    assert "--gpu" not in err and "neither" not in err
+    rc, _, err = _cli(capsys, "--from", "triton-autotune", str(AUTOTUNE), "--family", "gemm", "--out", out)
+    assert rc == 2 and "does not name the GPU" in err and "--gpu" in err and "--family" not in err
+    rc, _, err = _cli(capsys, "--from", "triton-autotune", str(AUTOTUNE), "--out", out)
+    assert rc == 2 and "names neither the GPU nor the kernel family" in err and "--gpu" in err and "--family" in err
+
+
+def test_one_row_is_said_as_one(tmp_path, capsys):
+    src = tmp_path / "one.csv"  # hand-made canonical row (not a measurement)
+    src.write_text("gpu,family,dtype,m,n,k,latency_us\nH100,gemm,bfloat16,4096,4096,4096,300.0\n")
+    rc, out, _ = _cli(capsys, "--from", "canonical", str(src), "--out", str(tmp_path / "x.csv"))
+    assert rc == 0 and "wrote 1 row to" in out and "1 rows" not in out
+    assert main(["profiles", "check", str(tmp_path / "x.csv")]) == 0
+    assert "1 valid row\n" in capsys.readouterr().out
+
+
+def test_check_of_a_profiler_file_points_at_the_import_command(capsys):
+    """`profiles check trace.json`: the fix is the CLI's import command, not the Python function."""
+    assert main(["profiles", "check", str(KINETO)]) == 2
+    err = capsys.readouterr().err
+    assert "pipeweave profiles import --from" in err and "pipeweave.profiles.import_profiles" not in err

@@ -132,7 +132,14 @@ def test_triton_autotune_rows():
 def test_triton_autotune_needs_gpu_family_and_key():
     f = DATA / "matmul_kernel.autotune.json"
     with pytest.raises(DataError, match="pass gpu=.* and family="):
+        import_triton_autotune(f, gpu=None, family=None, key=["m", "n", "k"])
+    # only what is missing is asked for (the GPU given, the family not; and the other way round)
+    with pytest.raises(DataError, match="does not name the kernel family") as exc:
+        import_triton_autotune(f, gpu="H100", family=None, key=["m", "n", "k"])
+    assert exc.value.hint == "pass family=" and "GPU" not in exc.value.message
+    with pytest.raises(DataError, match="does not name the GPU") as exc:
         import_triton_autotune(f, gpu=None, family="gemm", key=["m", "n", "k"])
+    assert "family=" not in str(exc.value.hint) and "family" not in exc.value.message.split(":")[-1]
     with pytest.raises(DataError, match=r"key \(the shape column names\) is required"):
         import_triton_autotune(f, gpu="H100", family="gemm", key=[])
     with pytest.raises(DataError, match="key of 6"):

@@ -21,6 +21,7 @@ from ._compile import (
     Ptr,
     compile_kernel,
     import_triton,
+    kernel_file_path,
     load_kernel_file,
     parse_signature,
     specialize,
@@ -34,6 +35,7 @@ from ._pipes import PIPES, classify_opcode, mma_flops_per_warp_instruction
 __all__ = [
     "split_signature_items",
     "import_triton",
+    "kernel_file_path",
     "load_kernel_file",
     "parse_signature",
     "SassConfig",

@@ -26,6 +26,7 @@ __all__ = [
     "import_triton",
     "compile_kernel",
     "specialize",
+    "kernel_file_path",
     "load_kernel_file",
     "parse_signature",
     "triton_version",
@@ -236,10 +237,10 @@ def _disassemble(cubin: bytes, triton: Any) -> tuple[str, float]:
     return out.stdout, time.perf_counter() - t0
 
 
-def load_kernel_file(spec: str) -> Any:
-    """``path/to/file.py:kernel_name`` -> the ``@triton.jit`` function (imports triton)."""
-    import_triton()
-    path_s, sep, name = spec.rpartition(":")
+def kernel_file_path(spec: str) -> tuple[Path, str]:
+    """``(file, kernel name)`` of ``path/to/file.py:kernel_name``, after checking that the form is right and the
+    file exists (no triton needed: checked before anything else about the kernel)."""
+    path_s, sep, name = str(spec).rpartition(":")
     if not sep or not path_s or not name:
         raise CompileError(f"kernel {spec!r} is not PATH.py:KERNEL_NAME", hint="e.g. 'my_kernels.py:matmul'")
     path = Path(path_s)
@@ -248,6 +249,13 @@ def load_kernel_file(spec: str) -> Any:
             f"kernel file {str(path)!r} does not exist (looked in {str(Path.cwd())!r})",
             hint="check the path: give 'path/to/file.py:kernel_name', relative to the current directory or absolute",
         )
+    return path, name
+
+
+def load_kernel_file(spec: str) -> Any:
+    """``path/to/file.py:kernel_name`` -> the ``@triton.jit`` function (imports triton)."""
+    import_triton()
+    path, name = kernel_file_path(spec)
     mod_name = f"_pipeweave_user_kernel_{abs(hash(str(path.resolve())))}"
     sp = importlib.util.spec_from_file_location(mod_name, path)
     if sp is None or sp.loader is None:
@@ -271,7 +279,7 @@ def load_kernel_file(spec: str) -> Any:
         raise CompileError(
             f"{str(path)!r} defines no {name!r}",
             hint=(
-                f"the @triton.jit kernels it defines: {', '.join(kernels)} (e.g. '{path_s}:{kernels[0]}')"
+                f"the @triton.jit kernels it defines: {', '.join(kernels)} (e.g. '{path}:{kernels[0]}')"
                 if kernels
                 else "it defines no @triton.jit kernel"
             ),
