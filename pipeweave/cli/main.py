@@ -210,6 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
     try:
+        if getattr(args, "data", None) is not None:  # a --data folder that is not there: said before any work
+            from .._paths import resolve_data_dir
+
+            resolve_data_dir(args.data)
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return int(args._run(args) or 0)

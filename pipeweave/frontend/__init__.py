@@ -43,6 +43,7 @@ from ._validate import (
     OPTIONAL_LAUNCH_COLUMNS,
     default_dtype,
     fill_launch_defaults,
+    launch_columns,
     row_problems,
 )
 
@@ -88,6 +89,7 @@ __all__ = [
     "COLUMN_DOMAINS",
     "LAUNCH_DEFAULTS",
     "OPTIONAL_LAUNCH_COLUMNS",
+    "launch_columns",
     "default_dtype",
     "DERIVED_COLUMNS",
     "MAX_LATENCY_US",

@@ -59,6 +59,7 @@ __all__ = [
     "OPTIONAL_LAUNCH_COLUMNS",
     "TILED_FAMILIES",
     "default_dtype",
+    "launch_columns",
     "Domain",
     "domain_table",
     "fill_launch_defaults",
@@ -157,6 +158,22 @@ def default_dtype(family: str) -> str:
     if fam is None or "bfloat16" in fam.dtypes:
         return "bfloat16"
     return str(fam.dtypes[0])
+
+
+def launch_columns(family: str) -> tuple[str, ...]:
+    """The launch columns a row of ``family`` is read by: its shape and text columns, its optional columns
+    (:data:`OPTIONAL_LAUNCH_COLUMNS`, :data:`LAUNCH_DEFAULTS`) and the tile-plan columns where the family reads a
+    recorded plan. Empty for an unknown family."""
+    fam = FAMILIES.get(str(family))
+    if fam is None:
+        return ()
+    cols = [*fam.shape_columns, *fam.text_columns, *OPTIONAL_LAUNCH_COLUMNS.get(fam.name, ())]
+    cols += list(LAUNCH_DEFAULTS.get(fam.name, {}))
+    if fam.name == "attention_flashinfer":  # its FlashInfer code path (fa2_paged ...), checked by its own rule
+        cols.append("backend")
+    if fam.name in TILED_FAMILIES or fam.name in _RECORDED_TILE_FAMILIES:
+        cols += list(_TILES)
+    return tuple(dict.fromkeys(cols))
 
 
 #: Largest plausible measured latency of one kernel launch, microseconds (1000 s). The shared data's

@@ -98,7 +98,9 @@ def check_profiles(
         hint = "fix or drop those rows (row numbers count data rows from 1)"
         if any(r.startswith("unknown GPU") for r in groups):
             hint += "; a GPU outside the catalog is described by a spec file (see datasets/example_gpu_spec.toml)"
-        raise DataError(f"{what}: {len(bad)} bad rows: {'; '.join(parts)}{more}", hint=hint)
+        raise DataError(
+            f"{what}: {len(bad)} bad row{'s' if len(bad) != 1 else ''}: {'; '.join(parts)}{more}", hint=hint
+        )
     return with_generation(df, gpus)
 
 

@@ -52,6 +52,25 @@ def _fixed_columns() -> tuple[str, ...]:
 FIXED_COLUMNS: tuple[str, ...] = _fixed_columns()
 
 
+def _check_fixed_used(fixed: Mapping[str, object], rows: pd.DataFrame) -> None:
+    """A constant column no imported row's family reads (``topk`` on GEMM rows) would vanish from the output: a
+    :class:`DataError` naming it and the columns those families do read."""
+    from ..frontend import launch_columns
+
+    fams = [str(f) for f in pd.unique(rows["family"].astype(str))] if "family" in rows.columns else []
+    if not fams:
+        return
+    used = {c for f in fams for c in launch_columns(f)} | {"timing"}
+    unused = [c for c in fixed if c not in used]
+    if unused:
+        reads = "; ".join(f"{f}: {', '.join(launch_columns(f)) or '(unknown family)'}" for f in fams)
+        raise DataError(
+            f"the fixed argument sets {unused}, which no imported row's family reads (the rows' families and "
+            f"their launch columns: {reads}); the value would be dropped",
+            hint="set only columns of the rows' family, or check the family the rows were given",
+        )
+
+
 def check_fixed_columns(fixed: Mapping[str, object], *, arg: str = "the fixed argument") -> dict[str, object]:
     """``fixed`` as a dict when every name is a column it may set; else a :class:`DataError` naming the bad
     names, the valid ones and a close match. ``arg`` names the argument in the message."""
@@ -300,6 +319,7 @@ def import_profiles(
             hint=f"check that the files are {kind!r} files (the kind) and their contents",
         )
     allrows = pd.concat(frames, ignore_index=True)
+    _check_fixed_used(fixed_cols, allrows)
     if kind == "canonical":  # the user's own canonical files: every row must be valid
         return check_profiles(allrows.drop(columns="_file"), what="imported rows", gpus=known), skipped
     _check_gpus(allrows, known)

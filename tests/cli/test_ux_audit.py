@@ -198,3 +198,12 @@ def test_long_gpu_value_is_echoed_cut(capsys):
     assert rc == 2 and "X" * 78 not in err and "X" * 77 + "..." in err
     rc, _, err = _run(capsys, "predict", "--gpu", "H100", "--family", "Y" * 5000)
     assert rc == 2 and "Y" * 78 not in err and "..." in err
+
+
+# a --data folder that does not exist is named before any work, on every command that takes --data
+@pytest.mark.parametrize("cmd", [["predict", "--gpu", "H100", *GEMM64], ["data"]])
+def test_missing_data_folder_is_named(capsys, tmp_path, cmd):
+    missing = str(tmp_path / "no_such_folder")
+    rc, out, err = _run(capsys, *cmd, "--data", missing)
+    assert rc == 2 and "no_such_folder" in err and "--data" in err and "not a directory" in err
+    assert "latency" not in out

@@ -91,3 +91,14 @@ def test_long_values_are_echoed_cut():
     long = "x" * 5000
     for reason in (_reason(long), _reason("gemm", m=64, n=64, k=64, dtype=long)):
         assert len(reason) < 400 and "..." in reason, reason[:200]
+
+
+def test_launch_columns_name_what_each_family_reads():
+    from pipeweave.frontend import FAMILIES, launch_columns
+
+    assert launch_columns("gemm")[:3] == ("m", "n", "k") and "block_m" in launch_columns("gemm")
+    assert "topk" not in launch_columns("gemm") and "topk" in launch_columns("fused_moe")
+    assert "step" in launch_columns("attention_context") and "backend" in launch_columns("attention_flashinfer")
+    assert "block_m" not in launch_columns("rmsnorm") and launch_columns("no_such_family") == ()
+    for name, fam in FAMILIES.items():  # every shape column of every family is among them
+        assert set(fam.shape_columns) <= set(launch_columns(name))

@@ -142,6 +142,23 @@ def test_unknown_set_column_is_refused_with_the_valid_names(tmp_path, capsys):
     assert rc == 2 and "--set names 'foo'" in err and "topk" in err
 
 
+def test_set_column_the_family_does_not_read_is_refused(tmp_path, capsys):
+    # topk is a canonical column, but GEMM rows never read it: it would vanish from the output
+    with pytest.raises(DataError, match=r"sets \['topk'\], which no imported row's family reads .*gemm: m, n, k"):
+        import_profiles("triton-autotune", AUTOTUNE, gpu="H100", family="gemm", key="m,n,k", fixed={"topk": 8})
+    rc, _, err = _cli(
+        capsys, "--from", "triton-autotune", str(AUTOTUNE), *TRITON, "--set", "topk=8", "--out", str(tmp_path / "o.csv")
+    )
+    assert rc == 2 and "--set sets ['topk']" in err and not (tmp_path / "o.csv").exists()
+    # a column the rows' family reads goes through (hand-made one-row canonical file)
+    one = tmp_path / "one.csv"
+    one.write_text("gpu,family,dtype,m,n,k,latency_us\nH100,gemm,bfloat16,4096,4096,4096,300\n")
+    rows, _ = import_profiles(
+        "canonical", [one], fixed={"timing": "cuda_event", "block_m": 128, "block_n": 128, "block_k": 64}
+    )
+    assert set(rows["timing"]) == {"cuda_event"} and set(rows["block_m"]) == {128}
+
+
 # --- 3. the same launch in several files: one row, the median --------------------------------------------
 def test_repeated_launches_across_files_are_merged(tmp_path, capsys):
     copy = tmp_path / "trace2.json"

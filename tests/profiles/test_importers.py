@@ -237,7 +237,7 @@ def test_canonical_bad_rows_name_row_and_reason(tmp_path):
     assert p.read_bytes() == before  # the user's file is never altered
     slip = _rows()
     slip.loc[0, "latency_us"] = 4.0e11  # nanoseconds written as microseconds (400 s)
-    with pytest.raises(DataError, match=r"1 bad rows: row 1: latency_us must be .* <= 1e\+09.*unit slip"):
+    with pytest.raises(DataError, match=r"1 bad row: row 1: latency_us must be .* <= 1e\+09.*unit slip"):
         check_profiles(slip)
     with pytest.raises(DataError, match=r"has no column \['latency_us'\]"):
         check_profiles(_rows().drop(columns="latency_us"))
