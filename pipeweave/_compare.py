@@ -134,6 +134,8 @@ def compare(
     Returns
     -------
     Comparison
+        ``per_launch`` (each launch's prediction and band per GPU) and ``summary`` (each GPU's count-weighted
+        total and band, speedup against ``baseline``); every time in microseconds.
 
     Raises
     ------
@@ -144,6 +146,7 @@ def compare(
     import numpy as np
     import pandas as pd
 
+    from ._paths import resolve_data_dir
     from .api import as_launch_frame, band_columns, load_model, predict_frame
     from .hardware import GPUSpec, get_gpu
     from .model import check_coverage, has_error_bands
@@ -182,6 +185,13 @@ def compare(
         raise DataError(f"baseline {base!r} is not among the compared GPUs {names}", hint="pick one of them")
     coverage = None if interval is None else check_coverage(interval)
     fitted = load_model(model) if model is None or isinstance(model, (str, os.PathLike)) else model
+    if not callable(getattr(fitted, "predict", None)):
+        raise DataError(
+            f"model must be a fitted model, a model file path or None (the shipped model), got {type(model).__name__}",
+            hint="e.g. model='models/mine.ubj', or model=pw.load_model(path)",
+        )
+    if data is not None:  # named before any work, even when no row needs the measurements (as predict does)
+        resolve_data_dir(data)
     if coverage is not None and not has_error_bands(fitted):
         raise DataError(
             f"interval={interval!r}: this model has no error bands", hint="pass interval=None, or use the shipped model"

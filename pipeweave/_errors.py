@@ -59,9 +59,9 @@ SHOWN_MAX_CHARS = 80
 
 
 def shown(value: object, limit: int = SHOWN_MAX_CHARS) -> str:
-    """``repr`` of a value a message echoes (``'H1000'``), cut to ``limit`` characters with ``...`` when longer:
-    the message stays one readable paragraph whatever was typed."""
+    """``repr`` of a value a message echoes (``'H1000'``), on one line and cut to ``limit`` characters with ``...``
+    when longer: the message stays one readable paragraph whatever was typed."""
     if not isinstance(value, str):
-        text = repr(value)
+        text = " ".join(repr(value).split())  # a numpy array's repr spans lines: one line here
         return text if len(text) <= limit else text[: limit - 3] + "..."
     return repr(value if len(value) <= limit else value[: limit - 3] + "...")

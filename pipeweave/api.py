@@ -91,6 +91,16 @@ def as_launch_frame(launches: Any) -> pd.DataFrame:
     return df
 
 
+def _checked_data(data: str | os.PathLike[str] | None) -> str | os.PathLike[str] | None:
+    """``data`` when it is None or a directory, else the :class:`DataError` of a data directory that is not there
+    (named before any work, even when no row needs the measurements)."""
+    if data is not None:
+        from ._paths import resolve_data_dir
+
+        resolve_data_dir(data)
+    return data
+
+
 def _resolve_gpu(gpu: Any) -> GPUSpec:
     from .hardware import get_gpu
 
@@ -155,7 +165,7 @@ def _check_calibrated_spec(model: Any, rows: pd.DataFrame, gpus: Mapping[str, GP
 
 def predict_frame(
     df: pd.DataFrame,
-    model: PipeweaveRegressor,
+    model: PipeweaveRegressor | str | os.PathLike[str] | None,
     gpus: Mapping[str, GPUSpec] | None = None,
     data: str | os.PathLike[str] | None = None,
     problems: pd.Series | None = None,
@@ -172,9 +182,10 @@ def predict_frame(
     Parameters
     ----------
     df : pandas.DataFrame
-        Launch rows with a ``gpu`` column (catalog names, or names of ``gpus``). Not modified.
-    model : PipeweaveRegressor
-        A fitted model (e.g. :func:`load_model`).
+        Launch rows with a ``gpu`` column (catalog names, or names of ``gpus``). Not modified. A mapping or a
+        list of mappings is read as :func:`predict` reads it.
+    model : PipeweaveRegressor or path
+        A fitted model (e.g. :func:`load_model`), a model file, or ``None`` for the shipped model.
     gpus : mapping of str to GPUSpec, optional
         Specs of GPUs that are not in the catalog (e.g. read from a spec file).
     data : path, optional
@@ -194,6 +205,9 @@ def predict_frame(
     from .frontend import DERIVED_COLUMNS, fill_launch_defaults, row_problems
     from .vocab import default_source
 
+    if not isinstance(df, pd.DataFrame):
+        df = as_launch_frame(df)
+    model = _model(model)
     work = df.drop(columns=[c for c in DERIVED_COLUMNS if c in df.columns])
     work = fill_launch_defaults(work)
     found = row_problems(work, dict(gpus) if gpus else None)
@@ -354,6 +368,7 @@ def predict(
 
         return predict_dask(launches, gpu, model=model, data=data, interval=coverage)
     df, gpus = _with_gpu(as_launch_frame(launches), gpu)
+    data = _checked_data(data)
     fitted = _model(model)
     if coverage is not None and not has_error_bands(fitted):
         raise DataError(
@@ -476,12 +491,13 @@ def featurize(
 
     df, gpus = _with_gpu(as_launch_frame(launches), gpu)
     df = _checked_launches(df, gpus)
-    return _featurize(df, gpus=gpus, data=data, baselines=baselines)
+    return _featurize(df, gpus=gpus, data=_checked_data(data), baselines=baselines)
 
 
-def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> pd.DataFrame:
+def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb: str = "described") -> pd.DataFrame:
     """``df`` with the launch defaults :func:`predict` fills (:data:`pipeweave.frontend.LAUNCH_DEFAULTS`),
-    or a :class:`DataError` naming every row :func:`predict` would not predict (rows count from 1)."""
+    or a :class:`DataError` naming every row :func:`predict` would not predict (rows count from 1; the message
+    says they cannot be ``verb``)."""
     import numpy as np
 
     from .frontend import fill_launch_defaults, row_problems
@@ -493,7 +509,7 @@ def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> p
         pos = [int(i) for i in np.flatnonzero((found != "").to_numpy())]
         shown = "; ".join(f"row {p + 1}: {found.iloc[p]}" for p in pos[:3])
         raise DataError(
-            f"{len(bad)} of {len(df)} launch rows cannot be described: {shown}" + ("; ..." if len(bad) > 3 else ""),
+            f"{len(bad)} of {len(df)} launch rows cannot be {verb}: {shown}" + ("; ..." if len(bad) > 3 else ""),
             hint="fix the launch's values"
             if len(df) == 1
             else "fix those rows; pipeweave.predict(rows, bad_rows='nan') predicts the others",
@@ -584,7 +600,7 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
         if "gpu" not in df.columns:
             raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
         gpu = str(df["gpu"].iloc[0])
-    return explain_launch(df, _resolve_gpu(gpu), data=data)
+    return explain_launch(df, _resolve_gpu(gpu), data=_checked_data(data))
 
 
 # ------------------------------------------------------------------------------------- profiles
@@ -664,8 +680,8 @@ def evaluate(
     protocol: str = "logo",
     *,
     out: str | os.PathLike[str],
-    families: Sequence[str] | None = None,
-    methods: Sequence[str] | None = None,
+    families: str | Sequence[str] | None = None,
+    methods: str | Sequence[str] | None = None,
     data: str | os.PathLike[str] | None = None,
     max_train_rows_per_gpu: int | None = 4_000,
     n_estimators: int | None = 200,
@@ -687,9 +703,9 @@ def evaluate(
     out : path
         Report folder (``results.json``, ``results.md``, figures). Required: committed reports are
         not a default target.
-    families, methods : list of str, optional
+    families, methods : str or list of str, optional
         Evaluation families (:data:`pipeweave.evaluation.EVAL_FAMILIES`) and methods
-        (:data:`pipeweave.evaluation.METHODS`); default all.
+        (:data:`pipeweave.evaluation.METHODS`), one name or a list; default all.
     data : path, optional
         Measurement directory.
     max_train_rows_per_gpu : int or None
@@ -747,6 +763,9 @@ def evaluate(
         raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-gpu', 'unseen-shape' or 'dse'")
     from .evaluation import EVAL_FAMILIES, METHODS, run_evaluation
 
+    # one name is a list of one (a string is not read letter by letter)
+    families = [families] if isinstance(families, str) else families
+    methods = [methods] if isinstance(methods, str) else methods
     # names are checked before minutes of loading and featurizing
     for what, given, valid in (("method", methods, METHODS), ("family", families, EVAL_FAMILIES)):
         bad = sorted({str(x) for x in (given or ())} - {str(v) for v in valid})
@@ -825,8 +844,8 @@ def diagnose(
     top : int
         Number of ranked configs to return (default 5).
     models, data
-        Diagnose models (:class:`pipeweave.diagnose.DiagnoseModels`; default: the shipped ones) and the
-        data directory (SGLang's tuned configs).
+        Diagnose models (:class:`pipeweave.diagnose.DiagnoseModels` or the folder they were built in; default:
+        the shipped ones) and the data directory (SGLang's tuned configs).
 
     Returns
     -------
@@ -838,7 +857,8 @@ def diagnose(
     Raises
     ------
     DataError
-        A launch the diagnosis does not cover.
+        A launch the diagnosis does not cover, or one outside the valid domain :func:`predict` checks (e.g.
+        ``topk > num_experts``, a tile plan that does not launch on the GPU).
 
     Examples
     --------
@@ -874,7 +894,17 @@ def diagnose(
         gpus = {spec.name: spec}
     elif "gpu" not in row:
         raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
-    return _diagnose(row, measured_us, top, gpus=gpus, models=models, data=data)
+    import pandas as pd
+
+    from .diagnose import TUNABLE_FAMILIES
+    from .frontend import DERIVED_COLUMNS
+
+    # the valid domain of predict and explain (a tile plan must launch on the GPU, topk <= num_experts ...);
+    # a family diagnose does not cover is left to its own message
+    if str(row.get("family", "")).strip() in TUNABLE_FAMILIES:
+        frame = pd.DataFrame([row])
+        _checked_launches(frame.drop(columns=[c for c in DERIVED_COLUMNS if c in frame.columns]), gpus, "diagnosed")
+    return _diagnose(row, measured_us, top, gpus=gpus, models=models, data=_checked_data(data))
 
 
 def _diagnose_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -392,3 +392,92 @@ def test_diagnose_refuses_what_it_would_ignore():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pw.diagnose({**base, "gpu": "h100"}, gpu="H100")  # an alias of the same GPU
+
+
+# ------------------------------------------------------------------ Python API audit: hand-made launches, no fit
+MOE = dict(
+    family="moe_w13", dtype="bfloat16", num_tokens=4096, num_experts=64, topk=8, hidden_size=3584, inter_size=2560
+)
+
+
+@pytest.mark.parametrize("cell", [[1, 2], np.array([4096, 1]), {"m": 4096}, {4096}], ids=type)
+def test_a_cell_holding_several_values_is_reported_by_row_and_the_others_predicted(cell):
+    """Hand-made launches: a list / array / dict / set in a cell (only a Python caller's frame holds one) used to
+    raise pandas' "unhashable type" from deep inside; now its row is named and the other rows are predicted."""
+    rows = [GEMM, {**GEMM, "m": cell}, {**GEMM, "dtype": [1]}]
+    with pytest.raises(DataError) as e:
+        pw.predict(rows, gpu="H100")
+    msg = str(e.value)
+    assert "2 of 3" in msg and "row 2: m holds a" in msg and "row 3: dtype holds a list ([1])" in msg, msg
+    assert "not one value" in msg and "\n  row" in msg and msg.count("\n") == 3  # one line per row (arrays too)
+    pred = pw.predict(rows, gpu="H100", bad_rows="nan")
+    assert np.isfinite(pred.iloc[0]) and pred.iloc[1:].isna().all()
+    with pytest.raises(DataError, match=r"row 2: m holds a"):
+        pw.featurize(rows[:2], gpu="H100")
+    with pytest.warns(UserWarning, match="1 of 2 launches could not be predicted"):
+        cmp = pw.compare(rows[:2], gpus=["H100"], interval=None)  # a workload keeps its other launches
+    assert cmp.per_launch["problem"].iloc[1].startswith("m holds a")
+
+
+def test_diagnose_checks_the_launch_as_predict_does():
+    """Hand-made launches outside the valid domain were diagnosed (topk > num_experts gave a 31 ms "prediction");
+    pw.diagnose now refuses them as explain, predict and `pipeweave diagnose` do."""
+    cases = [
+        ({**MOE, "topk": 100}, "topk must be <= num_experts"),
+        ({**GEMM, "m": 4096.5}, "m must be a whole number"),
+        ({**GEMM, "config": "64,64,64,1,3,3"}, "num_warps must be a power of two"),
+        ({**MOE, "config": "256,256,256,1,4,8"}, "needs 2048 KiB of shared memory"),
+        ({**MOE, "moe_tp_size": 3}, "moe_tp_size must divide inter_size"),
+    ]
+    for launch, match in cases:
+        with pytest.raises(DataError, match=r"1 of 1 launch rows cannot be diagnosed: row 1: .*" + re.escape(match)):
+            pw.diagnose(launch, gpu="H100")
+    assert pw.diagnose(MOE, gpu="H100")["predicted_us"] > 0  # a valid launch still is
+
+
+def test_diagnose_models_take_a_folder_and_refuse_other_types(tmp_path):
+    with pytest.raises(DataError, match=r"models must be DiagnoseModels, a models folder or None.*got int"):
+        pw.diagnose(MOE, gpu="H100", models=3)
+    with pytest.raises(DataError, match=r"diagnose models folder .* does not exist"):
+        pw.diagnose(MOE, gpu="H100", models=tmp_path / "none")
+    from pipeweave.diagnose import DiagnoseModels
+
+    shipped = DiagnoseModels.load(general=False).paths["ranker"]
+    folder = pw.diagnose(MOE, gpu="H100", models=Path(shipped).parent)
+    assert folder["predicted_us"] == pytest.approx(pw.diagnose(MOE, gpu="H100")["predicted_us"])
+
+
+def test_predict_frame_reads_what_predict_reads_and_checks_its_model():
+    one = {**GEMM, "gpu": "H100"}
+    pred, why = pw.predict_frame(one, None)  # a mapping, and None = the shipped model
+    assert why.tolist() == [""] and pred.iloc[0] == pytest.approx(pw.predict(GEMM, gpu="H100").iloc[0])
+    with pytest.raises(DataError, match="model must be a fitted model, a model file path or None"):
+        pw.predict_frame(pd.DataFrame([one]), 3)
+    with pytest.raises(DataError, match="model must be a fitted model"):
+        pw.compare([GEMM], gpus=["H100"], model=3)
+
+
+def test_a_data_folder_that_is_not_there_is_named(tmp_path):
+    """As on the command line: a data= that is no directory is an error even when no row needs the measurements."""
+    for call in (
+        lambda d: pw.predict(GEMM, gpu="H100", data=d),
+        lambda d: pw.featurize(GEMM, gpu="H100", data=d),
+        lambda d: pw.explain(GEMM, gpu="H100", data=d),
+        lambda d: pw.compare([GEMM], gpus=["H100"], data=d),
+        lambda d: pw.diagnose(MOE, gpu="H100", data=d),
+    ):
+        with pytest.raises(DataError, match="which is not a directory"):
+            call(tmp_path / "no_such_data")
+
+
+def test_evaluate_reads_one_name_as_one_name(tmp_path):
+    """families='gemm_bf16' was read letter by letter ("unknown evaluation method ['_', 'e', ...]")."""
+    with pytest.raises(DataError, match=r"unknown evaluation method \['roofline_x'\]"):
+        pw.evaluate("logo", out=tmp_path / "x", families="gemm_bf16", methods="roofline_x")
+    with pytest.raises(DataError, match=r"unknown evaluation family \['gemm'\]"):
+        pw.evaluate("logo", out=tmp_path / "x", families="gemm", methods="roofline")
+
+
+def test_load_profiles_refuses_a_filter_that_is_no_name():
+    with pytest.raises(DataError, match=r"families must be a name or a list of names, got int \(3\)"):
+        pw.load_profiles(families=3)

@@ -6,8 +6,8 @@ CLI layer (``pipeweave/cli/``, which may add its own flag hints) and ``pipeweave
 a command-line program naming its own flags), and collects the string constants (f-string parts
 included) inside ``raise`` statements, inside calls to exception classes (``...Error(...)``,
 ``...Exception(...)``, ``...Warning(...)``) and inside ``hint=`` keyword values. None may contain a
-``--flag``. Command lines of the external tool ``ncu`` (Nsight Compute, whose flags a user must type
-to export a profile) are exempt.
+``--flag`` or the help flag ``-h``. Command lines of the external tool ``ncu`` (Nsight Compute, whose flags a
+user must type to export a profile) are exempt.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import pipeweave
 
 PKG = Path(pipeweave.__file__).resolve().parent
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+# the short help flag: `pipeweave explain -h` sends a Python user to the command line for what a public name holds
+SHORT_HELP = re.compile(r"(?<![\w-])-h(?![\w-])")
 # `ncu ARG ARG ...` up to a backtick, bracket or redirection: flags of an external tool, not of pipeweave
 EXTERNAL_COMMAND = re.compile(r"\bncu(?:\s+[^\s()`>]+)+")
 
@@ -55,6 +57,7 @@ def flags_in_messages(source: str, filename: str = "<string>") -> list[tuple[int
                 seen.add(id(c))
                 text = EXTERNAL_COMMAND.sub("", c.value)
                 hits.extend((c.lineno, m.group(), c.value) for m in FLAG.finditer(text))
+                hits.extend((c.lineno, m.group(), c.value) for m in SHORT_HELP.finditer(text))
     return hits
 
 
@@ -69,8 +72,9 @@ def test_checker_finds_flags_in_raise_hint_and_fstring():
         "    log('--verbose is fine outside errors')\n"
         "    raise DataError('no header', hint='export with: ncu --import r.ncu-rep --csv --page raw > f.csv')\n"
         "    raise DataError('x', hint='pass gpu= (a catalog name); a--b and ---c are not flags')\n"
+        "    raise DataError('no column', hint='see `pipeweave profiles -h`; tf32-heavy and -hopper are no flags')\n"
     )
-    assert sorted(h[1] for h in flags_in_messages(src)) == ["--dask", "--gpu", "--top"]
+    assert sorted(h[1] for h in flags_in_messages(src)) == ["--dask", "--gpu", "--top", "-h"]
 
 
 @pytest.mark.parametrize(

@@ -335,8 +335,9 @@ _register(
 )
 _register(
     "no_moe_shape",
-    "without the MoE shape features (the recipe before them)",
-    drop_features=tuple(f"log2_{c}" for c in ("num_tokens", "hidden_size", "inter_size", "num_experts", "topk")),
+    "without the MoE shape features (the recipe before them; recorded when they were log2_num_tokens ... log2_topk, "
+    "since renamed log2_shape_1..5)",
+    drop_features=tuple(f"log2_shape_{i}" for i in range(1, 6)),
 )
 _register("seed1", "the base recipe with random_state=1 (noise level of the comparison)", random_state=1)
 _register("bag5", "geometric mean of 5 seeds' predictions (random_state 0-4; seed bagging)", bag=5)

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..frontend import CRUDE_FEATURES, CRUDE_TILE, crude_features, crude_matrix, crude_matrix_names
 from ..model import MIN_BACKEND_GPUS, backend_gpu_counts, hold_backends, predict_in_place, unsupported_backends
+from ._checks import check_fitted, check_rounds, training_latency
 
 __all__ = ["XGBoostCrude", "CRUDE_FEATURES", "crude_features", "CRUDE_TILE"]
 
@@ -53,14 +54,16 @@ class XGBoostCrude(RegressorMixin, BaseEstimator):
 
         from ..model import ensure_features, tree_params
 
+        check_rounds(self, "n_estimators", "max_depth")
         df = ensure_features(df)
+        lat = training_latency(df, "XGBoostCrude")
         X, t_wq = crude_matrix(df)
         # as PipeweaveRegressor(min_backend_gpus=...): a backend one-hot of fewer GPUs is held at 0
         names = crude_matrix_names()
         counts = backend_gpu_counts(X, names, df["gpu"]) if "gpu" in df.columns else {}
         self.unsupported_backends_ = unsupported_backends(counts, self.min_backend_gpus)
         X = hold_backends(X, names, self.unsupported_backends_)
-        target = np.log(df["latency_us"].to_numpy(dtype=float) / t_wq)
+        target = np.log(lat / t_wq)
         params = tree_params(
             max_depth=self.max_depth,
             learning_rate=self.learning_rate,
@@ -80,6 +83,7 @@ class XGBoostCrude(RegressorMixin, BaseEstimator):
         """Latency (us) per row."""
         from ..model import ensure_features
 
+        check_fitted(self, "booster_")
         df = ensure_features(df)
         X, t_wq = self._matrix(df)
         return t_wq * np.exp(predict_in_place(self.booster_, X, self.n_jobs))

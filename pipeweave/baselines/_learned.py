@@ -39,6 +39,7 @@ from ..frontend import FAMILIES, LAUNCH_US
 from ..model import predict_in_place, tree_params
 from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ._analytical import wave_factor
+from ._checks import check_fitted, check_rounds, training_latency
 from ._tuning import select_by_inner_logo
 
 __all__ = ["KernelSight", "XGBoostRaw", "RAW_SHAPE_COLUMNS", "RAW_SPEC_COLUMNS", "KERNELSIGHT_FEATURES"]
@@ -213,8 +214,8 @@ class KernelSight(RegressorMixin, BaseEstimator):
         from ..model import ensure_features
 
         df = ensure_features(df)
+        lat = training_latency(df, "KernelSight")
         bound, z = self._terms(df)
-        lat = df["latency_us"].to_numpy(dtype=float)
         fam = df["family"].astype(str).to_numpy()
         gen = df["generation"].astype(str).to_numpy() if "generation" in df.columns else np.zeros(len(df), str)
         self.models_, self.alpha_, self.arch_, self.inner_scores_ = {}, {}, {}, {}
@@ -257,6 +258,7 @@ class KernelSight(RegressorMixin, BaseEstimator):
         """t0 + u T_roof / eta_hat in us; families never seen in fit use eta = 1."""
         from ..model import ensure_features
 
+        check_fitted(self, "models_")
         df = ensure_features(df)
         bound, z = self._terms(df)
         fam = df["family"].astype(str).to_numpy()
@@ -314,8 +316,9 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
         """Fit log(latency_us) on raw columns; max_depth by nested LOGO over the training generations."""
         from ..model import ensure_features
 
+        check_rounds(self, "n_estimators", "max_depth")
         df = ensure_features(df)
-        X, lat = self._matrix(df), df["latency_us"].to_numpy(dtype=float)
+        X, lat = self._matrix(df), training_latency(df, "XGBoostRaw")
         depth = self.max_depth
         self.inner_scores_: dict[Any, Any] = {}
         if self.depths and len(self.depths) > 1 and "generation" in df.columns:
@@ -349,5 +352,6 @@ class XGBoostRaw(RegressorMixin, BaseEstimator):
         """Latency (us) per row."""
         from ..model import ensure_features
 
+        check_fitted(self, "booster_")
         df = ensure_features(df)
         return np.exp(predict_in_place(self.booster_, self._matrix(df), self.n_jobs))

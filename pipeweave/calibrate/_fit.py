@@ -123,6 +123,9 @@ def trained_on(model: Any, gpu: str, family: str) -> bool:
     error bands' record of it (``seen_gpus``, per family) when the model has bands, else any training row on
     ``gpu``."""
     gpu = _canonical_gpu(gpu)
+    known = getattr(model, "families_", None)
+    if known is not None and family not in known:  # a family it never trained on has no rows on any GPU
+        return False
     bands = getattr(model, "error_bands_", None) or {}
     seen = bands.get("seen_gpus", {})
     if family in seen:
@@ -172,6 +175,10 @@ def calibrate_model(
             hint="read them with pipeweave.profiles.read_profiles(path)",
         )
     gpu = _canonical_gpu(gpu, gpus)  # "NVIDIA L40" calibrates L40, the name predictions look it up by
+    if not (gpus and gpu in gpus):
+        from ..hardware import get_gpu
+
+        get_gpu(gpu)  # an unknown name is named as such (with close names), not as rows on "other" GPUs
     if "gpu" in measured.columns:
         names = {n: _canonical_gpu(n, gpus) for n in pd.unique(measured["gpu"].astype(str))}
         g = measured["gpu"].astype(str).map(names)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,9 @@ import pandas as pd
 from .._errors import DataError
 from .._paths import MODELS_DIR
 from ._features import SHAPE_COLUMNS
+
+if TYPE_CHECKING:
+    from ..model import PipeweaveRegressor
 
 __all__ = [
     "CeilingModel",
@@ -149,8 +152,8 @@ def latency_training_rows(
 
 def fit_latency_model(
     defaults: pd.DataFrame, sweeps: pd.DataFrame, *, per_shape: int = 4, n_jobs: int = 2, random_state: int = 0
-):  # noqa: ANN201
-    """A PipeweaveRegressor of the latency of any config (see :func:`latency_training_rows`)."""
+) -> PipeweaveRegressor:
+    """A PipeweaveRegressor of the latency (us) of any config (see :func:`latency_training_rows`)."""
     from ..model import PipeweaveRegressor
 
     rows = latency_training_rows(defaults, sweeps, per_shape=per_shape, seed=random_state)

@@ -208,20 +208,36 @@ def headroom_verdict(
     )
 
 
+def _diagnose_models(models: Any) -> DiagnoseModels:
+    """``models`` as :class:`DiagnoseModels`: ``None`` = the shipped ones, a folder = those built there."""
+    if models is None:
+        return DiagnoseModels.load()
+    if isinstance(models, (str, os.PathLike)):
+        return DiagnoseModels.load(models)
+    if not isinstance(models, DiagnoseModels):
+        raise DataError(
+            f"models must be DiagnoseModels, a models folder or None (the shipped ones), got {type(models).__name__}",
+            hint="e.g. models=pipeweave.diagnose.DiagnoseModels.load('my_models/'), or leave it out",
+        )
+    return models
+
+
 def diagnose(
     row: Mapping[str, Any] | pd.DataFrame | pd.Series,
     measured_us: float | None = None,
     top: int = 5,
     *,
     gpus: Mapping[str, GPUSpec] | None = None,
-    models: DiagnoseModels | None = None,
+    models: DiagnoseModels | str | os.PathLike[str] | None = None,
     data: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Diagnose one launch: how fast could it be on its GPU, what binds it, which configs to try.
 
     ``row``: canonical launch columns (``gpu``, ``family``, ``dtype``, the family's shape columns,
     optionally the tile config ``block_m`` ... ``num_stages``; without one the kernel's own config
-    is used). ``measured_us``: its measured latency, if known.
+    is used). ``measured_us``: its measured latency in microseconds, if known. ``models``:
+    :class:`DiagnoseModels`, the folder they were built in (:meth:`DiagnoseModels.load`), or ``None`` for
+    the shipped ones.
 
     How configs are ranked (one order, used everywhere in the output): the config ranker shortlists
     the ``top`` best-scored feasible configs; the shortlist plus the given config are ordered by
@@ -243,7 +259,7 @@ def diagnose(
     if fam not in TUNABLE_FAMILIES:
         raise DataError(
             f"family {fam!r} has no Triton tile-config space to diagnose",
-            hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; use `pipeweave explain` for the others",
+            hint=f"diagnose supports {list(TUNABLE_FAMILIES)}; pipeweave.explain(launch, gpu=...) describes the others",
         )
     measured_us = check_measured_us(measured_us)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or int(top) < 1:
@@ -254,7 +270,7 @@ def diagnose(
     df["gpu"] = spec.name
     df["generation"] = spec.generation
     dtype = str(df["dtype"].iloc[0])
-    models = models if models is not None else DiagnoseModels.load()
+    models = _diagnose_models(models)
     notes: list[str] = []
 
     # the given launch ----------------------------------------------------------------------------

@@ -84,6 +84,7 @@ class ConfigRanker(BaseEstimator):
         self.random_state = random_state
 
     def feature_names(self) -> list[str]:
+        """The columns :meth:`fit` and :meth:`decision_function` read (:data:`RANKER_FEATURES`, in order)."""
         from ._features import RANKER_FEATURES
 
         return list(RANKER_FEATURES)

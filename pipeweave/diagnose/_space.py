@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -85,11 +85,74 @@ def _bytes_of(dtype: str) -> float:
         raise DataError(f"unknown dtype {dtype!r}", hint=f"use one of {sorted(_DTYPE_BYTES)}") from None
 
 
+def _knob_values(values: Mapping[str, Sequence[int]] | None) -> dict[str, tuple[int, ...]]:
+    """``values`` checked and completed: each knob given maps to a non-empty sequence of positive whole numbers,
+    a knob not given keeps :data:`CONFIG_VALUES`; an unknown knob is refused with its close match."""
+    import difflib
+    import numbers
+
+    if values is None:
+        return dict(CONFIG_VALUES)
+    if not isinstance(values, Mapping):
+        raise DataError(
+            f"values must map tile knobs to lists of values, got {type(values).__name__}",
+            hint="e.g. values={'block_m': [64, 128], 'num_stages': [3, 4]} (knobs not given keep CONFIG_VALUES)",
+        )
+    unknown = [k for k in values if k not in CONFIG_COLUMNS]
+    if unknown:
+        close = {k: difflib.get_close_matches(str(k), CONFIG_COLUMNS, n=1, cutoff=0.6) for k in unknown}
+        guesses = ", ".join(f"{c[0]!r} for {k!r}" for k, c in close.items() if c)
+        raise DataError(
+            f"values names unknown tile knobs {unknown}" + (f" (did you mean {guesses}?)" if guesses else ""),
+            hint=f"use knobs of {list(CONFIG_COLUMNS)}",
+        )
+    out = dict(CONFIG_VALUES)
+    for k, vs in values.items():
+        items = [vs] if isinstance(vs, (str, bytes)) or not isinstance(vs, Iterable) else list(vs)
+        ok = bool(items) and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v) >= 1 and float(v).is_integer()
+            for v in items
+        )
+        if not ok:
+            raise DataError(
+                f"values[{k!r}] must be a non-empty list of positive whole numbers, got {vs!r:.80}",
+                hint=f"e.g. values={{{k!r}: {list(CONFIG_VALUES[k][:2])}}}",
+            )
+        out[k] = tuple(int(v) for v in items)
+    return out
+
+
 def enumerate_configs(values: Mapping[str, Sequence[int]] | None = None) -> pd.DataFrame:
-    """Every combination of the knob values (float64 columns :data:`CONFIG_COLUMNS`)."""
-    values = dict(CONFIG_VALUES if values is None else values)
-    grid = list(itertools.product(*(values[c] for c in CONFIG_COLUMNS)))
+    """Every combination of the knob values (float64 columns :data:`CONFIG_COLUMNS`); a knob ``values`` does not
+    give keeps :data:`CONFIG_VALUES`."""
+    knobs = _knob_values(values)
+    grid = list(itertools.product(*(knobs[c] for c in CONFIG_COLUMNS)))
     return pd.DataFrame(grid, columns=list(CONFIG_COLUMNS), dtype=float)
+
+
+def _tile_columns(cfg: pd.DataFrame | Mapping[str, object], names: Sequence[str]) -> list[np.ndarray]:
+    """The columns ``names`` of a config table (or one config mapping) as float arrays, else a :class:`DataError`
+    naming the missing ones."""
+    if not isinstance(cfg, (pd.DataFrame, Mapping)):
+        raise DataError(
+            f"a tile config must be a DataFrame or a mapping of {list(CONFIG_COLUMNS)}, got {type(cfg).__name__}",
+            hint="e.g. {'block_m': 64, 'block_n': 64, 'block_k': 64, 'group_m': 8, 'num_warps': 4, 'num_stages': 3}",
+        )
+    keys = cfg.columns if isinstance(cfg, pd.DataFrame) else cfg.keys()
+    missing = [c for c in names if c not in keys]
+    if missing:
+        raise DataError(
+            f"the tile config lacks {missing}",
+            hint=f"give all six tile columns {list(CONFIG_COLUMNS)} (pipeweave.vocab.parse_tile_config reads "
+            "'BM,BN,BK,GM,WARPS,STAGES')",
+        )
+    try:
+        return [np.asarray(cfg[c], dtype=float) for c in names]
+    except (TypeError, ValueError):
+        raise DataError(
+            f"the tile config's {list(names)} must be numbers",
+            hint="e.g. {'block_m': 64, 'block_n': 64, 'block_k': 64, 'group_m': 8, 'num_warps': 4, 'num_stages': 3}",
+        ) from None
 
 
 def _arch_of(spec: Any) -> float | np.ndarray | None:
@@ -110,7 +173,7 @@ def smem_bytes(cfg: pd.DataFrame | Mapping[str, object], dtype: str = "bfloat16"
     from ..frontend import triton_smem_bytes
 
     b = _bytes_of(dtype)
-    bm, bn, bk, st = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "block_k", "num_stages"))
+    bm, bn, bk, st = _tile_columns(cfg, ("block_m", "block_n", "block_k", "num_stages"))
     return triton_smem_bytes(bm, bn, bk, st, b, b, _arch_of(spec))
 
 
@@ -118,7 +181,7 @@ def acc_in_tmem(cfg: pd.DataFrame | Mapping[str, object], spec: Any = None) -> n
     """True where the fp32 accumulator lives in tensor memory (tcgen05: sm_100/103 with BLOCK_M >= 64), not registers."""
     from ..vocab import async_mma
 
-    bm = np.asarray(cfg["block_m"], dtype=float)
+    (bm,) = _tile_columns(cfg, ("block_m",))
     arch = _arch_of(spec)
     if arch is None:
         return np.zeros(bm.shape, dtype=bool)
@@ -128,7 +191,7 @@ def acc_in_tmem(cfg: pd.DataFrame | Mapping[str, object], spec: Any = None) -> n
 
 def acc_regs_per_thread(cfg: pd.DataFrame | Mapping[str, object], spec: Any = None) -> np.ndarray:
     """Estimated registers per thread: fp32 accumulator share (0 when it lives in tensor memory) + fixed overhead."""
-    bm, bn, w = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n", "num_warps"))
+    bm, bn, w = _tile_columns(cfg, ("block_m", "block_n", "num_warps"))
     acc = np.where(acc_in_tmem(cfg, spec), 0.0, bm * bn / (32.0 * w))
     return acc + REG_OVERHEAD_PER_THREAD
 
@@ -139,11 +202,13 @@ def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: GPUSpec, dtype: 
     from ..hardware import get_gpu
 
     spec = get_gpu(spec)
+    _tile_columns(cfg, ("block_m", "block_n", "block_k", "num_warps", "num_stages"))  # every column it reads, named
     smem_ok = smem_bytes(cfg, dtype, spec) <= float(spec.smem_per_cta_kib) * 1024.0
     regs = acc_regs_per_thread(cfg, spec)
-    threads = 32.0 * np.asarray(cfg["num_warps"], dtype=float)
+    (w,) = _tile_columns(cfg, ("num_warps",))
+    threads = 32.0 * w
     regs_ok = (regs <= MAX_REGS_PER_THREAD) & (regs * threads <= float(spec.regs_per_sm))
-    bm, bn = (np.asarray(cfg[c], dtype=float) for c in ("block_m", "block_n"))
+    bm, bn = _tile_columns(cfg, ("block_m", "block_n"))
     tmem_ok = ~acc_in_tmem(cfg, spec) | (bm * bn <= TMEM_FP32_PER_CTA)
     return np.asarray(smem_ok & regs_ok & tmem_ok, dtype=bool)
 
@@ -187,9 +252,9 @@ def config_space(
 ) -> pd.DataFrame:
     """Feasible tile configs of a Triton matmul family on ``gpu`` (name, alias, spec file or GPUSpec).
 
-    The grid :data:`CONFIG_VALUES` (or ``values``) plus, with ``tuned``, every config SGLang ships tuned for
-    any GPU (:func:`tuned_configs`), filtered by :func:`config_fits`. Returns the configs (columns
-    :data:`CONFIG_COLUMNS`, float64) plus ``smem_kib`` and ``regs_per_thread``, sorted, on a fresh
+    The grid :data:`CONFIG_VALUES` (``values`` replaces the knobs it gives) plus, with ``tuned``, every config
+    SGLang ships tuned for any GPU (:func:`tuned_configs`), filtered by :func:`config_fits`. Returns the configs
+    (columns :data:`CONFIG_COLUMNS`, float64) plus ``smem_kib`` and ``regs_per_thread``, sorted, on a fresh
     RangeIndex. ``family`` must be a tiled-matmul family (``moe_w13``, ``fused_moe``, ``gemm``).
     """
     from ..hardware import GPUSpec, get_gpu

@@ -108,9 +108,11 @@ PRED_COLUMNS: tuple[str, ...] = (
 class Method(Protocol):
     """What the harness needs from a latency predictor (latencies in microseconds)."""
 
-    def fit(self, df: pd.DataFrame) -> Any: ...
+    def fit(self, df: pd.DataFrame) -> Any:
+        """Learn from measured rows (``latency_us`` in microseconds)."""
 
-    def predict(self, df: pd.DataFrame) -> np.ndarray: ...
+    def predict(self, df: pd.DataFrame) -> np.ndarray:
+        """Latency (us) per row of ``df``."""
 
 
 MethodFactory = Callable[[], Method] | Any

@@ -120,6 +120,8 @@ class CappedTraining(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, df: pd.DataFrame, y: object = None) -> CappedTraining:
+        """Fit a clone of ``estimator`` (``estimator_``) on at most ``max_rows_per_gpu`` seeded rows per GPU of
+        ``df`` (measured rows, ``latency_us`` in microseconds)."""
         if self.max_rows_per_gpu:
             from ..model import cap_rows
 
@@ -128,6 +130,7 @@ class CappedTraining(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
+        """The fitted estimator's latency (us) per row of ``df``."""
         return self.estimator_.predict(df)
 
 
@@ -203,6 +206,8 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     def fit(
         self, df: pd.DataFrame, y: object = None, sample_weight: Any = None, held_out: Sequence[str] | None = None
     ) -> GroupTraining:
+        """Fit a clone of ``estimator`` (``estimator_``) on ``df`` plus :meth:`extra_rows` (``latency_us`` in
+        microseconds); ``sample_weight`` weighs the rows of ``df`` (each extra row weighs 1)."""
         extra = self.extra_rows(df, held_out)
         rows = pd.concat([df, extra], ignore_index=True)
         est = clone(self.estimator)
@@ -219,6 +224,7 @@ class GroupTraining(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
+        """The fitted estimator's latency (us) per row of ``df``."""
         return self.estimator_.predict(df)
 
 

@@ -626,9 +626,11 @@ def build_kernels(name: str, df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[l
         shown = []
         for label in df.index[bad.to_numpy()][:5]:  # each bad row: its label and the offending cells as given
             cells = [f"{c}={_shown(df.at[label, c])}" for c in vals.columns if bad_cell.at[label, c]]
-            shown.append(f"row {label!r}: {', '.join(cells)}")
+            shown.append(f"row label {label!r}: {', '.join(cells)}")
+        k = int(bad.sum())
         raise DataError(
-            f"family {name!r}: {int(bad.sum())} rows have missing or non-positive shape values ({'; '.join(shown)})",
+            f"family {name!r}: {k} {'row has' if k == 1 else 'rows have'} missing or non-positive shape values "
+            f"({'; '.join(shown)})",
             hint=f"give positive numbers for {list(fam.shape_columns)}",
         )
     dts = str_values(df["dtype"])

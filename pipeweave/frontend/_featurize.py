@@ -241,7 +241,8 @@ def iter_kernels(
         if col not in df.columns:
             raise DataError(
                 f"input rows lack the column {col!r}",
-                hint="give family, gpu, dtype and the family's shape columns (see `pipeweave explain -h`)",
+                hint="give family, gpu, dtype and the family's shape columns "
+                "(pipeweave.frontend.launch_columns(family))",
             )
     if df.empty:
         raise DataError("no rows to featurize", hint="pass at least one launch row")

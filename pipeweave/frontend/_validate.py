@@ -222,8 +222,62 @@ def suggest_dtype(value: str, valid: tuple[str, ...] | list[str]) -> str:
 
 
 def _uniq(s: pd.Series) -> tuple[np.ndarray, list[object]]:
-    codes, uniques = pd.factorize(s, use_na_sentinel=False)
+    try:
+        codes, uniques = pd.factorize(s, use_na_sentinel=False)
+    except TypeError:  # a list / array / dict cell (a Python caller's): group by value text, keep the objects
+        keys = pd.Series([_cell_key(v) for v in s], index=s.index, dtype=object)
+        codes, _ = pd.factorize(keys, use_na_sentinel=False)
+        first = np.zeros(int(codes.max()) + 1 if len(codes) else 0, dtype=np.int64)
+        first[codes[::-1]] = np.arange(len(codes))[::-1]
+        return codes, [s.iloc[int(i)] for i in first]
     return codes, list(uniques)
+
+
+def _cell_key(value: object) -> object:
+    """``value`` itself when it can be hashed, else a hashable stand-in (its type and repr)."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("\0unhashable", type(value).__name__, repr(value))
+    return value
+
+
+#: cell types that hold several values (a launch cell holds one number or name), as messages name them
+_CONTAINER_NAMES: dict[type, str] = {
+    list: "a list",
+    tuple: "a tuple",
+    set: "a set",
+    frozenset: "a set",
+    dict: "a dict",
+    np.ndarray: "an array",
+    pd.Series: "a Series",
+    pd.DataFrame: "a DataFrame",
+}
+_CONTAINER_TYPES = tuple(_CONTAINER_NAMES)
+
+
+def _container_name(value: object) -> str:
+    """'a list', 'an array', ... for a container cell (its type's name otherwise)."""
+    return next((n for t, n in _CONTAINER_NAMES.items() if isinstance(value, t)), f"a {type(value).__name__}")
+
+
+def _container_cells(df: pd.DataFrame) -> dict[object, np.ndarray]:
+    """Per column, the cells that hold a container (a list, tuple, array, dict, set) instead of one value: only a
+    Python caller's frame can hold them. One C-level type scan per object column; a Python pass only where it
+    finds mixed types."""
+    out: dict[object, np.ndarray] = {}
+    for col in df.columns:
+        s = df[col]
+        if s.dtype != object or not pd.api.types.infer_dtype(s, skipna=True).startswith("mixed"):
+            continue
+        mask = np.fromiter(
+            (isinstance(v, _CONTAINER_TYPES) or _cell_key(v) is not v for v in s),
+            dtype=bool,
+            count=len(s),
+        )
+        if mask.any():
+            out[col] = mask
+    return out
 
 
 def _blank(s: pd.Series) -> np.ndarray:
@@ -317,10 +371,12 @@ def _canonical_dtypes(df: pd.DataFrame) -> pd.DataFrame:
         if col not in df.columns or pd.api.types.is_numeric_dtype(df[col].dtype):
             continue
         codes, uniques = _uniq(df[col])
-        canon = [canonical_dtype(u) for u in uniques]
+        canon = np.empty(len(uniques), dtype=object)  # filled one by one: a list cell stays one element
+        for i, u in enumerate(uniques):
+            canon[i] = canonical_dtype(u)
         if any(isinstance(u, str) and c != u for u, c in zip(uniques, canon)):
             out = out.copy() if out is df else out
-            out[col] = pd.Series(np.array(canon, dtype=object)[codes], index=df.index, dtype=object)
+            out[col] = pd.Series(canon[codes], index=df.index, dtype=object)
     return out
 
 
@@ -441,6 +497,20 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
         if col not in df.columns:
             r.add(np.ones(n, dtype=bool), f"missing column {col!r} (every row needs family and gpu)")
             return pd.Series(r.text, index=df.index, dtype=object)
+    nested = _container_cells(df)
+    if nested:  # named first; the cells are then blanked so no later check trips on them
+        df = df.copy()
+        for name, mask in nested.items():
+
+            def nested_msg(i: int, c: object = name, raw: pd.Series = df[name]) -> str:
+                v = raw.iloc[i]
+                return (
+                    f"{c} holds {_container_name(v)} ({shown(v)}), not one value: give one number or name per cell "
+                    "(one row per launch)"
+                )
+
+            r.add(mask, _per_row(mask & r.ok, nested_msg))
+            df[name] = df[name].where(~mask, np.nan)
     df = fill_launch_defaults(df)
     famv = _text(df["family"])
     r.add(famv == "", f"family is blank; valid families: {sorted(FAMILIES)}")

@@ -137,8 +137,13 @@ def save_model(
     The stamp carries the file's length and SHA-256 and those of each per-family booster blob
     (see the module docstring); :func:`load_model` checks them before XGBoost parses anything.
     """
+    if not isinstance(model, PipeweaveRegressor):
+        raise DataError(
+            f"save_model writes a fitted PipeweaveRegressor, got {type(model).__name__}",
+            hint="e.g. save_model(pipeweave.PipeweaveRegressor().fit(rows), 'mine.ubj')",
+        )
     model._check_fitted()
-    path = Path(path)
+    path = Path(_model_path(path))
     check_model_path(path)
     blobs = {fam: bytes(fb.save_raw("ubj")) for fam, fb in (getattr(model, "family_boosters_", None) or {}).items()}
     companions = dict(getattr(model, "companion_weights_", None) or {})
@@ -202,6 +207,16 @@ def save_model(
     return atomic_write(path, write)
 
 
+def _model_path(path: object) -> str | os.PathLike[str]:
+    """``path`` when it is a path (``str`` or ``os.PathLike``), else a :class:`DataError` naming its type."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(
+            f"a model path must be a string or a path, got {type(path).__name__} ({path!r:.80})",
+            hint="e.g. 'models/mine.ubj' (a .ubj or .json file written by pipeweave.save_model)",
+        )
+    return path
+
+
 def check_model_path(path: str | os.PathLike[str]) -> Path:
     """Raise :class:`DataError` unless ``path`` can receive a model file (``.ubj``/``.json``, writable).
 
@@ -209,7 +224,7 @@ def check_model_path(path: str | os.PathLike[str]) -> Path:
     """
     from .._io import check_writable
 
-    if not str(path).strip():
+    if not str(_model_path(path)).strip():
         raise DataError("the model path is empty", hint="e.g. /tmp/mine.ubj")
     path = Path(path)
     if path.suffix not in (".ubj", ".json"):
@@ -344,7 +359,7 @@ def verify_model_file(path: str | os.PathLike[str], *, rebuild_command: str | No
     naming the file and what is wrong; its hint names ``rebuild_command`` (the command that writes
     such a file; default: the shipped model's for the shipped model, else the command that wrote it).
     """
-    path = Path(path)
+    path = Path(_model_path(path))
     again = f"retrain with `{rebuild_command}`" if rebuild_command else _retrain_hint(path)
     if not path.exists():
         default = path.resolve() == Path(DEFAULT_MODEL_PATH).resolve()
@@ -473,7 +488,7 @@ def read_stamp(path: str | os.PathLike[str]) -> dict:
 
     The file is verified first (:func:`verify_model_file`).
     """
-    path = Path(path)
+    path = Path(_model_path(path))
     data = verify_model_file(path)
     booster = _booster_from_bytes(data, repr(str(path)), path)
     return {"_booster": booster, **_parse_stamp(booster.attr("pipeweave_stamp"), path)}
@@ -587,7 +602,7 @@ def _stamp_blend_weights(stamp: dict[str, Any], field: str, path: str | os.PathL
 
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
     """Load a model written by :func:`save_model`; refuses damaged files and schema or feature-list mismatches."""
-    path = Path(path) if path is not None else DEFAULT_MODEL_PATH
+    path = Path(_model_path(path)) if path is not None else DEFAULT_MODEL_PATH
     stamp = read_stamp(path)
     booster = stamp.pop("_booster")
     params = dict(stamp.get("params", {}))

@@ -74,6 +74,12 @@ def ensure_features(df: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
     Features are reused only when every column :func:`featurize` would add for these options is
     present (a frame featurized with ``baselines=False`` lacks ``t_tilesight_us`` and is completed).
     """
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(
+            f"expected a pandas DataFrame of launch rows, got {type(df).__name__}",
+            hint="e.g. pd.DataFrame([{'family': 'gemm', 'gpu': 'H100', 'dtype': 'bfloat16', 'm': 4096, 'n': 4096, "
+            "'k': 4096}]), or rows read with pipeweave.profiles.read_profiles(path)",
+        )
     if _has_features(df, bool(kwargs.get("baselines", True))):
         return df
     feats = featurize(df, **kwargs)

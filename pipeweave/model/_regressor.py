@@ -754,16 +754,24 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         _require_known_families("family_booster_rows", [*groups, *(f for v in groups.values() for f in v)])
         return {k: tuple(dict.fromkeys((k, *v))) for k, v in groups.items()}  # a booster always sees its own rows
 
-    def _informative(self, families: Any) -> bool:
-        """Whether a booster trained on rows of ``families`` samples informative columns only."""
+    def _informative_families(self) -> bool | tuple[str, ...]:
+        """``sample_informative_only`` validated: a bool, or a tuple of known family names."""
         opt = self.sample_informative_only
         if isinstance(opt, (bool, np.bool_)):
             return bool(opt)
-        if isinstance(opt, str) or not all(isinstance(f, str) for f in opt):
+        if isinstance(opt, str) or not isinstance(opt, Iterable) or not all(isinstance(f, str) for f in opt):
             raise DataError(
                 f"sample_informative_only must be True, False or a tuple of family names, got {opt!r}",
                 hint="e.g. sample_informative_only=('attention_context',)",
             )
+        _require_known_families("sample_informative_only", opt)
+        return tuple(opt)
+
+    def _informative(self, families: Any) -> bool:
+        """Whether a booster trained on rows of ``families`` samples informative columns only."""
+        opt = self._informative_families()
+        if isinstance(opt, bool):
+            return opt
         fams = set(np.asarray(families).astype(str))
         return bool(fams) and fams <= set(opt)
 
@@ -1247,6 +1255,34 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         cap = self.max_rows_per_group
         check("max_rows_per_group", cap is None or (is_int(cap) and cap >= 0), "None or an integer >= 0 (0: all rows)")
         check("n_jobs", is_int(self.n_jobs) and self.n_jobs >= 1, "an integer >= 1 (threads)")
+        self._check_drop_features()
+        self._informative_families()
+
+    def _check_drop_features(self) -> None:
+        """Refuse a ``drop_features`` that is not a collection of droppable feature names: a string would be read
+        character by character (as substrings) and a misspelled name would drop nothing, silently."""
+        import difflib
+
+        from ..frontend import FEATURES
+        from ._features import KNOWN_BACKENDS
+
+        drop = self.drop_features
+        if drop is None:
+            return
+        if isinstance(drop, str) or not isinstance(drop, Iterable) or not all(isinstance(f, str) for f in drop):
+            raise DataError(
+                f"drop_features must be a tuple of feature names, got {drop!r}",
+                hint="e.g. PipeweaveRegressor(drop_features=('mma_generation',)); () drops none",
+            )
+        droppable = [*FEATURES, *(f"backend_{b}" for b in KNOWN_BACKENDS)]
+        unknown = [f for f in drop if f not in droppable]
+        if unknown:
+            close = {f: difflib.get_close_matches(f, droppable, n=1, cutoff=0.75) for f in unknown}
+            guesses = ", ".join(f"{c[0]!r} for {f!r}" for f, c in close.items() if c)
+            raise DataError(
+                f"drop_features names no model feature: {unknown}" + (f" (did you mean {guesses}?)" if guesses else ""),
+                hint="use names of pipeweave.frontend.FEATURES or the attention-backend one-hots (backend_<name>)",
+            )
 
     def _check_families(self, df: Any) -> None:
         """Refuse rows of families without training rows (the shared booster would answer for them blindly)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -132,9 +132,16 @@ def profile_problems(
     need = [c for c in REQUIRED_COLUMNS if need_latency or c != "latency_us"]
     missing = [c for c in need if c not in df.columns]
     if missing:
+        other_latency = [str(c) for c in df.columns if str(c).lower().startswith("latency") and c != "latency_us"]
+        found = (
+            f" (it has {other_latency}: the latency column is latency_us, in microseconds)"
+            if "latency_us" in missing and other_latency
+            else ""
+        )
         raise DataError(
-            f"{what} has no column {missing}" if len(missing) == 1 else f"{what} has no columns {missing}",
-            hint="see `pipeweave profiles -h` for the canonical profile format",
+            (f"{what} has no column {missing}" if len(missing) == 1 else f"{what} has no columns {missing}") + found,
+            hint=f"a canonical profile row has the columns {list(need)} and the family's shape columns "
+            "(pipeweave.frontend.launch_columns(family); every column: pipeweave.sources.PROFILE_COLUMNS)",
         )
     if df.empty:
         raise DataError(f"{what}: no rows", hint="give at least one measured launch")
@@ -208,7 +215,12 @@ def read_profiles(
             "read_profiles reads profile files (paths), got a DataFrame",
             hint="check a DataFrame with check_profiles(df)",
         )
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths) if isinstance(paths, Iterable) else None
+    if items is None or not all(isinstance(p, (str, os.PathLike)) for p in items):
+        raise DataError(
+            f"read_profiles takes a path or a list of paths, got {paths!r:.80}",
+            hint="e.g. read_profiles('mine.csv') or read_profiles(['a.csv', 'b.parquet'])",
+        )
     if not items:
         raise DataError("no profile files given", hint="pass one or more .csv or .parquet profile paths")
     frames = []
@@ -223,6 +235,15 @@ def write_profiles(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     from .._io import atomic_write
     from ..sources import PROFILE_COLUMNS
 
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(
+            f"write_profiles writes a DataFrame of profile rows, got {type(df).__name__}",
+            hint="e.g. write_profiles(pd.DataFrame(list_of_row_dicts), 'mine.csv')",
+        )
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(
+            f"the output path must be a string or a path, got {type(path).__name__}", hint="e.g. 'mine.csv'"
+        )
     path = Path(path)
     if path.suffix not in PROFILE_SUFFIXES:
         raise DataError(f"a profile file must end in .csv or .parquet, got {str(path)!r}", hint="e.g. my_profiles.csv")
@@ -240,7 +261,15 @@ def write_profiles(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
 def file_record(path: str | os.PathLike[str], rows: int) -> dict[str, object]:
     """What a model stamp records about a profile file: name, row count, sha256 of its bytes."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as exc:
+        from .._io import read_error_text
+
+        raise DataError(
+            f"cannot read profile file {str(path)!r}: {read_error_text(exc)}",
+            hint="pass the path of the profile file the rows were read from",
+        ) from None
     return {"file": Path(path).name, "path": str(path), "rows": int(rows), "sha256": h.hexdigest()}

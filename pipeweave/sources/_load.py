@@ -40,6 +40,11 @@ def _as_list(value: str | Iterable[str] | None, what: str) -> list[str] | None:
         return None
     if isinstance(value, str):
         return [value]
+    if not isinstance(value, Iterable):
+        raise DataError(
+            f"{what} must be a name or a list of names, got {type(value).__name__} ({value!r:.80})",
+            hint=f"pass {what}= one name or a list of names (strings), or None for all",
+        )
     out = list(value)
     if not all(isinstance(v, str) for v in out):
         raise DataError(

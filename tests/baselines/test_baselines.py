@@ -157,3 +157,48 @@ def test_crude_baseline_holds_backend_one_hots_of_one_gpu(load_real_rows):
     X1, _ = one._matrix(rows)
     assert (X2[:, j] == 0.0).all() and (X1[:, j] == 1.0).sum() == 60
     assert np.isfinite(two.predict(rows)).all()
+
+
+def _hand_made_gemms() -> pd.DataFrame:
+    """Twelve hand-made gemm launches on two GPUs with made-up latencies (not measurements)."""
+    sizes = [256, 512, 1024, 2048, 4096, 8192]
+    return pd.DataFrame(
+        [
+            {"family": "gemm", "dtype": "bfloat16", "gpu": g, "m": s, "n": s, "k": s, "latency_us": 1e-9 * s**3 + 5}
+            for g in ("H100", "A100")
+            for s in sizes
+        ]
+    )
+
+
+@pytest.mark.parametrize("cls", [KernelSight, XGBoostRaw, XGBoostCrude])
+def test_learned_baselines_name_what_is_missing(cls):
+    """Predicting before fit raised AttributeError ('booster_'), fitting without latency_us a KeyError."""
+    from sklearn.exceptions import NotFittedError
+
+    from pipeweave import DataError
+
+    rows = _hand_made_gemms()
+    with pytest.raises(NotFittedError, match=f"this {cls.__name__} is not fitted yet"):
+        cls().predict(rows)
+    with pytest.raises(
+        DataError, match=f"{cls.__name__} trains on measured rows: the rows lack the column 'latency_us'"
+    ):
+        cls().fit(rows.drop(columns="latency_us"))
+    with pytest.raises(
+        DataError, match=r"2 of 12 training rows .* not a finite number > 0 \(first row labels \[0, 1\]\)"
+    ):
+        cls().fit(rows.assign(latency_us=[-1.0, float("nan"), *rows["latency_us"].iloc[2:]]))
+    with pytest.raises(DataError, match="expected a pandas DataFrame of launch rows, got dict"):
+        cls().fit(rows.iloc[0].to_dict())
+
+
+@pytest.mark.parametrize("cls", [XGBoostRaw, XGBoostCrude])
+def test_boosted_baselines_refuse_a_round_count_that_trains_nothing(cls):
+    from pipeweave import DataError
+
+    for kw in ({"n_estimators": -3}, {"n_estimators": 0}, {"max_depth": 0}, {"n_estimators": 2.5}):
+        with pytest.raises(DataError, match=f"{cls.__name__}: {next(iter(kw))} must be an integer >= 1"):
+            cls(**kw).fit(_hand_made_gemms())
+    pred = cls(n_estimators=3, n_jobs=1).fit(_hand_made_gemms()).predict(_hand_made_gemms())
+    assert pred.shape == (12,) and np.isfinite(pred).all()

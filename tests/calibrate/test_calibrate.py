@@ -333,3 +333,17 @@ def test_correction_settings_outside_their_range_are_refused(spread, kw, match):
     settings = {"method": "gp", "length_scale": 2.0, "noise": 0.3, "linear": 0.0, **kw}
     with pytest.raises(DataError, match=match):
         ResidualCorrection(**settings).fit(spread, np.zeros(len(spread)))
+
+
+def test_an_unknown_gpu_or_family_is_named_as_such(base_model):
+    """Hand-made rows: calibrating on gpu='H1000' said the rows were "on GPUs ['H100-SXM'], not on the calibrated
+    GPU 'H1000'"; trained_on answered True for a family the model never saw."""
+    from pipeweave import UnknownGPUError
+    from pipeweave.calibrate import trained_on
+
+    measured = _spread_gemms(8, gpu="H100")
+    measured["latency_us"] = base_model.predict(measured) * 1.2
+    with pytest.raises(UnknownGPUError, match=r"unknown GPU 'H1000'.*did you mean \['H100-SXM'"):
+        calibrate_model(base_model, measured, gpu="H1000")
+    assert trained_on(base_model, "H100", "gemm") and not trained_on(base_model, "H100", "gemmm")
+    assert not trained_on(base_model, "H100", "rmsnorm")

@@ -72,3 +72,29 @@ def test_measured_sweep_configs_fit_and_are_covered(dse_frames):
     for c in CONFIG_COLUMNS:
         in_space &= sweeps[c].isin(CONFIG_VALUES[c]).to_numpy()
     assert in_space.mean() > 0.998  # only GROUP_M 2 and 128 (100 of 66,810 rows) are left out
+
+
+def test_config_values_and_tables_are_checked_by_name():
+    """Hand-made knob values and tile tables: a partial or misspelled ``values`` and a table missing a column
+    raised a bare KeyError ('block_m'); a knob not given now keeps CONFIG_VALUES."""
+    h100 = get_gpu("H100")
+    space = config_space(h100, values={"block_m": [64]})
+    assert set(space["block_m"]) == {64.0} and set(space["num_stages"]) <= set(CONFIG_VALUES["num_stages"])
+    assert len(space) == len(config_space(h100, values={**CONFIG_VALUES, "block_m": (64,)}))
+    with pytest.raises(
+        DataError, match=r"unknown tile knobs \['block_mm'\] \(did you mean 'block_m' for 'block_mm'\?\)"
+    ):
+        config_space(h100, values={"block_mm": [64]})
+    for bad in ([-64], [], [64.5], ["64"]):
+        with pytest.raises(DataError, match=r"values\['block_m'\] must be a non-empty list of positive whole numbers"):
+            config_space(h100, values={"block_m": bad})
+    with pytest.raises(DataError, match="values must map tile knobs to lists of values, got list"):
+        config_space(h100, values=[64])
+    with pytest.raises(DataError, match=r"the tile config lacks \['block_n', 'block_k', 'num_warps', 'num_stages'\]"):
+        config_fits({"block_m": 64}, h100)
+    with pytest.raises(DataError, match=r"the tile config lacks \['block_n', 'block_k', 'num_stages'\]"):
+        smem_bytes(pd.DataFrame({"block_m": [64.0]}))
+    with pytest.raises(DataError, match="a tile config must be a DataFrame or a mapping"):
+        config_fits([64, 64, 64, 8, 4, 3], h100)
+    full = dict(zip(CONFIG_COLUMNS, (64, 64, 64, 8, 4, 3)))
+    assert bool(config_fits(full, h100))  # one mapping still fits

@@ -102,3 +102,44 @@ def test_launch_columns_name_what_each_family_reads():
     assert "block_m" not in launch_columns("rmsnorm") and launch_columns("no_such_family") == ()
     for name, fam in FAMILIES.items():  # every shape column of every family is among them
         assert set(fam.shape_columns) <= set(launch_columns(name))
+
+
+def test_a_cell_holding_several_values_is_named_first():
+    """Hand-made rows: a list, an array, a dict or a tuple in a launch cell (a Python caller's frame) is the row's
+    reason, echoed on one line; the rows around it keep their own verdicts and nothing raises."""
+    import numpy as np
+
+    base = {"family": "gemm", "gpu": "H100", "dtype": "bfloat16", "m": 64, "n": 64, "k": 64}
+    rows = pd.DataFrame(
+        [
+            base,
+            {**base, "m": [64, 128]},
+            {**base, "k": np.arange(40)},
+            {**base, "family": {"gemm": 1}},
+            {**base, "n": (64,)},
+            {**base, "dtype": ["bf16"], "m": -1},
+            {**base, "m": -1},
+        ]
+    )
+    reasons = row_problems(rows).tolist()
+    assert reasons[0] == "" and reasons[6].startswith("m=-1 is outside its domain")
+    assert (
+        reasons[1] == "m holds a list ([64, 128]), not one value: give one number or name per cell (one row per launch)"
+    )
+    assert reasons[2].startswith("k holds an array (array([ 0, 1, 2,") and "\n" not in reasons[2]
+    assert reasons[2].endswith("...), not one value: give one number or name per cell (one row per launch)")
+    assert reasons[3].startswith("family holds a dict") and reasons[4].startswith("n holds a tuple ((64,))")
+    assert reasons[5].startswith("dtype holds a list (['bf16'])")  # named before the other bad cell of the row
+
+
+def test_featurize_names_a_bad_shape_by_row_label_in_the_right_number():
+    """Hand-made rows given to the frontend directly (no row check first): the label is the frame's, not a row
+    number counted from 1, and one row is one row."""
+    from pipeweave import DataError
+    from pipeweave.frontend import featurize
+
+    rows = pd.DataFrame([{"family": "gemm", "gpu": "H100", "dtype": "bfloat16", "m": -1, "n": 64, "k": 64}], index=[7])
+    with pytest.raises(
+        DataError, match=r"family 'gemm': 1 row has missing or non-positive shape values \(row label 7: m=-1\)"
+    ):
+        featurize(rows)

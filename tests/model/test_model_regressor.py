@@ -400,3 +400,63 @@ def test_a_family_without_training_rows_is_refused(fitted, small_frame):
     rows = small_frame[small_frame["family"] == "gemm"].head(2).assign(family="rmsnorm")
     with pytest.raises(DataError, match=r"not trained on family \['rmsnorm'\] \(rows \[0, 1\]"):
         fitted.predict(rows)
+
+
+# ---------------------------------------------------------------------------- Python API audit (hand-made rows)
+def _hand_made_rows():
+    """Eight hand-made gemm launches with made-up latencies (not measurements): enough to reach fit's checks."""
+    import pandas as pd
+
+    sizes = [256, 512, 1024, 2048]
+    return pd.DataFrame(
+        [
+            {"family": "gemm", "dtype": "bfloat16", "gpu": g, "m": s, "n": s, "k": s, "latency_us": 1e-6 * s**2 + 5}
+            for g in ("H100", "A100")
+            for s in sizes
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"drop_features": "mma_generation"}, r"drop_features must be a tuple of feature names, got 'mma_generation'"),
+        (
+            {"drop_features": ("mma_generaton",)},
+            r"names no model feature: \['mma_generaton'\] \(did you mean 'mma_generation'",
+        ),
+        ({"drop_features": ("log2_num_tokens",)}, r"names no model feature: \['log2_num_tokens'\]"),
+        ({"sample_informative_only": ("gemmm",)}, r"sample_informative_only names unknown families \['gemmm'\]"),
+        (
+            {"sample_informative_only": "gemm"},
+            r"sample_informative_only must be True, False or a tuple of family names",
+        ),
+    ],
+)
+def test_fit_refuses_a_feature_or_family_name_it_would_ignore(params, match):
+    """A string drop_features was read as substrings and a misspelled name dropped nothing, silently; an unknown
+    family in sample_informative_only changed no booster."""
+    with pytest.raises(DataError, match=match):
+        PipeweaveRegressor(n_estimators=2, n_jobs=1, **params).fit(_hand_made_rows())
+
+
+def test_fit_accepts_droppable_names():
+    rows = _hand_made_rows()
+    model = PipeweaveRegressor(
+        n_estimators=2, n_jobs=1, drop_features=("mma_generation", "backend_triton"), sample_informative_only=("gemm",)
+    ).fit(rows)
+    assert "mma_generation" not in model.feature_names_ and "backend_triton" not in model.feature_names_
+
+
+def test_save_and_load_name_a_wrong_type(tmp_path):
+    """save_model('m', ...) raised AttributeError and load_model(5) TypeError from inside."""
+    with pytest.raises(DataError, match="save_model writes a fitted PipeweaveRegressor, got str"):
+        save_model("m", tmp_path / "m.ubj")
+    with pytest.raises(DataError, match=r"a model path must be a string or a path, got int \(5\)"):
+        load_model(5)
+    with pytest.raises(DataError, match=r"a model path must be a string or a path, got NoneType"):
+        read_stamp(None)
+    model = PipeweaveRegressor(n_estimators=2, n_jobs=1).fit(_hand_made_rows())
+    with pytest.raises(DataError, match=r"a model path must be a string or a path, got list"):
+        save_model(model, ["m.ubj"])
+    assert not list(tmp_path.iterdir())

@@ -321,3 +321,28 @@ def test_check_of_a_profiler_file_points_at_the_import_command(capsys):
     assert main(["profiles", "check", str(KINETO)]) == 2
     err = capsys.readouterr().err
     assert "pipeweave profiles import --from" in err and "pipeweave.profiles.import_profiles" not in err
+
+
+def test_canonical_readers_name_a_wrong_type_or_column(tmp_path):
+    """Hand-written files and values: read_profiles(5) and write_profiles([...]) raised TypeError / AttributeError
+    from inside, file_record of a missing file FileNotFoundError, and a missing column pointed Python users at
+    `pipeweave profiles -h`."""
+    from pipeweave.profiles import file_record, write_profiles
+
+    for bad in (5, [5], None):
+        with pytest.raises(DataError, match="read_profiles takes a path or a list of paths"):
+            read_profiles(bad)
+    with pytest.raises(DataError, match="write_profiles writes a DataFrame of profile rows, got list"):
+        write_profiles([{"family": "gemm"}], tmp_path / "out.csv")
+    with pytest.raises(DataError, match=r"cannot read profile file '.*none\.csv'"):
+        file_record(tmp_path / "none.csv", 3)
+    ms = tmp_path / "ms.csv"
+    ms.write_text("family,gpu,dtype,m,n,k,latency_ms\ngemm,H100,bfloat16,4096,4096,4096,0.2\n")  # hand-written
+    with pytest.raises(DataError) as e:
+        read_profiles(ms)
+    msg = str(e.value)
+    assert (
+        "has no column ['latency_us'] (it has ['latency_ms']: the latency column is latency_us, in microseconds)" in msg
+    )
+    assert "pipeweave.frontend.launch_columns(family)" in msg and " -h" not in msg
+    assert not (tmp_path / "out.csv").exists()

@@ -258,3 +258,12 @@ def test_validate_errors_name_rows_and_values():
         validate_profiles(_user_gemm().iloc[:0])
     with pytest.raises(DataError, match="'block_m' is not a number"):
         validate_profiles(_user_gemm().assign(block_m=["x", 64]))
+
+
+@pytest.mark.parametrize("value", [3, 3.5, object()])
+def test_a_filter_that_is_no_name_is_refused_by_type(value):
+    """load_profiles(families=3) raised "'int' object is not iterable" from inside (no data is read)."""
+    with pytest.raises(DataError, match=r"families must be a name or a list of names, got "):
+        load_profiles(families=value)
+    with pytest.raises(DataError, match=r"gpus must be a name or a list of names"):
+        load_profiles(gpus=value)
