@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "training_latency",
     "is_missing",
     "num_values",
     "str_codes",
@@ -109,3 +110,24 @@ def whole_numbers_as_int(frame: pd.DataFrame) -> pd.DataFrame:
         ):
             out[col] = v.astype("Int64")
     return out
+
+
+def training_latency(df: pd.DataFrame, who: str) -> np.ndarray:
+    """``df``'s ``latency_us`` (microseconds) for ``who``'s fit, else a :class:`DataError`: the column is absent, or
+    a value is not a finite number > 0 (named by row label)."""
+    from ._errors import DataError
+
+    if "latency_us" not in df.columns:
+        raise DataError(
+            f"{who} trains on measured rows: the rows lack the column 'latency_us'",
+            hint="fit on measured profiles (latency_us in microseconds), e.g. pipeweave.load_profiles(...)",
+        )
+    lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(lat) | (lat <= 0)
+    if bad.any():
+        raise DataError(
+            f"{int(bad.sum())} of {len(lat)} training rows of {who} have a latency_us that is not a finite number > 0 "
+            f"(first row labels {df.index[bad][:5].tolist()})",
+            hint="drop them or fix the measurement; latency_us is in microseconds, > 0",
+        )
+    return lat

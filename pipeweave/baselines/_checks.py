@@ -5,31 +5,10 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from .._errors import DataError
+from .._frame import training_latency  # the model's check too: one definition
 
 __all__ = ["training_latency", "check_fitted", "check_rounds"]
-
-
-def training_latency(df: pd.DataFrame, who: str) -> np.ndarray:
-    """``df``'s ``latency_us`` (microseconds) for ``who``'s fit, else a :class:`DataError`: the column is absent, or
-    a value is not a finite number > 0 (named by row label)."""
-    if "latency_us" not in df.columns:
-        raise DataError(
-            f"{who} trains on measured rows: the rows lack the column 'latency_us'",
-            hint="fit on measured profiles (latency_us in microseconds), e.g. pipeweave.load_profiles(...)",
-        )
-    lat = pd.to_numeric(df["latency_us"], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(lat) | (lat <= 0)
-    if bad.any():
-        raise DataError(
-            f"{int(bad.sum())} of {len(lat)} training rows of {who} have a latency_us that is not a finite number > 0 "
-            f"(first row labels {df.index[bad][:5].tolist()})",
-            hint="drop them or fix the measurement; latency_us is in microseconds, > 0",
-        )
-    return lat
 
 
 def check_fitted(estimator: Any, attr: str) -> None:

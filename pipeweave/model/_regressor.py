@@ -29,7 +29,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
     from .._estimator import BaseEstimator, RegressorMixin
 
 from .._errors import DataError
-from .._frame import distinct_rows, str_codes, str_values
+from .._frame import distinct_rows, str_codes, str_values, training_latency
 from ._bands import band_bounds, check_coverage, check_error_bands
 from ._recipe import (
     COMPANION_PARAMS,
@@ -107,19 +107,6 @@ def seen_booster_params(n_jobs: int, random_state: int) -> dict[str, Any]:
     ``n_estimators``, which is the number of boosting rounds)."""
     p = {k: v for k, v in SEEN_GPU_PARAMS.items() if k != "n_estimators"}
     return tree_params(**p, n_jobs=n_jobs, random_state=random_state) | {"objective": "reg:squarederror"}
-
-
-def _training_latency(rows: pd.DataFrame) -> np.ndarray:
-    """The ``latency_us`` of training rows (us), refusing NaN or non-positive values by row label."""
-    lat = pd.to_numeric(rows["latency_us"], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(lat) | (lat <= 0)
-    if bad.any():
-        raise DataError(
-            f"{int(bad.sum())} training rows have NaN or non-positive latency_us "
-            f"(first row labels {rows.index[bad][:5].tolist()})",
-            hint="drop them or fix the measurement; latency must be > 0 us",
-        )
-    return lat
 
 
 def _catalog_name(name: str) -> str:
@@ -815,7 +802,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.seen_weights_: dict[str, float] = {}
         if not seen or rows.empty:
             return
-        lat = _training_latency(rows)
+        lat = training_latency(rows, "PipeweaveRegressor")
         fam = str_values(rows["family"])
         X = self.feature_matrix(rows, names, family=fam) if X is None else X
         keys = seen_keys(rows)
@@ -908,7 +895,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 "training rows lack the column 'latency_us'",
                 hint="train on measured profiles, or pass the latencies as y: fit(rows, y)",
             )
-        lat = _training_latency(df)
+        lat = training_latency(df, "PipeweaveRegressor")
         self.__dict__.pop("blind_families_", None)  # a refit resolves gpu_blind_families anew
         self.blind_families_ = self.blind_families()
         rows_of = self.booster_rows()  # validated before any booster is trained

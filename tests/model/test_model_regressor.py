@@ -59,7 +59,7 @@ def test_bad_latency_is_rejected(small_frame):
     bad = small_frame.head(50).copy()
     bad.loc[bad.index[3], "latency_us"] = np.nan
     bad.loc[bad.index[7], "latency_us"] = -1.0
-    with pytest.raises(DataError, match="2 training rows"):
+    with pytest.raises(DataError, match=r"2 of 50 training rows of PipeweaveRegressor .*not a finite number > 0"):
         PipeweaveRegressor(n_estimators=2).fit(bad)
 
 
