@@ -163,6 +163,31 @@ def _check_calibrated_spec(model: Any, rows: pd.DataFrame, gpus: Mapping[str, GP
         )
 
 
+def _warn_lookalike_columns(df: pd.DataFrame) -> None:
+    """Warn about an input column that is no launch column but reads like one of the rows' families (``num_warp``
+    for ``num_warps``): it passes through untouched, so the launch takes the column's default instead."""
+    import difflib
+    import warnings
+
+    from .frontend import DERIVED_COLUMNS, launch_columns
+    from .sources import PROFILE_COLUMNS
+
+    fams = [str(f) for f in df["family"].dropna().astype(str).unique()] if "family" in df.columns else []
+    wanted = list(dict.fromkeys(c for f in fams for c in launch_columns(f)))
+    known = set(PROFILE_COLUMNS) | set(DERIVED_COLUMNS) | set(wanted)
+    for col in (str(c) for c in df.columns):
+        if col in known:
+            continue
+        close = [c for c in difflib.get_close_matches(col, wanted, n=1, cutoff=0.7) if c not in df.columns]
+        if close:
+            warnings.warn(
+                f"input column {col!r} is not a launch column and is passed through unread; did you mean "
+                f"{close[0]!r}? (the launches are predicted as if {close[0]} were not given)",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
 def predict_frame(
     df: pd.DataFrame,
     model: PipeweaveRegressor | str | os.PathLike[str] | None,
@@ -208,6 +233,7 @@ def predict_frame(
     if not isinstance(df, pd.DataFrame):
         df = as_launch_frame(df)
     model = _model(model)
+    _warn_lookalike_columns(df)
     work = df.drop(columns=[c for c in DERIVED_COLUMNS if c in df.columns])
     work = fill_launch_defaults(work)
     found = row_problems(work, dict(gpus) if gpus else None)

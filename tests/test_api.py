@@ -481,3 +481,17 @@ def test_evaluate_reads_one_name_as_one_name(tmp_path):
 def test_load_profiles_refuses_a_filter_that_is_no_name():
     with pytest.raises(DataError, match=r"families must be a name or a list of names, got int \(3\)"):
         pw.load_profiles(families=3)
+
+
+def test_lookalike_input_column_is_named_with_the_launch_column_it_resembles():
+    # hand-made launch: 'moe_tp' (meant moe_tp_size) is passed through unread, so it is named; free-form columns are not
+    import warnings
+
+    row = {"gpu": "H100", "family": "fused_moe", "dtype": "bfloat16", "num_tokens": 64, "hidden_size": 4096}
+    row |= {"inter_size": 1024, "topk": 8, "num_experts": 64, "moe_tp": 2, "note": "x", "run_id": 3}
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        pred = pw.predict(row)
+    msgs = [str(w.message) for w in seen if "launch column" in str(w.message)]
+    assert len(msgs) == 1 and "'moe_tp'" in msgs[0] and "did you mean 'moe_tp_size'" in msgs[0]
+    assert float(pred.iloc[0]) > 0
