@@ -229,9 +229,9 @@ def unused_shape_flags(args: argparse.Namespace, used: Iterable[str] = ()) -> li
 
 def _note_unused_flags(args: argparse.Namespace, family: str) -> None:
     """A ``note:`` for launch flags the family never reads (``--head-dim`` on a GEMM): they change nothing."""
-    from ..frontend import FAMILIES, LAUNCH_DEFAULTS, OPTIONAL_LAUNCH_COLUMNS
+    from ..frontend import launch_columns
 
-    used = {*FAMILIES[family].shape_columns, *LAUNCH_DEFAULTS.get(family, {}), *OPTIONAL_LAUNCH_COLUMNS.get(family, ())}
+    used = set(launch_columns(family))
     unused = unused_shape_flags(args, used)
     if unused:
         print(

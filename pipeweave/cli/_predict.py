@@ -299,7 +299,8 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
     from .._errors import DataError
     from ..distributed import connect, predict_files
 
-    if interval_coverage(args.interval) is not None:
+    coverage = interval_coverage(args.interval)
+    if coverage is not None:
         from ..model import has_error_bands
 
         if not has_error_bands(args.model):
@@ -327,7 +328,7 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
                 gpu=spec,
                 model=args.model,
                 data=args.data,
-                interval=interval_coverage(args.interval),
+                interval=coverage,
             )
     finally:
         client.close()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
 from ..vocab import TILE_COLUMNS
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def _knob_values(values: Mapping[str, Sequence[int]] | None) -> dict[str, tuple[
         )
         if not ok:
             raise DataError(
-                f"values[{k!r}] must be a non-empty list of positive whole numbers, got {vs!r:.80}",
+                f"values[{k!r}] must be a non-empty list of positive whole numbers, got {shown(vs)}",
                 hint=f"e.g. values={{{k!r}: {list(CONFIG_VALUES[k][:2])}}}",
             )
         out[k] = tuple(int(v) for v in items)
@@ -202,13 +202,12 @@ def config_fits(cfg: pd.DataFrame | Mapping[str, object], spec: GPUSpec, dtype: 
     from ..hardware import get_gpu
 
     spec = get_gpu(spec)
-    _tile_columns(cfg, ("block_m", "block_n", "block_k", "num_warps", "num_stages"))  # every column it reads, named
+    # every column it reads, named when missing, before any is used
+    bm, bn, _, w, _ = _tile_columns(cfg, ("block_m", "block_n", "block_k", "num_warps", "num_stages"))
     smem_ok = smem_bytes(cfg, dtype, spec) <= float(spec.smem_per_cta_kib) * 1024.0
     regs = acc_regs_per_thread(cfg, spec)
-    (w,) = _tile_columns(cfg, ("num_warps",))
     threads = 32.0 * w
     regs_ok = (regs <= MAX_REGS_PER_THREAD) & (regs * threads <= float(spec.regs_per_sm))
-    bm, bn = _tile_columns(cfg, ("block_m", "block_n"))
     tmem_ok = ~acc_in_tmem(cfg, spec) | (bm * bn <= TMEM_FP32_PER_CTA)
     return np.asarray(smem_ok & regs_ok & tmem_ok, dtype=bool)
 

@@ -144,7 +144,7 @@ LAUNCH_DEFAULTS: dict[str, dict[str, float | str]] = {
 OPTIONAL_LAUNCH_COLUMNS: dict[str, tuple[str, ...]] = {
     "attention_context": ("kv_cache_dtype", "step", "window_size"),
     "attention_generation": ("kv_cache_dtype", "isl", "window_size"),
-    "attention_flashinfer": ("kv_cache_dtype",),
+    "attention_flashinfer": ("kv_cache_dtype", "backend"),  # its FlashInfer code path, checked by its own rule
     "gemm_fp32": ("batch_size", "op"),
     "elementwise_fp32": ("op",),
     "moe_w13": ("moe_tp_size", "moe_ep_size"),
@@ -169,8 +169,6 @@ def launch_columns(family: str) -> tuple[str, ...]:
         return ()
     cols = [*fam.shape_columns, *fam.text_columns, *OPTIONAL_LAUNCH_COLUMNS.get(fam.name, ())]
     cols += list(LAUNCH_DEFAULTS.get(fam.name, {}))
-    if fam.name == "attention_flashinfer":  # its FlashInfer code path (fa2_paged ...), checked by its own rule
-        cols.append("backend")
     if fam.name in TILED_FAMILIES or fam.name in _RECORDED_TILE_FAMILIES:
         cols += list(_TILES)
     return tuple(dict.fromkeys(cols))

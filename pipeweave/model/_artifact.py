@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .._errors import DataError, SchemaMismatchError
+from .._errors import DataError, SchemaMismatchError, shown
 from .._io import atomic_write, read_error_text
 from .._paths import MODELS_DIR
 from ._bands import check_error_bands
@@ -211,7 +211,7 @@ def _model_path(path: object) -> str | os.PathLike[str]:
     """``path`` when it is a path (``str`` or ``os.PathLike``), else a :class:`DataError` naming its type."""
     if not isinstance(path, (str, os.PathLike)):
         raise DataError(
-            f"a model path must be a string or a path, got {type(path).__name__} ({path!r:.80})",
+            f"a model path must be a string or a path, got {type(path).__name__} ({shown(path)})",
             hint="e.g. 'models/mine.ubj' (a .ubj or .json file written by pipeweave.save_model)",
         )
     return path

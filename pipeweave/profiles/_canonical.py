@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
@@ -92,8 +92,8 @@ def check_profiles(
             groups.setdefault(str(r), []).append(int(i) + 1)  # type: ignore[call-overload]
         parts = []
         for r, rows in list(groups.items())[:5]:
-            shown = ", ".join(str(n) for n in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
-            parts.append(f"row{'s' if len(rows) > 1 else ''} {shown}: {r}")
+            listed = ", ".join(str(n) for n in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+            parts.append(f"row{'s' if len(rows) > 1 else ''} {listed}: {r}")
         more = f" (and {len(groups) - 5} more problems)" if len(groups) > 5 else ""
         hint = "fix or drop those rows (row numbers count data rows from 1)"
         if any(r.startswith("unknown GPU") for r in groups):
@@ -218,7 +218,7 @@ def read_profiles(
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths) if isinstance(paths, Iterable) else None
     if items is None or not all(isinstance(p, (str, os.PathLike)) for p in items):
         raise DataError(
-            f"read_profiles takes a path or a list of paths, got {paths!r:.80}",
+            f"read_profiles takes a path or a list of paths, got {shown(paths)}",
             hint="e.g. read_profiles('mine.csv') or read_profiles(['a.csv', 'b.parquet'])",
         )
     if not items:

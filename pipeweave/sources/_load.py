@@ -13,7 +13,7 @@ from typing import Literal, overload
 
 import pandas as pd
 
-from .._errors import DataError, UnknownFamilyError
+from .._errors import DataError, UnknownFamilyError, shown
 from .._paths import resolve_data_dir
 from ..vocab import canonical_dtype, closest_family
 from ._cache import cache_path, files_fingerprint, read_cache, write_cache
@@ -42,7 +42,7 @@ def _as_list(value: str | Iterable[str] | None, what: str) -> list[str] | None:
         return [value]
     if not isinstance(value, Iterable):
         raise DataError(
-            f"{what} must be a name or a list of names, got {type(value).__name__} ({value!r:.80})",
+            f"{what} must be a name or a list of names, got {type(value).__name__} ({shown(value)})",
             hint=f"pass {what}= one name or a list of names (strings), or None for all",
         )
     out = list(value)
