@@ -41,7 +41,8 @@
    is over 200 us, per GPU and family (long launches, where the op-call timing floor no longer counts):
    how far each GPU's long launches sit from its spec envelope. The row kernels' spread across GPUs is
    what the re-reads that miss L2 (``reread_miss_fraction``) narrowed; FP32 GEMM's shows the 70-75 W
-   cards (P4, T4, L4) running further from their spec peak than the others.
+   cards (P4, T4, L4) running further from their spec peak than the others. Beside it, layernorm's by row width
+   (the A100s' narrow rows run under the envelope, where it is L2-bound).
 """
 
 from __future__ import annotations
@@ -295,14 +296,22 @@ def prefill_same_work(data: str | None) -> pd.DataFrame:
     return out.astype(float).round(1).set_index("batch_size")
 
 
-def neusight_long_level(data: str | None, min_us: float = 200.0) -> pd.DataFrame:
+def neusight_long_level(data: str | None, min_us: float = 200.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     fams = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
     frame, _ = prepare_training_frame(load_profiles(data, families=fams, sources=["neusight"]))
     long = frame[frame["latency_us"] > min_us]
-    ratio = (long["latency_us"] / long["t_env_us"]).groupby([long["gpu"], long["family"]], observed=True)
-    out = ratio.median().round(2).unstack()
+    ratio = long["latency_us"] / long["t_env_us"]
+    out = ratio.groupby([long["gpu"], long["family"]], observed=True).median().round(2).unstack()
     out.columns = [str(c) for c in out.columns]
-    return out.join(long.groupby("gpu", observed=True).size().rename("rows"))
+    out = out.join(long.groupby("gpu", observed=True).size().rename("rows"))
+    # layernorm by row width: where the A100s' long launches run under the envelope
+    ln = (long["family"].astype(str) == "layernorm_fp32").to_numpy()
+    width = pd.cut(long.loc[ln, "hidden_size"], [0, 1024, 2048, 4096, 8192, np.inf], labels=False)
+    edges = ["<= 1024", "1025-2048", "2049-4096", "4097-8192", "> 8192"]
+    by_h = ratio[ln].groupby([long.loc[ln, "gpu"], width.map(dict(enumerate(edges)))], observed=True).median()
+    by_h = by_h.round(2).unstack()[[e for e in edges if e in set(by_h.index.get_level_values(1))]]
+    by_h.columns = [f"H {c}" for c in by_h.columns]
+    return out, by_h
 
 
 def _table(frame: pd.DataFrame) -> list[str]:
@@ -328,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     fp32_level, fp32_floor, fp32_kernels = neusight_fp32(args.data)
     fp8_split = fp8_scaling_split(args.data)
     same_work = prefill_same_work(args.data)
-    neusight_long = neusight_long_level(args.data)
+    neusight_long, layernorm_width = neusight_long_level(args.data)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -362,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             "prefill_a100_same_batch_x_heads": same_work.reset_index().to_dict(orient="records"),
             "neusight_measured_over_env_over_200us": {
                 g: {f: v for f, v in r.items() if pd.notna(v)} for g, r in neusight_long.to_dict(orient="index").items()
+            },
+            "layernorm_measured_over_env_over_200us_by_width": {
+                g: {h: v for h, v in r.items() if pd.notna(v)}
+                for g, r in layernorm_width.to_dict(orient="index").items()
             },
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
@@ -453,6 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         "## 13. NeuSight FP32 families: median measured / envelope of the launches over 200 us",
         "",
         *_table(neusight_long),
+        "",
+        "layernorm_fp32 only, by row width H (hidden_size):",
+        "",
+        *_table(layernorm_width),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
