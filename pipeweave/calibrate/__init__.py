@@ -9,6 +9,8 @@ its settings inside the training generations.
 """
 
 from ._correction import (
+    AUTO_CANDIDATES,
+    AUTO_MIN_LAUNCHES,
     CALIBRATED_BAND,
     CALIBRATED_BAND_MIN_SHOTS,
     DEFAULT_LENGTH_SCALE,
@@ -22,6 +24,8 @@ from ._plan import plan_positions
 from ._regime import REGIME_FEATURES, regime_matrix
 
 __all__ = [
+    "AUTO_CANDIDATES",
+    "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",
     "CALIBRATED_BAND_MIN_SHOTS",
     "DEFAULT_LENGTH_SCALE",

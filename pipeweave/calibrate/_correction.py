@@ -16,6 +16,15 @@ observed residuals (no extrapolation beyond what was measured). ``method="scalar
 mean only, ``"none"`` is the uncorrected model. The calibrated prediction is
 ``max(f(x) * exp(c(z)), t_lower_us)``.
 
+**Choosing the settings from the launches themselves** (``method="auto"``). Each setting of
+:data:`AUTO_CANDIDATES` (none, the scalar, the GP over a grid of length scales, noise ratios and
+linear weights) is scored by its leave-one-out MAPE on the measured launches (each launch predicted
+by the setting refitted on the others; for ``none``, the model's own error on them), and the lowest
+wins, the simpler setting on a tie. So a correction that does not predict held-back launches of this
+GPU better than the model alone is not applied: with these launches as the only evidence, a
+calibration does not make the GPU's predictions worse than the model's. Fewer than
+:data:`AUTO_MIN_LAUNCHES` launches cannot be compared this way and keep the model (``none``).
+
 **Error band on the calibrated GPU.** Each measured launch ``i`` is left out in turn: the
 correction refitted on the other ``n - 1`` launches predicts it with the error
 ``e_i = r_i - c_{-i}(z_i)`` and the GP's predictive variance ``v_{-i}(z_i)`` (kernel units,
@@ -34,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +55,8 @@ if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
 __all__ = [
+    "AUTO_CANDIDATES",
+    "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",
     "CALIBRATED_BAND_MIN_SHOTS",
     "DEFAULT_LENGTH_SCALE",
@@ -55,12 +66,27 @@ __all__ = [
     "ResidualCorrection",
 ]
 
-METHODS: tuple[str, ...] = ("gp", "scalar", "none")
+METHODS: tuple[str, ...] = ("gp", "scalar", "none", "auto")
 #: defaults of `pipeweave calibrate fit`: the fused-MoE option the few-shot protocol chose most often at
 #: 32 shots, inside the training generations (experiments/few_shot/results.json, "chosen": length scale
 #: 4 on 3 of 4 folds, noise 0.3 on 3 of 4; for GEMM it chose length scale 2 with noise 0.3 or 1.0)
 DEFAULT_LENGTH_SCALE: float = 4.0
 DEFAULT_NOISE: float = 0.3
+#: the settings ``method="auto"`` chooses among by leave-one-out MAPE (module docstring), simplest first:
+#: none, the per-GPU scalar, then the GP over length scales 1-8 (regime units), noise ratios 0.1-1 and
+#: linear-trend weights 0 / 0.02 (the grid the few-shot protocol offers as fixed settings)
+AUTO_CANDIDATES: tuple[dict, ...] = (
+    {"method": "none"},
+    {"method": "scalar"},
+    *(
+        {"method": "gp", "length_scale": ls, "noise": nz, "linear": lin}
+        for ls in (1.0, 2.0, 4.0, 8.0)
+        for nz in (0.1, 0.3, 1.0)
+        for lin in (0.0, 0.02)
+    ),
+)
+#: fewest measured launches of a family ``method="auto"`` compares settings on (fewer: the model alone)
+AUTO_MIN_LAUNCHES: int = 4
 #: fewest measured launches of a family for an error band on the calibrated GPU (module docstring)
 CALIBRATED_BAND_MIN_SHOTS: int = 16
 #: the ``band`` value (situation) of a row whose band comes from the calibration's left-out launches
@@ -83,6 +109,9 @@ class ResidualCorrection:
     alpha_: np.ndarray = field(default_factory=lambda: np.zeros(0))
     band_t_: np.ndarray = field(default_factory=lambda: np.zeros(0))
     loo_mape_: float = float("nan")
+    #: with ``method="auto"``: the left-out MAPE (%) of each setting of :data:`AUTO_CANDIDATES`, in order (the
+    #: fitted ``method`` and settings are the winner's); empty otherwise
+    auto_loo_: np.ndarray = field(default_factory=lambda: np.zeros(0))
     #: where ``band_t_`` came from: "" (no band), "shots" (this correction's left-out launches) or
     #: "band_model" (the same correction fitted on another model's residuals: see ``borrow_band``)
     band_source_: str = ""
@@ -118,11 +147,35 @@ class ResidualCorrection:
                 hint="pass one finite log(measured / predicted) per row of frame; drop rows whose latency or "
                 "prediction is zero, negative or NaN",
             )
+        if self.method == "auto":
+            self._select(regime_matrix(frame, self.features), r)
         Z = regime_matrix(frame, self.features) / self.length_scale
         self._fit_scaled(Z, r)
         self.band_t_, self.loo_mape_ = self._loo_band(Z, r) if band else (np.zeros(0), float("nan"))
         self.band_source_ = "shots" if len(self.band_t_) else ""
         return self
+
+    def settings(self) -> dict[str, Any]:
+        """The correction's settings (``method``, ``length_scale``, ``noise``, ``linear``) as keyword arguments."""
+        return {"method": self.method, "length_scale": self.length_scale, "noise": self.noise, "linear": self.linear}
+
+    def _select(self, X: np.ndarray, r: np.ndarray) -> None:
+        """``method="auto"``: take the settings of :data:`AUTO_CANDIDATES` with the lowest leave-one-out MAPE on
+        the launches (regime coordinates ``X``, unscaled; residuals ``r``); the first of equals wins."""
+        if len(r) < AUTO_MIN_LAUNCHES:
+            self.method, self.auto_loo_ = "none", np.zeros(0)
+            return
+        scores = np.empty(len(AUTO_CANDIDATES))
+        for i, cand in enumerate(AUTO_CANDIDATES):
+            c = ResidualCorrection(**cand, features=self.features)
+            e = c._loo_errors(X / c.length_scale, r)[0]
+            scores[i] = float(np.mean(np.abs(np.expm1(-e))) * 100)
+        best = AUTO_CANDIDATES[int(np.argmin(scores))]
+        self.method = best["method"]
+        self.length_scale = float(best.get("length_scale", self.length_scale))
+        self.noise = float(best.get("noise", self.noise))
+        self.linear = float(best.get("linear", 0.0))
+        self.auto_loo_ = scores
 
     def borrow_band(self, other: ResidualCorrection) -> ResidualCorrection:
         """Take ``other``'s band (fitted with the same settings on the same launches, but on the residuals
@@ -190,20 +243,30 @@ class ResidualCorrection:
         (empty, NaN) with too few launches."""
         from ..model import BAND_LEVELS
 
-        n = len(r)
-        if self.method == "none" or n < CALIBRATED_BAND_MIN_SHOTS:
+        if self.method == "none" or len(r) < CALIBRATED_BAND_MIN_SHOTS:
             return np.zeros(0), float("nan")
-        e, t = np.empty(n), np.empty(n)
+        e, t = self._loo_errors(Z, r, standardized=True)
+        # e = log(measured / corrected prediction): APE = |prediction - measured| / measured = |exp(-e) - 1|
+        return np.quantile(t, BAND_LEVELS, method="hazen"), float(np.mean(np.abs(np.expm1(-e))) * 100)
+
+    def _loo_errors(self, Z: np.ndarray, r: np.ndarray, *, standardized: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(e, t): each launch's left-out error ``e_i = r_i - c_{-i}(z_i)`` (log units; ``r`` itself for method
+        none) and, with ``standardized``, ``e_i / sqrt(v_{-i}(z_i))`` (else empty). ``Z``: coordinates already
+        divided by the length scale."""
+        n = len(r)
+        if self.method == "none":
+            return r.copy(), np.zeros(0)
+        e, t = np.empty(n), np.empty(n if standardized else 0)
         keep = np.ones(n, dtype=bool)
         for i in range(n):  # n refits of n - 1 launches: O(n^4), well under a second for n <= 256
             keep[i] = False
             sub = ResidualCorrection(self.method, self.length_scale, self.noise, self.linear, self.features)
             sub._fit_scaled(Z[keep], r[keep])
             e[i] = r[i] - sub._predict_scaled(Z[i : i + 1])[0]
-            t[i] = e[i] / np.sqrt(sub._variance_scaled(Z[i : i + 1])[0])
+            if standardized:
+                t[i] = e[i] / np.sqrt(sub._variance_scaled(Z[i : i + 1])[0])
             keep[i] = True
-        # e = log(measured / corrected prediction): APE = |prediction - measured| / measured = |exp(-e) - 1|
-        return np.quantile(t, BAND_LEVELS, method="hazen"), float(np.mean(np.abs(np.expm1(-e))) * 100)
+        return e, t
 
     def band_ratio(self, frame: pd.DataFrame, coverage: float) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi) multipliers of the calibrated prediction holding the middle ``coverage`` (0.5, 0.8 or
@@ -245,6 +308,7 @@ class ResidualCorrection:
             "band_t": self.band_t_.tolist(),
             "loo_mape": None if np.isnan(self.loo_mape_) else self.loo_mape_,
             "band_source": self.band_source_,
+            **({"auto_loo": [round(float(v), 4) for v in self.auto_loo_]} if len(self.auto_loo_) else {}),
         }
 
     @classmethod
@@ -263,6 +327,7 @@ class ResidualCorrection:
         c.band_t_ = np.asarray(d.get("band_t", []), dtype=float)  # files before the calibrated band: none
         c.loo_mape_ = float("nan") if d.get("loo_mape") is None else float(d["loo_mape"])
         c.band_source_ = str(d.get("band_source", "shots" if len(c.band_t_) else ""))
+        c.auto_loo_ = np.asarray(d.get("auto_loo", []), dtype=float)
         from ..model import BAND_LEVELS
 
         if len(c.band_t_) not in (0, len(BAND_LEVELS)) or not (

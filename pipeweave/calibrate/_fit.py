@@ -157,6 +157,11 @@ def calibrate_model(
     fitted model that did not train on them, e.g. the model before the refit) is given: the family's band
     is then the left-out band of the same correction fitted on ``band_model``'s residuals
     (:meth:`ResidualCorrection.borrow_band`).
+
+    ``method="auto"`` chooses the settings per family by leave-one-out MAPE on the measured launches
+    (:data:`~pipeweave.calibrate.AUTO_CANDIDATES`; ``length_scale``, ``noise`` and ``linear`` are then ignored):
+    on ``band_model``'s residuals when it is given for a model trained on the launches, else on ``model``'s
+    (a model trained on them fits them too well for the choice to mean much).
     """
     import os
 
@@ -231,11 +236,17 @@ def calibrate_model(
     for name in sorted(set(fam)):
         m = fam == name
         own = not trained_on(model, gpu, name)
-        corrections[name] = ResidualCorrection(method, length_scale, noise, linear).fit(feats.loc[m], r[m], band=own)
+        settings: dict[str, Any] = {"method": method, "length_scale": length_scale, "noise": noise, "linear": linear}
+        ref = None
         if not own and band_model is not None and not trained_on(band_model, gpu, name):
             if ref_r is None:
                 ref_r = residuals(band_model, measured, gpus=gpus)[1]
-            ref = ResidualCorrection(method, length_scale, noise, linear).fit(feats.loc[m], ref_r[m], band=True)
+            # method "auto" chooses on the residuals of the model that did not train on these launches
+            ref = ResidualCorrection(**settings).fit(feats.loc[m], ref_r[m], band=True)
+            settings = ref.settings()
+        corrections[name] = ResidualCorrection(**settings).fit(feats.loc[m], r[m], band=own)
+        if ref is not None:
+            corrections[name].auto_loo_ = ref.auto_loo_
             corrections[name].borrow_band(ref)
         shots[name] = int(m.sum())
     out = copy.copy(model)

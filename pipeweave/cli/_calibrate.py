@@ -94,7 +94,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with a --model retrained on these launches (the refit recipe): a model that was not, e.g. the "
         "one the refit started from (no PATH: the shipped model); the error band comes from its left-out errors",
     )
-    ft.add_argument("--method", choices=list(METHODS), default="gp", help="correction (default gp)")
+    ft.add_argument(
+        "--method",
+        choices=list(METHODS),
+        default="gp",
+        help="correction (default gp); auto: per family, the setting (none, scalar or a GP of the grid) with the "
+        "lowest leave-one-out MAPE on your launches, so none when no correction predicts held-back launches "
+        "better than the model (--length-scale, --noise, --linear then unused)",
+    )
     ft.add_argument(
         "--length-scale",
         type=float,
@@ -212,6 +219,23 @@ def _note_short_families(cand: pd.DataFrame, plan: pd.DataFrame, n: int) -> None
                 "shape with another tile plan that the front-end resolves alike), so measuring them adds nothing",
                 file=sys.stderr,
             )
+
+
+def _chosen_note(corr, method: str) -> str:  # noqa: ANN001
+    """With --method auto: the setting it chose and the left-out MAPEs that chose it, in words (else empty)."""
+    from ..calibrate import AUTO_MIN_LAUNCHES
+
+    if method != "auto":
+        return ""
+    if not len(corr.auto_loo_):
+        return f"auto kept the model uncorrected (fewer than {AUTO_MIN_LAUNCHES} launches to compare settings on), "
+    what = corr.method
+    if corr.method == "gp":
+        what = f"gp (length scale {corr.length_scale:g}, noise {corr.noise:g}, linear {corr.linear:g})"
+    return (
+        f"auto chose {what}: left-out MAPE {float(corr.auto_loo_.min()):.1f}% against "
+        f"{float(corr.auto_loo_[0]):.1f}% uncorrected, "
+    )
 
 
 def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: ANN001
@@ -384,7 +408,7 @@ def run(args: argparse.Namespace) -> int:
     )
     cal = model.calibration_
     summary = ", ".join(
-        f"{f}: {cal.n_shots[f]} launches, mean correction x{math.exp(c.mean_):.3f}, "
+        f"{f}: {cal.n_shots[f]} launches, {_chosen_note(c, args.method)}mean correction x{math.exp(c.mean_):.3f}, "
         + _band_note(model, spec.name, f, band_model)
         for f, c in cal.corrections.items()
     )

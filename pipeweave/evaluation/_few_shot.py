@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "DEFAULT_SHOTS",
+    "FEW_SHOT_OPTIONS",
     "OPTIONS",
     "REFIT_WEIGHTS",
     "BAND_SHOTS",
@@ -66,25 +67,29 @@ __all__ = [
 DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
 #: weights of the shots when the model is refitted with them (few-shot "refit" options)
 REFIT_WEIGHTS: tuple[float, ...] = (10.0, 30.0)
+
+
+def _options() -> tuple[dict[str, Any], ...]:
+    from ..calibrate import AUTO_CANDIDATES
+
+    return (
+        # fixed settings: none, the per-GPU scalar, the residual GP over a grid (calibrate's AUTO_CANDIDATES)
+        *(dict(c) for c in AUTO_CANDIDATES),
+        # refit: the shots join the training rows with this weight each (a shot counts as that many
+        # training rows), then nothing or the residual GP on top
+        *({"refit_weight": w, "method": "none"} for w in REFIT_WEIGHTS),
+        *(
+            {"refit_weight": w, "method": "gp", "length_scale": ls, "noise": 0.3, "linear": 0.0}
+            for w in REFIT_WEIGHTS
+            for ls in (2.0, 4.0)
+        ),
+    )
+
+
 #: calibration options tried inside the training generations (keyword arguments of ResidualCorrection)
-OPTIONS: tuple[dict[str, Any], ...] = (
-    {"method": "none"},
-    {"method": "scalar"},
-    *(
-        {"method": "gp", "length_scale": ls, "noise": nz, "linear": lin}
-        for ls in (1.0, 2.0, 4.0, 8.0)
-        for nz in (0.1, 0.3, 1.0)
-        for lin in (0.0, 0.02)
-    ),
-    # refit: the shots join the training rows with this weight each (a shot counts as that many
-    # training rows), then nothing or the residual GP on top
-    *({"refit_weight": w, "method": "none"} for w in REFIT_WEIGHTS),
-    *(
-        {"refit_weight": w, "method": "gp", "length_scale": ls, "noise": 0.3, "linear": 0.0}
-        for w in REFIT_WEIGHTS
-        for ls in (2.0, 4.0)
-    ),
-)
+OPTIONS: tuple[dict[str, Any], ...] = _options()
+#: :data:`OPTIONS` under its public name (``pipeweave.evaluation.FEW_SHOT_OPTIONS``)
+FEW_SHOT_OPTIONS = OPTIONS
 
 
 def _stats(errors: np.ndarray) -> dict[str, float | int]:
@@ -121,7 +126,7 @@ class _GPUCase:
         plan = self.plans[shots]
         r = np.log(self.lat[plan] / base_pred[plan])
         kw = {k: v for k, v in option.items() if k != "refit_weight"}
-        corr = ResidualCorrection(**kw).fit(self.rows.iloc[plan], r)
+        corr = ResidualCorrection(**kw).fit(self.rows.iloc[plan], r, band=False)
         pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(self.score_rows)), self.t_lower[self.score])
         return ape(pred, self.lat[self.score])
 
@@ -383,6 +388,26 @@ def _cache_path(
     return Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
 
+def _checked_options(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``options`` as a list of dicts, the first the uncorrected model; a bad entry raises, naming it."""
+    from ..calibrate import METHODS
+
+    opts: list[Any] = [options] if isinstance(options, (str, dict)) else list(options)
+    for i, o in enumerate(opts):
+        if not isinstance(o, dict) or o.get("method", "gp") not in METHODS:
+            raise DataError(
+                f"few-shot option {i} must be a dict with a method in {list(METHODS)}, got {o!r}",
+                hint="e.g. {'method': 'gp', 'length_scale': 4.0, 'noise': 0.3}",
+            )
+    if not opts or opts[0] != {"method": "none"}:
+        raise DataError(
+            f"the first few-shot option must be the uncorrected model {{'method': 'none'}}, got "
+            f"{opts[0] if opts else 'no options'!r}",
+            hint="start the options with pipeweave.evaluation.FEW_SHOT_OPTIONS[0]",
+        )
+    return opts
+
+
 def run_few_shot(
     *,
     families: Sequence[str] | None = None,
@@ -395,11 +420,15 @@ def run_few_shot(
     progress: bool = True,
     plots: bool = True,
     cache_dir: str | Path | None = None,
+    options: Sequence[dict[str, Any]] = OPTIONS,
 ) -> dict:
     """Run the few-shot protocol on the evaluation ``families`` and write results.json/.md and figures.
 
     ``cache_dir``: keep the zero-shot models' predictions there (keyed by the data fingerprint and
-    the model settings), so a re-run only redoes the planning and calibration.
+    the model settings), so a re-run only redoes the planning and calibration. ``options``: the
+    calibration options the inner folds choose among (default :data:`OPTIONS`; keyword arguments of
+    :class:`~pipeweave.calibrate.ResidualCorrection`, plus ``refit_weight``), the first being the
+    uncorrected model.
     """
     from tqdm.auto import tqdm
 
@@ -409,6 +438,7 @@ def run_few_shot(
     if not shots or shots[0] < 0:
         raise DataError(f"shots must be integers >= 0, got {list(shots)}", hint="e.g. shots=(0, 8, 32, 128)")
     labels = _eval_labels(families)
+    options = _checked_options(options)
     t0 = time.perf_counter()
     frame, _drops, fp = load_eval_frame(data, labels_to_load(labels))  # + rows that only train (group_labels)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
@@ -441,7 +471,7 @@ def run_few_shot(
         results[label], by_gpu[label], chosen[label], inner[label] = {str(s): {} for s in shots}, {}, {}, {}
         try:
             for g in gens:
-                fold = few_shot_fold(sub, g, models, shots, cases=cases)
+                fold = few_shot_fold(sub, g, models, shots, cases=cases, options=options)
                 print(
                     f"  {label} held-out {g}: "
                     + ", ".join(f"{s} shots {fold['generation'][str(s)]['mape']:.1f}%" for s in shots),
@@ -463,7 +493,7 @@ def run_few_shot(
         "results": results,
         "by_gpu": by_gpu,
         "chosen": chosen,
-        "options": list(OPTIONS),
+        "options": list(options),
         "inner": inner,
         "extra": {
             "command": "pipeweave evaluate --protocol few-shot --shots "

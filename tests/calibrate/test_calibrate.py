@@ -347,3 +347,76 @@ def test_an_unknown_gpu_or_family_is_named_as_such(base_model):
         calibrate_model(base_model, measured, gpu="H1000")
     assert trained_on(base_model, "H100", "gemm") and not trained_on(base_model, "H100", "gemmm")
     assert not trained_on(base_model, "H100", "rmsnorm")
+
+
+# ---- method "auto": the settings chosen by leave-one-out MAPE on the measured launches
+
+
+def _loo_mape(settings: dict, feats: pd.DataFrame, r: np.ndarray) -> float:
+    """Leave-one-out MAPE (%) of one fixed setting, computed here by refitting it n times."""
+    e = []
+    for i in range(len(r)):
+        keep = np.arange(len(r)) != i
+        c = ResidualCorrection(**settings).fit(feats.iloc[keep], r[keep], band=False)
+        e.append(r[i] - c.predict(feats.iloc[[i]])[0])
+    return float(np.mean(np.abs(np.expm1(-np.asarray(e)))) * 100)
+
+
+def test_auto_takes_the_setting_with_the_lowest_left_out_mape(spread):
+    from pipeweave.calibrate import AUTO_CANDIDATES
+
+    rng = np.random.default_rng(4)
+    r = 0.25 * spread["log10_t_env_us"].to_numpy() - 0.5 + rng.normal(0, 0.03, len(spread))  # made-up residuals
+    auto = ResidualCorrection(method="auto").fit(spread, r)
+    assert len(auto.auto_loo_) == len(AUTO_CANDIDATES)
+    best = int(np.argmin(auto.auto_loo_))
+    assert auto.settings() == {"length_scale": 4.0, "noise": 0.3, "linear": 0.0, **AUTO_CANDIDATES[best]}
+    # the scores are the settings' own left-out MAPEs: none = the model's error, then the scalar and one GP
+    assert auto.auto_loo_[0] == pytest.approx(np.mean(np.abs(np.expm1(-r))) * 100)
+    for i in (1, 2, best):
+        assert auto.auto_loo_[i] == pytest.approx(_loo_mape(AUTO_CANDIDATES[i], spread, r), rel=1e-9)
+    assert AUTO_CANDIDATES[best]["method"] == "gp"  # a trend over the regime: a GP predicts it, a scalar cannot
+    fixed = ResidualCorrection(**AUTO_CANDIDATES[best]).fit(spread, r)
+    np.testing.assert_allclose(auto.predict(spread), fixed.predict(spread))
+    assert auto.loo_mape_ == pytest.approx(auto.auto_loo_[best])  # the band is the chosen setting's
+    back = ResidualCorrection.from_dict(auto.to_dict())
+    np.testing.assert_allclose(back.auto_loo_, auto.auto_loo_, rtol=1e-4)
+    np.testing.assert_allclose(back.predict(spread), auto.predict(spread))
+
+
+def test_auto_keeps_the_model_when_no_correction_predicts_left_out_launches(spread):
+    r = np.where(np.arange(len(spread)) % 2 == 0, 0.08, -0.08)  # made up: zero-mean, no structure to learn
+    r = r * np.where(np.arange(len(spread)) % 4 < 2, 1.0, -1.0)
+    auto = ResidualCorrection(method="auto").fit(spread, r)
+    assert auto.method == "none" and auto.auto_loo_[0] == auto.auto_loo_.min()
+    np.testing.assert_array_equal(auto.predict(spread), 0.0)
+    assert len(auto.band_t_) == 0  # method none: no band, as when chosen by hand
+
+
+def test_auto_with_too_few_launches_keeps_the_model(spread):
+    from pipeweave.calibrate import AUTO_MIN_LAUNCHES
+
+    few = spread.iloc[: AUTO_MIN_LAUNCHES - 1]
+    auto = ResidualCorrection(method="auto").fit(few, np.full(len(few), 0.5))
+    assert auto.method == "none" and len(auto.auto_loo_) == 0
+    enough = spread.iloc[:AUTO_MIN_LAUNCHES]
+    assert ResidualCorrection(method="auto").fit(enough, np.full(AUTO_MIN_LAUNCHES, 0.5)).method != "none"
+
+
+def test_calibrate_model_auto_chooses_on_the_band_models_residuals(base_model):
+    """With a refit base (trained on the launches), auto chooses on the residuals of the model that was not."""
+    from pipeweave.model import PipeweaveRegressor
+
+    measured = _spread_gemms(20)
+    rng = np.random.default_rng(5)
+    measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
+    own = calibrate_model(base_model, measured, gpu="B200", method="auto").calibration_.corrections["gemm"]
+    assert len(own.auto_loo_) and own.method != "none"  # a 1.35x offset: worth correcting
+    train = _gemm([256, 1024, 4096] * 2)
+    train["gpu"] = ["A100"] * 3 + ["H100"] * 3
+    train["latency_us"] = [9.0, 40.0, 1700.0, 7.0, 22.0, 800.0]
+    refit = PipeweaveRegressor(n_estimators=5).fit(pd.concat([train, measured], ignore_index=True))
+    c = calibrate_model(refit, measured, gpu="B200", method="auto", band_model=base_model)
+    c = c.calibration_.corrections["gemm"]
+    assert c.settings() == own.settings() and c.band_source_ == "band_model"
+    np.testing.assert_array_equal(c.auto_loo_, own.auto_loo_)

@@ -253,3 +253,21 @@ def test_workload_band_rows_take_the_band_from_other_generations():
     assert [r["band_hi"] for r in rows2 if r["gpu"] == "H"] == [by[("H", 1)]["band_hi"]]
     with pytest.raises(DataError, match="no other generation"):
         workload_band_rows(dict(list(held.items())[:1]), (1,), (0.1, 0.9), n_workloads=5, max_count=2, rng=rng)
+
+
+def test_auto_option_is_scored_like_any_other_and_bad_options_are_refused(frame):
+    """``{'method': 'auto'}`` (settings chosen per GPU on its own shots) joins the options the inner folds
+    score; a malformed option list is refused before any data is read."""
+    from pipeweave import DataError
+    from pipeweave.evaluation import FEW_SHOT_OPTIONS, run_few_shot
+
+    shots = [0, 8]
+    cases = {g: _GPUCase(frame[frame["gpu"] == g], shots, seed=0) for g in GPUS}
+    opts = [{"method": "none"}, {"method": "scalar"}, {"method": "auto"}]
+    out = few_shot_fold(frame, "ada", _BaseModels(frame, EnvelopeTimes()), shots, cases=cases, options=opts)
+    assert len(out["inner"]["8"]) == 3 and out["chosen"]["8"] in opts[1:]  # a factor to find: not "none"
+    assert out["generation"]["8"]["mape"] < out["generation"]["0"]["mape"]
+    assert FEW_SHOT_OPTIONS[0] == {"method": "none"} and {"method": "auto"} not in FEW_SHOT_OPTIONS
+    for bad, match in (([{"method": "gp"}], "first few-shot option"), ([FEW_SHOT_OPTIONS[0], {"method": "x"}], "x")):
+        with pytest.raises(DataError, match=match):
+            run_few_shot(families=["gemm_bf16"], options=bad, out="/nonexistent/never_written")

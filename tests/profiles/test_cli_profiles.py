@@ -182,6 +182,11 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
         == 0
     )
     assert "left-out MAPE" in capsys.readouterr().out
+    auto = tmp_path / "b200_auto.ubj"
+    argv = ["calibrate", "fit", "--gpu", "B200", "--profiles", str(measured), "--model", str(base), "--out", str(auto)]
+    assert main([*argv, "--method", "auto"]) == 0
+    assert "auto chose " in capsys.readouterr().out  # names the setting and the left-out MAPEs that chose it
+    assert len(read_stamp(auto)["calibration"]["corrections"]["gemm"]["auto_loo"]) > 2
     launch = ["--family", "gemm", "--dtype", "bfloat16", "--m", "1000", "--n", "1000", "--k", "1000"]
     assert main(["predict", "--model", str(cal), "--gpu", "B200", *launch]) == 0
     text = capsys.readouterr().out
