@@ -716,16 +716,18 @@ def evaluate(
     profiles: Sequence[str | os.PathLike[str]] | None = None,
     shared: bool = True,
     dask: str | None = None,
+    train_gpus: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Run an evaluation protocol over the shared measurements and write its report to ``out``.
 
     Parameters
     ----------
-    protocol : {"logo", "unseen-gpu", "unseen-shape", "dse"}
+    protocol : {"logo", "unseen-gpu", "unseen-shape", "gpu-split", "dse"}
         ``logo``: train on the other GPU generations, predict the held-out one from spec sheets;
         ``unseen-gpu``: hold out each GPU in turn, its generation's other GPUs still measured (a new
-        SKU of a known generation); ``unseen-shape``: hold out 20% of shapes on all GPUs; ``dse``:
-        the Triton config recommender.
+        SKU of a known generation); ``unseen-shape``: hold out 20% of shapes on all GPUs;
+        ``gpu-split``: train on ``train_gpus``, test every other GPU (a published predictor's own
+        split); ``dse``: the Triton config recommender.
     out : path
         Report folder (``results.json``, ``results.md``, figures). Required: committed reports are
         not a default target.
@@ -751,6 +753,9 @@ def evaluate(
     dask : str, optional
         ``logo`` / ``unseen-gpu`` / ``unseen-shape``: a Dask address (``local:N`` or ``tcp://host:8786``); every
         (fold, method) fit runs as a task there, with the same predictions.
+    train_gpus : list of str, optional
+        ``gpu-split`` (required there): the GPUs (catalog names or aliases) whose rows train the one fold;
+        every other GPU is tested, e.g. NeuSight's split ``["P100", "P4", "T4", "V100", "A100-PCIe-40GB"]``.
 
     Returns
     -------
@@ -785,9 +790,13 @@ def evaluate(
             f"protocol {protocol!r} has its own function and arguments: pipeweave.evaluation.{name}(...)",
             hint="pw.evaluate runs 'logo', 'unseen-gpu', 'unseen-shape' and 'dse'",
         )
-    if protocol not in ("logo", "unseen-gpu", "unseen-shape"):
-        raise DataError(f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-gpu', 'unseen-shape' or 'dse'")
-    from .evaluation import EVAL_FAMILIES, METHODS, run_evaluation
+    if protocol not in ("logo", "unseen-gpu", "unseen-shape", "gpu-split"):
+        raise DataError(
+            f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-gpu', 'unseen-shape', 'gpu-split' or 'dse'"
+        )
+    from .evaluation import EVAL_FAMILIES, METHODS, checked_train_gpus, run_evaluation
+
+    train_gpus = checked_train_gpus(protocol, train_gpus)  # before minutes of loading
 
     # one name is a list of one (a string is not read letter by letter)
     families = [families] if isinstance(families, str) else families
@@ -810,6 +819,7 @@ def evaluate(
         profiles=profiles,
         shared=shared,
         dask=dask,
+        train_gpus=train_gpus,
     )
 
 

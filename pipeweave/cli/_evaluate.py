@@ -1,4 +1,5 @@
-"""`pipeweave evaluate`: leave-one-generation-out, leave-one-GPU-out, unseen-shape and DSE protocols with the report."""
+"""`pipeweave evaluate`: leave-one-generation-out, leave-one-GPU-out, unseen-shape, GPU-split and DSE protocols with
+the report."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from ._common import add_data_argument
 
 COMMAND = "evaluate"
 HELP = (
-    "evaluate every method with the leave-one-generation-out (logo), unseen-gpu, unseen-shape, dse, few-shot or "
-    "anatomy protocol"
+    "evaluate every method with the leave-one-generation-out (logo), unseen-gpu, unseen-shape, gpu-split, dse, "
+    "few-shot or anatomy protocol"
 )
 DESCRIPTION = (
     HELP
@@ -20,7 +21,8 @@ the older-GPU families), train on the others, predict it from its spec sheets on
 method on exactly the same rows. unseen-gpu: hold out each GPU in turn, its generation's other
 GPUs still in the training rows (a new SKU of a measured generation, e.g. B300 after B200; a GPU
 alone in its generation is held out as under logo). unseen-shape: hold out 20% of shapes on all
-GPUs. dse: the
+GPUs. gpu-split: train on the --train-gpus, test every other GPU (a published predictor's own
+split, e.g. NeuSight's; a per-operator table when the rows name one). dse: the
 Triton config-recommendation and ceiling protocol on the PipeWeave tile sweeps (see
 `pipeweave diagnose`). Writes results.json, results.md and figures (PNG + CSV) under --out.
 A folder holding reports committed to the repository (experiments/logo ...) is only rewritten
@@ -30,6 +32,7 @@ examples:
   pipeweave evaluate --protocol logo --out /tmp/pw_logo
   pipeweave evaluate --protocol unseen-shape --families gemm_bf16 --out /tmp/pw_unseen_shape
   pipeweave evaluate --protocol unseen-gpu --families gemm_bf16 --methods pipeweave roofline --out /tmp/pw_unseen_gpu
+  pipeweave evaluate --protocol gpu-split --train-gpus P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB --families gemm_fp32 --out /tmp/pw_split
   pipeweave evaluate --protocol dse --out /tmp/pw_dse
   pipeweave evaluate --protocol logo --out experiments/logo --force   # refresh the committed report
   pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
@@ -52,7 +55,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ._checks import positive_int
 
     p.add_argument(
-        "--protocol", required=True, choices=["logo", "unseen-gpu", "unseen-shape", "dse", "anatomy", "few-shot"]
+        "--protocol",
+        required=True,
+        choices=["logo", "unseen-gpu", "unseen-shape", "gpu-split", "dse", "anatomy", "few-shot"],
+    )
+    p.add_argument(
+        "--train-gpus",
+        nargs="+",
+        metavar="GPU",
+        default=None,
+        help="gpu-split (required there): the GPUs whose rows train; every other GPU is tested (e.g. NeuSight's "
+        "split: P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB)",
     )
     p.add_argument(
         "--families",
@@ -74,8 +87,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="seeded random cap on training rows per GPU per fold (0 = all; default: 4000 for logo, unseen-gpu, "
-        "few-shot and anatomy, all rows for unseen-shape: the cap only keeps the leave-one-out protocols inside "
-        "their time budget)",
+        "few-shot and anatomy, all rows for unseen-shape and gpu-split: the cap only keeps the leave-one-out "
+        "protocols inside their time budget)",
     )
     p.add_argument(
         "--n-estimators", type=positive_int, default=200, help="boosting rounds of the learned methods (default 200)"
@@ -130,6 +143,16 @@ def run(args: argparse.Namespace) -> int:
         out, force=args.force, hint="pass --out /tmp/<folder>, or --force to refresh the committed results on purpose"
     )
     check_output_dir(out, "--out")
+    if args.train_gpus and args.protocol != "gpu-split":
+        raise DataError(
+            f"--train-gpus applies to --protocol gpu-split, not {args.protocol!r}",
+            hint="drop --train-gpus, or use --protocol gpu-split",
+        )
+    if args.protocol == "gpu-split" and not args.train_gpus:
+        raise DataError(
+            "--protocol gpu-split needs --train-gpus GPU ... (every other GPU is tested)",
+            hint="e.g. NeuSight's split: --train-gpus P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB",
+        )
     if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-gpu", "unseen-shape"):
         raise DataError(
             f"--profiles / --no-shared / --dask apply to --protocol logo, unseen-gpu and unseen-shape, not "
@@ -184,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         profiles=args.profiles,
         shared=not args.no_shared,
         dask=args.dask,
+        train_gpus=args.train_gpus,
     )
     return 0
 

@@ -50,6 +50,7 @@ __all__ = [
     "TINY_US",
     "PRED_COLUMNS",
     "UNSEEN_SHAPE_FOLD",
+    "GPU_SPLIT_FOLD",
     "iter_folds",
     "shape_groups",
     "regime_flags",
@@ -57,8 +58,11 @@ __all__ = [
     "fold_errors",
 ]
 
-PROTOCOLS: tuple[str, ...] = ("logo", "unseen-gpu", "unseen-shape")
+PROTOCOLS: tuple[str, ...] = ("logo", "unseen-gpu", "unseen-shape", "gpu-split")
 UNSEEN_SHAPE_FOLD = "unseen-shape"
+#: the one fold of the ``gpu-split`` protocol: train on the named GPUs, test on every other GPU (a published
+#: predictor's own split, e.g. NeuSight's: trained on P4, P100, T4, V100 and A100 PCIe 40 GB)
+GPU_SPLIT_FOLD = "gpu-split"
 
 #: Columns that identify a problem shape (whichever of them a family has, i.e. non-null);
 #: tile-plan columns and dtype are deliberately not part of the key.
@@ -152,17 +156,31 @@ def iter_folds(
     shape_cols: Sequence[str] | None = None,
     test_size: float = 0.2,
     seed: int = 0,
+    train_gpus: Sequence[str] | None = None,
 ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
     """Yield ``(fold_name, train_pos, test_pos)`` (positional row indices) for one family+source.
 
     ``logo``: one fold per value of ``group_col`` (sorted), named after it. ``unseen-gpu``: one fold
     per GPU (sorted), named after it. ``unseen-shape``: a single fold named ``"unseen-shape"`` holding
-    out ``test_size`` of the shapes.
+    out ``test_size`` of the shapes. ``gpu-split``: a single fold named ``"gpu-split"``: the rows on
+    ``train_gpus`` train, every other row is tested.
     Yields nothing when the frame has fewer than 2 groups (nothing to hold out).
     """
-    from sklearn.model_selection import GroupShuffleSplit, LeaveOneGroupOut
+    from sklearn.model_selection import GroupShuffleSplit, LeaveOneGroupOut, PredefinedSplit
 
-    if protocol in ("logo", "unseen-gpu"):
+    if protocol == GPU_SPLIT_FOLD:
+        if not train_gpus:
+            raise DataError(
+                "the gpu-split protocol needs the training GPUs", hint="pass train_gpus=['P100-PCIe', 'V100-PCIe']"
+            )
+        on_train = df["gpu"].astype(str).isin([str(g) for g in train_gpus]).to_numpy()
+        if on_train.all() or not on_train.any():
+            return
+        # PredefinedSplit: test_fold -1 = always trained on, 0 = the one test fold
+        split = PredefinedSplit(np.where(on_train, -1, 0))
+        train, test = next(split.split())
+        yield GPU_SPLIT_FOLD, train, test
+    elif protocol in ("logo", "unseen-gpu"):
         col = group_col if protocol == "logo" else "gpu"
         groups = df[col].astype(object).to_numpy()
         if pd.isna(groups).any():
@@ -259,9 +277,10 @@ def run_protocol(
     target_col: str = "latency_us",
     keep: Sequence[str] = (),
     client: Any = None,
+    train_gpus: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Run ``protocol`` (``"logo"``, ``"unseen-gpu"`` or ``"unseen-shape"``) for every method on every
-    (family, source).
+    """Run ``protocol`` (``"logo"``, ``"unseen-gpu"``, ``"unseen-shape"`` or ``"gpu-split"`` with
+    ``train_gpus``) for every method on every (family, source).
 
     ``df`` needs ``family_col``, ``source``, ``gpu``, ``group_col`` and ``target_col`` (measured
     latency, us, finite > 0) plus whatever the methods read; its index must be unique (it
@@ -310,6 +329,7 @@ def run_protocol(
             seed=seed,
             target_col=target_col,
             keep=keep,
+            train_gpus=train_gpus,
         )
     )
     names = list(methods)
@@ -399,6 +419,7 @@ def _iter_all_folds(
     seed: int,
     target_col: str,
     keep: Sequence[str],
+    train_gpus: Sequence[str] | None = None,
 ) -> Iterator[_Fold]:
     flags = regime_flags(df, family_col=family_col, target_col=target_col)
     keys = df[[family_col, "source"]].astype(str)
@@ -408,7 +429,13 @@ def _iter_all_folds(
         sub = df.iloc[idx]
         n_folds = 0
         for fold, train_pos, test_pos in iter_folds(
-            sub, protocol, group_col=group_col, shape_cols=shape_cols, test_size=test_size, seed=seed
+            sub,
+            protocol,
+            group_col=group_col,
+            shape_cols=shape_cols,
+            test_size=test_size,
+            seed=seed,
+            train_gpus=train_gpus,
         ):
             test = sub.iloc[test_pos]
             base = pd.DataFrame(
@@ -429,12 +456,13 @@ def _iter_all_folds(
             n_folds += 1
             yield _Fold(str(family), str(source), fold, idx[train_pos], idx[test_pos], base)
         if n_folds == 0:
-            what = {"logo": "generation", "unseen-gpu": "GPU"}.get(protocol, "shape")
-            warnings.warn(
-                f"{family}[{source}]: only one {what} ({len(sub)} rows); nothing to hold out, skipped",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+            if protocol == GPU_SPLIT_FOLD:
+                on = sorted(pd.unique(sub["gpu"].astype(str)))
+                why = f"its GPUs {on} are all training GPUs or none is ({list(train_gpus or [])})"
+            else:
+                what = {"logo": "generation", "unseen-gpu": "GPU"}.get(protocol, "shape")
+                why = f"only one {what} ({len(sub)} rows)"
+            warnings.warn(f"{family}[{source}]: {why}; nothing to hold out, skipped", RuntimeWarning, stacklevel=3)
 
 
 def _check_same_rows(pred_df: pd.DataFrame) -> None:

@@ -14,6 +14,8 @@ Family keys
     results[key][method][generation | "all"]                 -> stats
     by_gpu[key][method][gpu]                                  -> stats
     by_regime[key][method][generation | "all"][regime]        -> stats (only non-empty regimes)
+    by_op[key][method][op]                                     -> stats per framework operator (only for a key
+        whose rows name two or more ops in an ``op`` column, e.g. NeuSight's bmm and linear)
     results_ge10us[key][method][generation | "all"]          -> stats over rows measured >= 10 us
     results_unflagged[key][method][generation | "all"]       -> stats without the rows whose
         ``semantics_flagged`` column is True (only when the predictions carry that column and
@@ -29,7 +31,7 @@ measured under another semantics than the rest of the source (e.g. fused-MoE exp
 timed per rank on some GPUs, see ``datasets/sources/aiconfigurator.toml``).
 
 ``generation`` is the held-out generation under ``logo``, the generation of the held-out GPUs (each
-its own fold) under ``unseen-gpu`` and the generation of the held-out shapes' rows under
+its own fold) under ``unseen-gpu``, of the tested GPUs under ``gpu-split`` and the generation of the held-out shapes' rows under
 ``unseen-shape``; ``"all"`` pools every test row of the family. ``n`` counts
 the scored rows and ``n_missing`` the rows a failed method left NaN (excluded from its
 metrics). Values are rounded to 4 decimals and NaN is written as null. No timestamp is stored,
@@ -183,6 +185,15 @@ def build_results(
     by_gen = _lookup(summarize(df, [_KEY, "method", "generation"], **kw), [_KEY, "method", "generation"])
     by_all = _lookup(summarize(df, [_KEY, "method"], **kw), [_KEY, "method"])
     by_gpu = _lookup(summarize(df, [_KEY, "method", "gpu"], **kw), [_KEY, "method", "gpu"])
+    # per operator (a source that names the framework op of each row, e.g. NeuSight's bmm / linear)
+    has_op = "op" in df.columns and bool(df["op"].notna().any())
+    by_op = (
+        _lookup(
+            summarize(df[df["op"].notna()].astype({"op": str}), [_KEY, "method", "op"], **kw), [_KEY, "method", "op"]
+        )
+        if has_op
+        else {}
+    )
     by_reg: dict[str, tuple[dict, dict]] = {}
     for reg in REGIMES:
         sub = df[df[reg].to_numpy(dtype=bool)]
@@ -213,6 +224,7 @@ def build_results(
     flagged: dict[str, Any] = {}
     gpu_results: dict[str, Any] = {}
     regime_results: dict[str, Any] = {}
+    op_results: dict[str, Any] = {}
     for key in keys:
         sub = df[df[_KEY] == key]
         gens = order_generations(sub["generation"])
@@ -249,6 +261,9 @@ def build_results(
                 if (key, m) in uf_all:
                     results_uf[key][m][_ALL] = uf_all[(key, m)]
             gpu_results[key][m] = {g: by_gpu[(key, m, g)] for g in gpus if (key, m, g) in by_gpu}
+            ops = sorted(pd.unique(sub["op"].dropna().astype(str))) if has_op else []
+            if len(ops) > 1:
+                op_results.setdefault(key, {})[m] = {o: by_op[(key, m, o)] for o in ops if (key, m, o) in by_op}
             reg_m: dict[str, Any] = {}
             for g in [*gens, _ALL]:
                 cell = {}
@@ -289,6 +304,8 @@ def build_results(
         "results_ge10us": results_ge,
         "errors": errors,
     }
+    if op_results:
+        out["by_op"] = op_results
     if flagged_keys:
         out["results_unflagged"] = results_uf
         out["flagged"] = flagged
@@ -421,12 +438,19 @@ def _goal_cell(r: Any, prefix: str = "", *, listed: bool = False) -> str:
     return s
 
 
+def _extra_of(results: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``extra`` record of a results dict (empty when it has none)."""
+    return results.get("extra") or {}
+
+
 def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """Markdown summary of :func:`build_results`'s dict; ``figures[key][kind]`` = relative PNG path."""
     protocol = results["protocol"]
-    col_word = {"logo": "held-out generation", "unseen-gpu": "generation of the held-out GPUs"}.get(
-        protocol, "generation"
-    )
+    col_word = {
+        "logo": "held-out generation",
+        "unseen-gpu": "generation of the held-out GPUs",
+        "gpu-split": "generation of the tested GPUs",
+    }.get(protocol, "generation")
     v = ", ".join(f"{k} {val}" for k, val in results["versions"].items())
     out = [
         f"# pipeweave evaluation: protocol `{protocol}`",
@@ -445,6 +469,12 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
             "- each GPU is held out in turn (one fold per GPU): its rows were never in the training rows, its "
             "generation's other GPUs were; a generation column pools the folds of its GPUs, the per-GPU table "
             "is each held-out GPU's own score."
+        )
+    elif protocol == "gpu-split":
+        trained = ", ".join(_extra_of(results).get("train_gpus") or []) or "the named GPUs"
+        out.append(
+            f"- one fold: trained on every row of {trained} only; every other GPU's rows are tested (a published "
+            "predictor's own split). Columns = the generation of the tested GPUs; the per-GPU table scores each."
         )
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
@@ -526,6 +556,15 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
             "",
             _metric_table(gres, gpus, [f"{g} ({meta['gpus'][g]}, n={_col_n(gres, g)})" for g in gpus]),
         ]
+        ores = results.get("by_op", {}).get(key)
+        if ores:
+            ops = list(next(iter(ores.values())))
+            out += [
+                "",
+                "### MAPE (%) per operator (the source's framework op of each row)",
+                "",
+                _metric_table(ores, ops, [f"{o} (n={_col_n(ores, o)})" for o in ops]),
+            ]
         rres = results["by_regime"][key]
         for reg in REGIMES:
             per = {m: {g: cell[reg] for g, cell in by_g.items() if reg in cell} for m, by_g in rres.items()}

@@ -465,6 +465,7 @@ def _run_families(
     progress: bool,
     client: Any,
     labels: Sequence[str] | None = None,
+    train_gpus: Sequence[str] | None = None,
 ) -> list[pd.DataFrame]:
     """:func:`run_protocol` on each evaluation family of ``labels`` (default: every one in ``frame``;
     the others only train, see :func:`with_group_training`): one prediction frame each."""
@@ -480,7 +481,7 @@ def _run_families(
             has_sass=has_sass,
             max_rows_per_gpu=max_train_rows_per_gpu,
             n_estimators=n_estimators,
-            seen_gpu=protocol == "unseen-shape",  # logo, unseen-gpu: no test row is of a training GPU
+            seen_gpu=protocol == "unseen-shape",  # logo, unseen-gpu, gpu-split: no test row is of a training GPU
         )
         ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         preds.append(
@@ -490,8 +491,9 @@ def _run_families(
                 protocol,
                 family_col="eval_family",
                 progress=progress,
-                keep=("dtype", "semantics_flagged"),
+                keep=("dtype", "semantics_flagged", *(["op"] if "op" in sub.columns else [])),
                 client=client,
+                train_gpus=train_gpus,
             )
         )
     return preds
@@ -507,7 +509,30 @@ TRAIN_ROWS_PER_GPU: dict[str, int | None] = {
     "few-shot": 4_000,
     "anatomy": 4_000,
     "unseen-shape": None,
+    "gpu-split": None,  # one fold, as a published predictor trained: on every row of its training GPUs
 }
+
+
+def checked_train_gpus(protocol: str, train_gpus: Sequence[str] | None) -> list[str] | None:
+    """The catalog names of ``train_gpus`` (aliases resolved) for the ``gpu-split`` protocol, which needs them;
+    None for the other protocols, which refuse them. An unknown name raises, listing the catalog's."""
+    from ..hardware import resolve_gpu_name
+
+    if protocol != "gpu-split":
+        if train_gpus:
+            raise DataError(
+                f"training GPUs {list(train_gpus)} apply to the gpu-split protocol, not {protocol!r}",
+                hint="drop them, or use the gpu-split protocol",
+            )
+        return None
+    if isinstance(train_gpus, str):
+        train_gpus = [train_gpus]
+    if not train_gpus:
+        raise DataError(
+            "the gpu-split protocol needs the GPUs to train on (every other GPU is tested)",
+            hint="e.g. NeuSight's split: P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB",
+        )
+    return list(dict.fromkeys(resolve_gpu_name(str(g)) for g in train_gpus))
 
 
 def run_evaluation(
@@ -524,8 +549,13 @@ def run_evaluation(
     profiles: Sequence[str | os.PathLike[str]] | None = None,
     shared: bool = True,
     dask: str | None = None,
+    train_gpus: Sequence[str] | None = None,
 ) -> dict:
-    """Run ``protocol`` (logo | unseen-gpu | unseen-shape) over the evaluation families and write the report.
+    """Run ``protocol`` (logo | unseen-gpu | unseen-shape | gpu-split) over the evaluation families and write
+    the report.
+
+    ``train_gpus`` (gpu-split only, required there): the GPUs whose rows train the one fold; every other
+    GPU's rows are tested (a published predictor's own split, e.g. NeuSight's).
 
     ``profiles`` / ``shared``: the user's own canonical profile files, scored as their own source
     next to (or, with ``shared=False``, instead of) the shared data (see :func:`load_eval_frame`).
@@ -535,6 +565,7 @@ def run_evaluation(
     GPU per fold (None = all); ``"auto"`` = the protocol's :data:`TRAIN_ROWS_PER_GPU`."""
     from ._report import build_results, write_report
 
+    train_gpus = checked_train_gpus(protocol, train_gpus)
     default = TRAIN_ROWS_PER_GPU.get(protocol, TRAIN_ROWS_PER_GPU["logo"])
     cap = default if max_train_rows_per_gpu == "auto" else max_train_rows_per_gpu
     if not (cap is None or (isinstance(cap, int) and not isinstance(cap, bool) and cap > 0)):
@@ -567,6 +598,7 @@ def run_evaluation(
             progress,
             client,
             labels=present_labels(frame, labels),
+            train_gpus=train_gpus,
         )
     finally:
         if client is not None:
@@ -574,6 +606,8 @@ def run_evaluation(
     pred = pd.concat(preds, ignore_index=True)
     t_fitted = time.perf_counter()
     command = f"pipeweave evaluate --protocol {protocol}"
+    if train_gpus:
+        command += " --train-gpus " + " ".join(train_gpus)
     if profiles:
         command += " --profiles " + " ".join(str(p) for p in profiles) + ("" if shared else " --no-shared")
     extra: dict[str, Any] = {
@@ -586,6 +620,8 @@ def run_evaluation(
         "hyperparameter do it by nested leave-one-generation-out (sklearn LeaveOneGroupOut over "
         "the training generations); pipeweave's hyperparameters are fixed defaults",
     }
+    if train_gpus:
+        extra["train_gpus"] = train_gpus
     if profiles:
         extra["profiles"] = frame.attrs["profile_files"]  # recorded when the files were read, not re-read
     results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)

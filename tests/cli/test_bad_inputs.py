@@ -762,6 +762,27 @@ CASES: list[tuple] = [
         ["--no-shared needs --profiles"],
     ),
     (
+        "evaluate-gpu-split-without-train-gpus",
+        {},
+        ["evaluate", "--protocol", "gpu-split", "--out", "{tmp}/o"],
+        2,
+        ["needs --train-gpus", "P100-PCIe"],
+    ),
+    (
+        "evaluate-train-gpus-on-logo",
+        {},
+        ["evaluate", "--protocol", "logo", "--train-gpus", "T4", "--out", "{tmp}/o"],
+        2,
+        ["--train-gpus applies to --protocol gpu-split", "'logo'"],
+    ),
+    (
+        "evaluate-train-gpu-unknown",  # named before loading any data
+        {},
+        ["evaluate", "--protocol", "gpu-split", "--train-gpus", "T5", "--out", "{tmp}/o"],
+        2,
+        ["'T5'", "did you mean ['T4']"],
+    ),
+    (
         "evaluate-profiles-missing",
         {},
         ["evaluate", "--protocol", "logo", "--profiles", "{tmp}/mine.csv", "--no-shared", "--out", "{tmp}/o"],

@@ -234,3 +234,22 @@ def test_unseen_gpu_needs_two_gpus_and_a_gpu_on_every_row(profiles: pd.DataFrame
     bad = profiles.assign(gpu=profiles["gpu"].where(profiles.index != profiles.index[0], None))
     with pytest.raises(DataError, match="column 'gpu' has missing values"):
         list(iter_folds(bad, "unseen-gpu"))
+
+
+def test_gpu_split_trains_on_the_named_gpus_and_tests_every_other(profiles: pd.DataFrame) -> None:
+    log: list[dict] = []
+    train_gpus = ["A100", "H100"]
+    pred = _quiet(profiles, {"rec": lambda: Recorder(log)}, "gpu-split", train_gpus=train_gpus)
+    assert len(log) == 3  # one fold per (family, source)
+    assert set(pred["fold"]) == {"gpu-split"}
+    assert set(pred["gpu"]) == {"L40S", "H200", "B200"}  # every other GPU, each row once
+    assert sorted(pred["row_id"]) == sorted(profiles.index[~profiles["gpu"].isin(train_gpus)])
+    for e in log:
+        assert not (e["train_index"] & e["test_index"]) and not e["test_has_target"]
+        assert set(profiles.loc[list(e["train_index"]), "gpu"]) == set(train_gpus)
+    # H100 trains, H200 is tested: a generation can sit on both sides (the split is by GPU)
+    assert "hopper" in set(pred["generation"])
+    with pytest.raises(DataError, match="needs the training GPUs"):
+        list(iter_folds(profiles, "gpu-split"))
+    with pytest.warns(RuntimeWarning, match="all training GPUs or none is"):
+        _quiet(profiles, {"c": ConstMethod}, "gpu-split", train_gpus=["GPU-that-is-not-there"])

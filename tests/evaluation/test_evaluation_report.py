@@ -250,3 +250,22 @@ def test_method_notes_and_tuning_statement_rendered(pred: pd.DataFrame) -> None:
     md = render_markdown(res)
     assert "## Methods" in md and "- `flop`: FLOPs / 2e8 + 2 us" in md and "- tuning: nothing tuned." in md
     assert "## Methods" not in render_markdown(build_results(pred, protocol="logo", data_fingerprint="x", n_boot=10))
+
+
+def test_gpu_split_report_with_a_table_per_operator() -> None:
+    """A gpu-split run over rows that name their framework op (two ops on gemm, none on moe): per-op
+    metrics for gemm only, equal to the MAPE of that op's rows, and the split named in the markdown."""
+    prof = make_profiles()
+    prof["op"] = np.where(prof["family"] == "gemm_bf16", np.where(prof.index % 2 == 0, "bmm", "linear"), None)
+    pred = run_protocol(
+        prof, {"flop": FlopMethod}, "gpu-split", train_gpus=["A100", "H100"], keep=("op",), progress=False
+    )
+    res = build_results(pred, protocol="gpu-split", data_fingerprint="x", extra={"train_gpus": ["A100", "H100"]})
+    assert set(res["by_op"]) == {"gemm_bf16"}  # moe rows name no op
+    for op in ("bmm", "linear"):
+        rows = pred[(pred["family"] == "gemm_bf16") & (pred["op"] == op)]
+        want = mape(rows["pred_us"].to_numpy(), rows["latency_us"].to_numpy())
+        assert res["by_op"]["gemm_bf16"]["flop"][op]["mape"] == pytest.approx(want, abs=1e-3)
+    md = render_markdown(res)
+    assert "trained on every row of A100, H100 only" in md and "per generation of the tested GPUs" in md
+    assert md.count("### MAPE (%) per operator") == 1
