@@ -604,6 +604,14 @@ def run_evaluation(
         if client is not None:
             client.close()
     pred = pd.concat(preds, ignore_index=True)
+    if pred.empty:  # every family skipped (nothing to hold out): say so rather than write an empty report
+        gpus = {str(k): sorted(pd.unique(v.astype(str))) for k, v in frame.groupby("eval_family")["gpu"]}
+        raise DataError(
+            f"nothing to evaluate: no family had both training and test rows under {protocol!r} "
+            "(GPUs per family: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in gpus.items()) + ")",
+            hint="under gpu-split, name training GPUs that a family measures and leave at least one of its GPUs "
+            "out; under the other protocols a family needs two generations, GPUs or shapes",
+        )
     t_fitted = time.perf_counter()
     command = f"pipeweave evaluate --protocol {protocol}"
     if train_gpus:

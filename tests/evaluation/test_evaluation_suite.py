@@ -189,3 +189,25 @@ def test_an_unknown_family_is_a_clear_error_before_any_group_rows_are_looked_up(
     assert labels_to_load(["bogus", "attention_generation"])[:2] == ["bogus", "attention_generation"]
     with pytest.raises(DataError, match="unknown evaluation family.*bogus"):
         load_eval_frame(None, labels_to_load(["bogus"]))
+
+
+def test_gpu_split_with_nothing_to_hold_out_is_an_error_not_an_empty_report(tmp_path, data_dir) -> None:
+    """Training GPUs that no evaluated family measures leave every family without a fold: refused, naming
+    each family's GPUs (no report written). Reads the shared data (rmsnorm, 2,491 rows)."""
+    import pytest
+
+    from pipeweave import DataError
+    from pipeweave.evaluation import run_evaluation
+
+    out = tmp_path / "split"
+    with pytest.warns(RuntimeWarning, match="nothing to hold out"), pytest.raises(DataError, match="rmsnorm: A100-SXM"):
+        run_evaluation(
+            "gpu-split",
+            families=["rmsnorm"],
+            methods=["roofline"],
+            out=out,
+            data=data_dir,
+            train_gpus=["P100"],
+            progress=False,
+        )
+    assert not out.exists()
