@@ -746,12 +746,12 @@ def evaluate(
     force : bool
         Overwrite ``out`` even when it holds a report committed to the repository.
     profiles : list of path, optional
-        ``logo`` / ``unseen-gpu`` / ``unseen-shape``: your own canonical profile files (:mod:`pipeweave.profiles`),
+        ``logo`` / ``unseen-gpu`` / ``unseen-shape`` / ``gpu-split``: your own canonical profile files (:mod:`pipeweave.profiles`),
         scored as their own source.
     shared : bool
         ``False``: evaluate the ``profiles`` rows alone, without the shared measurements.
     dask : str, optional
-        ``logo`` / ``unseen-gpu`` / ``unseen-shape``: a Dask address (``local:N`` or ``tcp://host:8786``); every
+        ``logo`` / ``unseen-gpu`` / ``unseen-shape`` / ``gpu-split``: a Dask address (``local:N`` or ``tcp://host:8786``); every
         (fold, method) fit runs as a task there, with the same predictions.
     train_gpus : list of str, optional
         ``gpu-split`` (required there): the GPUs (catalog names or aliases) whose rows train the one fold;

@@ -112,17 +112,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="FILE",
         default=None,
-        help="logo / unseen-gpu / unseen-shape: your own canonical profile files (see `pipeweave profiles -h`), scored "
+        help="logo / unseen-gpu / unseen-shape / gpu-split: your own canonical profile files (see `pipeweave profiles -h`), scored "
         "as their own source next to the shared data",
     )
     p.add_argument(
-        "--no-shared", action="store_true", help="logo / unseen-gpu / unseen-shape: evaluate the --profiles rows only"
+        "--no-shared",
+        action="store_true",
+        help="logo / unseen-gpu / unseen-shape / gpu-split: evaluate the --profiles rows only",
     )
     p.add_argument(
         "--dask",
         metavar="ADDRESS",
         default=None,
-        help="logo / unseen-gpu / unseen-shape: run every (fold, method) fit as a task on Dask: local[:N] = N local worker "
+        help="logo / unseen-gpu / unseen-shape / gpu-split: run every (fold, method) fit as a task on Dask: local[:N] = N local worker "
         "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -153,11 +155,16 @@ def run(args: argparse.Namespace) -> int:
             "--protocol gpu-split needs --train-gpus GPU ... (every other GPU is tested)",
             hint="e.g. NeuSight's split: --train-gpus P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB",
         )
-    if (args.profiles or args.no_shared or args.dask) and args.protocol not in ("logo", "unseen-gpu", "unseen-shape"):
+    if (args.profiles or args.no_shared or args.dask) and args.protocol not in (
+        "logo",
+        "unseen-gpu",
+        "unseen-shape",
+        "gpu-split",
+    ):
         raise DataError(
-            f"--profiles / --no-shared / --dask apply to --protocol logo, unseen-gpu and unseen-shape, not "
+            f"--profiles / --no-shared / --dask apply to --protocol logo, unseen-gpu, unseen-shape and gpu-split, not "
             f"{args.protocol!r}",
-            hint="drop them, or use --protocol logo / unseen-gpu / unseen-shape",
+            hint="drop them, or use --protocol logo / unseen-gpu / unseen-shape / gpu-split",
         )
     if args.no_shared and not args.profiles:
         raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to evaluate the shared data")

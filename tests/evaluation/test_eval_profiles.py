@@ -109,7 +109,7 @@ def test_cli_unseen_gpu_on_the_users_two_gpus(user_csv, tmp_path, data_dir, caps
     [
         (
             ["--protocol", "dse", "--profiles", "x.csv"],
-            "apply to --protocol logo, unseen-gpu and unseen-shape, not 'dse'",
+            "apply to --protocol logo, unseen-gpu, unseen-shape and gpu-split, not 'dse'",
         ),
         (["--protocol", "logo", "--no-shared"], "--no-shared needs --profiles"),
     ],
