@@ -84,8 +84,15 @@ def plan_launches(
 def residuals(
     model: Any, measured: pd.DataFrame, *, gpus: Mapping[str, GPUSpec] | None = None
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """(featurized rows, log(measured / model prediction)) for measured canonical rows."""
+    """(featurized rows, log(measured / model prediction)) for measured canonical rows.
+
+    A row whose ``source`` is blank or the placeholder of a user's file (``pipeweave.vocab.USER_SOURCE``) is
+    predicted with its family's default source, as ``pipeweave.predict`` predicts a launch that names none:
+    the correction fitted on these residuals is applied to exactly those predictions. (The source of a
+    measured row says who measured it; the model's timing convention for an unnamed source is another.)
+    """
     from ..model import ensure_features
+    from ..vocab import USER_SOURCE, default_source
 
     if "latency_us" not in measured.columns:
         raise DataError("measured rows lack the column 'latency_us'", hint="calibrate on measured launches")
@@ -97,7 +104,15 @@ def residuals(
             f"(first rows {np.flatnonzero(bad)[:5].tolist()})",
             hint="drop or re-measure them",
         )
-    feats = ensure_features(measured.reset_index(drop=True), gpus=gpus)
+    rows = measured.reset_index(drop=True)
+    if "family" in rows.columns:
+        fam = rows["family"].astype(str)
+        src = rows["source"] if "source" in rows.columns else pd.Series(np.nan, index=rows.index, dtype=object)
+        text = src.astype("string").str.strip().fillna("")
+        placeholder = ((text == "") | (text == USER_SOURCE)).to_numpy(dtype=bool)
+        if placeholder.any():
+            rows = rows.assign(source=src.astype(object).where(~placeholder, fam.map(default_source)))
+    feats = ensure_features(rows, gpus=gpus)
     pred = np.asarray(model.predict(feats), dtype=float)
     return feats, np.log(lat / pred)
 

@@ -105,16 +105,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     ft.add_argument(
         "--length-scale",
         type=float,
-        default=DEFAULT_LENGTH_SCALE,
+        default=None,
         help=f"GP length scale in regime units (default {DEFAULT_LENGTH_SCALE})",
     )
-    ft.add_argument(
-        "--noise", type=float, default=DEFAULT_NOISE, help=f"GP noise-to-signal ratio (default {DEFAULT_NOISE})"
-    )
+    ft.add_argument("--noise", type=float, default=None, help=f"GP noise-to-signal ratio (default {DEFAULT_NOISE})")
     ft.add_argument(
         "--linear",
         type=float,
-        default=0.0,
+        default=None,
         help="prior weight of a linear trend over the regime coordinates (default 0 = none)",
     )
     ft.add_argument("--out", required=True, metavar="PATH.ubj", help="calibrated model file to write")
@@ -221,8 +219,9 @@ def _note_short_families(cand: pd.DataFrame, plan: pd.DataFrame, n: int) -> None
             )
 
 
-def _chosen_note(corr, method: str) -> str:  # noqa: ANN001
-    """With --method auto: the setting it chose and the left-out MAPEs that chose it, in words (else empty)."""
+def _chosen_note(corr, method: str, on_band_model: bool = False) -> str:  # noqa: ANN001
+    """With --method auto: the setting it chose and the left-out MAPEs that chose it, in words (else empty).
+    ``on_band_model``: it chose on the --band-model's residuals (the base model trained on the launches)."""
     from ..calibrate import AUTO_MIN_LAUNCHES
 
     if method != "auto":
@@ -232,8 +231,9 @@ def _chosen_note(corr, method: str) -> str:  # noqa: ANN001
     what = corr.method
     if corr.method == "gp":
         what = f"gp (length scale {corr.length_scale:g}, noise {corr.noise:g}, linear {corr.linear:g})"
+    whose = " on the --band-model's residuals" if on_band_model else ""
     return (
-        f"auto chose {what}: left-out MAPE {float(corr.auto_loo_.min()):.1f}% against "
+        f"auto chose {what}{whose}: left-out MAPE {float(corr.auto_loo_.min()):.1f}% against "
         f"{float(corr.auto_loo_[0]):.1f}% uncorrected, "
     )
 
@@ -263,6 +263,21 @@ def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: A
     if corr.method == "none":
         return "no calibrated error band (method none)"
     return f"no calibrated error band (fewer than {CALIBRATED_BAND_MIN_SHOTS} launches)"
+
+
+def _fill_gp_settings(args: argparse.Namespace) -> None:
+    """--length-scale / --noise / --linear: their defaults where not given; a note naming those given with a
+    --method that does not use them (auto chooses its own, scalar and none have no GP)."""
+    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE
+
+    given = {"--length-scale": args.length_scale, "--noise": args.noise, "--linear": args.linear}
+    unused = [flag for flag, v in given.items() if v is not None]
+    if unused and args.method != "gp":
+        why = "auto chooses them per family" if args.method == "auto" else f"method {args.method} fits no GP"
+        print(f"note: {' / '.join(unused)} unused with --method {args.method} ({why})", file=sys.stderr)
+    args.length_scale = DEFAULT_LENGTH_SCALE if args.length_scale is None else args.length_scale
+    args.noise = DEFAULT_NOISE if args.noise is None else args.noise
+    args.linear = 0.0 if args.linear is None else args.linear
 
 
 def run(args: argparse.Namespace) -> int:
@@ -363,6 +378,7 @@ def run(args: argparse.Namespace) -> int:
     from ..profiles import file_record, read_profiles
 
     check_output_path(args.out, "--out", [*args.profiles, args.model or "", args.band_model or ""])
+    _fill_gp_settings(args)
 
     measured = read_profiles(args.profiles, gpus=gpus)
     on = measured["gpu"].astype(str)
@@ -407,15 +423,22 @@ def run(args: argparse.Namespace) -> int:
         extra={"command": cmd, "base_model_command": base_stamp.get("command", ""), "calibration_profiles": files},
     )
     cal = model.calibration_
+    from ..calibrate import trained_on
+
+    def chose_on_band_model(family: str) -> bool:  # as calibrate_model: the band model's residuals choose
+        return (
+            band_model is not None
+            and trained_on(base, spec.name, family)
+            and not trained_on(band_model, spec.name, family)
+        )
+
     summary = ", ".join(
-        f"{f}: {cal.n_shots[f]} launches, {_chosen_note(c, args.method)}mean correction x{math.exp(c.mean_):.3f}, "
-        + _band_note(model, spec.name, f, band_model)
+        f"{f}: {plural(cal.n_shots[f], 'launch')}, {_chosen_note(c, args.method, chose_on_band_model(f))}"
+        f"mean correction x{math.exp(c.mean_):.3f}, " + _band_note(model, spec.name, f, band_model)
         for f, c in cal.corrections.items()
     )
     print(f"wrote {path} (calibrated for {spec.name}; {summary})")
     if args.model is None:  # the shipped model: it may have trained on this GPU already
-        from ..calibrate import trained_on
-
         seen = [f for f in cal.corrections if trained_on(base, spec.name, f)]
         if seen:
             print(

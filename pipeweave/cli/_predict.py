@@ -231,7 +231,9 @@ def run(args: argparse.Namespace) -> int:
             if band["band"] != "calibrated" and cal is not None and cal.gpu == spec.name:
                 # calibrated on this GPU, but with too few launches of the family for a band of its own
                 n = cal.n_shots.get(args.family, 0)
-                situation = f"the base model's band: the calibration on {n} launches has none of its own; {situation}"
+                situation = (
+                    f"the base model's band: the calibration on {plural(n, 'launch')} has none of its own; {situation}"
+                )
             print(
                 f"{band['coverage']:.0%} band: {band['lo_us']:.3f} - {band['hi_us']:.3f} us  "
                 f"({situation}; held-out MAPE {band['held_out_mape']:.1f}%)"

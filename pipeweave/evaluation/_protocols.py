@@ -458,7 +458,9 @@ def _iter_all_folds(
         if n_folds == 0:
             if protocol == GPU_SPLIT_FOLD:
                 on = sorted(pd.unique(sub["gpu"].astype(str)))
-                why = f"its GPUs {on} are all training GPUs or none is ({list(train_gpus or [])})"
+                train = [str(g) for g in train_gpus or []]
+                which = "are all training GPUs" if set(on) <= set(train) else "include no training GPU"
+                why = f"its GPUs {on} {which} ({train})"
             else:
                 what = {"logo": "generation", "unseen-gpu": "GPU"}.get(protocol, "shape")
                 why = f"only one {what} ({len(sub)} rows)"

@@ -513,26 +513,46 @@ TRAIN_ROWS_PER_GPU: dict[str, int | None] = {
 }
 
 
-def checked_train_gpus(protocol: str, train_gpus: Sequence[str] | None) -> list[str] | None:
+def checked_train_gpus(protocol: str, train_gpus: Sequence[str] | str | None) -> list[str] | None:
     """The catalog names of ``train_gpus`` (aliases resolved) for the ``gpu-split`` protocol, which needs them;
-    None for the other protocols, which refuse them. An unknown name raises, listing the catalog's."""
-    from ..hardware import resolve_gpu_name
+    None for the other protocols, which refuse them. An unknown name raises, listing the catalog's. One name
+    may be given as a plain string; a :class:`~pipeweave.hardware.GPUSpec` of the catalog stands for its name."""
+    from .._errors import UnknownGPUError, shown
+    from ..hardware import GPUSpec, resolve_gpu_name
 
+    if isinstance(train_gpus, (str, GPUSpec)):  # one name: a list of one, not read letter by letter
+        train_gpus = [train_gpus]
+    if train_gpus is not None and not (
+        isinstance(train_gpus, Sequence) and all(isinstance(g, (str, GPUSpec)) for g in train_gpus)
+    ):
+        raise DataError(
+            f"training GPUs must be a list of GPU names, got {shown(train_gpus)}",
+            hint="e.g. train_gpus=['P100-PCIe', 'V100-PCIe'] (catalog names or aliases)",
+        )
+    names = [g.name if isinstance(g, GPUSpec) else g for g in train_gpus or ()]
     if protocol != "gpu-split":
-        if train_gpus:
+        if names:
             raise DataError(
-                f"training GPUs {list(train_gpus)} apply to the gpu-split protocol, not {protocol!r}",
+                f"training GPUs {shown(names)} apply to the gpu-split protocol, not {shown(protocol)}",
                 hint="drop them, or use the gpu-split protocol",
             )
         return None
-    if isinstance(train_gpus, str):
-        train_gpus = [train_gpus]
-    if not train_gpus:
+    if not names:
         raise DataError(
             "the gpu-split protocol needs the GPUs to train on (every other GPU is tested)",
             hint="e.g. NeuSight's split: P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB",
         )
-    return list(dict.fromkeys(resolve_gpu_name(str(g)) for g in train_gpus))
+    out = []
+    for g in names:
+        try:
+            out.append(resolve_gpu_name(g))
+        except UnknownGPUError as exc:  # the split names the GPUs of the evaluation data: catalog GPUs only
+            raise UnknownGPUError(
+                exc.message,
+                hint="name catalog GPUs or their aliases (`pipeweave gpus` lists them); a spec file cannot be a "
+                "training GPU of the gpu-split protocol",
+            ) from None
+    return list(dict.fromkeys(out))
 
 
 def run_evaluation(

@@ -420,3 +420,126 @@ def test_calibrate_model_auto_chooses_on_the_band_models_residuals(base_model):
     c = c.calibration_.corrections["gemm"]
     assert c.settings() == own.settings() and c.band_source_ == "band_model"
     np.testing.assert_array_equal(c.auto_loo_, own.auto_loo_)
+
+
+def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_path, base_model, capsys):
+    """`calibrate fit --method auto` with --length-scale / --noise says they are unused (auto chooses its own);
+    with --band-model on a refit base it says the choice was made on the band model's residuals (the MAPEs it
+    prints are that model's); one launch is "1 launch". Latencies made up."""
+    from pipeweave.cli.main import main
+    from pipeweave.model import PipeweaveRegressor, save_model
+
+    measured = _spread_gemms(20)
+    rng = np.random.default_rng(5)
+    measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
+    csv, one = tmp_path / "m.csv", tmp_path / "one.csv"
+    measured.to_csv(csv, index=False)
+    measured.head(1).to_csv(one, index=False)
+    base = save_model(base_model, tmp_path / "base.ubj")
+    train = _gemm([256, 1024, 4096] * 2)
+    train["gpu"] = ["A100"] * 3 + ["H100"] * 3
+    train["latency_us"] = [9.0, 40.0, 1700.0, 7.0, 22.0, 800.0]
+    refit = save_model(
+        PipeweaveRegressor(n_estimators=5).fit(pd.concat([train, measured], ignore_index=True)), tmp_path / "r.ubj"
+    )
+    fit = ["calibrate", "fit", "--gpu", "B200", "--method", "auto"]
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                *fit,
+                "--profiles",
+                str(csv),
+                "--model",
+                str(base),
+                "--length-scale",
+                "2",
+                "--noise",
+                "0.5",
+                "--out",
+                str(tmp_path / "a.ubj"),
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "--length-scale / --noise unused with --method auto" in err and "--linear" not in err
+    assert (
+        main(
+            [
+                *fit[:-1],
+                "gp",
+                "--profiles",
+                str(csv),
+                "--model",
+                str(base),
+                "--length-scale",
+                "2",
+                "--out",
+                str(tmp_path / "g.ubj"),
+            ]
+        )
+        == 0
+    )
+    assert "unused" not in capsys.readouterr().err  # gp uses them
+    assert (
+        main(
+            [
+                *fit,
+                "--profiles",
+                str(csv),
+                "--model",
+                str(refit),
+                "--band-model",
+                str(base),
+                "--out",
+                str(tmp_path / "b.ubj"),
+            ]
+        )
+        == 0
+    )
+    assert "on the --band-model's residuals: left-out MAPE" in capsys.readouterr().out
+    assert main([*fit, "--profiles", str(one), "--model", str(base), "--out", str(tmp_path / "o.ubj")]) == 0
+    out = capsys.readouterr().out
+    assert "gemm: 1 launch," in out and "residuals" not in out
+
+
+def test_cli_predict_names_one_calibrated_launch_in_the_singular(tmp_path, capsys):
+    """`predict --interval` on a GPU calibrated with one launch (no band of its own): "1 launch". The shipped
+    model (it has bands); the latency is made up."""
+    from pipeweave.cli.main import main
+    from pipeweave.model import load_model, save_model
+
+    one = _gemm([1024], gpu="B300").assign(latency_us=60.0)  # made up
+    path = save_model(calibrate_model(load_model(), one, gpu="B300", method="auto"), tmp_path / "b300.ubj")
+    capsys.readouterr()
+    argv = ["predict", "--model", str(path), "--gpu", "B300", "--family", "gemm", "--m", "128", "--n", "4096"]
+    assert main([*argv, "--k", "4096", "--interval", "0.8"]) == 0
+    assert "the calibration on 1 launch has none of its own" in capsys.readouterr().out
+
+
+def test_calibration_corrects_the_predictions_predict_makes_for_launches_naming_no_source():
+    """Measured rows read from a user's file carry source 'user'; `pipeweave.predict` predicts a launch that
+    names no source with its family's default source, and the shipped model's RMSNorm predictions differ
+    between the two. The residuals are taken against the latter, so a GPU measured at exactly 1.3x the model's
+    predictions calibrates to 1.3x them (latencies made up)."""
+    import pipeweave as pw
+    from pipeweave.model import ensure_features
+
+    shipped = pw.load_model()
+    launches = pd.DataFrame(
+        {
+            "family": "rmsnorm",
+            "dtype": "bfloat16",
+            "gpu": "B300",
+            "num_tokens": [16, 256, 4096, 32768],
+            "hidden_size": 4096,
+        }
+    )
+    base = pw.predict(launches, model=shipped).to_numpy()
+    as_user = shipped.predict(ensure_features(launches.assign(source="user")))
+    assert np.abs(np.log(as_user / base)).max() > 0.05  # the source matters to this model: the test can fail
+    measured = launches.assign(source="user", latency_us=1.3 * base)  # made up: 1.3x the model
+    cal = calibrate_model(shipped, measured, gpu="B300", method="scalar")
+    assert cal.calibration_.corrections["rmsnorm"].mean_ == pytest.approx(np.log(1.3), abs=1e-9)
+    np.testing.assert_allclose(pw.predict(launches, model=cal).to_numpy(), 1.3 * base, rtol=1e-9)

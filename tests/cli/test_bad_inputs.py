@@ -783,6 +783,13 @@ CASES: list[tuple] = [
         ["'T5'", "did you mean ['T4']"],
     ),
     (
+        "evaluate-train-gpu-spec-file",  # a spec file names no GPU of the evaluation data: the fix offers none
+        {"g.toml": (_REPO / "datasets" / "example_gpu_spec.toml").read_text()},
+        ["evaluate", "--protocol", "gpu-split", "--train-gpus", "{tmp}/g.toml", "--out", "{tmp}/o"],
+        2,
+        ["g.toml'", "spec file cannot be a training GPU"],
+    ),
+    (
         "evaluate-profiles-missing",
         {},
         ["evaluate", "--protocol", "logo", "--profiles", "{tmp}/mine.csv", "--no-shared", "--out", "{tmp}/o"],

@@ -251,5 +251,9 @@ def test_gpu_split_trains_on_the_named_gpus_and_tests_every_other(profiles: pd.D
     assert "hopper" in set(pred["generation"])
     with pytest.raises(DataError, match="needs the training GPUs"):
         list(iter_folds(profiles, "gpu-split"))
-    with pytest.warns(RuntimeWarning, match="all training GPUs or none is"):
+    with pytest.warns(RuntimeWarning, match="include no training GPU"):
         _quiet(profiles, {"c": ConstMethod}, "gpu-split", train_gpus=["GPU-that-is-not-there"])
+    # the note says which side is empty: every GPU trains (nothing to test) is not "no GPU trains"
+    every = sorted(set(profiles["gpu"].astype(str)))
+    with pytest.warns(RuntimeWarning, match="are all training GPUs"):
+        _quiet(profiles, {"c": ConstMethod}, "gpu-split", train_gpus=every)

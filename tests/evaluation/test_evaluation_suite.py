@@ -211,3 +211,30 @@ def test_gpu_split_with_nothing_to_hold_out_is_an_error_not_an_empty_report(tmp_
             progress=False,
         )
     assert not out.exists()
+
+
+def test_checked_train_gpus_takes_one_name_as_a_string_and_refuses_what_is_not_names() -> None:
+    """A plain string is one GPU (also when refused under another protocol: not listed letter by letter); a
+    catalog GPUSpec stands for its name; a number or None is refused as a DataError, not a TypeError; an
+    unknown name's fix does not offer a spec file (the split names GPUs of the evaluation data)."""
+    import pytest
+
+    from pipeweave import DataError, get_gpu
+    from pipeweave.evaluation import checked_train_gpus
+
+    assert checked_train_gpus("gpu-split", "V100") == ["V100-PCIe"]
+    assert checked_train_gpus("gpu-split", ["V100", "Tesla T4", "V100-PCIe"]) == ["V100-PCIe", "T4"]
+    assert checked_train_gpus("gpu-split", get_gpu("T4")) == ["T4"]
+    with pytest.raises(DataError, match=r"training GPUs \['V100'\] apply to the gpu-split protocol") as exc:
+        checked_train_gpus("logo", "V100")
+    assert exc.value.hint
+    for bad in (123, [None], ["T4", 7]):
+        with pytest.raises(DataError, match="must be a list of GPU names") as exc:
+            checked_train_gpus("gpu-split", bad)  # type: ignore[arg-type]
+        assert exc.value.hint
+    with pytest.raises(DataError, match="unknown GPU 'H1000'") as exc:
+        checked_train_gpus("gpu-split", ["H1000"])
+    assert "spec file cannot be" in str(exc.value.hint)
+    with pytest.raises(DataError) as exc:
+        checked_train_gpus("unseen-gpu", ["x" * 500])
+    assert len(str(exc.value)) < 300  # the echoed name is cut (shown)
