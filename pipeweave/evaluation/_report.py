@@ -558,7 +558,7 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
         ]
         ores = results.get("by_op", {}).get(key)
         if ores:
-            ops = list(next(iter(ores.values())))
+            ops = list(dict.fromkeys(o for per in ores.values() for o in per))  # every method's ops
             out += [
                 "",
                 "### MAPE (%) per operator (the source's framework op of each row)",

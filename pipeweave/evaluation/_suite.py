@@ -624,6 +624,14 @@ def run_evaluation(
         if client is not None:
             client.close()
     pred = pd.concat(preds, ignore_index=True)
+    if train_gpus:  # a named training GPU that no evaluated family measures trains nothing: say so
+        idle = sorted(set(train_gpus) - set(frame["gpu"].astype(str)))
+        if idle:
+            warnings.warn(
+                f"training GPUs {idle} have no rows in the evaluated families: they train nothing",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     if pred.empty:  # every family skipped (nothing to hold out): say so rather than write an empty report
         gpus = {str(k): sorted(pd.unique(v.astype(str))) for k, v in frame.groupby("eval_family")["gpu"]}
         raise DataError(
@@ -636,6 +644,12 @@ def run_evaluation(
     command = f"pipeweave evaluate --protocol {protocol}"
     if train_gpus:
         command += " --train-gpus " + " ".join(train_gpus)
+    if families:  # the run's own choices, so the recorded command reproduces it
+        command += " --families " + " ".join(labels)
+    if methods:
+        command += " --methods " + " ".join(names)
+    if cap != default:
+        command += f" --max-train-rows-per-gpu {cap or 0}"
     if profiles:
         command += " --profiles " + " ".join(str(p) for p in profiles) + ("" if shared else " --no-shared")
     extra: dict[str, Any] = {

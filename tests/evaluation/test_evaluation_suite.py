@@ -200,7 +200,11 @@ def test_gpu_split_with_nothing_to_hold_out_is_an_error_not_an_empty_report(tmp_
     from pipeweave.evaluation import run_evaluation
 
     out = tmp_path / "split"
-    with pytest.warns(RuntimeWarning, match="nothing to hold out"), pytest.raises(DataError, match="rmsnorm: A100-SXM"):
+    with (
+        pytest.warns(RuntimeWarning, match="nothing to hold out"),
+        pytest.warns(RuntimeWarning, match="have no rows in the evaluated families"),
+        pytest.raises(DataError, match="rmsnorm: A100-SXM"),
+    ):
         run_evaluation(
             "gpu-split",
             families=["rmsnorm"],
@@ -238,3 +242,31 @@ def test_checked_train_gpus_takes_one_name_as_a_string_and_refuses_what_is_not_n
     with pytest.raises(DataError) as exc:
         checked_train_gpus("unseen-gpu", ["x" * 500])
     assert len(str(exc.value)) < 300  # the echoed name is cut (shown)
+
+
+def test_gpu_split_records_a_command_that_reproduces_it_and_names_idle_training_gpus(tmp_path, data_dir) -> None:
+    """The recorded command carries the split, families and methods of the run; a training GPU that no
+    evaluated family measures is named (it trains nothing). Reads the shared rmsnorm rows, roofline only."""
+    import json
+
+    import pytest
+
+    from pipeweave.evaluation import run_evaluation
+
+    out = tmp_path / "split"
+    with pytest.warns(RuntimeWarning, match=r"training GPUs \['P100-PCIe'\] have no rows"):
+        res = run_evaluation(
+            "gpu-split",
+            families=["rmsnorm"],
+            methods=["roofline"],
+            out=out,
+            data=data_dir,
+            train_gpus=["A100-SXM", "P100"],
+            progress=False,
+        )
+    cmd = res["extra"]["command"]
+    assert cmd == (
+        "pipeweave evaluate --protocol gpu-split --train-gpus A100-SXM P100-PCIe --families rmsnorm --methods roofline"
+    )
+    assert "A100-SXM" not in res["families"]["rmsnorm"]["gpus"]  # trained on, never tested
+    assert json.loads((out / "results.json").read_text())["extra"]["train_gpus"] == ["A100-SXM", "P100-PCIe"]
