@@ -268,6 +268,7 @@ def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: A
 def _fill_gp_settings(args: argparse.Namespace) -> None:
     """--length-scale / --noise / --linear: their defaults where not given; a note naming those given with a
     --method that does not use them (auto chooses its own, scalar and none have no GP)."""
+    from .._errors import DataError
     from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE
 
     given = {"--length-scale": args.length_scale, "--noise": args.noise, "--linear": args.linear}
@@ -275,6 +276,15 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
     if unused and args.method != "gp":
         why = "auto chooses them per family" if args.method == "auto" else f"method {args.method} fits no GP"
         print(f"note: {' / '.join(unused)} unused with --method {args.method} ({why})", file=sys.stderr)
+    if args.method != "gp":  # unused: not checked, not recorded as given
+        args.length_scale = args.noise = args.linear = None
+    for flag, v, ok, want in (
+        ("--length-scale", args.length_scale, lambda x: 1e-3 <= x <= 1e3, "in [0.001, 1000] regime units"),
+        ("--noise", args.noise, lambda x: 0 < x <= 1e3, "> 0 and <= 1000"),
+        ("--linear", args.linear, lambda x: 0 <= x <= 1e3, "in [0, 1000]"),
+    ):
+        if v is not None and not (math.isfinite(v) and ok(v)):
+            raise DataError(f"{flag} must be {want}, got {v:g}", hint=f"e.g. leave {flag} out for its default")
     args.length_scale = DEFAULT_LENGTH_SCALE if args.length_scale is None else args.length_scale
     args.noise = DEFAULT_NOISE if args.noise is None else args.noise
     args.linear = 0.0 if args.linear is None else args.linear

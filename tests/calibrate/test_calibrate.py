@@ -464,6 +464,12 @@ def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_pa
     )
     err = capsys.readouterr().err
     assert "--length-scale / --noise unused with --method auto" in err and "--linear" not in err
+    # an unused value is neither checked nor recorded: a negative length scale is only noted
+    bad = ["--profiles", str(csv), "--model", str(base), "--length-scale", "-2", "--out", str(tmp_path / "n.ubj")]
+    assert main([*fit, *bad]) == 0
+    assert "--length-scale unused" in capsys.readouterr().err
+    assert main([*fit[:-1], "gp", *bad]) == 2  # gp uses it: refused
+    assert "--length-scale must be in [0.001, 1000] regime units, got -2" in capsys.readouterr().err
     assert (
         main(
             [
