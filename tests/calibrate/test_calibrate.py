@@ -443,67 +443,23 @@ def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_pa
         PipeweaveRegressor(n_estimators=5).fit(pd.concat([train, measured], ignore_index=True)), tmp_path / "r.ubj"
     )
     fit = ["calibrate", "fit", "--gpu", "B200", "--method", "auto"]
+
+    def run(method: str, *extra: str, model=base, out: str = "a.ubj") -> int:  # noqa: ANN001
+        argv = [*fit[:-1], method, "--profiles", str(csv), "--model", str(model), *extra]
+        return main([*argv, "--out", str(tmp_path / out)])
+
     capsys.readouterr()
-    assert (
-        main(
-            [
-                *fit,
-                "--profiles",
-                str(csv),
-                "--model",
-                str(base),
-                "--length-scale",
-                "2",
-                "--noise",
-                "0.5",
-                "--out",
-                str(tmp_path / "a.ubj"),
-            ]
-        )
-        == 0
-    )
+    assert run("auto", "--length-scale", "2", "--noise", "0.5") == 0
     err = capsys.readouterr().err
     assert "--length-scale / --noise unused with --method auto" in err and "--linear" not in err
     # an unused value is neither checked nor recorded: a negative length scale is only noted
-    bad = ["--profiles", str(csv), "--model", str(base), "--length-scale", "-2", "--out", str(tmp_path / "n.ubj")]
-    assert main([*fit, *bad]) == 0
+    assert run("auto", "--length-scale", "-2", out="n.ubj") == 0
     assert "--length-scale unused" in capsys.readouterr().err
-    assert main([*fit[:-1], "gp", *bad]) == 2  # gp uses it: refused
+    assert run("gp", "--length-scale", "-2", out="n.ubj") == 2  # gp uses it: refused
     assert "--length-scale must be in [0.001, 1000] regime units, got -2" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                *fit[:-1],
-                "gp",
-                "--profiles",
-                str(csv),
-                "--model",
-                str(base),
-                "--length-scale",
-                "2",
-                "--out",
-                str(tmp_path / "g.ubj"),
-            ]
-        )
-        == 0
-    )
+    assert run("gp", "--length-scale", "2", out="g.ubj") == 0
     assert "unused" not in capsys.readouterr().err  # gp uses them
-    assert (
-        main(
-            [
-                *fit,
-                "--profiles",
-                str(csv),
-                "--model",
-                str(refit),
-                "--band-model",
-                str(base),
-                "--out",
-                str(tmp_path / "b.ubj"),
-            ]
-        )
-        == 0
-    )
+    assert run("auto", "--band-model", str(base), model=refit, out="b.ubj") == 0
     assert "on the --band-model's residuals: left-out MAPE" in capsys.readouterr().out
     assert main([*fit, "--profiles", str(one), "--model", str(base), "--out", str(tmp_path / "o.ubj")]) == 0
     out = capsys.readouterr().out
