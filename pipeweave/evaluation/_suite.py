@@ -483,7 +483,12 @@ def _run_families(
             n_estimators=n_estimators,
             seen_gpu=protocol == "unseen-shape",  # logo, unseen-gpu, gpu-split: no test row is of a training GPU
         )
-        ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
+        # gpu-split trains on the named GPUs only: other families' rows elsewhere do not join a booster either
+        # (under logo / unseen-gpu they may: their GPUs are of training generations, just not measured here)
+        group_frame = (
+            frame if not train_gpus else frame[(frame["eval_family"] == label) | frame["gpu"].isin(train_gpus)]
+        )
+        ms = with_group_training(ms, label, group_frame, max_train_rows_per_gpu)
         preds.append(
             run_protocol(
                 sub.assign(semantics_flagged=semantics_flags(sub)),

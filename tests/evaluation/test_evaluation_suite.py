@@ -270,3 +270,33 @@ def test_gpu_split_records_a_command_that_reproduces_it_and_names_idle_training_
     )
     assert "A100-SXM" not in res["families"]["rmsnorm"]["gpus"]  # trained on, never tested
     assert json.loads((out / "results.json").read_text())["extra"]["train_gpus"] == ["A100-SXM", "P100-PCIe"]
+
+
+def test_gpu_split_boosters_learn_from_other_families_on_the_training_gpus_only(tmp_path, data_dir, monkeypatch):
+    """Softmax's booster also trains on NeuSight's other FP32 families' rows; under gpu-split only those on the
+    training GPUs join (the H100's FP32 GEMM rows, measured on no softmax GPU, did before). Shared data, a
+    tiny booster."""
+    from pipeweave.evaluation import _suite, run_evaluation
+
+    seen: set[str] = set()
+    fit = _suite.GroupTraining.fit
+
+    def recording_fit(self, df, *args, **kwargs):  # noqa: ANN001, ANN202
+        seen.update(self.extra_rows(df)["gpu"].astype(str))
+        return fit(self, df, *args, **kwargs)
+
+    monkeypatch.setattr(_suite.GroupTraining, "fit", recording_fit)
+    train = ["P100-PCIe", "P4", "T4", "V100-PCIe", "A100-PCIe-40GB"]
+    run_evaluation(
+        "gpu-split",
+        families=["softmax_fp32"],
+        methods=["pipeweave"],
+        out=tmp_path / "split",
+        data=data_dir,
+        train_gpus=train,
+        n_estimators=5,
+        max_train_rows_per_gpu=200,
+        progress=False,
+        plots=False,
+    )
+    assert seen and seen <= set(train), seen
