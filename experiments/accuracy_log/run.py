@@ -1011,6 +1011,22 @@ JOINT_VARIANTS["joint_neusight_shared_comp"] = (
 )
 
 
+def _is_linear(f: pd.DataFrame) -> pd.DataFrame:
+    """Screening column: 1 on NeuSight's `linear` rows (x @ W^T: cuBLAS's tn kernels), 0 on `bmm` (nn), NaN elsewhere."""
+    op = f["op"].astype("string") if "op" in f.columns else pd.Series(pd.NA, index=f.index, dtype="string")
+    val = np.where(op == "linear", 1.0, np.where(op == "bmm", 0.0, np.nan))
+    return f.assign(is_linear=np.where(op.isna().to_numpy(), np.nan, val))
+
+
+JOINT_VARIANTS["joint_neusight_shared_comp_islinear"] = (
+    JOINT_VARIANTS["joint_neusight_shared_comp"][0],
+    {**JOINT_VARIANTS["joint_neusight_shared_comp"][1], "extra_features": ("is_linear",)},
+    "joint_neusight_shared_comp (FP32 GEMM's shipped recipe) with the operator as a feature (is_linear: NeuSight's "
+    "linear = x @ W^T, cuBLAS tn kernels, against bmm = nn); the FP32 GEMM front-end ignores it",
+)
+JOINT_TRANSFORMS["joint_neusight_shared_comp_islinear"] = _is_linear
+
+
 for _name, _ws in (("roofline", (0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
     for _w in _ws:
         JOINT_VARIANTS[f"joint_neusight_shared_blend_{_name}_{int(_w * 100)}"] = (
@@ -1109,6 +1125,12 @@ DECISIONS: dict = {
     ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_005"): "dropped: inner 19.48 vs 18.05",
     ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_015"): "dropped: inner 18.59 vs 18.05; 0.1 stays",
     ("softmax_fp32", "joint_neusight_shared_comp_rb_softmax_020"): "dropped: inner 20.04 vs 18.05",
+    # FP32 GEMM operator as a feature (session 24; see the note "FP32 GEMM operator")
+    ("gemm_fp32", "joint_neusight_shared_comp_islinear"): "passes the adoption rule (every seed below every base "
+    "seed: inner 23.40 / 23.32 / 23.45 against 23.60 / 23.59 / 23.72); not landed this stop: needs the column in "
+    "the front-end, a retrain and the LOGO re-run (see the note 'FP32 GEMM operator')",
+    ("gemm_fp32", "joint_neusight_shared_comp_islinear_seed1"): "see joint_neusight_shared_comp_islinear",
+    ("gemm_fp32", "joint_neusight_shared_comp_islinear_seed2"): "see joint_neusight_shared_comp_islinear",
     # row-kernel envelope prototypes (session 23; see the note "Row-kernel envelope")
     "stream": "not kept: see the note 'Row-kernel envelope' (better on silu_mul and softmax, worse on layernorm, "
     "element-wise and FP32 GEMM)",
@@ -1827,6 +1849,16 @@ NOTES: list[str] = [
     "  and as much worse on rmsnorm (13.70 -> 14.42; its Hopper outer cell 11.1 -> 17.4). A front-end term is",
     "  one physical claim for every row kernel, so neither is kept per family; the A100-80GB layernorm rows",
     "  stay a miss.",
+    "- **FP32 GEMM operator** (session 24; frame `code of bfa19ad: FP32 GEMM operator (bmm / linear) as a",
+    "  feature`). The FP32 GEMM front-end ignores NeuSight's operator: `bmm` multiplies [B, M, K] x [B, K, N] (cuBLAS",
+    "  nn kernels), `linear` multiplies x by W^T (tn kernels, the weight read K-contiguous). The LOGO residuals",
+    "  log(measured / predicted) of the two differ by GPU with either sign (a scratch read of the plain regressor's",
+    "  folds: V100 linear -0.28 vs bmm -0.14, A100 PCIe 40 GB -0.12 vs +0.09, P4 +0.21 vs +0.03). As a booster column",
+    "  (`is_linear`, 1 / 0 on NeuSight's rows, missing elsewhere) on the shipped recipe, three seeds: inner 23.40 /",
+    "  23.32 / 23.45 against 23.60 / 23.59 / 23.72, every seed below every base seed; outer (not used) Volta 25.6-26.2",
+    "  -> 24.4-25.0, Turing 24.4-25.3 -> 23.8-24.4, the rest within ~0.5. It passes the rule, by about 0.25 points.",
+    "  Not landed in session 24 (the column would go into the front-end as an operand-layout feature of every GEMM,",
+    "  the shipped model retrained and LOGO re-run, ~2 hours on this machine); the next stop's first candidate.",
 ]
 
 
