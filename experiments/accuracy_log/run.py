@@ -1131,6 +1131,11 @@ DECISIONS: dict = {
     "the front-end, a retrain and the LOGO re-run (see the note 'FP32 GEMM operator')",
     ("gemm_fp32", "joint_neusight_shared_comp_islinear_seed1"): "see joint_neusight_shared_comp_islinear",
     ("gemm_fp32", "joint_neusight_shared_comp_islinear_seed2"): "see joint_neusight_shared_comp_islinear",
+    ("softmax_fp32", "joint_neusight_shared_comp_islinear"): "neutral on softmax (whose booster also trains on the "
+    "FP32 GEMM rows): inner 17.99 / 18.28 / 18.38 against 18.57 / 18.26 / 18.20; a landing gives the column to FP32 "
+    "GEMM's booster only",
+    ("softmax_fp32", "joint_neusight_shared_comp_islinear_seed1"): "see joint_neusight_shared_comp_islinear",
+    ("softmax_fp32", "joint_neusight_shared_comp_islinear_seed2"): "see joint_neusight_shared_comp_islinear",
     # row-kernel envelope prototypes (session 23; see the note "Row-kernel envelope")
     "stream": "not kept: see the note 'Row-kernel envelope' (better on silu_mul and softmax, worse on layernorm, "
     "element-wise and FP32 GEMM)",
@@ -1859,6 +1864,8 @@ NOTES: list[str] = [
     "  -> 24.4-25.0, Turing 24.4-25.3 -> 23.8-24.4, the rest within ~0.5. It passes the rule, by about 0.25 points.",
     "  Not landed in session 24 (the column would go into the front-end as an operand-layout feature of every GEMM,",
     "  the shipped model retrained and LOGO re-run, ~2 hours on this machine); the next stop's first candidate.",
+    "  Softmax, whose booster also trains on the FP32 GEMM rows, is neutral with it (inner 17.99 / 18.28 / 18.38",
+    "  against 18.57 / 18.26 / 18.20), so the column belongs to FP32 GEMM's booster alone.",
 ]
 
 
