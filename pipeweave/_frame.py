@@ -6,12 +6,13 @@ helpers factorize once and work on the few distinct values instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "with_default_source",
     "training_latency",
     "is_missing",
     "num_values",
@@ -131,3 +132,17 @@ def training_latency(df: pd.DataFrame, who: str) -> np.ndarray:
             hint="drop them or fix the measurement; latency_us is in microseconds, > 0",
         )
     return lat
+
+
+def with_default_source(rows: pd.DataFrame, also: Sequence[str] = ()) -> pd.DataFrame:
+    """``rows`` with each blank ``source`` (or one of ``also``) replaced by its family's default source
+    (:func:`pipeweave.vocab.default_source`): the source ``pipeweave.predict`` gives a launch that names none.
+    Returns ``rows`` itself when no cell is replaced."""
+    from .vocab import default_source
+
+    src = rows["source"] if "source" in rows.columns else pd.Series(np.nan, index=rows.index, dtype=object)
+    text = src.astype("string").str.strip().fillna("")
+    blank = ((text == "") | text.isin(list(also))).to_numpy(dtype=bool)
+    if not blank.any():
+        return rows
+    return rows.assign(source=src.astype(object).where(~blank, rows["family"].astype(str).map(default_source)))

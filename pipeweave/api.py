@@ -227,8 +227,8 @@ def predict_frame(
     import numpy as np
     import pandas as pd
 
+    from ._frame import with_default_source
     from .frontend import DERIVED_COLUMNS, fill_launch_defaults, row_problems
-    from .vocab import default_source
 
     if not isinstance(df, pd.DataFrame):
         df = as_launch_frame(df)
@@ -255,14 +255,8 @@ def predict_frame(
     if ok.any():
         from .model import ensure_features
 
-        sub = work.iloc[np.flatnonzero(ok)]
-        fam = sub["family"].astype(str)
-        src = sub["source"] if "source" in sub.columns else pd.Series(np.nan, index=sub.index, dtype=object)
-        blank = src.isna().to_numpy() | (src.astype("string").str.strip().fillna("") == "").to_numpy(dtype=bool)
-        if blank.any():
-            src = src.astype(object).where(~blank, fam.map(default_source))
-            sub = sub.assign(source=src)
-        _note_unmeasured_sources(src, fam)
+        sub = with_default_source(work.iloc[np.flatnonzero(ok)])
+        _note_unmeasured_sources(sub["source"], sub["family"].astype(str))
         from .model import PipeweaveRegressor
 
         if isinstance(model, PipeweaveRegressor):  # the hot path: each distinct launch featurized once, no frame
@@ -794,9 +788,7 @@ def evaluate(
         raise DataError(
             f"unknown protocol {protocol!r}", hint="use 'logo', 'unseen-gpu', 'unseen-shape', 'gpu-split' or 'dse'"
         )
-    from .evaluation import EVAL_FAMILIES, METHODS, checked_train_gpus, run_evaluation
-
-    train_gpus = checked_train_gpus(protocol, train_gpus)  # before minutes of loading
+    from .evaluation import EVAL_FAMILIES, METHODS, run_evaluation
 
     # one name is a list of one (a string is not read letter by letter)
     families = [families] if isinstance(families, str) else families

@@ -16,10 +16,12 @@ from ._correction import (
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
     METHODS,
+    SETTING_RANGES,
     GPUCalibration,
     ResidualCorrection,
+    setting_ok,
 )
-from ._fit import calibrate_model, merge_repeated_launches, plan_launches, residuals, trained_on
+from ._fit import borrows_band, calibrate_model, merge_repeated_launches, plan_launches, residuals, trained_on
 from ._plan import plan_positions
 from ._regime import REGIME_FEATURES, regime_matrix
 
@@ -34,6 +36,9 @@ __all__ = [
     "REGIME_FEATURES",
     "GPUCalibration",
     "ResidualCorrection",
+    "SETTING_RANGES",
+    "borrows_band",
+    "setting_ok",
     "calibrate_model",
     "merge_repeated_launches",
     "plan_launches",

@@ -64,6 +64,8 @@ __all__ = [
     "METHODS",
     "GPUCalibration",
     "ResidualCorrection",
+    "SETTING_RANGES",
+    "setting_ok",
 ]
 
 METHODS: tuple[str, ...] = ("gp", "scalar", "none", "auto")
@@ -87,6 +89,24 @@ AUTO_CANDIDATES: tuple[dict, ...] = (
 )
 #: fewest measured launches of a family ``method="auto"`` compares settings on (fewer: the model alone)
 AUTO_MIN_LAUNCHES: int = 4
+#: the accepted range of each GP setting: (low, high, low itself allowed, the range in words); see :func:`setting_ok`
+SETTING_RANGES: dict[str, tuple[float, float, bool, str]] = {
+    "length_scale": (1e-3, 1e3, True, "in [0.001, 1000] regime units"),
+    "noise": (0.0, 1e3, False, "> 0 and <= 1000"),
+    "linear": (0.0, 1e3, True, "in [0, 1000]"),
+}
+
+
+def setting_ok(name: str, value: float) -> bool:
+    """Whether ``value`` is finite and inside :data:`SETTING_RANGES` [``name``] (``length_scale``, ``noise``,
+    ``linear``)."""
+    import math
+
+    lo, hi, lo_ok, _ = SETTING_RANGES[name]
+    v = float(value)
+    return math.isfinite(v) and (lo <= v if lo_ok else lo < v) and v <= hi
+
+
 #: fewest measured launches of a family for an error band on the calibrated GPU (module docstring)
 CALIBRATED_BAND_MIN_SHOTS: int = 16
 #: the ``band`` value (situation) of a row whose band comes from the calibration's left-out launches
@@ -127,16 +147,13 @@ class ResidualCorrection:
             raise DataError(
                 f"calibration method must be one of {list(METHODS)}, got {self.method!r}", hint="use 'gp' (default)"
             )
-        import math
-
-        ok_scale = 1e-3 <= float(self.length_scale) <= 1e3 and math.isfinite(float(self.length_scale))
-        if not (ok_scale and 0 < float(self.noise) <= 1e3):
+        if not (setting_ok("length_scale", self.length_scale) and setting_ok("noise", self.noise)):
             raise DataError(
                 f"length_scale and noise must be > 0 (length_scale in [0.001, 1000] regime units, noise <= 1000), "
                 f"got {self.length_scale!r}, {self.noise!r}",
                 hint=f"defaults: {DEFAULT_LENGTH_SCALE}, {DEFAULT_NOISE}",
             )
-        if not (math.isfinite(float(self.linear)) and 0 <= float(self.linear) <= 1e3):
+        if not setting_ok("linear", self.linear):
             raise DataError(
                 f"linear (the trend's prior weight) must be in [0, 1000], got {self.linear!r}", hint="e.g. 0"
             )
@@ -147,9 +164,10 @@ class ResidualCorrection:
                 hint="pass one finite log(measured / predicted) per row of frame; drop rows whose latency or "
                 "prediction is zero, negative or NaN",
             )
+        X = regime_matrix(frame, self.features)
         if self.method == "auto":
-            self._select(regime_matrix(frame, self.features), r)
-        Z = regime_matrix(frame, self.features) / self.length_scale
+            self._select(X, r)
+        Z = X / self.length_scale
         self._fit_scaled(Z, r)
         self.band_t_, self.loo_mape_ = self._loo_band(Z, r) if band else (np.zeros(0), float("nan"))
         self.band_source_ = "shots" if len(self.band_t_) else ""

@@ -23,7 +23,7 @@ from ._plan import plan_positions
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["calibrate_model", "merge_repeated_launches", "plan_launches", "residuals", "trained_on"]
+__all__ = ["borrows_band", "calibrate_model", "merge_repeated_launches", "plan_launches", "residuals", "trained_on"]
 
 
 def merge_repeated_launches(measured: pd.DataFrame) -> pd.DataFrame:
@@ -91,8 +91,9 @@ def residuals(
     the correction fitted on these residuals is applied to exactly those predictions. (The source of a
     measured row says who measured it; the model's timing convention for an unnamed source is another.)
     """
+    from .._frame import with_default_source
     from ..model import ensure_features
-    from ..vocab import USER_SOURCE, default_source
+    from ..vocab import USER_SOURCE
 
     if "latency_us" not in measured.columns:
         raise DataError("measured rows lack the column 'latency_us'", hint="calibrate on measured launches")
@@ -106,12 +107,7 @@ def residuals(
         )
     rows = measured.reset_index(drop=True)
     if "family" in rows.columns:
-        fam = rows["family"].astype(str)
-        src = rows["source"] if "source" in rows.columns else pd.Series(np.nan, index=rows.index, dtype=object)
-        text = src.astype("string").str.strip().fillna("")
-        placeholder = ((text == "") | (text == USER_SOURCE)).to_numpy(dtype=bool)
-        if placeholder.any():
-            rows = rows.assign(source=src.astype(object).where(~placeholder, fam.map(default_source)))
+        rows = with_default_source(rows, also=(USER_SOURCE,))
     feats = ensure_features(rows, gpus=gpus)
     pred = np.asarray(model.predict(feats), dtype=float)
     return feats, np.log(lat / pred)
@@ -146,6 +142,13 @@ def trained_on(model: Any, gpu: str, family: str) -> bool:
     if family in seen:
         return gpu in {_canonical_gpu(g) for g in seen[family]}
     return gpu in {_canonical_gpu(g) for g in getattr(model, "gpus_", ())}
+
+
+def borrows_band(model: Any, band_model: Any, gpu: str, family: str) -> bool:
+    """Whether a calibration of ``model`` on ``gpu`` takes ``family``'s band (and, with ``method="auto"``, its
+    choice of settings) from ``band_model``'s residuals: ``model`` trained on the GPU's rows of the family (its
+    own left-out errors would flatter) and ``band_model`` is given and did not."""
+    return band_model is not None and trained_on(model, gpu, family) and not trained_on(band_model, gpu, family)
 
 
 def calibrate_model(
@@ -253,7 +256,7 @@ def calibrate_model(
         own = not trained_on(model, gpu, name)
         settings: dict[str, Any] = {"method": method, "length_scale": length_scale, "noise": noise, "linear": linear}
         ref = None
-        if not own and band_model is not None and not trained_on(band_model, gpu, name):
+        if borrows_band(model, band_model, gpu, name):
             if ref_r is None:
                 ref_r = residuals(band_model, measured, gpus=gpus)[1]
             # method "auto" chooses on the residuals of the model that did not train on these launches

@@ -269,7 +269,7 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
     """--length-scale / --noise / --linear: their defaults where not given; a note naming those given with a
     --method that does not use them (auto chooses its own, scalar and none have no GP)."""
     from .._errors import DataError
-    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE
+    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, SETTING_RANGES, setting_ok
 
     given = {"--length-scale": args.length_scale, "--noise": args.noise, "--linear": args.linear}
     unused = [flag for flag, v in given.items() if v is not None]
@@ -278,13 +278,12 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
         print(f"note: {' / '.join(unused)} unused with --method {args.method} ({why})", file=sys.stderr)
     if args.method != "gp":  # unused: not checked, not recorded as given
         args.length_scale = args.noise = args.linear = None
-    for flag, v, ok, want in (
-        ("--length-scale", args.length_scale, lambda x: 1e-3 <= x <= 1e3, "in [0.001, 1000] regime units"),
-        ("--noise", args.noise, lambda x: 0 < x <= 1e3, "> 0 and <= 1000"),
-        ("--linear", args.linear, lambda x: 0 <= x <= 1e3, "in [0, 1000]"),
-    ):
-        if v is not None and not (math.isfinite(v) and ok(v)):
-            raise DataError(f"{flag} must be {want}, got {v:g}", hint=f"e.g. leave {flag} out for its default")
+    for name in SETTING_RANGES:  # the library's ranges, named by flag
+        flag, v = "--" + name.replace("_", "-"), getattr(args, name)
+        if v is not None and not setting_ok(name, v):
+            raise DataError(
+                f"{flag} must be {SETTING_RANGES[name][3]}, got {v:g}", hint=f"e.g. leave {flag} out for its default"
+            )
     args.length_scale = DEFAULT_LENGTH_SCALE if args.length_scale is None else args.length_scale
     args.noise = DEFAULT_NOISE if args.noise is None else args.noise
     args.linear = 0.0 if args.linear is None else args.linear
@@ -433,17 +432,11 @@ def run(args: argparse.Namespace) -> int:
         extra={"command": cmd, "base_model_command": base_stamp.get("command", ""), "calibration_profiles": files},
     )
     cal = model.calibration_
-    from ..calibrate import trained_on
-
-    def chose_on_band_model(family: str) -> bool:  # as calibrate_model: the band model's residuals choose
-        return (
-            band_model is not None
-            and trained_on(base, spec.name, family)
-            and not trained_on(band_model, spec.name, family)
-        )
+    from ..calibrate import borrows_band, trained_on
 
     summary = ", ".join(
-        f"{f}: {plural(cal.n_shots[f], 'launch')}, {_chosen_note(c, args.method, chose_on_band_model(f))}"
+        f"{f}: {plural(cal.n_shots[f], 'launch')}, "
+        f"{_chosen_note(c, args.method, borrows_band(base, band_model, spec.name, f))}"
         f"mean correction x{math.exp(c.mean_):.3f}, " + _band_note(model, spec.name, f, band_model)
         for f, c in cal.corrections.items()
     )

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
+from ..calibrate import AUTO_CANDIDATES, METHODS
 from ._metrics import ape
 from ._plots import order_generations
 
@@ -69,25 +70,19 @@ DEFAULT_SHOTS: tuple[int, ...] = (0, 8, 32, 128)
 REFIT_WEIGHTS: tuple[float, ...] = (10.0, 30.0)
 
 
-def _options() -> tuple[dict[str, Any], ...]:
-    from ..calibrate import AUTO_CANDIDATES
-
-    return (
-        # fixed settings: none, the per-GPU scalar, the residual GP over a grid (calibrate's AUTO_CANDIDATES)
-        *(dict(c) for c in AUTO_CANDIDATES),
-        # refit: the shots join the training rows with this weight each (a shot counts as that many
-        # training rows), then nothing or the residual GP on top
-        *({"refit_weight": w, "method": "none"} for w in REFIT_WEIGHTS),
-        *(
-            {"refit_weight": w, "method": "gp", "length_scale": ls, "noise": 0.3, "linear": 0.0}
-            for w in REFIT_WEIGHTS
-            for ls in (2.0, 4.0)
-        ),
-    )
-
-
 #: calibration options tried inside the training generations (keyword arguments of ResidualCorrection)
-OPTIONS: tuple[dict[str, Any], ...] = _options()
+OPTIONS: tuple[dict[str, Any], ...] = (
+    # fixed settings: none, the per-GPU scalar, the residual GP over a grid (calibrate's AUTO_CANDIDATES)
+    *(dict(c) for c in AUTO_CANDIDATES),
+    # refit: the shots join the training rows with this weight each (a shot counts as that many
+    # training rows), then nothing or the residual GP on top
+    *({"refit_weight": w, "method": "none"} for w in REFIT_WEIGHTS),
+    *(
+        {"refit_weight": w, "method": "gp", "length_scale": ls, "noise": 0.3, "linear": 0.0}
+        for w in REFIT_WEIGHTS
+        for ls in (2.0, 4.0)
+    ),
+)
 #: :data:`OPTIONS` under its public name (``pipeweave.evaluation.FEW_SHOT_OPTIONS``)
 FEW_SHOT_OPTIONS = OPTIONS
 
@@ -390,19 +385,17 @@ def _cache_path(
 
 def _checked_options(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """``options`` as a list of dicts, the first the uncorrected model; a bad entry raises, naming it."""
-    from ..calibrate import METHODS
-
     opts: list[Any] = [options] if isinstance(options, (str, dict)) else list(options)
     for i, o in enumerate(opts):
         if not isinstance(o, dict) or o.get("method", "gp") not in METHODS:
             raise DataError(
-                f"few-shot option {i} must be a dict with a method in {list(METHODS)}, got {o!r}",
+                f"few-shot option {i} must be a dict with a method in {list(METHODS)}, got {shown(o)}",
                 hint="e.g. {'method': 'gp', 'length_scale': 4.0, 'noise': 0.3}",
             )
     if not opts or opts[0] != {"method": "none"}:
         raise DataError(
-            f"the first few-shot option must be the uncorrected model {{'method': 'none'}}, got "
-            f"{opts[0] if opts else 'no options'!r}",
+            "the first few-shot option must be the uncorrected model {'method': 'none'}, got "
+            + (shown(opts[0]) if opts else "no options"),
             hint="start the options with pipeweave.evaluation.FEW_SHOT_OPTIONS[0]",
         )
     return opts

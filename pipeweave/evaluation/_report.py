@@ -438,14 +438,10 @@ def _goal_cell(r: Any, prefix: str = "", *, listed: bool = False) -> str:
     return s
 
 
-def _extra_of(results: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The ``extra`` record of a results dict (empty when it has none)."""
-    return results.get("extra") or {}
-
-
 def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """Markdown summary of :func:`build_results`'s dict; ``figures[key][kind]`` = relative PNG path."""
     protocol = results["protocol"]
+    extra = results.get("extra") or {}
     col_word = {
         "logo": "held-out generation",
         "unseen-gpu": "generation of the held-out GPUs",
@@ -471,14 +467,13 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
             "is each held-out GPU's own score."
         )
     elif protocol == "gpu-split":
-        trained = ", ".join(_extra_of(results).get("train_gpus") or []) or "the named GPUs"
+        trained = ", ".join(extra.get("train_gpus") or []) or "the named GPUs"
         out.append(
             f"- one fold: trained on every row of {trained} only; every other GPU's rows are tested (a published "
             "predictor's own split). Columns = the generation of the tested GPUs; the per-GPU table scores each."
         )
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
-    extra = results.get("extra") or {}
     if extra.get("tuning"):
         out.append(f"- tuning: {extra['tuning']}.")
     if "max_train_rows_per_gpu" in extra:
