@@ -1026,6 +1026,15 @@ JOINT_VARIANTS["joint_neusight_shared_comp_islinear"] = (
 )
 JOINT_TRANSFORMS["joint_neusight_shared_comp_islinear"] = _is_linear
 
+JOINT_VARIANTS["joint_neusight_comp_perfamily"] = (
+    JOINT_VARIANTS["joint_neusight_shared_comp"][0],
+    {**JOINT_VARIANTS["joint_neusight_shared_comp"][1], "per_family": True},
+    "the landed recipe on NeuSight's four families: one booster per family (FP32 GEMM's and softmax's on the four "
+    "families' rows, FAMILY_BOOSTER_ROWS), FP32 GEMM's reading its operand layout (b_transposed, "
+    "FAMILY_EXTRA_FEATURES); its FP32 GEMM rows are predicted by the booster joint_neusight_shared_comp_islinear "
+    "screened (same rows, same column at the same place)",
+)
+
 
 for _name, _ws in (("roofline", (0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
     for _w in _ws:

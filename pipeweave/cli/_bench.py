@@ -421,7 +421,10 @@ def _bench_predict(args, res, batch, base, gpus) -> None:  # noqa: ANN001
     X = model.feature_matrix(batch, model.feature_names_, cols)
     fam = batch["family"].astype(str).to_numpy()
     fb = getattr(model, "family_boosters_", None) or {}
-    pieces = [(fb.get(f, model.booster_), np.ascontiguousarray(X[fam == f])) for f in np.unique(fam)]
+    pieces = [
+        (fb.get(f, model.booster_), np.ascontiguousarray(model.family_matrix(f, X, batch, cols, rows=fam == f)))
+        for f in np.unique(fam)
+    ]
     boosters = _timed(lambda: [predict_in_place(b, x, int(model.n_jobs)) for b, x in pieces], args.repeats)
     # repeated launches: the batch 5 times over (each launch featurized and boosted once)
     rep = batch.sample(frac=5, replace=True, random_state=0).reset_index(drop=True)

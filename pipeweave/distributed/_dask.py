@@ -299,11 +299,24 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
     import pandas as pd
 
     from .._frame import str_values
-    from ..frontend import crude_matrix
-    from ..model import PipeweaveRegressor, explicit_tile_rows, prepare_training_frame, seen_keys
+    from ..frontend import EXTRA_FEATURES, crude_matrix
+    from ..model import PipeweaveRegressor, design_matrix, explicit_tile_rows, prepare_training_frame, seen_keys
 
     crude = _crude_columns()
-    cols = [*names, _TARGET, _SHARED_TARGET, *crude, _CRUDE_TARGET, _LATENCY, _LIBRARY, _FAMILY, _SOURCE, _GPU, _SEEN]
+    cols = [
+        *names,
+        *EXTRA_FEATURES,
+        _TARGET,
+        _SHARED_TARGET,
+        *crude,
+        _CRUDE_TARGET,
+        _LATENCY,
+        _LIBRARY,
+        _FAMILY,
+        _SOURCE,
+        _GPU,
+        _SEEN,
+    ]
     if df.empty:
         return _train_meta(names)
     frame, _ = prepare_training_frame(df, data=data)
@@ -311,6 +324,9 @@ def _train_partition(df: pd.DataFrame, params: dict[str, Any], names: list[str],
         return _train_meta(names)
     est = PipeweaveRegressor(**params)
     out = pd.DataFrame(est.feature_matrix(frame, names), columns=names)
+    extra = design_matrix(frame, list(EXTRA_FEATURES))  # the columns some family boosters read besides names
+    for i, c in enumerate(EXTRA_FEATURES):
+        out[c] = extra[:, i]
     out[_TARGET] = est.training_target(frame)  # each row on its family's reference (the family boosters')
     out[_SHARED_TARGET] = est.training_target(frame, reference=est.reference)
     Xc, t_wq = crude_matrix(frame)
@@ -334,7 +350,9 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
-    meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in names})
+    from ..frontend import EXTRA_FEATURES
+
+    meta = pd.DataFrame({n: np.array([], dtype=np.float32) for n in [*names, *EXTRA_FEATURES]})
     meta[_TARGET] = np.array([], dtype=float)
     meta[_SHARED_TARGET] = np.array([], dtype=float)
     for c in [*_crude_columns(), _CRUDE_TARGET, _LATENCY, _LIBRARY]:
@@ -360,7 +378,7 @@ def train_dask(
     import xgboost as xgb
     from xgboost import dask as dxgb
 
-    from ..model import PipeweaveRegressor, model_feature_names, unsupported_backends
+    from ..model import PipeweaveRegressor, extra_feature_names, model_feature_names, unsupported_backends
 
     est = PipeweaveRegressor(**dict(params or {}))
     if est.use_sass or est.monotone_constraints:
@@ -369,6 +387,7 @@ def train_dask(
             hint="train those on one machine (PipeweaveRegressor.fit, no Dask)",
         )
     est.companion_weights()  # validated before any work is sent to the workers
+    est.extra_features()
     est.seen_gpu_weights()
     names = model_feature_names([], tuple(est.drop_features))
     if "latency_us" not in profiles.columns:
@@ -385,8 +404,9 @@ def train_dask(
     xgb_params = est.booster_params()
     xgb_params.pop("nthread", None)  # each worker uses its own threads
 
-    def fit(part: Any, target: str = _TARGET) -> xgb.Booster:
-        dm = dxgb.DaskDMatrix(client, part[names], part[target], feature_names=names)
+    def fit(part: Any, target: str = _TARGET, extras: tuple[str, ...] = ()) -> xgb.Booster:
+        cols = extra_feature_names(names, extras)  # a family booster's extra columns (family_extra_features)
+        dm = dxgb.DaskDMatrix(client, part[cols], part[target], feature_names=cols)
         return dxgb.train(client, xgb_params, dm, num_boost_round=int(est.n_estimators))["booster"]
 
     n_rows = int(feats.shape[0].compute())
@@ -397,10 +417,15 @@ def train_dask(
     # one), each family booster on its family's reference
     refs = {f: est.reference_of(f) for f in families}  # resolved before fitting (the settings)
     one = len(families) == 1
-    est.booster_ = fit(feats, _TARGET if one else _SHARED_TARGET)
+    extras_of = est.extra_features()
+    est.shared_extra_features_ = est.shared_extras(families)  # as fit: the one family's, else none
+    est.booster_ = fit(feats, _TARGET if one else _SHARED_TARGET, extras=est.shared_extra_features_)
     est.shared_reference_ = refs[families[0]] if one else est.reference
     per_family = est.per_family and not one
-    est.family_boosters_ = {f: fit(feats[feats[_FAMILY] == f]) for f in families} if per_family else {}
+    est.family_boosters_ = (
+        {f: fit(feats[feats[_FAMILY] == f], extras=extras_of.get(f, ())) for f in families} if per_family else {}
+    )
+    est.family_extra_features_ = {f: extras_of[f] for f in est.family_boosters_ if f in extras_of}
     est.family_references_ = {f: refs[f] for f in est.family_boosters_}
     # crude companions (as PipeweaveRegressor.fit): an XGBoost on the crude view of each listed family's rows
     from ..model import COMPANION_PARAMS, companion_booster_params, companion_family

@@ -21,6 +21,7 @@ from ._demand import PIPES, KernelDemand, schedule
 from ._families import FAMILIES, Family, get_family, named_tile_rows
 from ._featurize import (
     DEFAULT_SHAPE_FEATURE_COLUMNS,
+    EXTRA_FEATURES,
     FEATURES,
     SHAPE_FEATURE_COLUMNS,
     bound_pipe,
@@ -67,6 +68,7 @@ __all__ = [
     "DTYPE_TENSOR_KEY",
     "featurize",
     "feature_arrays",
+    "EXTRA_FEATURES",
     "FEATURES",
     "SHAPE_FEATURE_COLUMNS",
     "DEFAULT_SHAPE_FEATURE_COLUMNS",

@@ -39,6 +39,7 @@ __all__ = [
     "featurize",
     "feature_arrays",
     "FEATURES",
+    "EXTRA_FEATURES",
     "SHAPE_FEATURE_COLUMNS",
     "DEFAULT_SHAPE_FEATURE_COLUMNS",
     "spec_arrays",
@@ -88,6 +89,13 @@ FEATURES: tuple[str, ...] = (
     "log2_ep_all_rows_over_env",
     *(f"log2_shape_{i}" for i in range(1, 6)),
 )
+#: Launch descriptors outside :data:`FEATURES` that a family's own booster may read
+#: (``PipeweaveRegressor(family_extra_features=...)``, recipe ``pipeweave.model.FAMILY_EXTRA_FEATURES``); NaN
+#: on the rows of the families that do not define them. ``b_transposed``: FP32 GEMM's operand layout (1 for
+#: NeuSight's ``linear``, x @ W^T run as a cuBLAS ``tn`` kernel; 0 for ``bmm``). Kept out of FEATURES so that
+#: the boosters that do not read it are trained exactly as before (a column more changes every booster's
+#: column sampling).
+EXTRA_FEATURES: tuple[str, ...] = ("b_transposed",)
 #: The shape features ``log2_shape_1`` .. ``log2_shape_5``: the log2 of a family's own problem-size
 #: columns, in this order (a column a row lacks gives NaN). GPU-independent descriptors of the
 #: problem, so per-shape effects (the tuned-config choice, routing, per-sequence costs) carry from the

@@ -8,6 +8,12 @@ computes a TM x TN register micro-tile, reading TM + TN operands from shared mem
 The tile comes from the kernel name the source recorded (``block_m`` ... columns filled by the
 loader); rows without one (gemv, split-K reduce, unrecorded) get the SIMT tile with the smallest
 envelope among cuBLAS's SGEMM tiles, like the bf16 path's cuBLAS-like heuristic.
+
+The operator's operand layout is reported as ``b_transposed`` (1 for ``op="linear"``: y = x W^T with
+W stored [n, k], which cuBLAS runs as a ``tn`` kernel; 0 for ``op="bmm"``: row-major A and B, ``nn``).
+The demand model does not change with it (same FFMA count, same tile traffic); the FP32 GEMM booster
+reads it (``pipeweave.model.FAMILY_EXTRA_FEATURES``): the layout changes the kernel cuBLAS picks and its
+global-load pattern, which the spec sheet does not describe.
 """
 
 from __future__ import annotations
@@ -15,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._frame import num_values
+from .._frame import num_values, str_codes
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
 from ._kernels import tiled_matmul
 
-__all__ = ["FP32_FAMILIES", "SIMT_TILES", "simt_gemm"]
+__all__ = ["FP32_FAMILIES", "SIMT_TILES", "b_transposed", "simt_gemm"]
 
 Spec = dict[str, np.ndarray]
 
@@ -106,6 +112,14 @@ def _heuristic(batch, m, n, k, spec: Spec) -> np.ndarray:
     return choice
 
 
+def b_transposed(df: pd.DataFrame) -> np.ndarray:
+    """1.0 where B is read transposed (``op == "linear"``: x @ W^T, cuBLAS ``tn``), else 0.0 (``bmm``, blank or absent)."""
+    if "op" not in df.columns or not len(df):
+        return np.zeros(len(df))
+    codes, names = str_codes(df["op"])  # one test per distinct operator (cells as validated: stripped)
+    return np.array([str(n).strip() == "linear" for n in names], dtype=float)[codes]
+
+
 def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     m, n, k = num_values(df, "m"), num_values(df, "n"), num_values(df, "k")
     batch = np.nan_to_num(num_values(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
@@ -132,6 +146,7 @@ def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
             "num_warps": warps,
             "num_stages": stages,
             "tile_origin": np.where(has, "kernel_name", "simt_heuristic").astype(object),
+            "b_transposed": b_transposed(df),
         }
     )
     return [kd], tiles

@@ -172,6 +172,12 @@ def save_model(
         "params": model.get_params(),
         "versions": library_versions(),
         "family_boosters": sorted(blobs),
+        # family -> the extra columns its booster reads (PipeweaveRegressor(family_extra_features=...))
+        "family_extra_features": {
+            str(f): list(v) for f, v in (getattr(model, "family_extra_features_", None) or {}).items()
+        },
+        # the shared booster's extra columns (PipeweaveRegressor(shared_extra_features=...))
+        "shared_extra_features": list(getattr(model, "shared_extra_features_", ()) or ()),
         # crude companion boosters (PipeweaveRegressor(companion=...)): family or family:dtype -> blend weight
         "companions": companions,
         # the calibrated roofline's weight in each listed family's last blend (PipeweaveRegressor(roofline_blend=...))
@@ -600,6 +606,33 @@ def _stamp_blend_weights(stamp: dict[str, Any], field: str, path: str | os.PathL
     return {str(k): float(w) for k, w in value.items()}
 
 
+def _stamp_extra_features(stamp: dict, path: Path) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """The stamp's ``family_extra_features`` (family booster -> known extra column names) and
+    ``shared_extra_features`` (the shared booster's), validated; absent (older files): none."""
+    from ..frontend import EXTRA_FEATURES
+
+    extra = stamp.get("family_extra_features") or {}
+    shared = stamp.get("shared_extra_features") or []
+    boosters = set(stamp.get("family_boosters", []))
+    ok = (
+        isinstance(extra, dict)
+        and all(
+            f in boosters and isinstance(v, list) and v and all(c in EXTRA_FEATURES for c in v)
+            for f, v in extra.items()
+        )
+        and isinstance(shared, list)
+        and all(c in EXTRA_FEATURES for c in shared)
+    )
+    if not ok:
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed family_extra_features {extra!r} or shared_extra_features "
+            f"{shared!r} field (expected family booster -> list, and a list, of names of "
+            f"pipeweave.frontend.EXTRA_FEATURES {list(EXTRA_FEATURES)})",
+            hint=_retrain_hint(path),
+        )
+    return {str(f): tuple(str(c) for c in v) for f, v in extra.items()}, tuple(str(c) for c in shared)
+
+
 def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor:
     """Load a model written by :func:`save_model`; refuses damaged files and schema or feature-list mismatches."""
     path = Path(_model_path(path)) if path is not None else DEFAULT_MODEL_PATH
@@ -661,6 +694,8 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
         )
     model.booster_ = booster
     model.family_boosters_ = _lazy_boosters(booster, stamp, {f: f for f in stamp.get("family_boosters", [])}, path)
+    # the extra columns of family boosters (a file written before the option: none, so it predicts as it did)
+    model.family_extra_features_, model.shared_extra_features_ = _stamp_extra_features(stamp, path)
     # crude companions and the roofline blend (a file written before an option: none, so it predicts as it did)
     model.companion_weights_ = _stamp_blend_weights(stamp, "companions", path)
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}

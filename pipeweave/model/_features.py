@@ -34,6 +34,8 @@ __all__ = [
     "backend_gpu_counts",
     "unsupported_backends",
     "hold_backends",
+    "with_extra_features",
+    "extra_feature_names",
 ]
 
 #: families whose measured kernel is a Triton kernel pipeweave ships SASS mixes for
@@ -134,6 +136,35 @@ def design_matrix(df: pd.DataFrame, names: list[str], columns: Mapping[str, np.n
         else:
             X[:, j] = np.nan
     return X
+
+
+def with_extra_features(
+    X: np.ndarray,
+    names: list[str],
+    extras: tuple[str, ...],
+    df: pd.DataFrame,
+    columns: Mapping[str, np.ndarray] | None = None,
+) -> tuple[np.ndarray, list[str]]:
+    """``(X, names)`` with the ``extras`` columns (``pipeweave.frontend.EXTRA_FEATURES`` names, read as
+    :func:`design_matrix` reads them from ``df`` / ``columns``) inserted after the analytical features: the
+    input of a family booster that reads them (``PipeweaveRegressor.family_extra_features``). Unchanged when
+    ``extras`` is empty."""
+    if not extras:
+        return X, names
+    at = _extras_at(names)
+    values = design_matrix(df, list(extras), columns)
+    return np.concatenate([X[:, :at], values, X[:, at:]], axis=1), extra_feature_names(names, extras)
+
+
+def _extras_at(names: list[str]) -> int:
+    """Where a family booster's extra columns go in ``names``: after the analytical features."""
+    return next((i for i, n in enumerate(names) if n not in FEATURES), len(names))
+
+
+def extra_feature_names(names: list[str], extras: tuple[str, ...]) -> list[str]:
+    """The feature names of a booster that reads ``extras`` besides ``names`` (:func:`with_extra_features`)."""
+    at = _extras_at(names)
+    return [*names[:at], *extras, *names[at:]]
 
 
 def backend_gpu_counts(X: np.ndarray, names: list[str], gpu: Any) -> dict[str, int]:

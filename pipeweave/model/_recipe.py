@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_MAX_ROWS_PER_GROUP",
     "DEFAULT_MODEL_PARAMS",
     "FAMILY_BOOSTER_ROWS",
+    "FAMILY_EXTRA_FEATURES",
     "FAMILY_REFERENCE",
     "FAMILY_COMPANION",
     "FAMILY_ROOFLINE_BLEND",
@@ -71,6 +72,16 @@ FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
     "gemm_fp32": _NEUSIGHT_FP32_ROWS,
     "softmax_fp32": _NEUSIGHT_FP32_ROWS,
 }
+#: family -> the launch descriptors of ``pipeweave.frontend.EXTRA_FEATURES`` its own booster reads besides the
+#: model's features (inserted after the analytical features; no other booster sees them, so their column
+#: sampling is unchanged, and a family listed here gets a booster of its own even when FAMILY_BOOSTER_ROWS
+#: gives it the same rows as another). FP32 GEMM reads its operand layout (``b_transposed``: NeuSight's
+#: ``linear`` = x @ W^T, cuBLAS ``tn`` kernels, against ``bmm``, ``nn``). Chosen by nested
+#: leave-one-generation-out inside the training generations, three seeds, every seed below every base
+#: seed: inner 23.40 / 23.32 / 23.45 against 23.60 / 23.59 / 23.72 (``experiments/accuracy_log``, frame "code of
+#: bfa19ad: FP32 GEMM operator (bmm / linear) as a feature"). Softmax, whose booster trains on the same rows,
+#: was neutral with it (17.99 / 18.28 / 18.38 against 18.57 / 18.26 / 18.20) and does not read it
+FAMILY_EXTRA_FEATURES: dict[str, tuple[str, ...]] = {"gemm_fp32": ("b_transposed",)}
 #: family -> the reference time of its booster, when not ``PipeweaveRegressor.reference`` (the envelope):
 #: the booster's target is log(latency / reference) on every row it trains on, and its family's rows
 #: are predicted as reference x exp(booster). Decode attention uses the warm-L2 replay envelope

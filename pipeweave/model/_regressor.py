@@ -30,12 +30,14 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
 
 from .._errors import DataError
 from .._frame import distinct_rows, str_codes, str_values, training_latency
+from ..frontend import EXTRA_FEATURES
 from ._bands import band_bounds, check_coverage, check_error_bands
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
     FAMILY_BOOSTER_ROWS,
     FAMILY_COMPANION,
+    FAMILY_EXTRA_FEATURES,
     FAMILY_REFERENCE,
     FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
@@ -260,6 +262,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     fitted on (``None``, the default: :data:`~pipeweave.model.FAMILY_BOOSTER_ROWS`, the attention
     boosters learning from the other tensor-core families and FP32 GEMM and softmax from NeuSight's FP32
     families; ``{}``: every family booster on its own rows); it only changes training.
+    ``family_extra_features`` maps a family to launch descriptors of
+    :data:`pipeweave.frontend.EXTRA_FEATURES` that its own booster reads besides the model's features
+    (``None``, the default: :data:`~pipeweave.model.FAMILY_EXTRA_FEATURES`, FP32 GEMM's operand layout;
+    ``{}``: none); no other booster sees them (learned: ``family_extra_features_``; files written before
+    the option: none, so they predict as they did). ``shared_extra_features``: those of the shared booster
+    (``None``, the default: the family's own when the rows are of one family, else none; learned:
+    ``shared_extra_features_``); the evaluation harness sets it to the evaluated family's when that family's
+    booster trains on other families' rows too, as it sets ``reference``.
     ``family_reference`` maps a family to the reference of its booster (``None``, the default:
     :data:`~pipeweave.model.FAMILY_REFERENCE`, decode attention on ``warm_envelope``; ``{}``: every
     booster on ``reference``); a family with a reference of its own gets a booster of its own.
@@ -330,6 +340,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         sample_informative_only: bool | tuple[str, ...] = INFORMATIVE_SAMPLING_FAMILIES,
         gpu_blind_families: tuple[str, ...] | None = None,
         family_booster_rows: Mapping[str, tuple[str, ...]] | None = None,
+        family_extra_features: Mapping[str, tuple[str, ...]] | None = None,
+        shared_extra_features: tuple[str, ...] | None = None,
         family_reference: Mapping[str, str] | None = None,
         companion: Mapping[str, float] | None = None,
         roofline_blend: Mapping[str, float] | None = None,
@@ -358,6 +370,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.sample_informative_only = sample_informative_only
         self.gpu_blind_families = gpu_blind_families
         self.family_booster_rows = family_booster_rows
+        self.family_extra_features = family_extra_features
+        self.shared_extra_features = shared_extra_features
         self.family_reference = family_reference
         self.companion = companion
         self.roofline_blend = roofline_blend
@@ -741,6 +755,44 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         _require_known_families("family_booster_rows", [*groups, *(f for v in groups.values() for f in v)])
         return {k: tuple(dict.fromkeys((k, *v))) for k, v in groups.items()}  # a booster always sees its own rows
 
+    def extra_features(self) -> dict[str, tuple[str, ...]]:
+        """Family -> the extra columns its booster reads (``family_extra_features`` resolved and validated:
+        ``None`` -> :data:`~pipeweave.model.FAMILY_EXTRA_FEATURES`); families not listed: none."""
+        hint = "e.g. {'gemm_fp32': ('b_transposed',)}; None = the recipe, {} = none"
+        groups = _family_mapping(
+            "family_extra_features", self.family_extra_features, FAMILY_EXTRA_FEATURES, "feature names", hint
+        )
+        out: dict[str, tuple[str, ...]] = {}
+        for fam, cols in groups.items():
+            if isinstance(cols, str) or not isinstance(cols, Iterable) or not all(isinstance(c, str) for c in cols):
+                raise DataError(
+                    f"family_extra_features[{fam!r}] must be a tuple of feature names, got {cols!r}", hint=hint
+                )
+            unknown = [c for c in cols if c not in EXTRA_FEATURES]
+            if unknown:
+                raise DataError(
+                    f"family_extra_features[{fam!r}] names unknown columns {unknown}",
+                    hint=f"use names of pipeweave.frontend.EXTRA_FEATURES: {list(EXTRA_FEATURES)}",
+                )
+            if cols:
+                out[fam] = tuple(dict.fromkeys(cols))
+        return out
+
+    def shared_extras(self, families: Iterable[str]) -> tuple[str, ...]:
+        """The shared booster's extra columns for training rows of ``families``: ``shared_extra_features``
+        validated, else (``None``) the one family's (:meth:`extra_features`) when there is one, else none."""
+        cols = self.shared_extra_features
+        if cols is None:
+            own = sorted(set(families))
+            return self.extra_features().get(own[0], ()) if len(own) == 1 else ()
+        if isinstance(cols, str) or not isinstance(cols, Iterable) or not all(c in EXTRA_FEATURES for c in cols):
+            raise DataError(
+                f"shared_extra_features must be None or a tuple of names of pipeweave.frontend.EXTRA_FEATURES "
+                f"{list(EXTRA_FEATURES)}, got {cols!r}",
+                hint="e.g. shared_extra_features=('b_transposed',); None = the family's own when there is one",
+            )
+        return tuple(dict.fromkeys(cols))
+
     def _informative_families(self) -> bool | tuple[str, ...]:
         """``sample_informative_only`` validated: a bool, or a tuple of known family names."""
         opt = self.sample_informative_only
@@ -861,6 +913,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             hold_backends,
             model_feature_names,
             unsupported_backends,
+            with_extra_features,
         )
 
         if y is not None and isinstance(df, pd.DataFrame):
@@ -899,6 +952,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.__dict__.pop("blind_families_", None)  # a refit resolves gpu_blind_families anew
         self.blind_families_ = self.blind_families()
         rows_of = self.booster_rows()  # validated before any booster is trained
+        extras_of = self.extra_features()
         refs = self.family_references()
         companions = self.companion_weights()
         roofline_blend = self.roofline_blend_weights()
@@ -930,54 +984,69 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             weight = np.asarray(sample_weight, dtype=float).ravel()
             if len(weight) != len(df) or not (np.isfinite(weight) & (weight >= 0)).all():
                 raise DataError(f"sample_weight must be {len(df)} finite values >= 0", hint="one weight per row")
-        dtrain = xgb.DMatrix(X, label=target, weight=weight, feature_names=names, nthread=int(self.n_jobs))
+        # the shared booster's extra columns: shared_extra_features, or the family's own when it is the only one
+        self.shared_extra_features_ = self.shared_extras(own)
+        Xs, snames = with_extra_features(X, names, self.shared_extra_features_, df)
+        dtrain = xgb.DMatrix(Xs, label=target, weight=weight, feature_names=snames, nthread=int(self.n_jobs))
         # a single blind family: the shared booster is that family's own
         all_blind = len(fam) > 0 and bool(gpu_blind_rows(fam, self.blind_families()).all())
         self._set_feature_weights(
-            dtrain, X, self._blind_columns(names) if all_blind else None, informative=self._informative(fam)
+            dtrain, Xs, self._blind_columns(snames) if all_blind else None, informative=self._informative(fam)
         )
-        params = self._xgb_params()
-        if self.monotone_constraints:
-            unknown = sorted(set(self.monotone_constraints) - set(names))
-            bad = {k: v for k, v in self.monotone_constraints.items() if v not in (-1, 0, 1)}
+        base_params = self._xgb_params()
+        mono = self.monotone_constraints or {}
+        if mono:
+            unknown = sorted(set(mono) - set(names) - set(EXTRA_FEATURES))
+            bad = {k: v for k, v in mono.items() if v not in (-1, 0, 1)}
             if unknown or bad:
                 raise DataError(
                     f"monotone_constraints: unknown features {unknown}, bad directions {bad}",
                     hint="use model feature names (pipeweave.model.model_feature_names()) -> -1, 0 or +1",
                 )
-            params["monotone_constraints"] = (
-                "(" + ",".join(str(int(self.monotone_constraints.get(n, 0))) for n in names) + ")"
-            )
+
+        def params_for(cols: list[str]) -> dict[str, Any]:
+            """XGBoost settings of a booster on ``cols`` (its monotone constraints, one per column)."""
+            if not mono:
+                return base_params
+            return {**base_params, "monotone_constraints": "(" + ",".join(str(int(mono.get(n, 0))) for n in cols) + ")"}
+
         callbacks = []
         if self.progress:
             callbacks.append(_tqdm_callback(int(self.n_estimators)))
-        self.booster_ = xgb.train(params, dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks)
+        self.booster_ = xgb.train(
+            params_for(snames), dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks
+        )
         # per_family: one more booster per family on its own rows (plus those of the families
         # booster_rows() lists for it); the shared booster above stays as the fallback for families without one
         self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
+        self.family_extra_features_: dict[str, tuple[str, ...]] = {}
         family_refs: dict[str, str] = {}
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
-            # (families of the rows, reference) -> booster: same rows and reference, same booster
-            trained: dict[tuple[tuple[str, ...], str], Any] = {}
+            # (families of the rows, reference, extra columns) -> booster: same inputs, same booster
+            trained: dict[tuple[tuple[str, ...], str, tuple[str, ...]], Any] = {}
             for name in sorted(set(fam)):
                 m = np.isin(fam, rows_of.get(name, (name,)))
                 ref = family_refs[name] = refs.get(name, base_ref)
-                key = (tuple(np.unique(fam[m])), ref)
+                ext = extras_of.get(name, ())
+                if ext:
+                    self.family_extra_features_[name] = ext
+                key = (tuple(np.unique(fam[m])), ref, ext)
                 if key in trained:  # e.g. FP32 GEMM and softmax of FAMILY_BOOSTER_ROWS: one fit
                     self.family_boosters_[name] = trained[key]
                     continue
+                Xf, fnames = with_extra_features(X[m], names, ext, df[m])
                 dfam = xgb.DMatrix(
-                    X[m],
+                    Xf,
                     label=target_of(ref)[m],
                     weight=None if weight is None else weight[m],
-                    feature_names=names,
+                    feature_names=fnames,
                     nthread=int(self.n_jobs),
                 )
                 on = np.unique(fam[m])  # the families of the booster's rows
-                blind = self._blind_columns(names) if set(on) <= set(self.blind_families()) else None
-                self._set_feature_weights(dfam, X[m], blind, informative=self._informative(on))
+                blind = self._blind_columns(fnames) if set(on) <= set(self.blind_families()) else None
+                self._set_feature_weights(dfam, Xf, blind, informative=self._informative(on))
                 self.family_boosters_[name] = trained[key] = xgb.train(
-                    params, dfam, num_boost_round=int(self.n_estimators)
+                    params_for(fnames), dfam, num_boost_round=int(self.n_estimators)
                 )
         # crude companions: an XGBoost on the crude view of the launch, on each listed family's own rows
         self.companion_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
@@ -1137,11 +1206,52 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             for name in family_boosters:  # only the families present build their booster (LazyBoosters)
                 m = fam == name
                 if m.any():
-                    out[m] = predict_in_place(family_boosters[name], X[m], int(self.n_jobs))
+                    Xf = self._booster_matrix(self._extras_of(name), X, prepared, columns, rows=m)
+                    out[m] = predict_in_place(family_boosters[name], Xf, int(self.n_jobs))
                     todo &= ~m
         if todo.any():  # the shared booster: all rows, or families without their own booster
-            out[todo] = predict_in_place(self.booster_, X[todo] if not todo.all() else X, int(self.n_jobs))
+            Xs = self._booster_matrix(self._extras_of(None), X, prepared, columns, rows=None if todo.all() else todo)
+            out[todo] = predict_in_place(self.booster_, Xs, int(self.n_jobs))
         return out
+
+    def family_matrix(
+        self,
+        family: str,
+        X: np.ndarray,
+        prepared: pd.DataFrame,
+        columns: Mapping[str, np.ndarray] | None = None,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The input of the booster that predicts ``family`` (its own, else the shared one): the
+        :meth:`feature_matrix` ``X`` of ``prepared``'s rows (those of boolean mask ``rows``, default all),
+        with the extra columns that booster was trained on (``family_extra_features_`` /
+        ``shared_extra_features_``) read from ``prepared`` / ``columns`` and inserted where fit put them."""
+        own = family in (getattr(self, "family_boosters_", None) or {})
+        return self._booster_matrix(self._extras_of(family if own else None), X, prepared, columns, rows)
+
+    def _extras_of(self, family: str | None) -> tuple[str, ...]:
+        """The extra columns of ``family``'s own booster (``None``: of the shared booster), as fitted."""
+        if family is None:
+            return tuple(getattr(self, "shared_extra_features_", ()) or ())
+        return (getattr(self, "family_extra_features_", None) or {}).get(family, ())
+
+    def _booster_matrix(
+        self,
+        ext: tuple[str, ...],
+        X: np.ndarray,
+        prepared: pd.DataFrame,
+        columns: Mapping[str, np.ndarray] | None,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``X`` (its ``rows``) with the extra columns ``ext`` inserted (:func:`~pipeweave.model.with_extra_features`)."""
+        from ._features import with_extra_features
+
+        if rows is None:
+            return with_extra_features(X, self.feature_names_, ext, prepared, columns)[0]
+        if not ext:
+            return X[rows]
+        cols = {c: np.asarray(columns[c])[rows] for c in ext if columns is not None and c in columns}
+        return with_extra_features(X[rows], self.feature_names_, ext, prepared[rows], cols)[0]
 
     def predict(
         self,

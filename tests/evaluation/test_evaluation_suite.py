@@ -300,3 +300,21 @@ def test_gpu_split_boosters_learn_from_other_families_on_the_training_gpus_only(
         plots=False,
     )
     assert seen and seen <= set(train), seen
+
+
+def test_group_training_fits_the_evaluated_familys_extra_columns(load_real_rows):
+    """The shared booster of a GroupTraining fit is the evaluated family's: it reads that family's extra
+    columns (FP32 GEMM's operand layout); real NeuSight rows."""
+    from pipeweave.evaluation._suite import GroupTraining, SharedRows
+    from pipeweave.model import PipeweaveRegressor
+
+    fp32_rows = load_real_rows(["gemm_fp32", "softmax_fp32"], ["V100-PCIe", "T4"], 100)
+    KW = {"n_estimators": 10, "n_jobs": 1}
+
+    own = fp32_rows[fp32_rows["family"] == "gemm_fp32"].assign(eval_family="gemm_fp32")
+    other = fp32_rows[fp32_rows["family"] == "softmax_fp32"].assign(eval_family="softmax_fp32")
+    fitted = GroupTraining(PipeweaveRegressor(**KW), SharedRows(other)).fit(own).estimator_
+    assert fitted.shared_extra_features_ == ("b_transposed",)
+    assert fitted.n_train_rows_ == len(own) + len(other)
+    fitted = GroupTraining(PipeweaveRegressor(**KW), SharedRows(own)).fit(other).estimator_
+    assert fitted.shared_extra_features_ == ()

@@ -71,6 +71,17 @@ def test_gemm_fp32_runs_on_the_fma_pipe_and_uses_the_kernel_tile() -> None:
     assert f["t_roofline_us"].iloc[0] == pytest.approx(t_fma, rel=1e-6) and f["t_env_us"].iloc[0] > t_fma
 
 
+def test_gemm_fp32_reports_its_operand_layout() -> None:
+    """``b_transposed``: 1 for op linear (x @ W^T, cuBLAS tn), 0 for bmm or a blank op; NaN on other families.
+    The demand is the same for both layouts (the booster reads the column, the envelope does not)."""
+    gemm = _rows(family="gemm_fp32", gpu="V100-PCIe", dtype="float32", m=512, n=1024, k=256, op=["bmm", "linear", ""])
+    rms = _rows(family="rmsnorm", gpu="V100-PCIe", dtype="bfloat16", num_tokens=[8], hidden_size=[4096])
+    f = featurize(pd.concat([gemm, rms], ignore_index=True))
+    assert f["b_transposed"].iloc[:3].tolist() == [0.0, 1.0, 0.0] and np.isnan(f["b_transposed"].iloc[3])
+    assert f["t_env_us"].iloc[0] == f["t_env_us"].iloc[1]
+    assert featurize(gemm.drop(columns="op"))["b_transposed"].tolist() == [0.0, 0.0, 0.0]  # absent: bmm
+
+
 def test_pascal_rows_need_no_tensor_cores() -> None:
     df = _rows(
         family=["gemm_fp32", "softmax_fp32", "gemm"],
