@@ -1137,7 +1137,11 @@ DECISIONS: dict = {
     # FP32 GEMM operator as a feature (session 24; see the note "FP32 GEMM operator")
     ("gemm_fp32", "joint_neusight_shared_comp_islinear"): "passes the adoption rule (every seed below every base "
     "seed: inner 23.40 / 23.32 / 23.45 against 23.60 / 23.59 / 23.72); not landed this stop: needs the column in "
-    "the front-end, a retrain and the LOGO re-run (see the note 'FP32 GEMM operator')",
+    "the front-end, a retrain and the LOGO re-run (see the note 'FP32 GEMM operator'); landed in session 25 "
+    "(FAMILY_EXTRA_FEATURES, see joint_neusight_comp_perfamily)",
+    ("gemm_fp32", "joint_neusight_comp_perfamily"): "check of the landed code (session 25): the per-family recipe, "
+    "FP32 GEMM's booster reading b_transposed, gives the screened booster's numbers to the second decimal (inner "
+    "23.48 / 23.18 / 24.08 / 23.13 / 22.10 / 24.42, as joint_neusight_shared_comp_islinear); landed",
     ("gemm_fp32", "joint_neusight_shared_comp_islinear_seed1"): "see joint_neusight_shared_comp_islinear",
     ("gemm_fp32", "joint_neusight_shared_comp_islinear_seed2"): "see joint_neusight_shared_comp_islinear",
     ("softmax_fp32", "joint_neusight_shared_comp_islinear"): "neutral on softmax (whose booster also trains on the "
@@ -1875,6 +1879,11 @@ NOTES: list[str] = [
     "  the shipped model retrained and LOGO re-run, ~2 hours on this machine); the next stop's first candidate.",
     "  Softmax, whose booster also trains on the FP32 GEMM rows, is neutral with it (inner 17.99 / 18.28 / 18.38",
     "  against 18.57 / 18.26 / 18.20), so the column belongs to FP32 GEMM's booster alone.",
+    "  Landed in session 25 as `b_transposed` (`pipeweave.frontend.EXTRA_FEATURES`), read by FP32 GEMM's booster",
+    "  alone (`pipeweave.model.FAMILY_EXTRA_FEATURES`; outside FEATURES, so no other booster's column sampling",
+    "  moves). Check (frame `code of 2729946: the landed operand-layout column`, variant",
+    "  `joint_neusight_comp_perfamily`: the per-family recipe on NeuSight's four families): FP32 GEMM's inner and",
+    "  outer MAPE equal the screen's seed-0 row to the second decimal, so the landed booster is the screened one.",
 ]
 
 
