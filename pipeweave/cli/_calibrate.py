@@ -419,7 +419,13 @@ def run(args: argparse.Namespace) -> int:
         + args.gpu
         + " --profiles "
         + " ".join(args.profiles)
-        + f" --method {args.method} --length-scale {args.length_scale} --noise {args.noise} --linear {args.linear}"
+        + f" --method {args.method}"
+        # the GP settings only where the method uses them (auto chooses its own per family)
+        + (
+            f" --length-scale {args.length_scale} --noise {args.noise} --linear {args.linear}"
+            if args.method == "gp"
+            else ""
+        )
         + f" --out {args.out}"
         + (f" --model {args.model}" if args.model else "")
         + ("" if args.band_model is None else f" --band-model {args.band_model}".rstrip())

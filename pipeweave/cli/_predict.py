@@ -231,9 +231,12 @@ def run(args: argparse.Namespace) -> int:
             if band["band"] != "calibrated" and cal is not None and cal.gpu == spec.name:
                 # calibrated on this GPU, but with too few launches of the family for a band of its own
                 n = cal.n_shots.get(args.family, 0)
-                situation = (
-                    f"the base model's band: the calibration on {plural(n, 'launch')} has none of its own; {situation}"
+                why = (
+                    f"the calibration on {plural(n, 'launch')} has none of its own"
+                    if n
+                    else f"the calibration measured no {args.family} launch"
                 )
+                situation = f"the base model's band: {why}; {situation}"
             print(
                 f"{band['coverage']:.0%} band: {band['lo_us']:.3f} - {band['hi_us']:.3f} us  "
                 f"({situation}; held-out MAPE {band['held_out_mape']:.1f}%)"

@@ -459,6 +459,11 @@ def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_pa
     assert "--length-scale must be in [0.001, 1000] regime units, got -2" in capsys.readouterr().err
     assert run("gp", "--length-scale", "2", out="g.ubj") == 0
     assert "unused" not in capsys.readouterr().err  # gp uses them
+    from pipeweave.model import read_stamp
+
+    # the saved command names the GP settings only where the method used them
+    assert "--length-scale 2.0 --noise" in read_stamp(tmp_path / "g.ubj")["command"]
+    assert "--length-scale" not in read_stamp(tmp_path / "a.ubj")["command"]
     assert run("auto", "--band-model", str(base), model=refit, out="b.ubj") == 0
     assert "on the --band-model's residuals: left-out MAPE" in capsys.readouterr().out
     assert main([*fit, "--profiles", str(one), "--model", str(base), "--out", str(tmp_path / "o.ubj")]) == 0
@@ -467,7 +472,8 @@ def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_pa
 
 
 def test_cli_predict_names_one_calibrated_launch_in_the_singular(tmp_path, capsys):
-    """`predict --interval` on a GPU calibrated with one launch (no band of its own): "1 launch". The shipped
+    """`predict --interval` on a GPU calibrated with one launch (no band of its own): "1 launch"; for a family
+    it never measured: "no ... launch". The shipped
     model (it has bands); the latency is made up."""
     from pipeweave.cli.main import main
     from pipeweave.model import load_model, save_model
@@ -478,6 +484,11 @@ def test_cli_predict_names_one_calibrated_launch_in_the_singular(tmp_path, capsy
     argv = ["predict", "--model", str(path), "--gpu", "B300", "--family", "gemm", "--m", "128", "--n", "4096"]
     assert main([*argv, "--k", "4096", "--interval", "0.8"]) == 0
     assert "the calibration on 1 launch has none of its own" in capsys.readouterr().out
+    # a family the calibration never measured: said so, not "0 launches"
+    argv = ["predict", "--model", str(path), "--gpu", "B300", "--family", "rmsnorm", "--num-tokens", "64"]
+    assert main([*argv, "--hidden-size", "4096", "--interval", "0.8"]) == 0
+    out = capsys.readouterr().out
+    assert "the calibration measured no rmsnorm launch;" in out and "0 launches" not in out
 
 
 def test_calibration_corrects_the_predictions_predict_makes_for_launches_naming_no_source():
