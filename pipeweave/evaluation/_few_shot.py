@@ -355,8 +355,9 @@ def _cache_path(
     n_estimators: int | None,
     est: Any,
 ) -> Path | None:
-    """Where the zero-shot predictions of ``label``'s folds are cached: keyed by the rows, the settings and the
-    model recipe's constants (a cache of an older recipe is not reused); ``None`` without a cache dir."""
+    """Where the zero-shot predictions of ``label``'s folds are cached: keyed by the rows, the settings, the
+    model recipe's constants and the feature lists (a cache of an older recipe is not reused; a change of the
+    front-end's formulas is not detected: clear the folder after one); ``None`` without a cache dir."""
     if cache_dir is None:
         return None
     import hashlib
@@ -377,8 +378,14 @@ def _cache_path(
             "GPU_BLIND_FAMILIES",
             "INFORMATIVE_SAMPLING_FAMILIES",
             "MIN_BACKEND_GPUS",
+            "FAMILY_ROOFLINE_BLEND",
+            "FAMILY_EXTRA_FEATURES",
+            "DEFAULT_MAX_ROWS_PER_GROUP",
         )
     ]
+    from ..frontend import EXTRA_FEATURES, FEATURES
+
+    recipe += [list(FEATURES), list(EXTRA_FEATURES)]
     key = json.dumps([rows_fp, label, max_rows, n_estimators, repr(est), recipe], default=str, sort_keys=True)
     return Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 

@@ -271,3 +271,19 @@ def test_auto_option_is_scored_like_any_other_and_bad_options_are_refused(frame)
     for bad, match in (([{"method": "gp"}], "first few-shot option"), ([FEW_SHOT_OPTIONS[0], {"method": "x"}], "x")):
         with pytest.raises(DataError, match=match):
             run_few_shot(families=["gemm_bf16"], options=bad, out="/nonexistent/never_written")
+
+
+def test_the_zero_shot_cache_key_follows_the_recipe(monkeypatch, tmp_path):
+    """A cache of another recipe (here: another family's extra columns, or another roofline blend) is not reused.
+    Hand-made rows (the key reads them, nothing is fitted)."""
+    import pipeweave.model as pw_model
+    from pipeweave.evaluation._few_shot import _cache_path
+
+    rows = pd.DataFrame({"family": ["gemm_fp32"], "gpu": ["T4"], "m": [64], "n": [64], "k": [64], "latency_us": [9.0]})
+    key = _cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est")
+    assert key == _cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est")
+    monkeypatch.setattr(pw_model, "FAMILY_EXTRA_FEATURES", {})
+    assert _cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est") != key
+    monkeypatch.undo()
+    monkeypatch.setattr(pw_model, "FAMILY_ROOFLINE_BLEND", {})
+    assert _cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est") != key
