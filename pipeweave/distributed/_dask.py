@@ -387,7 +387,7 @@ def train_dask(
             hint="train those on one machine (PipeweaveRegressor.fit, no Dask)",
         )
     est.companion_weights()  # validated before any work is sent to the workers
-    est.extra_features()
+    extras_of = est.extra_features()
     est.seen_gpu_weights()
     names = model_feature_names([], tuple(est.drop_features))
     if "latency_us" not in profiles.columns:
@@ -417,7 +417,6 @@ def train_dask(
     # one), each family booster on its family's reference
     refs = {f: est.reference_of(f) for f in families}  # resolved before fitting (the settings)
     one = len(families) == 1
-    extras_of = est.extra_features()
     est.shared_extra_features_ = est.shared_extras(families)  # as fit: the one family's, else none
     est.booster_ = fit(feats, _TARGET if one else _SHARED_TARGET, extras=est.shared_extra_features_)
     est.shared_reference_ = refs[families[0]] if one else est.reference
