@@ -102,7 +102,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also estimate the model's error bands (what `predict --interval` prints): the recipe refitted "
         "leave-one-generation-out, leave-one-GPU-out for the GPUs with a same-generation sibling, and on "
         "80%% of the launch shapes, on 4,000 rows per group (one refit per generation, per such GPU, plus "
-        "one: 14.7 minutes on the shared data, 2 cores)",
+        "one: 24 refits of the whole recipe on the shared data, about 52 s each on 2 cores, see "
+        "experiments/train_default.log)",
+    )
+    p.add_argument(
+        "--error-bands-for",
+        nargs="+",
+        default=None,
+        metavar="FAMILY",
+        help="with --error-bands-from: estimate the bands of these families only (the same refits, those "
+        "without a held-out row of them skipped: FP32 GEMM alone needs 11 of the 24) and carry every other "
+        "family's bands over from that model file. Right after a change that touches only these families "
+        "(their rows, or their recipe); refused when a carried family's GPUs or the band protocol changed",
+    )
+    p.add_argument(
+        "--error-bands-from",
+        default=None,
+        metavar="MODEL",
+        help="the earlier model file (with error bands) whose other families' bands --error-bands-for carries "
+        "over; read before training, so it may be the --out file",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
@@ -138,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
             hint=f"add --profiles FILE ..., or drop {given}",
         )
     checked_params = parse_params(args.params)
+    refresh = _band_refresh(args)  # fail fast: a bad --error-bands-from is an error before training
     # a setting given twice (a flag and --params) would be decided per key without a word: refuse it
     flagged = {
         "n_estimators": ("--n-estimators", args.n_estimators is not None),
@@ -260,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
         from ..evaluation import BAND_ROWS_PER_GROUP
 
         cap = min(BAND_ROWS_PER_GROUP, args.max_rows_per_group or BAND_ROWS_PER_GROUP)
-        _add_error_bands(model, params, frame, cap=cap, progress=not args.no_progress)
+        _add_error_bands(model, params, frame, cap=cap, progress=not args.no_progress, refresh=refresh)
     extra: dict[str, object] = {"command": "pipeweave train " + " ".join(_argv(args))}
     if files:
         import sys
@@ -293,6 +312,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
         out.append("--single-booster")
     if getattr(args, "error_bands", False):
         out.append("--error-bands")
+    if getattr(args, "error_bands_for", None):
+        out += ["--error-bands-for", *args.error_bands_for, "--error-bands-from", str(args.error_bands_from)]
     out += ["--max-rows-per-group", str(args.max_rows_per_group)]
     if args.params:
         out += ["--params", shlex.quote(args.params)]
@@ -337,21 +358,77 @@ def _user_profiles(args: argparse.Namespace):  # noqa: ANN202
     return pd.concat(parts, ignore_index=True), files, gpus
 
 
-def _add_error_bands(model, params: dict, frame, *, cap: int, progress: bool) -> None:  # noqa: ANN001
+def _band_refresh(args: argparse.Namespace) -> tuple[list[str], dict, str] | None:
+    """(families to re-estimate, the earlier model's bands, where they come from) for --error-bands-for /
+    --error-bands-from, else None. Turns --error-bands on."""
+    from .._errors import DataError, shown
+    from ..model import read_stamp
+    from ..vocab import FAMILIES
+
+    fams, base = getattr(args, "error_bands_for", None), getattr(args, "error_bands_from", None)
+    if fams is None and base is None:
+        return None
+    if fams is None or base is None:
+        given, other = (
+            ("--error-bands-for", "--error-bands-from") if base is None else ("--error-bands-from", "--error-bands-for")
+        )
+        raise DataError(
+            f"{given} needs {other}",
+            hint="e.g. --error-bands-for gemm_fp32 --error-bands-from models/pipeweave_default.ubj "
+            "(or drop both for every family's bands)",
+        )
+    bad = [f for f in fams if f not in FAMILIES]
+    if bad:
+        raise DataError(f"--error-bands-for: unknown families {shown(bad)}", hint=f"use some of {list(FAMILIES)}")
+    import hashlib
+    from pathlib import Path
+
+    stamp = read_stamp(base)  # a missing or damaged file is refused here, naming it
+    bands = stamp.get("error_bands")
+    if not bands:
+        raise DataError(
+            f"--error-bands-from {shown(str(base))} has no error bands to carry over",
+            hint="give a model trained with --error-bands, or drop --error-bands-for / --error-bands-from",
+        )
+    digest = hashlib.sha256(Path(base).read_bytes()).hexdigest()
+    args.error_bands = True
+    return sorted(set(fams)), bands, f"{Path(base).name} (sha256 {digest[:16]})"
+
+
+def _add_error_bands(  # noqa: ANN001
+    model, params: dict, frame, *, cap: int, progress: bool, refresh: tuple[list[str], dict, str] | None = None
+) -> None:
     """Estimate the recipe's error bands on the training rows (refits on ``cap`` rows per group), attach them to
-    ``model`` and print a summary."""
+    ``model`` and print a summary. ``refresh``: (families, earlier bands, their source): estimate those
+    families' bands only and carry the others over from the earlier bands."""
     import pandas as pd
 
-    from ..evaluation import estimate_error_bands
-    from ..model import PipeweaveRegressor, band_summary
+    from ..evaluation import error_band_layout, estimate_error_bands
+    from ..model import PipeweaveRegressor, band_summary, merge_error_bands
 
     t0 = time.perf_counter()
-    print(
-        f"estimating error bands (one refit per generation, one per GPU with a same-generation sibling, plus one; "
-        f"{cap:,} rows per group) ..."
-    )
     recipe = PipeweaveRegressor(**{**params, "progress": False})
-    model.set_error_bands(estimate_error_bands(recipe, frame, max_rows_per_group=cap, progress=progress))
+    if refresh is None:
+        print(
+            f"estimating error bands (one refit per generation, one per GPU with a same-generation sibling, plus "
+            f"one; {cap:,} rows per group) ..."
+        )
+        model.set_error_bands(estimate_error_bands(recipe, frame, max_rows_per_group=cap, progress=progress))
+    else:
+        fams, base, source = refresh
+        readers = _booster_readers(recipe, fams)
+        if readers:  # their bands are carried over: right only if the named families' rows did not change
+            print(
+                f"note: the boosters of {readers} also train on rows of {fams}; their bands are carried over, "
+                "which is right when only the named families' recipe changed, not their rows (then name them too)"
+            )
+        # every check of the merge before the refits: a refused carry costs seconds, not the refits
+        merge_error_bands(base, error_band_layout(frame, max_rows_per_group=cap), fams, source=source)
+        print(f"estimating the error bands of {fams} ({cap:,} rows per group); the others' from {source} ...")
+        fresh = estimate_error_bands(recipe, frame, max_rows_per_group=cap, progress=progress, families=fams)
+        merged = merge_error_bands(base, fresh, fams, source=source)
+        model.set_error_bands(merged)
+        print(f"carried over the bands of {merged['carried']['families']}")
     summary = band_summary(model.error_bands_, 0.8)
     print(f"error bands in {time.perf_counter() - t0:.1f}s: middle 80% of measured / predicted on held-out rows")
     heads = {"unseen": "new generation", "sibling": "new GPU, known gen.", "seen": "trained GPU, new shape"}
@@ -362,3 +439,8 @@ def _add_error_bands(model, params: dict, frame, *, cap: int, progress: bool) ->
             lo, hi, mape = r.get(f"{s}_lo"), r.get(f"{s}_hi"), r.get(f"{s}_mape")
             cells += f" {lo:>13.2f} - {hi:<6.2f} {mape:>5.1f}" if pd.notna(lo) else f" {'-':>22} {'-':>5}"
         print(f"  {r['key']:<28}{cells}")
+
+
+def _booster_readers(recipe, families: list[str]) -> list[str]:  # noqa: ANN001
+    """The other families whose boosters also train on rows of ``families`` (the recipe's ``booster_rows()``)."""
+    return sorted(g for g, rows in recipe.booster_rows().items() if g not in families and set(rows) & set(families))

@@ -16,7 +16,7 @@ prediction columns), ``_metrics`` (formulas), ``_report`` (JSON layout, family k
 from __future__ import annotations
 
 from ._anatomy import ANATOMY_FAMILIES, run_anatomy
-from ._bands import BAND_ROWS_PER_GROUP, estimate_error_bands
+from ._bands import BAND_ROWS_PER_GROUP, error_band_layout, estimate_error_bands
 from ._few_shot import (
     BAND_SHOTS,
     DEFAULT_SHOTS,
@@ -92,6 +92,7 @@ __all__ = [
     "run_anatomy",
     # error bands of a recipe (what predict_interval / `predict --interval` read)
     "estimate_error_bands",
+    "error_band_layout",
     "BAND_ROWS_PER_GROUP",
     "ANATOMY_FAMILIES",
     "run_few_shot",

@@ -32,6 +32,7 @@ from ._bands import (
     check_error_bands,
     coverage_levels,
     find_band,
+    merge_error_bands,
     weighted_quantiles,
 )
 from ._features import (
@@ -150,4 +151,5 @@ __all__ = [
     "check_coverage",
     "coverage_levels",
     "check_error_bands",
+    "merge_error_bands",
 ]

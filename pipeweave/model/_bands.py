@@ -42,6 +42,7 @@ __all__ = [
     "coverage_levels",
     "band_bounds",
     "band_summary",
+    "merge_error_bands",
 ]
 
 #: Quantile levels of ``measured / predicted`` kept per band (their pairs give :data:`BAND_COVERAGES`).
@@ -233,7 +234,94 @@ def check_error_bands(bands: Any, where: str = "error_bands") -> dict[str, Any]:
     if not isinstance(gens, Mapping) or not all(isinstance(v, (list, tuple)) for v in gens.values()):
         raise _bad(where, "seen_generations is not a mapping of family to generations")
     out["seen_generations"] = {str(k): sorted(str(g) for g in v) for k, v in gens.items()}
+    carried = bands.get("carried")
+    if carried is not None:
+        fams, source = (carried.get("families"), carried.get("source")) if isinstance(carried, Mapping) else (0, 0)
+        if not isinstance(fams, (list, tuple)) or not isinstance(source, str):
+            raise _bad(where, "carried needs families (a list) and source (text)")
+        out["carried"] = {"families": sorted(str(f) for f in fams), "source": source}
     return out
+
+
+def _band_family(key: str) -> str:
+    """The family of a band key (``family`` or ``family:dtype``)."""
+    return key.split(":", 1)[0]
+
+
+def merge_error_bands(
+    base: Mapping[str, Any], update: Mapping[str, Any], families: Any, *, source: str = ""
+) -> dict[str, Any]:
+    """``base``'s bands with those of ``families`` replaced by ``update``'s (both in the layout of
+    :func:`check_error_bands`).
+
+    ``update``: bands estimated for ``families`` on the new model's training rows
+    (``estimate_error_bands(..., families=...)``); ``base``: an earlier model's bands, whose other families'
+    bands are carried over as they are. That is right only when nothing those families' predictions depend
+    on changed (their rows, the rows their boosters also read, their recipe); it is checked where it can
+    be: the situations' protocols (generations, cap, seed) must be equal, and every carried family must
+    have been trained on the same GPUs and generations in ``base`` as now. ``seen_gpus`` and
+    ``seen_generations`` come from ``update``. The result records the carried families and ``source``
+    (e.g. the earlier model file) under ``carried``.
+    """
+    old, new = check_error_bands(base, "base bands"), check_error_bands(update, "updated bands")
+    fams = sorted({str(families)} if isinstance(families, str) else {str(f) for f in families})
+    trained = sorted(new["seen_gpus"])
+    unknown = [f for f in fams if f not in trained]
+    if not fams or unknown:
+        raise DataError(
+            f"merge_error_bands: {unknown or 'no'} families to refresh; the updated bands were estimated on {trained}",
+            hint="name the families the updated bands were estimated for",
+        )
+    differ = [s for s in BAND_SITUATIONS if s in old and s in new and old[s]["protocol"] != new[s]["protocol"]] + [
+        s for s in ("sibling",) if (s in old) != (s in new)
+    ]
+    if differ:
+        raise DataError(
+            f"the earlier bands were estimated another way ({', '.join(differ)}: "
+            + "; ".join(f"{old.get(s, {}).get('protocol')!r} vs {new.get(s, {}).get('protocol')!r}" for s in differ)
+            + ")",
+            hint="estimate every family's bands afresh (no refresh of a few)",
+        )
+    carried = [f for f in trained if f not in fams]
+    missing = [f for f in carried if f not in old["seen_gpus"]]
+    moved = [
+        f
+        for f in carried
+        if f not in missing
+        and (
+            old["seen_gpus"][f] != new["seen_gpus"][f]
+            or old["seen_generations"].get(f, new["seen_generations"].get(f)) != new["seen_generations"].get(f)
+        )
+    ]
+    if missing or moved:
+        raise DataError(
+            "the earlier bands cannot stand for "
+            + "; ".join(
+                x
+                for x in (
+                    f"{missing}: not trained then" if missing else "",
+                    f"{moved}: trained on other GPUs or generations then" if moved else "",
+                )
+                if x
+            ),
+            hint=f"refresh those families' bands too (add them to {fams})",
+        )
+    out: dict[str, Any] = {
+        "levels": list(BAND_LEVELS),
+        "seen_gpus": new["seen_gpus"],
+        "seen_generations": new["seen_generations"],
+    }
+    for s in BAND_SITUATIONS:
+        if s not in new:
+            continue
+        table = {k: v for k, v in old[s]["bands"].items() if _band_family(k) in carried}
+        table.update({k: v for k, v in new[s]["bands"].items() if _band_family(k) in fams})
+        out[s] = {"protocol": new[s]["protocol"], "bands": dict(sorted(table.items()))}
+    earlier: dict[str, Any] = old.get("carried") or {}  # a chain of refreshes: where the carried bands came from
+    chained = sorted(set(carried) & set(earlier.get("families", ())))
+    note = f" (which carried {chained} from {earlier.get('source') or 'an earlier model'})" if chained else ""
+    out["carried"] = {"families": carried, "source": f"{source}{note}"}
+    return check_error_bands(out, "merged bands")
 
 
 def check_coverage(coverage: Any) -> float:

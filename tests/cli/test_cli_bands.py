@@ -129,3 +129,49 @@ def test_train_error_bands_refuses_one_generation_before_training(tmp_path, data
     captured = capsys.readouterr()
     assert "at least two GPU generations, got ['hopper']" in captured.err and "drop --error-bands" in captured.err
     assert "featurizing" not in captured.out and not (tmp_path / "m.ubj").exists()
+
+
+def test_error_bands_for_one_family_carries_the_others_from_the_earlier_model(banded_model, data_dir, tmp_path, capsys):
+    from pipeweave.model import read_stamp
+
+    out = tmp_path / "refreshed.ubj"
+    capsys.readouterr()
+    _train(out, data_dir, "--error-bands-for", "rmsnorm", "--error-bands-from", str(banded_model))
+    printed = capsys.readouterr().out
+    assert "estimating the error bands of ['rmsnorm']" in printed and "carried over the bands of ['moe_w13']" in printed
+    old, new = read_stamp(banded_model), read_stamp(out)
+    assert new["error_bands"]["carried"]["families"] == ["moe_w13"]
+    assert new["error_bands"]["carried"]["source"].startswith("banded.ubj (sha256 ")
+    # same rows, same recipe: the re-estimated rmsnorm bands are the full run's, the carried ones are copies
+    for s in ("unseen", "sibling", "seen"):
+        assert new["error_bands"][s]["bands"] == old["error_bands"][s]["bands"]
+    assert "--error-bands-for rmsnorm --error-bands-from" in new["command"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message", "fix"),
+    [
+        (["--error-bands-for", "rmsnorm"], "--error-bands-for needs --error-bands-from", "--error-bands-from models/"),
+        (["--error-bands-for", "rms"], "unknown families ['rms']", "use some of"),
+        (["--error-bands-for", "rmsnorm", "--error-bands-from", "PLAIN"], "has no error bands", "--error-bands"),
+    ],
+)
+def test_a_bad_band_refresh_is_refused_before_training(plain_model, tmp_path, capsys, extra, message, fix):
+    extra = [str(plain_model) if x == "PLAIN" else x for x in extra]
+    if "--error-bands-from" not in extra and "rms" in extra:
+        extra += ["--error-bands-from", str(plain_model)]
+    out = tmp_path / "m.ubj"
+    assert main(["train", "--families", "rmsnorm", *extra, "--no-progress", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and fix in captured.err
+    assert "featurizing" not in captured.out and not out.exists()
+
+
+def test_a_refresh_names_the_families_whose_boosters_read_the_refreshed_rows():
+    from pipeweave.cli._train import _booster_readers
+    from pipeweave.model import PipeweaveRegressor
+
+    recipe = PipeweaveRegressor()  # the shipped recipe: softmax's booster trains on NeuSight's four families
+    assert _booster_readers(recipe, ["gemm_fp32"]) == ["softmax_fp32"]
+    assert _booster_readers(recipe, ["gemm"]) == ["attention_context", "attention_generation"]
+    assert _booster_readers(recipe, ["rmsnorm"]) == []

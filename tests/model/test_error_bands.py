@@ -298,3 +298,67 @@ def test_refitting_drops_the_bands_of_the_earlier_fit(small_frame, banded):
     model = PipeweaveRegressor(**KW).fit(small_frame).set_error_bands(bands)
     assert model.error_bands_ is not None
     assert model.fit(small_frame).error_bands_ is None
+
+
+# --------------------------------------------------------------------------- some families' bands, merged in
+def test_bands_of_some_families_are_the_full_run_s_to_the_bit(small_frame, banded):
+    _, full = banded
+    some = estimate_error_bands(
+        PipeweaveRegressor(**KW), small_frame, max_rows_per_group=100, progress=False, families=["moe_w13"]
+    )
+    for situation in ("unseen", "sibling", "seen"):
+        assert some[situation]["protocol"] == full[situation]["protocol"]
+        want = {k: v for k, v in full[situation]["bands"].items() if k.split(":")[0] == "moe_w13"}
+        assert want and some[situation]["bands"] == want  # the same refits, only moe_w13's rows scored
+    assert some["seen_gpus"] == full["seen_gpus"] and some["seen_generations"] == full["seen_generations"]
+
+
+def test_the_layout_without_refits_is_the_full_run_s_without_its_tables(small_frame, banded):
+    from pipeweave.evaluation import error_band_layout
+
+    _, full = banded
+    layout = error_band_layout(small_frame, max_rows_per_group=100)
+    assert {s: layout[s]["protocol"] for s in ("unseen", "sibling", "seen")} == {
+        s: full[s]["protocol"] for s in ("unseen", "sibling", "seen")
+    }
+    assert all(not layout[s]["bands"] for s in ("unseen", "sibling", "seen"))
+    assert layout["seen_gpus"] == full["seen_gpus"]
+
+
+def test_unknown_families_are_refused_with_the_frame_s_families(small_frame):
+    with pytest.raises(DataError, match=r"without training rows: \['rmsnorm'\]") as err:
+        estimate_error_bands(PipeweaveRegressor(**KW), small_frame, families=["rmsnorm"], progress=False)
+    assert "['gemm', 'moe_w13']" in err.value.hint
+
+
+def test_merging_a_family_s_fresh_bands_into_the_full_run_gives_the_full_run(banded):
+    from pipeweave.model import merge_error_bands
+
+    _, full = banded
+    # the refreshed family's bands: the full run's moe_w13 entries (what the partial estimate gives, see above)
+    fresh = {**full, **{s: {**full[s], "bands": {"moe_w13": full[s]["bands"]["moe_w13"]}} for s in ("unseen", "seen")}}
+    merged = merge_error_bands(full, fresh, ["moe_w13"], source="old.ubj")
+    assert merged["carried"] == {"families": ["gemm"], "source": "old.ubj"}
+    for s in ("unseen", "sibling", "seen"):
+        assert merged[s]["bands"] == full[s]["bands"]
+    # a second refresh says where the carried bands were carried from
+    again = merge_error_bands(merged, fresh, "moe_w13", source="new.ubj")
+    assert again["carried"]["source"] == "new.ubj (which carried ['gemm'] from old.ubj)"
+
+
+def test_a_merge_that_would_carry_stale_bands_is_refused(banded):
+    from pipeweave.model import merge_error_bands
+
+    _, full = banded
+    other_way = {**full, "unseen": {**full["unseen"], "protocol": "leave-one-generation-out over ampere, hopper"}}
+    with pytest.raises(DataError, match="estimated another way \\(unseen"):
+        merge_error_bands(other_way, full, ["moe_w13"])
+    moved = {**full, "seen_gpus": {**full["seen_gpus"], "gemm": ["A100-SXM"]}}
+    with pytest.raises(DataError, match=r"\['gemm'\]: trained on other GPUs") as err:
+        merge_error_bands(moved, full, ["moe_w13"])
+    assert "add them to ['moe_w13']" in err.value.hint
+    new_family = {**full, "seen_gpus": {"moe_w13": full["seen_gpus"]["moe_w13"]}}
+    with pytest.raises(DataError, match=r"\['gemm'\]: not trained then"):
+        merge_error_bands(new_family, full, ["moe_w13"])
+    with pytest.raises(DataError, match=r"\['rmsnorm'\] families to refresh"):
+        merge_error_bands(full, full, ["rmsnorm"])
