@@ -105,7 +105,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--cache-dir",
         metavar="DIR",
         default=None,
-        help="few-shot: keep the zero-shot models' predictions here; a re-run refits nothing",
+        help="few-shot: keep the zero-shot models' predictions here; a re-run of the same code on the same rows "
+        "and settings refits nothing (any edit of the package's code starts afresh)",
     )
     p.add_argument(
         "--profiles",

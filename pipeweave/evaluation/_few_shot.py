@@ -356,8 +356,8 @@ def _cache_path(
     est: Any,
 ) -> Path | None:
     """Where the zero-shot predictions of ``label``'s folds are cached: keyed by the rows, the settings, the
-    model recipe's constants and the feature lists (a cache of an older recipe is not reused; a change of the
-    front-end's formulas is not detected: clear the folder after one); ``None`` without a cache dir."""
+    model recipe's constants, the feature lists and the package's own code (:func:`_code_digest`: a cache made
+    by other code, e.g. before a front-end formula changed, is not reused); ``None`` without a cache dir."""
     if cache_dir is None:
         return None
     import hashlib
@@ -386,8 +386,22 @@ def _cache_path(
     from ..frontend import EXTRA_FEATURES, FEATURES
 
     recipe += [list(FEATURES), list(EXTRA_FEATURES)]
-    key = json.dumps([rows_fp, label, max_rows, n_estimators, repr(est), recipe], default=str, sort_keys=True)
+    key = json.dumps(
+        [rows_fp, label, max_rows, n_estimators, repr(est), recipe, _code_digest()], default=str, sort_keys=True
+    )
     return Path(cache_dir) / f"{label}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def _code_digest(root: Path | None = None) -> str:
+    """SHA-256 (hex) of the package's code and data files (``*.py``, ``*.toml``, ``*.json`` under ``root``,
+    default the installed ``pipeweave`` folder), by relative path: any edit changes it."""
+    import hashlib
+
+    base = Path(__file__).resolve().parents[1] if root is None else Path(root)
+    h = hashlib.sha256()
+    for f in sorted(p for p in base.rglob("*") if p.suffix in (".py", ".toml", ".json") and p.is_file()):
+        h.update(f.relative_to(base).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def _checked_options(options: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

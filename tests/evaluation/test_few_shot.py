@@ -287,3 +287,23 @@ def test_the_zero_shot_cache_key_follows_the_recipe(monkeypatch, tmp_path):
     monkeypatch.undo()
     monkeypatch.setattr(pw_model, "FAMILY_ROOFLINE_BLEND", {})
     assert _cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est") != key
+
+
+def test_the_zero_shot_cache_key_follows_the_code(monkeypatch, tmp_path):
+    """An edit of the package's code (here: a copy of a small hand-made package tree) changes the digest the
+    cache key holds, so a cache made before a front-end formula changed is not reused."""
+    import pipeweave.evaluation._few_shot as fs
+
+    tree = tmp_path / "pkg"
+    (tree / "frontend").mkdir(parents=True)
+    (tree / "frontend" / "_norm.py").write_text("BYTES_PER_ELEMENT = 4\n")
+    (tree / "notes.txt").write_text("not code")
+    before = fs._code_digest(tree)
+    (tree / "notes.txt").write_text("edited, still not code")
+    assert fs._code_digest(tree) == before
+    (tree / "frontend" / "_norm.py").write_text("BYTES_PER_ELEMENT = 2\n")
+    assert fs._code_digest(tree) != before
+    rows = pd.DataFrame({"family": ["gemm_fp32"], "gpu": ["T4"], "m": [64], "n": [64], "k": [64], "latency_us": [9.0]})
+    key = fs._cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est")
+    monkeypatch.setattr(fs, "_code_digest", lambda root=None: "another code")
+    assert fs._cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est") != key
