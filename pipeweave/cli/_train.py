@@ -233,6 +233,12 @@ def run(args: argparse.Namespace) -> int:
     if len(drops):
         print(f"dropped {int(drops['rows'].sum()):,} physically impossible rows:")
         print(drops.to_string(index=False))
+    if refresh is not None:  # every check of the band merge before training: a refused carry costs seconds
+        from ..evaluation import error_band_layout
+        from ..model import merge_error_bands
+
+        layout = error_band_layout(frame, max_rows_per_group=_band_cap(args))
+        merge_error_bands(refresh[1], layout, refresh[0], source=refresh[2])
     params = dict(checked_params)
     if args.n_estimators is not None:
         params["n_estimators"] = args.n_estimators
@@ -276,10 +282,7 @@ def run(args: argparse.Namespace) -> int:
         )
     model.progress = False
     if getattr(args, "error_bands", False):
-        from ..evaluation import BAND_ROWS_PER_GROUP
-
-        cap = min(BAND_ROWS_PER_GROUP, args.max_rows_per_group or BAND_ROWS_PER_GROUP)
-        _add_error_bands(model, params, frame, cap=cap, progress=not args.no_progress, refresh=refresh)
+        _add_error_bands(model, params, frame, cap=_band_cap(args), progress=not args.no_progress, refresh=refresh)
     extra: dict[str, object] = {"command": "pipeweave train " + " ".join(_argv(args))}
     if files:
         import sys
@@ -298,6 +301,13 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"wrote {path}")
     return 0
+
+
+def _band_cap(args: argparse.Namespace) -> int:
+    """Training rows per group of each error-band refit: the harness's cap, or --max-rows-per-group if smaller."""
+    from ..evaluation import BAND_ROWS_PER_GROUP
+
+    return min(BAND_ROWS_PER_GROUP, args.max_rows_per_group or BAND_ROWS_PER_GROUP)
 
 
 def _argv(args: argparse.Namespace) -> list[str]:
@@ -403,7 +413,7 @@ def _add_error_bands(  # noqa: ANN001
     families' bands only and carry the others over from the earlier bands."""
     import pandas as pd
 
-    from ..evaluation import error_band_layout, estimate_error_bands
+    from ..evaluation import estimate_error_bands
     from ..model import PipeweaveRegressor, band_summary, merge_error_bands
 
     t0 = time.perf_counter()
@@ -422,8 +432,6 @@ def _add_error_bands(  # noqa: ANN001
                 f"note: the boosters of {readers} also train on rows of {fams}; their bands are carried over, "
                 "which is right when only the named families' recipe changed, not their rows (then name them too)"
             )
-        # every check of the merge before the refits: a refused carry costs seconds, not the refits
-        merge_error_bands(base, error_band_layout(frame, max_rows_per_group=cap), fams, source=source)
         print(f"estimating the error bands of {fams} ({cap:,} rows per group); the others' from {source} ...")
         fresh = estimate_error_bands(recipe, frame, max_rows_per_group=cap, progress=progress, families=fams)
         merged = merge_error_bands(base, fresh, fams, source=source)

@@ -175,3 +175,15 @@ def test_a_refresh_names_the_families_whose_boosters_read_the_refreshed_rows():
     assert _booster_readers(recipe, ["gemm_fp32"]) == ["softmax_fp32"]
     assert _booster_readers(recipe, ["gemm"]) == ["attention_context", "attention_generation"]
     assert _booster_readers(recipe, ["rmsnorm"]) == []
+
+
+def test_a_carry_the_data_no_longer_supports_is_refused_before_training(banded_model, data_dir, tmp_path, capsys):
+    out = tmp_path / "m.ubj"
+    argv = ["train", "--data", str(data_dir), "--families", "moe_w13", "rmsnorm", "--sources", "pipeweave"]
+    argv += ["pipeweave_fork_sample", "--exclude-gpu", "H100-SXM", "--n-estimators", "5", "--max-rows-per-group"]
+    argv += ["300", "--no-progress", "--error-bands-for", "rmsnorm", "--error-bands-from", str(banded_model)]
+    assert main([*argv, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    # without the H100, moe_w13's bands in the earlier file describe other training GPUs (or another protocol)
+    assert "estimated another way" in captured.err or "trained on other GPUs" in captured.err
+    assert "trained on" not in captured.out and not out.exists()
