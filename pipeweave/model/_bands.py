@@ -276,10 +276,10 @@ def merge_error_bands(
         s for s in ("sibling",) if (s in old) != (s in new)
     ]
     if differ:
+        s = differ[0]
         raise DataError(
-            f"the earlier bands were estimated another way ({', '.join(differ)}: "
-            + "; ".join(f"{old.get(s, {}).get('protocol')!r} vs {new.get(s, {}).get('protocol')!r}" for s in differ)
-            + ")",
+            f"the earlier bands were estimated another way ({', '.join(differ)}; {s}: "
+            f"{old.get(s, {}).get('protocol')!r} vs now {new.get(s, {}).get('protocol')!r})",
             hint="estimate every family's bands afresh (no refresh of a few)",
         )
     carried = [f for f in trained if f not in fams]
