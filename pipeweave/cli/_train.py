@@ -23,6 +23,8 @@ examples:
   pipeweave train --out /tmp/pipeweave_mine.ubj
   pipeweave train --exclude-generation blackwell --out /tmp/no_blackwell.ubj
   pipeweave train --out models/pipeweave_default.ubj --force --error-bands   # retrain the shipped model
+  # after a change to FP32 GEMM alone: its bands afresh, the other families' carried over
+  pipeweave train --out /tmp/m.ubj --error-bands-for gemm_fp32 --error-bands-from models/pipeweave_default.ubj
 """
 )
 
