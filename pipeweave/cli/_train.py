@@ -104,8 +104,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also estimate the model's error bands (what `predict --interval` prints): the recipe refitted "
         "leave-one-generation-out, leave-one-GPU-out for the GPUs with a same-generation sibling, and on "
         "80%% of the launch shapes, on 4,000 rows per group (one refit per generation, per such GPU, plus "
-        "one: 24 refits of the whole recipe on the shared data, about 52 s each on 2 cores, see "
-        "experiments/train_default.log)",
+        "one: 24 refits of the whole recipe on the shared data, about 40 s each on 2 cores, see "
+        "experiments/error_bands/refresh_check.md)",
     )
     p.add_argument(
         "--error-bands-for",
