@@ -24,6 +24,7 @@ A featurized-frame cache can be given with ``--cache`` (a pickle of ``load_eval_
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeweave.evaluation import load_eval_frame
+from pipeweave.evaluation import EVAL_FAMILIES, load_eval_frame
 from pipeweave.frontend import PIPES, l2_resident_share, warm_l2_envelope_us
 from pipeweave.model import FAMILY_COMPANION, FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, cap_rows
 from pipeweave.vocab import ATTENTION_BACKENDS
@@ -946,6 +947,8 @@ def score_joint(
         kw = dict(params)
         kw.pop("train_drop", None)
         blend = kw.pop("blend_analytical", None)
+        layout = _companion_layout() if kw.pop("companion_layout", False) else contextlib.nullcontext()
+        layout.__enter__()
         saved = mf.FEATURES
         mf.FEATURES = tuple(saved) + tuple(c for c in kw.pop("extra_features", ()) if c not in saved)
         try:
@@ -959,6 +962,7 @@ def score_joint(
             preds[out_gens] = pd.Series(p, index=idx)
         finally:
             mf.FEATURES = saved
+            layout.__exit__(None, None, None)
         print(f"  joint fit without {sorted(out_gens)}: {len(train):,} training rows", flush=True)
     res: dict[str, dict] = {}
     for f in targets:
@@ -981,6 +985,28 @@ def score_joint(
                 out["inner"][g] = float(np.mean(inner))
         res[f] = out
     return res
+
+
+@contextlib.contextmanager
+def _companion_layout():  # noqa: ANN202
+    """Screening: the crude companion of FP32 GEMM also reads the operand layout (``b_transposed``, the column
+    FP32 GEMM's booster reads): ``pipeweave.frontend.crude_matrix`` gets one more column on FP32 GEMM rows."""
+    import pipeweave.frontend as fe
+
+    plain = fe.crude_matrix
+
+    def with_layout(df, columns=None):  # noqa: ANN001, ANN202
+        X, t_wq = plain(df, columns)
+        if "b_transposed" in df.columns and (df["family"].astype(str) == "gemm_fp32").all():
+            bt = pd.to_numeric(df["b_transposed"], errors="coerce").fillna(0.0).to_numpy(dtype=float)
+            X = np.column_stack([X, bt])
+        return X, t_wq
+
+    fe.crude_matrix = with_layout
+    try:
+        yield
+    finally:
+        fe.crude_matrix = plain
 
 
 def _b200_window0(f: pd.DataFrame) -> np.ndarray:
@@ -1034,6 +1060,37 @@ JOINT_VARIANTS["joint_neusight_comp_perfamily"] = (
     "FAMILY_EXTRA_FEATURES); its FP32 GEMM rows are predicted by the booster joint_neusight_shared_comp_islinear "
     "screened (same rows, same column at the same place)",
 )
+
+
+JOINT_VARIANTS["joint_neusight_comp_perfamily_complayout"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    {**JOINT_VARIANTS["joint_neusight_comp_perfamily"][1], "companion_layout": True},
+    "joint_neusight_comp_perfamily (the shipped recipe on NeuSight's four families) with FP32 GEMM's crude "
+    "companion (weight 0.65) also reading the operand layout (b_transposed), as its booster does",
+)
+
+
+# FP32 GEMM's companion weight and roofline blend re-screened on the recipe with the operand layout (session 26)
+for _w in (0.2, 0.35, 0.5, 0.8):
+    JOINT_VARIANTS[f"joint_neusight_comp_perfamily_comp{int(_w * 100)}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {
+            **JOINT_VARIANTS["joint_neusight_comp_perfamily"][1],
+            "companion": {**JOINT_VARIANTS["joint_neusight_comp_perfamily"][1]["companion"], "gemm_fp32": _w},
+        },
+        f"joint_neusight_comp_perfamily with FP32 GEMM's crude companion at weight {_w} (the recipe: 0.65, chosen "
+        "before the roofline blend and the operand layout)",
+    )
+for _w in (0.1, 0.2):
+    JOINT_VARIANTS[f"joint_neusight_comp_perfamily_roof{int(_w * 100)}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {
+            **JOINT_VARIANTS["joint_neusight_comp_perfamily"][1],
+            "roofline_blend": {**FAMILY_ROOFLINE_BLEND, "gemm_fp32": _w},
+        },
+        f"joint_neusight_comp_perfamily with FP32 GEMM's roofline blend at weight {_w} (the recipe: 0.15, chosen "
+        "before the operand layout)",
+    )
 
 
 for _name, _ws in (("roofline", (0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
@@ -2095,7 +2152,13 @@ def main() -> None:
     if args.cache and Path(args.cache).exists():
         frame = pd.read_pickle(args.cache)
     else:
-        frame, _, _ = load_eval_frame(None, args.families)
+        # a joint variant trains on its families' rows: load them too (without them it would silently train on
+        # --families alone; found in session 26, where gemm_fp32 alone scored inner 23.63 against 23.40)
+        labels = list(args.families)
+        for name in args.joint or []:
+            fams = JOINT_VARIANTS[name][0]
+            labels += list(EVAL_FAMILIES) if fams is None else list(fams)
+        frame, _, _ = load_eval_frame(None, list(dict.fromkeys(labels)))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log = out / "results.jsonl"
