@@ -1196,6 +1196,14 @@ DECISIONS: dict = {
     "seed: inner 23.40 / 23.32 / 23.45 against 23.60 / 23.59 / 23.72); not landed this stop: needs the column in "
     "the front-end, a retrain and the LOGO re-run (see the note 'FP32 GEMM operator'); landed in session 25 "
     "(FAMILY_EXTRA_FEATURES, see joint_neusight_comp_perfamily)",
+    (
+        "gemm_fp32",
+        "joint_neusight_comp_perfamily_comp50_seed0",
+    ): "passes the adoption rule (inner 22.99 / 22.90 / 23.02 against 23.40 / 23.32 / 23.45 at 0.65); not landed in session 26 for time",
+    (
+        "gemm_fp32",
+        "joint_neusight_comp_perfamily_comp35_seed0",
+    ): "passes the adoption rule (inner 23.02 / 22.92 / 23.03 against 23.40 / 23.32 / 23.45 at 0.65); not landed in session 26 for time",
     ("gemm_fp32", "joint_neusight_comp_perfamily"): "check of the landed code (session 25): the per-family recipe, "
     "FP32 GEMM's booster reading b_transposed, gives the screened booster's numbers to the second decimal (inner "
     "23.48 / 23.18 / 24.08 / 23.13 / 22.10 / 24.42, as joint_neusight_shared_comp_islinear); landed",
