@@ -948,21 +948,20 @@ def score_joint(
         kw.pop("train_drop", None)
         blend = kw.pop("blend_analytical", None)
         layout = _companion_layout() if kw.pop("companion_layout", False) else contextlib.nullcontext()
-        layout.__enter__()
         saved = mf.FEATURES
         mf.FEATURES = tuple(saved) + tuple(c for c in kw.pop("extra_features", ()) if c not in saved)
         try:
-            memo = (tuple(sorted(out_gens)), tuple(idx), repr(sorted(kw.items())), cap)
-            if blend is None or memo not in _BLEND_MEMO:
-                est = PipeweaveRegressor(n_jobs=1, **kw).fit(train)
-                _BLEND_MEMO[memo] = est.predict(frame.iloc[idx])
-            p = _BLEND_MEMO.pop(memo) if blend is None else _BLEND_MEMO[memo]
+            with layout:
+                memo = (tuple(sorted(out_gens)), tuple(idx), repr(sorted(kw.items())), cap)
+                if blend is None or memo not in _BLEND_MEMO:
+                    est = PipeweaveRegressor(n_jobs=1, **kw).fit(train)
+                    _BLEND_MEMO[memo] = est.predict(frame.iloc[idx])
+                p = _BLEND_MEMO.pop(memo) if blend is None else _BLEND_MEMO[memo]
             if blend is not None:  # screening: blended with an analytical baseline
                 p = _blend_analytical(p, frame.iloc[idx], blend)
             preds[out_gens] = pd.Series(p, index=idx)
         finally:
             mf.FEATURES = saved
-            layout.__exit__(None, None, None)
         print(f"  joint fit without {sorted(out_gens)}: {len(train):,} training rows", flush=True)
     res: dict[str, dict] = {}
     for f in targets:
