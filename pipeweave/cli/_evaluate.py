@@ -35,6 +35,7 @@ examples:
   pipeweave evaluate --protocol gpu-split --train-gpus P100-PCIe P4 T4 V100-PCIe A100-PCIe-40GB --families gemm_fp32 --out /tmp/pw_split
   pipeweave evaluate --protocol dse --out /tmp/pw_dse
   pipeweave evaluate --protocol logo --out experiments/logo --force   # refresh the committed report
+  pipeweave evaluate --protocol logo --families gemm_fp32 --refresh --out /tmp/pw_logo   # re-run one family of it
   pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
   pipeweave evaluate --protocol unseen-shape --profiles my_profiles.csv --no-shared --out /tmp/pw_mine
   pipeweave evaluate --protocol logo --dask tcp://scheduler:8786 --out /tmp/pw_logo   # fits as Dask tasks
@@ -128,6 +129,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="logo / unseen-gpu / unseen-shape / gpu-split: run every (fold, method) fit as a task on Dask: local[:N] = N local worker "
         "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
     )
+    p.add_argument(
+        "--refresh",
+        action="store_true",
+        help="logo / unseen-gpu / unseen-shape / gpu-split: re-run only --families and merge them into the report "
+        "already in --out, keeping its other families (refused unless that report was made on the same data with "
+        "the same settings; the whole run's timing.json is kept)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
         "--force", action="store_true", help="write into a folder that holds committed results (default: refuse)"
@@ -166,6 +174,16 @@ def run(args: argparse.Namespace) -> int:
             f"--profiles / --no-shared / --dask apply to --protocol logo, unseen-gpu, unseen-shape and gpu-split, not "
             f"{args.protocol!r}",
             hint="drop them, or use --protocol logo / unseen-gpu / unseen-shape / gpu-split",
+        )
+    if args.refresh and args.protocol not in ("logo", "unseen-gpu", "unseen-shape", "gpu-split"):
+        raise DataError(
+            f"--refresh applies to --protocol logo, unseen-gpu, unseen-shape and gpu-split, not {args.protocol!r}",
+            hint="drop --refresh (this protocol's report is re-run whole)",
+        )
+    if args.refresh and not args.families:
+        raise DataError(
+            "--refresh re-runs some families of the report in --out: name them with --families",
+            hint="e.g. --families gemm_fp32 --refresh",
         )
     if args.no_shared and not args.profiles:
         raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to evaluate the shared data")
@@ -216,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
         shared=not args.no_shared,
         dask=args.dask,
         train_gpus=args.train_gpus,
+        refresh=args.refresh,
     )
     return 0
 

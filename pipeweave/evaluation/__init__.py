@@ -56,7 +56,15 @@ from ._protocols import (
     run_protocol,
     shape_groups,
 )
-from ._report import STAT_KEYS, build_results, family_keys, render_markdown, write_report
+from ._report import (
+    STAT_KEYS,
+    build_results,
+    family_keys,
+    merge_results,
+    refresh_differences,
+    render_markdown,
+    write_report,
+)
 from ._suite import (
     EVAL_FAMILIES,
     METHODS,
@@ -132,6 +140,8 @@ __all__ = [
     "STAT_KEYS",
     "family_keys",
     "build_results",
+    "merge_results",
+    "refresh_differences",
     "render_markdown",
     "write_report",
     # plots

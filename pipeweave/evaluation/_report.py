@@ -50,7 +50,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
 from .._io import atomic_write, atomic_write_json, atomic_write_text, save_figure_png
 from ._goals import goal_status
 from ._metrics import summarize
@@ -65,7 +65,17 @@ from ._plots import (
 )
 from ._protocols import DEEP_K_MIN, PRED_COLUMNS, REGIMES, TINY_US, fold_errors
 
-__all__ = ["family_keys", "build_results", "render_markdown", "write_report", "STAT_KEYS", "FLAG_COLUMN", "GE_US"]
+__all__ = [
+    "family_keys",
+    "build_results",
+    "merge_results",
+    "refresh_differences",
+    "render_markdown",
+    "write_report",
+    "STAT_KEYS",
+    "FLAG_COLUMN",
+    "GE_US",
+]
 
 #: Keys of every stats record in ``results.json``.
 STAT_KEYS: tuple[str, ...] = ("mape", "median_ape", "p90_ape", "within_10", "within_25", "n", "n_missing", "mape_ci95")
@@ -314,6 +324,101 @@ def build_results(
     return out
 
 
+#: the sections of :func:`build_results`'s dict keyed by family key (what a refresh replaces per family)
+_FAMILY_SECTIONS = (
+    "families",
+    "results",
+    "by_gpu",
+    "by_regime",
+    "results_ge10us",
+    "by_op",
+    "results_unflagged",
+    "flagged",
+)
+#: what must agree between a report and a refresh of some of its families (the rows' settings, not the code)
+_REFRESH_SAME = ("protocol", "data_fingerprint", "versions")
+_REFRESH_SAME_EXTRA = (
+    "method_names",
+    "max_train_rows_per_gpu",
+    "n_estimators",
+    "sass_features",
+    "train_gpus",
+    "profiles",
+)
+#: boosting rounds of the learned methods when not set: what a report whose ``extra`` has no
+#: ``n_estimators`` (written before it was recorded, or run without --n-estimators) ran
+_DEFAULT_N_ESTIMATORS = 200
+
+
+def refresh_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between report ``old`` and a refresh ``new`` (either may be just its top-level keys and
+    ``extra``) that makes a merge unsound: ``'key: old -> new'`` each; empty = mergeable."""
+    diff = [f"{k}: {shown(old.get(k))} -> {shown(new.get(k))}" for k in _REFRESH_SAME if old.get(k) != new.get(k)]
+    oe, ne = old.get("extra") or {}, new.get("extra") or {}
+    for k in _REFRESH_SAME_EXTRA:
+        absent = _DEFAULT_N_ESTIMATORS if k == "n_estimators" else None  # an older report ran the default
+        a, b = oe.get(k, absent), ne.get(k, absent)
+        if a != b:
+            diff.append(f"extra.{k}: {shown(a)} -> {shown(b)}")
+    return diff
+
+
+def merge_results(old: Mapping[str, Any], new: Mapping[str, Any], *, raw_families: Mapping[str, Any]) -> dict:
+    """``old`` (a :func:`build_results` dict) with the families scored in ``new`` replaced by ``new``'s.
+
+    A refresh: after a change that moves only some families' predictions (their recipe, say), re-running
+    those families and merging gives the report a whole re-run would, without refitting the others
+    (under every protocol a family's folds and training rows do not depend on which other families are
+    scored). Refused, listing every difference (:func:`refresh_differences`), unless both were made on the
+    same data (same ``data_fingerprint``: the caller fingerprints the rows of every family of ``old``), with
+    the same library versions, requested methods, training-row cap, boosting rounds, SASS columns, training
+    GPUs and profile files. ``raw_families``: evaluation family -> its ``(family, dtype)`` in the profile
+    table, to replace the refreshed families' dropped-row records. The refresh is recorded in
+    ``extra["refreshed"]`` (families, command; chained over refreshes); ``extra["command"]`` stays the
+    whole report's."""
+    diff = refresh_differences(old, new)
+    if diff:
+        raise DataError(
+            "cannot merge a refresh into this report: it was made with other settings or data ("
+            + "; ".join(diff)
+            + ")",
+            hint="re-run the whole report (every family), or refresh with the report's own settings",
+        )
+    oe, ne = old.get("extra") or {}, new.get("extra") or {}
+    old_labels = {str(m["family"]) for m in old["families"].values()}
+    labels = sorted({str(m["family"]) for m in new["families"].values()})
+    unknown = sorted(set(labels) - old_labels)
+    if unknown:
+        raise DataError(
+            f"the refresh scores families {unknown} that the report does not have (it has {sorted(old_labels)})",
+            hint="re-run the whole report to add a family",
+        )
+    out: dict[str, Any] = {k: v for k, v in old.items() if k not in _FAMILY_SECTIONS}
+    keep = [k for k, m in old["families"].items() if str(m["family"]) not in labels]
+    keys = sorted([*keep, *new["families"]])
+    for sec in _FAMILY_SECTIONS:
+        merged = {}
+        for k in keys:  # a refreshed family's entry from the refresh, the others' from the report
+            src = (new if k in new["families"] else old).get(sec) or {}
+            if k in src:
+                merged[k] = src[k]
+        if merged or sec in _FAMILY_SECTIONS[:5]:  # by_op, results_unflagged, flagged: only when some family has one
+            out[sec] = merged
+    out["methods"] = list(dict.fromkeys([*old.get("methods", []), *new.get("methods", [])]))
+    out["errors"] = [e for e in old.get("errors", []) if str(e["family"]) not in labels] + list(new.get("errors", []))
+    pairs = {tuple(raw_families[lab]) for lab in labels}
+    extra = dict(oe)
+    if "dropped_impossible_rows" in oe or "dropped_impossible_rows" in ne:
+        extra["dropped_impossible_rows"] = [
+            r for r in oe.get("dropped_impossible_rows", []) if (r["family"], r["dtype"]) not in pairs
+        ] + list(ne.get("dropped_impossible_rows", []))
+    if "method_notes" in ne:
+        extra["method_notes"] = ne["method_notes"]
+    extra["refreshed"] = [*oe.get("refreshed", []), {"families": labels, "command": ne.get("command")}]
+    out["extra"] = extra
+    return out
+
+
 # --------------------------------------------------------------------------- markdown
 
 
@@ -474,6 +579,11 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
         )
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
+    for ref in extra.get("refreshed") or ():  # families re-run since (merge_results); the others are the whole run's
+        out.append(
+            f"- refreshed: {', '.join(f'`{f}`' for f in ref['families'])} re-run alone (`{ref.get('command')}`) "
+            "and merged into the whole run's report."
+        )
     if extra.get("tuning"):
         out.append(f"- tuning: {extra['tuning']}.")
     if "max_train_rows_per_gpu" in extra:
@@ -621,7 +731,9 @@ def write_report(
     ``figures/`` (``<key>.scatter``, ``.mape_by_generation``, ``.error_cdf``), the last two with a
     CSV of exactly the plotted data. The scatter's points (one per test row: tens of thousands of
     measured latencies) are not written: the command that wrote the report regenerates them, and
-    ``predictions=True`` writes every prediction to ``predictions.csv.gz``. Every file is written
+    ``predictions=True`` writes every prediction to ``predictions.csv.gz``. A family with no rows in
+    ``pred_df`` (kept from an earlier run by :func:`merge_results`) keeps the figures already under
+    ``out_dir``, which ``results.md`` links. Every file is written
     atomically. Returns ``{name: path}`` of the files written (name = path relative to out_dir)."""
     _check_pred_df(pred_df)
     out = Path(out_dir)
@@ -633,13 +745,16 @@ def write_report(
     figures: dict[str, dict[str, str]] = {}
     used: set[str] = set()
     for key in results["families"]:
-        sub = pred_df[keys == key]
-        if sub.empty:
-            continue
         slug = _slug(key)
         while slug in used:
             slug += "_"
         used.add(slug)
+        sub = pred_df[keys == key]
+        if sub.empty:  # a family kept from an earlier run (a refresh): link its figures if they are there
+            kept = {kind: f"figures/{slug}.{kind}.png" for kind, _title in _FIGURES}
+            if all((out / path).is_file() for path in kept.values()):
+                figures[key] = kept
+            continue
         data = {
             "scatter": plot_data_scatter(sub, max_points=max_scatter_points, seed=seed),
             "mape_by_generation": plot_data_mape_by_generation(sub, n_boot=n_boot, seed=seed),

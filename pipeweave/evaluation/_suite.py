@@ -23,6 +23,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 
 from .._errors import DataError
+from ._report import _DEFAULT_N_ESTIMATORS
 
 __all__ = [
     "EVAL_FAMILIES",
@@ -563,6 +564,46 @@ def checked_train_gpus(protocol: str, train_gpus: Sequence[str] | str | None) ->
     return list(dict.fromkeys(out))
 
 
+def _refreshed_report(out: str | Path, families: Sequence[str] | None) -> dict:
+    """The report in ``out`` that a refresh of ``families`` merges into (read and checked for its shape)."""
+    import json
+
+    if not families:
+        raise DataError(
+            "a refresh re-runs some families of a report: none were named",
+            hint="name the families whose predictions changed, e.g. families=['gemm_fp32']",
+        )
+    path = Path(out) / "results.json"
+    if not path.is_file():
+        raise DataError(
+            f"nothing to refresh: no report at {str(path)!r}",
+            hint="run the whole report into that folder first (without refresh)",
+        )
+    try:
+        report = json.loads(path.read_text())
+        fams = report["families"]
+        [str(m["family"]) for m in fams.values()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise DataError(
+            f"{str(path)!r} is not a report written by pipeweave evaluate ({type(exc).__name__}: {exc})",
+            hint="run the whole report into that folder (without refresh)",
+        ) from None
+    have = sorted({str(m["family"]) for m in fams.values()})
+    new = sorted(set(families) - set(have))
+    if new:
+        raise DataError(
+            f"the report in {str(out)!r} has no families {new} to refresh (it has {have})",
+            hint="refresh some of its own families, or re-run the whole report to add one",
+        )
+    extra = report.setdefault("extra", {})
+    if "method_names" not in extra:  # a report written before the requested methods were recorded
+        cmd = str(extra.get("command", ""))
+        extra["method_names"] = (
+            cmd.split(" --methods ", 1)[1].split(" --", 1)[0].split() if " --methods " in cmd else list(METHODS)
+        )
+    return report
+
+
 def run_evaluation(
     protocol: str,
     *,
@@ -571,16 +612,25 @@ def run_evaluation(
     out: str | Path = "experiments/logo",
     data: str | os.PathLike[str] | None = None,
     max_train_rows_per_gpu: int | None | str = "auto",
-    n_estimators: int | None = 200,
+    n_estimators: int | None = _DEFAULT_N_ESTIMATORS,
     progress: bool = True,
     plots: bool = True,
     profiles: Sequence[str | os.PathLike[str]] | None = None,
     shared: bool = True,
     dask: str | None = None,
     train_gpus: Sequence[str] | None = None,
+    refresh: bool = False,
 ) -> dict:
     """Run ``protocol`` (logo | unseen-gpu | unseen-shape | gpu-split) over the evaluation families and write
     the report.
+
+    ``refresh=True`` re-runs only ``families`` and merges them into the report already in ``out``
+    (:func:`~pipeweave.evaluation.merge_results`): the other families' results and figures are kept, so
+    a change that moves some families' predictions costs their fits only. Refused before any fit unless
+    the report's other settings match and the rows of all its families fingerprint the same as when it was
+    written (every family's rows are loaded and fingerprinted, then only ``families`` are fitted);
+    ``timing.json`` (the whole run's wall time) is left as it is, the refresh's time recorded in
+    ``extra["refreshed"]``.
 
     ``train_gpus`` (gpu-split only, required there): the GPUs whose rows train the one fold; every other
     GPU's rows are tested (a published predictor's own split, e.g. NeuSight's).
@@ -603,14 +653,40 @@ def run_evaluation(
         )
     t0 = time.perf_counter()
     labels = list(families or EVAL_FAMILIES)
-    load = labels_to_load(labels)  # the families whose rows also train a scored family's model too
+    names = list(methods or METHODS)
+    report = _refreshed_report(out, families) if refresh else None
+    # the families whose rows also train a scored family's model too (a refresh: every family of the report,
+    # so that the data fingerprint covers the rows of the families it keeps)
+    scope = sorted({*labels, *(m["family"] for m in report["families"].values())}) if report else labels
+    load = labels_to_load(scope)
     frame, drops, fp = load_eval_frame(data, load, profiles=profiles, shared=shared)
     if len(load) > len(labels) and len(drops):  # the report lists the drops of the scored families only
         pairs = {EVAL_FAMILIES[lab] for lab in labels}
         keep = [(str(f), str(d)) in pairs for f, d in zip(drops["family"], drops["dtype"])]
         drops = drops[np.asarray(keep, dtype=bool)]
     t_loaded = time.perf_counter()
-    names = list(methods or METHODS)
+    extra: dict[str, Any] = {
+        "command": "",  # set below, once the run's choices are known
+        "max_train_rows_per_gpu": cap,
+        "n_estimators": n_estimators,
+        "method_names": names,
+        "sass_features": any(c.startswith("sass_") for c in frame.columns),
+    }
+    if train_gpus:
+        extra["train_gpus"] = train_gpus
+    if profiles:
+        extra["profiles"] = frame.attrs["profile_files"]  # recorded when the files were read, not re-read
+    if report is not None:  # refuse before the fits, not after them
+        from ._report import _versions, refresh_differences
+
+        probe = {"protocol": protocol, "data_fingerprint": fp, "versions": _versions(), "extra": extra}
+        diff = refresh_differences(report, probe)
+        if diff:
+            raise DataError(
+                f"cannot refresh {sorted(labels)} in {str(out)!r}: the report was made with other settings or "
+                "data (" + "; ".join(diff) + ")",
+                hint="re-run the whole report without refresh, or refresh with the report's own settings",
+            )
     client = None
     if dask:
         from ..distributed import connect
@@ -660,21 +736,24 @@ def run_evaluation(
         command += f" --max-train-rows-per-gpu {cap or 0}"
     if profiles:
         command += " --profiles " + " ".join(str(p) for p in profiles) + ("" if shared else " --no-shared")
-    extra: dict[str, Any] = {
-        "command": command,
-        "max_train_rows_per_gpu": cap,
-        "sass_features": any(c.startswith("sass_") for c in frame.columns),
-        "dropped_impossible_rows": drops.to_dict(orient="records"),
-        "method_notes": {m: METHOD_NOTES[m] for m in names if m in METHOD_NOTES},
-        "tuning": "nothing is tuned on the held-out generation; the learned baselines that tune a "
+    if n_estimators is not None and n_estimators != _DEFAULT_N_ESTIMATORS:
+        command += f" --n-estimators {n_estimators}"
+    if refresh:
+        command += " --refresh"
+    extra.update(
+        command=command,
+        dropped_impossible_rows=drops.to_dict(orient="records"),
+        method_notes={m: METHOD_NOTES[m] for m in names if m in METHOD_NOTES},
+        tuning="nothing is tuned on the held-out generation; the learned baselines that tune a "
         "hyperparameter do it by nested leave-one-generation-out (sklearn LeaveOneGroupOut over "
         "the training generations); pipeweave's hyperparameters are fixed defaults",
-    }
-    if train_gpus:
-        extra["train_gpus"] = train_gpus
-    if profiles:
-        extra["profiles"] = frame.attrs["profile_files"]  # recorded when the files were read, not re-read
+    )
     results = build_results(pred, protocol=protocol, data_fingerprint=fp, extra=extra)
+    if report is not None:
+        from ._report import merge_results
+
+        results = merge_results(report, results, raw_families=EVAL_FAMILIES)
+        results["extra"]["refreshed"][-1]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     t_results = time.perf_counter()
     if plots:
         write_report(results, pred, out)
@@ -682,6 +761,9 @@ def run_evaluation(
 
     t_end = time.perf_counter()
     elapsed = t_end - t0
+    if report is not None:  # timing.json times the whole report's run: a refresh of part of it leaves it
+        print(f"refreshed {sorted(labels)} in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
+        return results
     atomic_write_json(
         Path(out) / "timing.json",
         {

@@ -762,6 +762,27 @@ CASES: list[tuple] = [
         ["--no-shared needs --profiles"],
     ),
     (
+        "evaluate-refresh-without-families",
+        {},
+        ["evaluate", "--protocol", "logo", "--refresh", "--out", "{tmp}/o"],
+        2,
+        ["--refresh re-runs some families", "--families gemm_fp32 --refresh"],
+    ),
+    (
+        "evaluate-refresh-on-anatomy",
+        {},
+        ["evaluate", "--protocol", "anatomy", "--families", "gemm_fp32", "--refresh", "--out", "{tmp}/o"],
+        2,
+        ["--refresh applies to --protocol logo", "'anatomy'"],
+    ),
+    (
+        "evaluate-refresh-nothing-there",  # refused after loading nothing: no report in --out
+        {},
+        ["evaluate", "--protocol", "logo", "--families", "rmsnorm", "--refresh", "--out", "{tmp}/o"],
+        2,
+        ["nothing to refresh: no report at", "results.json"],
+    ),
+    (
         "evaluate-gpu-split-without-train-gpus",
         {},
         ["evaluate", "--protocol", "gpu-split", "--out", "{tmp}/o"],
