@@ -1198,11 +1198,13 @@ DECISIONS: dict = {
     (
         "gemm_fp32",
         "joint_neusight_comp_perfamily_comp50_seed0",
-    ): "passes the adoption rule (inner 22.99 / 22.90 / 23.02 against 23.40 / 23.32 / 23.45 at 0.65); not landed in session 26 for time",
+    ): "KEPT (FAMILY_COMPANION['gemm_fp32'] = 0.5, landed in session 27): inner 22.99 / 22.90 / 23.02 against "
+    "23.40 / 23.32 / 23.45 at 0.65 (the lowest mean of the two passing weights)",
     (
         "gemm_fp32",
         "joint_neusight_comp_perfamily_comp35_seed0",
-    ): "passes the adoption rule (inner 23.02 / 22.92 / 23.03 against 23.40 / 23.32 / 23.45 at 0.65); not landed in session 26 for time",
+    ): "passes the adoption rule (inner 23.02 / 22.92 / 23.03 against 23.40 / 23.32 / 23.45 at 0.65); not "
+    "taken: 0.5 scored a lower mean (22.97 against 22.99) and is the smaller change",
     ("gemm_fp32", "joint_neusight_comp_perfamily"): "check of the landed code (session 25): the per-family recipe, "
     "FP32 GEMM's booster reading b_transposed, gives the screened booster's numbers to the second decimal (inner "
     "23.48 / 23.18 / 24.08 / 23.13 / 22.10 / 24.42, as joint_neusight_shared_comp_islinear); landed",

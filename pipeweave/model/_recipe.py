@@ -105,7 +105,10 @@ FAMILY_REFERENCE: dict[str, str] = {"attention_generation": "warm_envelope"}
 #: generations) chose w = 0.5, the edge of that grid, on five of six outer folds; a second grid
 #: {0.5, 0.65, 0.8, 0.95} put the inner optimum at 0.65 (26.21 against 26.47 / 26.51 / 27.32), and the
 #: shipped recipe (its booster trains on NeuSight's four FP32 families) scored 25.99 / 25.83 with it
-#: against 31.00 / 30.76 without (two seeds; frame "code of 1da7aec"). Not blended: prefill attention
+#: against 31.00 / 30.76 without (two seeds; frame "code of 1da7aec"); re-screened once the roofline blend
+#: and the operand-layout feature had landed, w = 0.5 scored inner 22.99 / 22.90 / 23.02 and w = 0.35
+#: 23.02 / 22.92 / 23.03 against 23.40 / 23.32 / 23.45 at 0.65 (three seeds; frame "code of dddd778"), so
+#: FP32 GEMM now blends at 0.5. Not blended: prefill attention
 #: (27.01 / 26.68 against 27.40 / 26.68, no better) and moe_w13 (w = 0 chosen). The row kernels, once
 #: the crude view described them (one CTA per row, compulsory bytes at the DRAM roofline), were screened
 #: over {0, 0.2, 0.35, 0.5, 0.65}: RMSNorm, SiLU-and-mul and layernorm chose w = 0 on every fold, softmax's
@@ -118,7 +121,7 @@ FAMILY_COMPANION: dict[str, float] = {
     "gemm": 0.35,
     "fused_moe": 0.2,
     "attention_generation": 0.35,
-    "gemm_fp32": 0.65,
+    "gemm_fp32": 0.5,
     "elementwise_fp32": 0.35,
     "attention_flashinfer": 0.2,
     # fp8 rows of the gemm family (its one companion booster, a dtype-specific weight): the blend screen on
