@@ -132,9 +132,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--refresh",
         action="store_true",
-        help="logo / unseen-gpu / unseen-shape / gpu-split: re-run only --families and merge them into the report "
-        "already in --out, keeping its other families (refused unless that report was made on the same data with "
-        "the same settings; the whole run's timing.json is kept)",
+        help="logo / unseen-gpu / unseen-shape / gpu-split / few-shot: re-run only --families and merge them into the "
+        "report already in --out, keeping its other families (refused unless that report was made with the same "
+        "settings and, but for few-shot, whose families each keep their own fingerprint, on the same data; the "
+        "whole run's timing.json is kept)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
@@ -175,9 +176,10 @@ def run(args: argparse.Namespace) -> int:
             f"{args.protocol!r}",
             hint="drop them, or use --protocol logo / unseen-gpu / unseen-shape / gpu-split",
         )
-    if args.refresh and args.protocol not in ("logo", "unseen-gpu", "unseen-shape", "gpu-split"):
+    if args.refresh and args.protocol not in ("logo", "unseen-gpu", "unseen-shape", "gpu-split", "few-shot"):
         raise DataError(
-            f"--refresh applies to --protocol logo, unseen-gpu, unseen-shape and gpu-split, not {args.protocol!r}",
+            f"--refresh applies to --protocol logo, unseen-gpu, unseen-shape, gpu-split and few-shot, not "
+            f"{args.protocol!r}",
             hint="drop --refresh (this protocol's report is re-run whole)",
         )
     if args.refresh and not args.families:
@@ -205,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
             n_estimators=args.n_estimators,
             progress=not args.no_progress,
             cache_dir=args.cache_dir,
+            refresh=args.refresh,
         )
         return 0
     if args.protocol == "anatomy":

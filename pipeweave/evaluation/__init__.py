@@ -24,9 +24,11 @@ from ._few_shot import (
     WORKLOAD_SIZES,
     band_coverage_fold,
     calibrated_band_coverage,
+    merge_few_shot_reports,
     run_few_shot,
     workload_band_coverage,
     workload_band_rows,
+    write_few_shot_report,
 )
 from ._goals import ACCURACY_GOALS, goal_status
 from ._metrics import METRIC_COLUMNS, ape, bootstrap_ci, mape, median_ape, p90_ape, summarize, within
@@ -141,6 +143,8 @@ __all__ = [
     "family_keys",
     "build_results",
     "merge_results",
+    "merge_few_shot_reports",
+    "write_few_shot_report",
     "refresh_differences",
     "render_markdown",
     "write_report",

@@ -435,8 +435,14 @@ def run_few_shot(
     plots: bool = True,
     cache_dir: str | Path | None = None,
     options: Sequence[dict[str, Any]] = OPTIONS,
+    refresh: bool = False,
 ) -> dict:
     """Run the few-shot protocol on the evaluation ``families`` and write results.json/.md and figures.
+
+    ``refresh=True``: merge the run into the few-shot report already in ``out``
+    (:func:`merge_few_shot_reports`), replacing those families there and keeping the others (each family
+    keeps its own data fingerprint); refused before any fit unless the report's shots, options, training
+    cap, boosting rounds and seed are this run's.
 
     ``cache_dir``: keep the zero-shot models' predictions there (keyed by the data fingerprint and
     the model settings), so a re-run only redoes the planning and calibration. ``options``: the
@@ -453,6 +459,8 @@ def run_few_shot(
         raise DataError(f"shots must be integers >= 0, got {list(shots)}", hint="e.g. shots=(0, 8, 32, 128)")
     labels = _eval_labels(families)
     options = _checked_options(options)
+    settings = {"max_train_rows_per_gpu": max_train_rows_per_gpu, "n_estimators": n_estimators, "seed": seed}
+    previous = _refreshed_few_shot(out, families, shots, options, settings) if refresh else None
     t0 = time.perf_counter()
     frame, _drops, fp = load_eval_frame(data, labels_to_load(labels))  # + rows that only train (group_labels)
     has_sass = any(c.startswith("sass_") for c in frame.columns)
@@ -521,9 +529,73 @@ def run_few_shot(
             "elapsed_s": round(elapsed, 1),
         },
     }
+    if previous is not None and previous["results"]:  # the report's other families, kept as they are
+        report = merge_few_shot_reports([previous, report])
     write_few_shot_report(report, out, plots=plots)
     print(f"few-shot protocol in {elapsed / 60:.1f} min; wrote {out}/results.json", flush=True)
     return report
+
+
+def _refreshed_few_shot(
+    out: str | Path,
+    families: Sequence[str] | None,
+    shots: Sequence[int],
+    options: Sequence[dict[str, Any]],
+    settings: dict[str, Any],
+) -> dict:
+    """The few-shot report in ``out`` without ``families`` (what a refresh of them merges into), after checking
+    that it was made with this run's shots, options and settings."""
+    import json
+
+    if not families:
+        raise DataError(
+            "a refresh re-runs some families of a few-shot report: none were named",
+            hint="name the families whose predictions changed, e.g. families=['gemm_fp32']",
+        )
+    path = Path(out) / "results.json"
+    if not path.is_file():
+        raise DataError(
+            f"nothing to refresh: no few-shot report at {str(path)!r}",
+            hint="run the whole report into that folder first (without refresh)",
+        )
+    try:
+        old = json.loads(path.read_text())
+        old_extra = old["extra"]
+        if not all(
+            isinstance(x, dict) for x in (old_extra, *(old[k] for k in ("results", "by_gpu", "chosen", "inner")))
+        ):
+            raise TypeError("its results, by_gpu, chosen, inner and extra are not all mappings")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(
+            f"{str(path)!r} is not a few-shot report ({type(exc).__name__}: {exc})",
+            hint="run the whole report into that folder (without refresh)",
+        ) from None
+    want = {"protocol": "few-shot", "shots": list(shots), "options": list(options)}
+    diff = [f"{k}: {shown(old.get(k))} -> {shown(v)}" for k, v in want.items() if old.get(k) != v]
+    diff += [
+        f"extra.{k}: {shown(old_extra.get(k))} -> {shown(v)}" for k, v in settings.items() if old_extra.get(k) != v
+    ]
+    if diff:
+        raise DataError(
+            f"cannot refresh {sorted(families)} in {str(out)!r}: the report was made with other settings ("
+            + "; ".join(diff)
+            + ")",
+            hint="re-run the whole report without refresh, or refresh with the report's own settings",
+        )
+    drop = set(families)
+    kept = dict(old)
+    for key in ("results", "by_gpu", "chosen", "inner"):
+        kept[key] = {f: v for f, v in old[key].items() if f not in drop}
+    kept["data_fingerprint"] = {f: _fingerprint_of(old, f) for f in kept["results"]}
+    runs = old_extra.get("runs", [old_extra])  # a run all of whose families are refreshed is dropped
+    kept["extra"] = {**old_extra, "runs": [r for r in runs if not _run_families_of(r) <= drop]}
+    return kept
+
+
+def _run_families_of(run: Mapping[str, Any]) -> set[str]:
+    """The families a few-shot run's recorded command names (``--families a b ...``)."""
+    cmd = str(run.get("command", ""))
+    return set(cmd.split(" --families ", 1)[1].split(" --", 1)[0].split()) if " --families " in cmd else set()
 
 
 #: shot counts of :func:`calibrated_band_coverage` (a band needs CALIBRATED_BAND_MIN_SHOTS launches)
@@ -788,15 +860,16 @@ def merge_few_shot_reports(reports: Sequence[dict]) -> dict:
         out[key] = {fam: v for r in reports for fam, v in r[key].items()}
     fams = list(out["results"])
     out["data_fingerprint"] = {fam: _fingerprint_of(r, fam) for r in reports for fam in r["results"]}
+    # a merged report's own runs are carried over, so merging is associative
+    runs = [run for r in reports for run in r["extra"].get("runs", [r["extra"]])]
     out["extra"] = {
         **first["extra"],
         "command": "pipeweave evaluate --protocol few-shot --shots "
         + " ".join(map(str, first["shots"]))
         + " --families "
         + " ".join(fams),
-        # a merged report's own runs are carried over, so merging is associative
-        "runs": [run for r in reports for run in r["extra"].get("runs", [r["extra"]])],
-        "elapsed_s": round(sum(float(r["extra"].get("elapsed_s", 0)) for r in reports), 1),
+        "runs": runs,
+        "elapsed_s": round(sum(float(run.get("elapsed_s", 0)) for run in runs), 1),
     }
     return out
 

@@ -773,7 +773,7 @@ CASES: list[tuple] = [
         {},
         ["evaluate", "--protocol", "anatomy", "--families", "gemm_fp32", "--refresh", "--out", "{tmp}/o"],
         2,
-        ["--refresh applies to --protocol logo", "'anatomy'"],
+        ["--refresh applies to --protocol logo", "few-shot", "'anatomy'"],
     ),
     (
         "evaluate-refresh-nothing-there",  # refused after loading nothing: no report in --out

@@ -47,9 +47,10 @@ def test_refreshing_one_family_gives_the_whole_runs_report(whole_report, tmp_pat
     md = (out / "results.md").read_text()
     assert "- refreshed: `rmsnorm` re-run alone" in md
     assert "figures/silu_mul.scatter.png" in md and "figures/rmsnorm.scatter.png" in md  # both still linked
-    assert md.replace(md[md.index("- refreshed:") : md.index("\n", md.index("- refreshed:")) + 1], "") == (
-        src / "results.md"
-    ).read_text()
+    assert (
+        md.replace(md[md.index("- refreshed:") : md.index("\n", md.index("- refreshed:")) + 1], "")
+        == (src / "results.md").read_text()
+    )
 
 
 def test_a_refresh_is_refused_before_any_fit_when_the_report_differs(whole_report, tmp_path, data_dir) -> None:

@@ -307,3 +307,41 @@ def test_the_zero_shot_cache_key_follows_the_code(monkeypatch, tmp_path):
     key = fs._cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est")
     monkeypatch.setattr(fs, "_code_digest", lambda root=None: "another code")
     assert fs._cache_path(tmp_path, rows, "gemm_fp32", 4000, None, "est") != key
+
+
+def test_a_refresh_keeps_the_other_families_and_refuses_other_settings(tmp_path):
+    """``run_few_shot(refresh=True)``'s first step on hand-made reports (structure only, no measurement): the
+    report in ``out`` without the refreshed families, runs of only those families dropped; merging the
+    refresh back gives every family once. Other shots or settings, or no report, are refused before any fit."""
+    import json
+
+    from pipeweave import DataError
+    from pipeweave.evaluation._few_shot import _refreshed_few_shot, merge_few_shot_reports
+
+    settings = {"max_train_rows_per_gpu": 4000, "n_estimators": 200, "seed": 0}
+    parts = []
+    for fam, fp in (("a", "fa"), ("b", "fb")):
+        rep = _report(fam, fp, 1.0)
+        rep["extra"].update(settings, command=f"pipeweave evaluate --protocol few-shot --shots 0 8 --families {fam}")
+        parts.append(rep)
+    (tmp_path / "results.json").write_text(json.dumps(merge_few_shot_reports(parts)))
+    kept = _refreshed_few_shot(tmp_path, ["a"], [0, 8], [{"method": "none"}], settings)
+    assert list(kept["results"]) == ["b"] and kept["data_fingerprint"] == {"b": "fb"}
+    assert [r["command"].split()[-1] for r in kept["extra"]["runs"]] == ["b"]
+    new = _report("a", "fa2", 5.0)
+    merged = merge_few_shot_reports([kept, new])
+    assert merged["data_fingerprint"] == {"b": "fb", "a": "fa2"} and merged["extra"]["elapsed_s"] == 6.0
+    for args, match in (
+        (([0, 32], [{"method": "none"}], settings), r"shots: \[0, 8\] -> \[0, 32\]"),
+        (([0, 8], [{"method": "none"}], {**settings, "seed": 1}), "extra.seed: 0 -> 1"),
+    ):
+        with pytest.raises(DataError, match=match) as exc:
+            _refreshed_few_shot(tmp_path, ["a"], *args)
+        assert "re-run the whole report" in str(exc.value.hint)
+    with pytest.raises(DataError, match="no few-shot report at"):
+        _refreshed_few_shot(tmp_path / "none", ["a"], [0, 8], [{"method": "none"}], settings)
+    with pytest.raises(DataError, match="none were named"):
+        _refreshed_few_shot(tmp_path, None, [0, 8], [{"method": "none"}], settings)
+    (tmp_path / "results.json").write_text("[1, 2]")
+    with pytest.raises(DataError, match="is not a few-shot report"):
+        _refreshed_few_shot(tmp_path, ["a"], [0, 8], [{"method": "none"}], settings)
