@@ -947,18 +947,22 @@ def score_joint(
         kw = dict(params)
         kw.pop("train_drop", None)
         blend = kw.pop("blend_analytical", None)
+        shift = kw.pop("log_shift", None)  # screening: every prediction times exp(shift), after any blend
+        post = blend is not None or shift is not None  # a post-hoc transform: the fit is memoized and reused
         layout = _companion_layout() if kw.pop("companion_layout", False) else contextlib.nullcontext()
         saved = mf.FEATURES
         mf.FEATURES = tuple(saved) + tuple(c for c in kw.pop("extra_features", ()) if c not in saved)
         try:
             with layout:
                 memo = (tuple(sorted(out_gens)), tuple(idx), repr(sorted(kw.items())), cap)
-                if blend is None or memo not in _BLEND_MEMO:
+                if not post or memo not in _BLEND_MEMO:
                     est = PipeweaveRegressor(n_jobs=1, **kw).fit(train)
                     _BLEND_MEMO[memo] = est.predict(frame.iloc[idx])
-                p = _BLEND_MEMO.pop(memo) if blend is None else _BLEND_MEMO[memo]
+                p = _BLEND_MEMO.pop(memo) if not post else _BLEND_MEMO[memo]
             if blend is not None:  # screening: blended with an analytical baseline
                 p = _blend_analytical(p, frame.iloc[idx], blend)
+            if shift is not None:
+                p = p * np.exp(float(shift))
             preds[out_gens] = pd.Series(p, index=idx)
         finally:
             mf.FEATURES = saved
@@ -1079,6 +1083,18 @@ for _w in (0.2, 0.35, 0.5, 0.8):
         },
         f"joint_neusight_comp_perfamily with FP32 GEMM's crude companion at weight {_w} (the recipe: 0.65, chosen "
         "before the roofline blend and the operand layout)",
+    )
+# the MAPE-optimal point prediction (session 27): the boosters fit squared error on log(measured / reference), so
+# they predict the geometric mean; under a log-normal error of spread s the prediction minimizing the expected APE
+# is lower by ~s^2 (|exp(d - e) - 1| is minimized at the e^-e-weighted median of e, which is -s^2 for e ~ N(0, s^2)).
+# Screened on the landed recipe (FP32 GEMM's companion at 0.5): every prediction times exp(-d) for d in the grid;
+# one set of fits serves every d (post-hoc, memoized)
+for _d in (0.0, 0.03, 0.06, 0.09, 0.12):
+    JOINT_VARIANTS[f"joint_neusight_recipe_shift{int(round(_d * 100)):02d}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {**JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1], "log_shift": -_d},
+        f"the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50) with every "
+        f"prediction times exp(-{_d}) (the MAPE-optimal point below the geometric mean)",
     )
 for _w in (0.1, 0.2):
     JOINT_VARIANTS[f"joint_neusight_comp_perfamily_roof{int(_w * 100)}"] = (
@@ -1624,6 +1640,18 @@ DECISIONS: dict = {
     "18.19, fused MoE 26.12 vs 26.45, moe_w13 10.74 vs 11.05) at 5x the model size and predict cost",
     "informative_cols": "dropped: inner mean better on attention_context (33.85 vs 35.58) but worse on "
     "attention_generation (34.56 vs 33.69), fused MoE (26.84 vs 26.45) and moe_w13 (11.52 vs 11.05), equal on GEMM",
+    # the MAPE-optimal shift below the geometric mean (session 27; see the note "MAPE-optimal shift")
+    "joint_neusight_recipe_shift00": "check: shift 0 gives the recipe's numbers to the digit (FP32 GEMM inner 22.99, "
+    "as joint_neusight_comp_perfamily_comp50_seed0): the post-hoc variants reuse the same fits",
+    ("gemm_fp32", "joint_neusight_recipe_shift03"): "dropped: inner 22.98 against 22.99 (flat), then 23.25 / 23.75 "
+    "/ 24.48 at 0.06 / 0.09 / 0.12",
+    ("elementwise_fp32", "joint_neusight_recipe_shift03"): "dropped: inner 12.82 against 12.02, worse at every shift",
+    ("softmax_fp32", "joint_neusight_recipe_shift03"): "dropped: inner 18.38 against 18.57, inside the ~0.3-point "
+    "seed spread and worse from 0.06 on",
+    ("layernorm_fp32", "joint_neusight_recipe_shift03"): "dropped: inner 15.43 against 15.22, worse at every shift",
+    "joint_neusight_recipe_shift06": "see joint_neusight_recipe_shift03",
+    "joint_neusight_recipe_shift09": "see joint_neusight_recipe_shift03",
+    "joint_neusight_recipe_shift12": "see joint_neusight_recipe_shift03",
 }
 NOTES: list[str] = [
     "- **Attention-backend one-hots** (session 15; frame `unseen-gpu backend screen`). The new leave-one-GPU-out",
@@ -1933,6 +1961,17 @@ NOTES: list[str] = [
     "  and as much worse on rmsnorm (13.70 -> 14.42; its Hopper outer cell 11.1 -> 17.4). A front-end term is",
     "  one physical claim for every row kernel, so neither is kept per family; the A100-80GB layernorm rows",
     "  stay a miss.",
+    "- **MAPE-optimal shift** (session 27; frame `code of bb15a4c: MAPE-optimal shift`). The boosters fit",
+    "  squared error on log(measured / reference): they predict the geometric mean. Under a log-normal error of",
+    "  spread s the prediction that minimizes the expected APE is lower by about s^2 (|exp(d - e) - 1| is least",
+    "  at the exp(-e)-weighted median of e, -s^2 for e ~ N(0, s^2)): for s = 0.3, 24.6% -> 23.6% MAPE on paper.",
+    "  Screened post hoc on the landed recipe (every prediction times exp(-d), d in 0 / 0.03 / 0.06 / 0.09 /",
+    "  0.12; one set of fits): no family gains inside the training generations (FP32 GEMM 22.99 -> 22.98 /",
+    "  23.25 / 23.75 / 24.48, softmax 18.57 -> 18.38 at 0.03 then worse, element-wise and layernorm worse at",
+    "  every d). An unseen generation's error is mostly a level of its own, of either sign (the V100 is",
+    "  predicted 1.16x too slow, the T4 0.68x), not a symmetric spread around the truth, so a fixed shift",
+    "  helps the folds predicted too slow (outer Volta 25.1 -> 17.4 at 0.12) as much as it hurts the others.",
+    "  Not landed.",
     "- **FP32 GEMM operator** (session 24; frame `code of bfa19ad: FP32 GEMM operator (bmm / linear) as a",
     "  feature`). The FP32 GEMM front-end ignores NeuSight's operator: `bmm` multiplies [B, M, K] x [B, K, N] (cuBLAS",
     "  nn kernels), `linear` multiplies x by W^T (tn kernels, the weight read K-contiguous). In a scratch read of",
