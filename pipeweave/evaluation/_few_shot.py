@@ -545,31 +545,15 @@ def _refreshed_few_shot(
 ) -> dict:
     """The few-shot report in ``out`` without ``families`` (what a refresh of them merges into), after checking
     that it was made with this run's shots, options and settings."""
-    import json
+    from ._report import _report_to_refresh
 
-    if not families:
-        raise DataError(
-            "a refresh re-runs some families of a few-shot report: none were named",
-            hint="name the families whose predictions changed, e.g. families=['gemm_fp32']",
-        )
-    path = Path(out) / "results.json"
-    if not path.is_file():
-        raise DataError(
-            f"nothing to refresh: no few-shot report at {str(path)!r}",
-            hint="run the whole report into that folder first (without refresh)",
-        )
-    try:
-        old = json.loads(path.read_text())
-        old_extra = old["extra"]
-        if not all(
-            isinstance(x, dict) for x in (old_extra, *(old[k] for k in ("results", "by_gpu", "chosen", "inner")))
-        ):
+    def check(report: dict) -> None:
+        if not all(isinstance(report[k], dict) for k in ("extra", "results", "by_gpu", "chosen", "inner")):
             raise TypeError("its results, by_gpu, chosen, inner and extra are not all mappings")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise DataError(
-            f"{str(path)!r} is not a few-shot report ({type(exc).__name__}: {exc})",
-            hint="run the whole report into that folder (without refresh)",
-        ) from None
+
+    old = _report_to_refresh(out, families, "few-shot report", check)
+    old_extra = old["extra"]
+    families = list(families or ())  # named: checked above
     want = {"protocol": "few-shot", "shots": list(shots), "options": list(options)}
     diff = [f"{k}: {shown(old.get(k))} -> {shown(v)}" for k, v in want.items() if old.get(k) != v]
     diff += [

@@ -363,6 +363,39 @@ def refresh_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
     return diff
 
 
+def _report_to_refresh(
+    out: str | os.PathLike[str], families: Iterable[str] | None, what: str, check: Any
+) -> dict[str, Any]:
+    """The ``results.json`` in ``out`` that a refresh of ``families`` merges into: refused (a DataError naming the
+    file and the fix) when no family is named, the file is missing, or it is not JSON that ``check(report)``
+    accepts (``check`` raises KeyError, TypeError, ValueError or AttributeError on a report of another shape).
+    ``what`` names the kind of report in the messages ("report", "few-shot report")."""
+    import json
+
+    if not families:
+        raise DataError(
+            f"a refresh re-runs some families of a {what}: none were named",
+            hint="name the families whose predictions changed, e.g. families=['gemm_fp32']",
+        )
+    path = Path(out) / "results.json"
+    if not path.is_file():
+        raise DataError(
+            f"nothing to refresh: no {what} at {str(path)!r}",
+            hint="run the whole report into that folder first (without refresh)",
+        )
+    try:
+        report = json.loads(path.read_text())
+        if not isinstance(report, dict):
+            raise TypeError(f"a JSON {type(report).__name__}, not an object")
+        check(report)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise DataError(
+            f"{str(path)!r} is not a {what} written by pipeweave evaluate ({type(exc).__name__}: {exc})",
+            hint="run the whole report into that folder (without refresh)",
+        ) from None
+    return report
+
+
 def merge_results(old: Mapping[str, Any], new: Mapping[str, Any], *, raw_families: Mapping[str, Any]) -> dict:
     """``old`` (a :func:`build_results` dict) with the families scored in ``new`` replaced by ``new``'s.
 

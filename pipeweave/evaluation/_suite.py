@@ -566,28 +566,14 @@ def checked_train_gpus(protocol: str, train_gpus: Sequence[str] | str | None) ->
 
 def _refreshed_report(out: str | Path, families: Sequence[str] | None) -> dict:
     """The report in ``out`` that a refresh of ``families`` merges into (read and checked for its shape)."""
-    import json
+    from ._report import _report_to_refresh
 
-    if not families:
-        raise DataError(
-            "a refresh re-runs some families of a report: none were named",
-            hint="name the families whose predictions changed, e.g. families=['gemm_fp32']",
-        )
-    path = Path(out) / "results.json"
-    if not path.is_file():
-        raise DataError(
-            f"nothing to refresh: no report at {str(path)!r}",
-            hint="run the whole report into that folder first (without refresh)",
-        )
-    try:
-        report = json.loads(path.read_text())
-        fams = report["families"]
-        [str(m["family"]) for m in fams.values()]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise DataError(
-            f"{str(path)!r} is not a report written by pipeweave evaluate ({type(exc).__name__}: {exc})",
-            hint="run the whole report into that folder (without refresh)",
-        ) from None
+    def check(report: dict) -> None:
+        [str(m["family"]) for m in report["families"].values()]
+
+    report = _report_to_refresh(out, families, "report", check)
+    fams = report["families"]
+    families = list(families or ())  # named: checked above
     have = sorted({str(m["family"]) for m in fams.values()})
     new = sorted(set(families) - set(have))
     if new:
