@@ -631,7 +631,11 @@ for _w in (0.0, 0.1, 0.15):  # layernorm's roofline blend weight again, after th
         roofline_blend={**FAMILY_ROOFLINE_BLEND, "layernorm_fp32": _w},
     )
 
-for _name, _ws in (("roofline", (0.05, 0.1, 0.25, 0.5, 0.75)), ("tilesight", (0.25, 0.5, 0.75))):
+# (w = 0: the recipe itself, from the same memoized fits as the other weights: the screen's base at no cost)
+for _name, _ws in (
+    ("roofline", (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.35, 0.5, 0.75)),
+    ("tilesight", (0.1, 0.25, 0.5, 0.75)),
+):
     for _w in _ws:  # the analytical baselines (_ANALYTICAL below)
         _register(
             f"blend_{_name}_{int(_w * 100)}",
@@ -1640,6 +1644,20 @@ DECISIONS: dict = {
     "18.19, fused MoE 26.12 vs 26.45, moe_w13 10.74 vs 11.05) at 5x the model size and predict cost",
     "informative_cols": "dropped: inner mean better on attention_context (33.85 vs 35.58) but worse on "
     "attention_generation (34.56 vs 33.69), fused MoE (26.84 vs 26.45) and moe_w13 (11.52 vs 11.05), equal on GEMM",
+    # the roofline blend on the tensor-core families (session 27; frame "analytical blends on the tensor-core
+    # families"; blend_roofline_0 = the recipe from the same memoized fits)
+    "blend_roofline_0": "the recipe (w = 0) from the same fits as the blends: reproduces the logged base inner "
+    "(bf16 GEMM 17.46, fused MoE 26.02, fp8 GEMM 36.68) to the digit",
+    ("gemm_bf16", "blend_roofline_15"): "KEPT (FAMILY_ROOFLINE_BLEND['gemm'] = 0.15): inner 16.62 / 16.75 / 16.43 "
+    "against 17.46 / 17.58 / 17.18 (three seeds, lower on every inner fold of every seed); 0.2 ties (16.60 / 16.72 / "
+    "16.44), 0.25 and up worse",
+    ("gemm_fp8", "blend_roofline_15"): "taken with the gemm family's weight (0.15, chosen on bf16): inner 32.06 / "
+    "32.08 / 32.02 against 36.68 / 36.61 / 36.49; the fp8 rows alone would choose 0.25 (31.43 / 31.46 / 31.43)",
+    ("moe_w13", "blend_roofline_35"): "KEPT (FAMILY_ROOFLINE_BLEND['moe_w13'] = 0.35): inner 9.76 / 9.59 / 9.54 "
+    "against 11.30 / 10.95 / 10.93 (three seeds); 9.95 / 9.72 / 9.70 at 0.25, 9.85 / 9.74 / 9.69 at 0.5",
+    ("fused_moe_bf16", "blend_roofline_5"): "dropped: inner 25.72 against 26.02 (one seed; base seeds span 26.02 / "
+    "26.10), 26.35 at 0.1, 31.20 at 0.25",
+    ("fused_moe_bf16", "blend_tilesight_10"): "dropped: inner 26.02, equal to the recipe",
     # the MAPE-optimal shift below the geometric mean (session 27; see the note "MAPE-optimal shift")
     "joint_neusight_recipe_shift00": "check: shift 0 gives the recipe's numbers to the digit (FP32 GEMM inner 22.99, "
     "as joint_neusight_comp_perfamily_comp50_seed0): the post-hoc variants reuse the same fits",
@@ -1961,6 +1979,15 @@ NOTES: list[str] = [
     "  and as much worse on rmsnorm (13.70 -> 14.42; its Hopper outer cell 11.1 -> 17.4). A front-end term is",
     "  one physical claim for every row kernel, so neither is kept per family; the A100-80GB layernorm rows",
     "  stay a miss.",
+    "- **The roofline blend on the tensor-core families** (session 27; frame `code of 989efce: analytical",
+    "  blends on the tensor-core families`). The calibrated-roofline blend had been screened on NeuSight's",
+    "  families only. On the tensor-core families (post hoc on one set of fits per seed, w = 0 reproducing the",
+    "  recipe): bf16 GEMM is lower on every inner fold of three seeds at 0.1-0.25 (mean 17.41 -> 16.60 at",
+    "  0.15), fp8 GEMM from 0.1 to 0.35 (36.59 -> 32.05 at 0.15), moe_w13 at every weight up to 0.5 (11.06 ->",
+    "  9.63 at 0.35); fused MoE is flat at 0.05 and worse above, prefill and decode attention were not screened",
+    "  (their recipe trains on the tensor-core families' rows: a joint screen). Landed: gemm 0.15 (one weight",
+    "  for the family's bf16 and fp8 rows), moe_w13 0.35; applied, like the NeuSight blends, only on GPUs the",
+    "  family never trained on.",
     "- **MAPE-optimal shift** (session 27; frame `code of bb15a4c: MAPE-optimal shift`). The boosters fit",
     "  squared error on log(measured / reference): they predict the geometric mean. Under a log-normal error of",
     "  spread s the prediction that minimizes the expected APE is lower by about s^2 (|exp(d - e) - 1| is least",

@@ -147,11 +147,20 @@ FAMILY_COMPANION: dict[str, float] = {
 #: a GPU the model never saw, so the blend applies only there: rows of a GPU with at least
 #: :data:`SEEN_GPU_MIN_ROWS` training rows of the family are the model alone (``roofline_trained_gpus_``;
 #: blending them too widened the trained-GPU / new-shape error band, e.g. element-wise 2.3 -> 7.2% MAPE).
+#: The tensor-core families, screened later the same way (frame "analytical blends on the tensor-core
+#: families", three seeds, mean inner MAPE): bf16 GEMM 17.46 / 17.58 / 17.18 with none, 16.62 / 16.75 / 16.43
+#: at 0.15 (lower on every inner fold of every seed; 16.60 / 16.72 / 16.44 at 0.2, 16.70 at 0.25, 17.20 at
+#: 0.35); the weight is the ``gemm`` family's, so its fp8 rows take it too: 36.68 / 36.61 / 36.49 -> 32.06 /
+#: 32.08 / 32.02 (their own optimum 0.25: 31.43; fp8-block rows have no evaluation family and were not
+#: screened). moe_w13 11.30 / 10.95 / 10.93 -> 9.76 / 9.59 / 9.54 at 0.35 (9.95 at 0.25, 9.85 at 0.5). Not
+#: blended: fused MoE (26.02 -> 25.72 at 0.05, inside the seed spread; 26.35 at 0.1).
 FAMILY_ROOFLINE_BLEND: dict[str, float] = {
     "gemm_fp32": 0.15,
     "softmax_fp32": 0.1,
     "elementwise_fp32": 0.1,
     "layernorm_fp32": 0.05,
+    "gemm": 0.15,
+    "moe_w13": 0.35,
 }
 #: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
 COMPANION_PARAMS: dict[str, Any] = {

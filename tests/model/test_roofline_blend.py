@@ -37,7 +37,7 @@ def fitted(rows):
 
 def test_the_recipe_blends_only_known_families_with_small_weights():
     assert set(FAMILY_ROOFLINE_BLEND) <= set(FAMILIES)
-    assert all(0.0 < w <= 0.25 for w in FAMILY_ROOFLINE_BLEND.values())
+    assert all(0.0 < w <= 0.5 for w in FAMILY_ROOFLINE_BLEND.values())  # a prior that tempers, never dominates
     assert PipeweaveRegressor().roofline_blend_weights() == FAMILY_ROOFLINE_BLEND
     assert PipeweaveRegressor(roofline_blend={"softmax_fp32": 0.0}).roofline_blend_weights() == {}
 
