@@ -1088,6 +1088,15 @@ for _w in (0.2, 0.35, 0.5, 0.8):
         f"joint_neusight_comp_perfamily with FP32 GEMM's crude companion at weight {_w} (the recipe: 0.65, chosen "
         "before the roofline blend and the operand layout)",
     )
+# the calibrated-roofline blend on the attention families (session 27): their recipe trains on the tensor-core
+# families' rows (FAMILY_BOOSTER_ROWS), so the screen is joint; w = 0 is the recipe from the same memoized fits
+for _w in (0.0, 0.1, 0.2, 0.35):
+    JOINT_VARIANTS[f"joint_aic_recipe_roof{int(round(_w * 100)):02d}"] = (
+        _AIC_FAMILIES,
+        {"blend_analytical": ("roofline", _w)},
+        f"the shipped recipe on the six tensor-core families (one booster per family, FAMILY_BOOSTER_ROWS) with "
+        f"every prediction blended geometrically with the roofline baseline at weight {_w}",
+    )
 # the MAPE-optimal point prediction (session 27): the boosters fit squared error on log(measured / reference), so
 # they predict the geometric mean; under a log-normal error of spread s the prediction minimizing the expected APE
 # is lower by ~s^2 (|exp(d - e) - 1| is minimized at the e^-e-weighted median of e, which is -s^2 for e ~ N(0, s^2)).
@@ -1658,6 +1667,15 @@ DECISIONS: dict = {
     ("fused_moe_bf16", "blend_roofline_5"): "dropped: inner 25.72 against 26.02 (one seed; base seeds span 26.02 / "
     "26.10), 26.35 at 0.1, 31.20 at 0.25",
     ("fused_moe_bf16", "blend_tilesight_10"): "dropped: inner 26.02, equal to the recipe",
+    "joint_aic_recipe_roof00": "the recipe (w = 0) from the same fits as the blends (its outer numbers are "
+    "joint_aic_shared's: the per-family recipe's attention boosters see the same rows)",
+    ("attention_context", "joint_aic_recipe_roof10"): "not landed (one seed, end of session 27): inner 24.35 against "
+    "25.80, lower on 3 of 4 inner folds (Hopper 25.9 against 25.4); prefill's seed spread is ~0.6 (27.23 / 26.68 / "
+    "26.69 on an earlier recipe): needs seeds 1 and 2 before a decision; 0.2 and up worse",
+    ("attention_generation", "joint_aic_recipe_roof10"): "dropped: inner 25.65 against 25.95, two of four inner "
+    "folds worse; 29.04 at 0.2",
+    "joint_aic_recipe_roof20": "see joint_aic_recipe_roof10",
+    "joint_aic_recipe_roof35": "see joint_aic_recipe_roof10",
     # the MAPE-optimal shift below the geometric mean (session 27; see the note "MAPE-optimal shift")
     "joint_neusight_recipe_shift00": "check: shift 0 gives the recipe's numbers to the digit (FP32 GEMM inner 22.99, "
     "as joint_neusight_comp_perfamily_comp50_seed0): the post-hoc variants reuse the same fits",
@@ -1987,7 +2005,9 @@ NOTES: list[str] = [
     "  9.63 at 0.35); fused MoE is flat at 0.05 and worse above, prefill and decode attention were not screened",
     "  (their recipe trains on the tensor-core families' rows: a joint screen). Landed: gemm 0.15 (one weight",
     "  for the family's bf16 and fp8 rows), moe_w13 0.35; applied, like the NeuSight blends, only on GPUs the",
-    "  family never trained on.",
+    "  family never trained on. The attention families (joint screen `joint_aic_recipe_roof*`, one seed, frame",
+    "  `code of 37254cc`): prefill inner 25.80 -> 24.35 at 0.1 (3 of 4 inner folds lower), decode 25.95 ->",
+    "  25.65 (2 of 4); both worse from 0.2. Prefill at 0.1 needs two more seeds before it can be adopted.",
     "- **MAPE-optimal shift** (session 27; frame `code of bb15a4c: MAPE-optimal shift`). The boosters fit",
     "  squared error on log(measured / reference): they predict the geometric mean. Under a log-normal error of",
     "  spread s the prediction that minimizes the expected APE is lower by about s^2 (|exp(d - e) - 1| is least",
