@@ -578,8 +578,9 @@ def _refreshed_few_shot(
 
 def _run_families_of(run: Mapping[str, Any]) -> set[str]:
     """The families a few-shot run's recorded command names (``--families a b ...``)."""
-    cmd = str(run.get("command", ""))
-    return set(cmd.split(" --families ", 1)[1].split(" --", 1)[0].split()) if " --families " in cmd else set()
+    from ._report import _command_option
+
+    return set(_command_option(str(run.get("command", "")), "--families") or ())
 
 
 #: shot counts of :func:`calibrated_band_coverage` (a band needs CALIBRATED_BAND_MIN_SHOTS launches)

@@ -335,6 +335,8 @@ _FAMILY_SECTIONS = (
     "results_unflagged",
     "flagged",
 )
+#: the family-keyed sections :func:`build_results` writes only when some family has an entry
+_OPTIONAL_SECTIONS = ("by_op", "results_unflagged", "flagged")
 #: what must agree between a report and a refresh of some of its families (the rows' settings, not the code)
 _REFRESH_SAME = ("protocol", "data_fingerprint", "versions")
 _REFRESH_SAME_EXTRA = (
@@ -348,6 +350,13 @@ _REFRESH_SAME_EXTRA = (
 #: boosting rounds of the learned methods when not set: what a report whose ``extra`` has no
 #: ``n_estimators`` (written before it was recorded, or run without --n-estimators) ran
 _DEFAULT_N_ESTIMATORS = 200
+
+
+def _command_option(command: str, flag: str) -> list[str] | None:
+    """The values a recorded ``pipeweave evaluate`` command gives ``flag`` (``--families a b`` -> ``['a', 'b']``;
+    None when the command does not name it): how a report written before its settings were recorded is read."""
+    mark = f" {flag} "
+    return command.split(mark, 1)[1].split(" --", 1)[0].split() if mark in command else None
 
 
 def refresh_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -435,7 +444,7 @@ def merge_results(old: Mapping[str, Any], new: Mapping[str, Any], *, raw_familie
             src = (new if k in new["families"] else old).get(sec) or {}
             if k in src:
                 merged[k] = src[k]
-        if merged or sec in _FAMILY_SECTIONS[:5]:  # by_op, results_unflagged, flagged: only when some family has one
+        if merged or sec not in _OPTIONAL_SECTIONS:
             out[sec] = merged
     out["methods"] = list(dict.fromkeys([*old.get("methods", []), *new.get("methods", [])]))
     out["errors"] = [e for e in old.get("errors", []) if str(e["family"]) not in labels] + list(new.get("errors", []))

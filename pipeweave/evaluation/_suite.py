@@ -566,7 +566,7 @@ def checked_train_gpus(protocol: str, train_gpus: Sequence[str] | str | None) ->
 
 def _refreshed_report(out: str | Path, families: Sequence[str] | None) -> dict:
     """The report in ``out`` that a refresh of ``families`` merges into (read and checked for its shape)."""
-    from ._report import _report_to_refresh
+    from ._report import _command_option, _report_to_refresh
 
     def check(report: dict) -> None:
         [str(m["family"]) for m in report["families"].values()]
@@ -583,10 +583,7 @@ def _refreshed_report(out: str | Path, families: Sequence[str] | None) -> dict:
         )
     extra = report.setdefault("extra", {})
     if "method_names" not in extra:  # a report written before the requested methods were recorded
-        cmd = str(extra.get("command", ""))
-        extra["method_names"] = (
-            cmd.split(" --methods ", 1)[1].split(" --", 1)[0].split() if " --methods " in cmd else list(METHODS)
-        )
+        extra["method_names"] = _command_option(str(extra.get("command", "")), "--methods") or list(METHODS)
     return report
 
 
