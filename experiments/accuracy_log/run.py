@@ -623,6 +623,15 @@ for _w in (0.2, 0.5, 0.65):  # element-wise's companion weight again, now that t
         companion={**FAMILY_COMPANION, "elementwise_fp32": _w},
     )
 
+for _fam, _short in (("rmsnorm", "rms"), ("silu_mul", "silu")):  # the fork sample's kernels (session 28)
+    for _w in (0.2, 0.35, 0.5):
+        _register(
+            f"companion_{_short}_{int(_w * 100):03d}",
+            f"+ a crude companion on {_fam} at w {_w} (the xgboost_crude baseline wins single LOGO folds there; "
+            "a re-check of blend_screen.py's w 0): its booster on the crude view's row-kernel form, blended geometrically",
+            companion={**FAMILY_COMPANION, _fam: _w},
+        )
+
 for _w in (0.0, 0.1, 0.15):  # layernorm's roofline blend weight again, after the re-read change (recipe: 0.05)
     _register(
         f"roofline_ln_{int(_w * 100):03d}",
@@ -952,17 +961,27 @@ def score_joint(
         kw.pop("train_drop", None)
         blend = kw.pop("blend_analytical", None)
         shift = kw.pop("log_shift", None)  # screening: every prediction times exp(shift), after any blend
-        post = blend is not None or shift is not None  # a post-hoc transform: the fit is memoized and reused
+        # screening: "on" / "off", the roofline blend's generation gate (roofline_trained_generations_) kept or
+        # cleared at prediction; one fit serves both
+        gate = kw.pop("generation_gate", None)
+        post = blend is not None or shift is not None or gate is not None  # post-hoc: the fit is memoized, reused
         layout = _companion_layout() if kw.pop("companion_layout", False) else contextlib.nullcontext()
         saved = mf.FEATURES
         mf.FEATURES = tuple(saved) + tuple(c for c in kw.pop("extra_features", ()) if c not in saved)
         try:
             with layout:
-                memo = (tuple(sorted(out_gens)), tuple(idx), repr(sorted(kw.items())), cap)
+                memo = (tuple(sorted(out_gens)), tuple(idx), repr(sorted(kw.items())), cap, gate is not None)
                 if not post or memo not in _BLEND_MEMO:
                     est = PipeweaveRegressor(n_jobs=1, **kw).fit(train)
-                    _BLEND_MEMO[memo] = est.predict(frame.iloc[idx])
+                    if gate is None:
+                        _BLEND_MEMO[memo] = est.predict(frame.iloc[idx])
+                    else:
+                        on = est.predict(frame.iloc[idx])
+                        est.roofline_trained_generations_ = {}
+                        _BLEND_MEMO[memo] = {"on": on, "off": est.predict(frame.iloc[idx])}
                 p = _BLEND_MEMO.pop(memo) if not post else _BLEND_MEMO[memo]
+                if gate is not None:
+                    p = p[gate]
             if blend is not None:  # screening: blended with an analytical baseline
                 p = _blend_analytical(p, frame.iloc[idx], blend)
             if shift is not None:
@@ -1097,6 +1116,19 @@ for _w in (0.0, 0.1, 0.2, 0.35):
         f"the shipped recipe on the six tensor-core families (one booster per family, FAMILY_BOOSTER_ROWS) with "
         f"every prediction blended geometrically with the roofline baseline at weight {_w}",
     )
+# the roofline blend's generation gate (session 28): a new GPU of a generation the family trained on is predicted
+# by the model alone ("on", the recipe since session 28) or blended as a GPU of a new generation ("off", the recipe
+# before); nested leave-one-GPU-out (--group gpu), the only protocol where the gate acts; one set of fits serves both.
+# Seen-GPU boosters off: they never predict a held-out GPU.
+for _tag, _fams in (("aic", _AIC_FAMILIES), ("tc", ("gemm_bf16", "gemm_fp8", "moe_w13"))):
+    for _gate in ("on", "off"):
+        JOINT_VARIANTS[f"gate_{_tag}_{_gate}"] = (
+            _fams,
+            {"seen_gpu": {}, "generation_gate": _gate},
+            f"the shipped recipe on {', '.join(_fams)} (one booster per family, FAMILY_BOOSTER_ROWS; seen-GPU "
+            f"boosters off) with the roofline blend's generation gate {_gate}: a held-out GPU whose generation has "
+            + ("training rows is the model alone" if _gate == "on" else "training rows is blended as a new one"),
+        )
 # the MAPE-optimal point prediction (session 27): the boosters fit squared error on log(measured / reference), so
 # they predict the geometric mean; under a log-normal error of spread s the prediction minimizing the expected APE
 # is lower by ~s^2 (|exp(d - e) - 1| is minimized at the e^-e-weighted median of e, which is -s^2 for e ~ N(0, s^2)).
@@ -1670,15 +1702,32 @@ DECISIONS: dict = {
     "joint_aic_recipe_roof00": "the recipe (w = 0) from the same fits as the blends (its outer numbers are "
     "joint_aic_shared's: the per-family recipe's attention boosters see the same rows)",
     ("attention_context", "joint_aic_recipe_roof10"): "passes the adoption rule (every seed below every base seed: "
-    "inner 24.35 / 25.44 / 25.12 against 25.80 / 26.91 / 27.18); 0.2 and up worse (one seed); not landed in session "
-    "27 for time (needs FAMILY_ROOFLINE_BLEND['attention_context'] = 0.1, train --error-bands-for attention_context, "
-    "and the LOGO / unseen-gpu / anatomy refreshes)",
+    "inner 24.35 / 25.44 / 25.12 against 25.80 / 26.91 / 27.18); 0.2 and up worse (one seed): KEPT in session 28 "
+    "(FAMILY_ROOFLINE_BLEND['attention_context'] = 0.1); LOGO report 19.6 / 18.7 / 23.9 / 41.1 -> 17.0 / 20.9 / "
+    "13.9 / 44.2 (mean over generations 25.8 -> 24.0; all rows 37.7 -> 39.1, B200-dominated)",
     ("attention_context", "joint_aic_recipe_roof00_seed1"): "see joint_aic_recipe_roof10",
     ("attention_context", "joint_aic_recipe_roof00_seed2"): "see joint_aic_recipe_roof10",
     ("attention_context", "joint_aic_recipe_roof10_seed1"): "see joint_aic_recipe_roof10",
     ("attention_context", "joint_aic_recipe_roof10_seed2"): "see joint_aic_recipe_roof10",
     ("attention_generation", "joint_aic_recipe_roof10"): "dropped: inner 25.65 against 25.95, two of four inner "
     "folds worse; 29.04 at 0.2",
+    ("attention_context", "gate_aic_on"): "KEPT (pipeweave.model.ROOFLINE_GENERATION_GATE = ('attention_context',)): "
+    "inner 22.74 / 22.37 / 22.44 against 24.13 / 23.82 / 23.79 blended (gate_aic_off; three seeds, every seed below "
+    "every base seed), lower on all 7 outer folds with seed 0",
+    ("attention_context", "gate_aic_off"): "the recipe before session 28's gate (a held-out GPU with a trained sibling "
+    "blended as a new generation); see gate_aic_on",
+    "gate_aic_on_seed1": "see gate_aic_on",
+    "gate_aic_on_seed2": "see gate_aic_on",
+    "gate_aic_off_seed1": "see gate_aic_on",
+    "gate_aic_off_seed2": "see gate_aic_on",
+    ("rmsnorm", "companion_rms_020"): "dropped: inner 18.25 / 23.73 / 30.49 at w 0.2 / 0.35 / 0.5 against 13.70 "
+    "(worse on every inner fold at every weight; xgboost_crude's lower single LOGO folds do not carry over)",
+    ("rmsnorm", "companion_rms_035"): "see companion_rms_020",
+    ("rmsnorm", "companion_rms_050"): "see companion_rms_020",
+    ("silu_mul", "companion_silu_020"): "dropped: inner 14.45 / 18.52 / 23.48 at w 0.2 / 0.35 / 0.5 against 11.01 "
+    "(worse on every inner fold at every weight)",
+    ("silu_mul", "companion_silu_035"): "see companion_silu_020",
+    ("silu_mul", "companion_silu_050"): "see companion_silu_020",
     "joint_aic_recipe_roof20": "see joint_aic_recipe_roof10",
     "joint_aic_recipe_roof35": "see joint_aic_recipe_roof10",
     # the MAPE-optimal shift below the geometric mean (session 27; see the note "MAPE-optimal shift")
@@ -2042,6 +2091,21 @@ NOTES: list[str] = [
     "  moves). Check (frame `code of 2729946: the landed operand-layout column`, variant",
     "  `joint_neusight_comp_perfamily`: the per-family recipe on NeuSight's four families): FP32 GEMM's inner and",
     "  outer MAPE equal the screen's seed-0 row to the second decimal, so the landed booster is the screened one.",
+    "- **The roofline blend on a new GPU of a trained generation** (session 28, frame `session 28 (...): the",
+    "  roofline blend on a new GPU of a trained generation`, `--group gpu`: nested leave-one-GPU-out, the",
+    "  unseen-gpu protocol). The blend weights are chosen on held-out generations; landing prefill attention's",
+    "  (w 0.1) widened the shipped model's sibling-refit band (new GPU, measured generation) from 24.2 to 26.8%",
+    "  MAPE. `gate_aic_on` predicts a held-out GPU whose generation has training rows by the model alone,",
+    "  `gate_aic_off` blends it (one set of fits serves both): prefill inner 22.74 / 22.37 / 22.44 against",
+    "  24.13 / 23.82 / 23.79 over three seeds: KEPT for prefill attention (`ROOFLINE_GENERATION_GATE`). Not",
+    "  screened this way on the other blended families: the shipped model's sibling refits with the gate on",
+    "  every blended family were wider on bf16 / fp8 GEMM, element-wise, softmax and layernorm, so they keep",
+    "  blending (a nested screen of them would settle it: gate_tc_on / gate_tc_off are registered, not run).",
+    "- **A crude companion on RMSNorm and SiLU-and-mul** (session 28): `xgboost_crude` wins single LOGO folds",
+    "  of silu_mul, but its booster blended in at w 0.2 / 0.35 / 0.5 is worse on every inner fold (rmsnorm",
+    "  13.70 -> 18.25 / 23.73 / 30.49, silu_mul 11.01 -> 14.45 / 18.52 / 23.48): dropped. A re-check on the",
+    "  current recipe, through the harness's own boosters: blend_screen.py had chosen w 0 for both before",
+    "  (docs/model.md, crude companions).",
 ]
 
 

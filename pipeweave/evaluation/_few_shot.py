@@ -41,6 +41,7 @@ from .._errors import DataError, shown
 from ..calibrate import AUTO_CANDIDATES, METHODS
 from ._metrics import ape
 from ._plots import order_generations
+from ._report import _DEFAULT_N_ESTIMATORS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -429,7 +430,7 @@ def run_few_shot(
     out: str | Path = "experiments/few_shot",
     data: str | os.PathLike[str] | None = None,
     max_train_rows_per_gpu: int | None = 4_000,
-    n_estimators: int | None = 200,
+    n_estimators: int | None = _DEFAULT_N_ESTIMATORS,
     seed: int = 0,
     progress: bool = True,
     plots: bool = True,
@@ -649,7 +650,7 @@ def calibrated_band_coverage(
     shots: Sequence[int] = BAND_SHOTS,
     data: str | os.PathLike[str] | None = None,
     max_train_rows_per_gpu: int | None = 4_000,
-    n_estimators: int | None = 200,
+    n_estimators: int | None = _DEFAULT_N_ESTIMATORS,
     seed: int = 0,
     progress: bool = True,
     cache_dir: str | Path | None = None,
@@ -758,7 +759,7 @@ def workload_band_coverage(
     coverage: float = 0.8,
     data: str | os.PathLike[str] | None = None,
     max_train_rows_per_gpu: int | None = 4_000,
-    n_estimators: int | None = 200,
+    n_estimators: int | None = _DEFAULT_N_ESTIMATORS,
     seed: int = 0,
     progress: bool = True,
     cache_dir: str | Path | None = None,

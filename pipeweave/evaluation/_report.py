@@ -621,11 +621,15 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
         )
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
-    for ref in extra.get("refreshed") or ():  # families re-run since (merge_results); the others are the whole run's
-        out.append(
-            f"- refreshed: {', '.join(f'`{f}`' for f in ref['families'])} re-run alone (`{ref.get('command')}`) "
-            "and merged into the whole run's report."
-        )
+    # families re-run since (merge_results); the others are the whole run's. The same refresh repeated (the record
+    # keeps each) is one line with its count
+    refreshes: dict[str, int] = {}
+    for ref in extra.get("refreshed") or ():
+        line = f"{', '.join(f'`{f}`' for f in ref['families'])} re-run alone (`{ref.get('command')}`)"
+        refreshes[line] = refreshes.get(line, 0) + 1
+    for line, times in refreshes.items():
+        again = "" if times == 1 else f" ({times} times, the last one's figures)"
+        out.append(f"- refreshed: {line}{again} and merged into the whole run's report.")
     if extra.get("tuning"):
         out.append(f"- tuning: {extra['tuning']}.")
     if "max_train_rows_per_gpu" in extra:

@@ -186,6 +186,12 @@ def save_model(
         "roofline_trained_gpus": {
             str(f): [str(k) for k in v] for f, v in (getattr(model, "roofline_trained_gpus_", None) or {}).items()
         },
+        # family -> the generations it trained on, whose new GPUs the roofline blend leaves alone too; absent:
+        # only the trained GPUs are left alone
+        "roofline_trained_generations": {
+            str(f): [str(k) for k in v]
+            for f, v in (getattr(model, "roofline_trained_generations_", None) or {}).items()
+        },
         # seen-GPU boosters (PipeweaveRegressor(seen_gpu=...)): family -> blend weight and its one-hot keys
         "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
@@ -593,6 +599,22 @@ def _lazy_boosters(booster, stamp: dict, keys: Mapping[str, str], path: Path) ->
     return LazyBoosters(blobs, repr(str(path)))
 
 
+def _stamp_family_lists(
+    stamp: dict[str, Any], key: str, what: str, path: str | os.PathLike[str]
+) -> dict[str, list[str]]:
+    """The stamp's ``key`` field (family -> list of ``what``), checked; absent: ``{}`` (a file written before it)."""
+    value = stamp.get(key) or {}
+    if not (
+        isinstance(value, dict)
+        and all(isinstance(v, list) and all(isinstance(k, str) for k in v) for v in value.values())
+    ):
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed {key} field {value!r} (expected family -> list of {what})",
+            hint=_retrain_hint(path),
+        )
+    return {str(f): list(v) for f, v in value.items()}
+
+
 def _stamp_blend_weights(stamp: dict[str, Any], field: str, path: str | os.PathLike[str]) -> dict[str, float]:
     """The stamp's ``field`` (key -> geometric blend weight in (0, 1); absent = {}), else SchemaMismatchError."""
     value = stamp.get(field) or {}
@@ -701,17 +723,10 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
     model.roofline_blend_ = _stamp_blend_weights(stamp, "roofline_blend", path)
-    trained = stamp.get("roofline_trained_gpus") or {}
-    if not (
-        isinstance(trained, dict)
-        and all(isinstance(v, list) and all(isinstance(k, str) for k in v) for v in trained.values())
-    ):
-        raise SchemaMismatchError(
-            f"the stamp of {str(path)!r} has a malformed roofline_trained_gpus field {trained!r}"
-            " (expected family -> list of GPU names)",
-            hint=_retrain_hint(path),
-        )
-    model.roofline_trained_gpus_ = {str(f): list(v) for f, v in trained.items()}
+    model.roofline_trained_gpus_ = _stamp_family_lists(stamp, "roofline_trained_gpus", "GPU names", path)
+    model.roofline_trained_generations_ = _stamp_family_lists(
+        stamp, "roofline_trained_generations", "generations", path
+    )
     # seen-GPU boosters (a file written before the option: none, so it predicts as it did)
     seen = stamp.get("seen_gpu") or {}
     ok = isinstance(seen, dict) and all(

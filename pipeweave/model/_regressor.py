@@ -43,6 +43,7 @@ from ._recipe import (
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
     MIN_BACKEND_GPUS,
+    ROOFLINE_GENERATION_GATE,
     ROW_CAP_GROUP,
     SEEN_GPU_MIN_ROWS,
     SEEN_GPU_PARAMS,
@@ -283,8 +284,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     exp((1 - w) log(model) + w log(roofline)), before the floor (``None``, the default:
     :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`; ``{}``: none), on the rows of a GPU the family has fewer
     than ``seen_gpu_min_rows`` training rows of (learned: ``roofline_trained_gpus_``): the blend's weights
-    were chosen on GPUs the model never saw, and on a trained GPU it only costs accuracy. Files written
-    before the option: none; files written before ``roofline_trained_gpus_``: every row of the family.
+    were chosen on GPUs the model never saw, and on a trained GPU it only costs accuracy. For the families of
+    ``roofline_generation_gate`` (``None``, the default: :data:`~pipeweave.model.ROOFLINE_GENERATION_GATE`;
+    ``()``: none) a new GPU of a generation with at least ``seen_gpu_min_rows`` training rows of the family
+    (learned: ``roofline_trained_generations_``) is the model alone as well. Files written before the option:
+    none; files written before ``roofline_trained_gpus_``: every row of the family; before
+    ``roofline_trained_generations_``: every row of a GPU the family did not train on.
 
     ``seen_gpu`` maps a family to the weight w in (0, 1] of its seen-GPU booster (``None``, the default:
     :data:`~pipeweave.model.SEEN_GPU_WEIGHT`; ``{}``: none): an XGBoost with more capacity
@@ -345,6 +350,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         family_reference: Mapping[str, str] | None = None,
         companion: Mapping[str, float] | None = None,
         roofline_blend: Mapping[str, float] | None = None,
+        roofline_generation_gate: tuple[str, ...] | None = None,
         seen_gpu: Mapping[str, float] | None = None,
         seen_gpu_min_rows: int = SEEN_GPU_MIN_ROWS,
         min_backend_gpus: int = MIN_BACKEND_GPUS,
@@ -375,6 +381,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_reference = family_reference
         self.companion = companion
         self.roofline_blend = roofline_blend
+        self.roofline_generation_gate = roofline_generation_gate
         self.seen_gpu = seen_gpu
         self.seen_gpu_min_rows = seen_gpu_min_rows
         self.min_backend_gpus = min_backend_gpus
@@ -476,6 +483,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             keys = seen_keys(rows)
             for name, known in trained.items():
                 m &= ~((family == name) & np.isin(keys, known))
+            if not m.any():
+                return pred
+        generations = getattr(self, "roofline_trained_generations_", None) or {}
+        if generations:  # a new GPU of a generation the family trained on: the model alone (its weights were
+            gens = _row_generations(rows, gpus)  # chosen on generations the model never saw)
+            for name, known in generations.items():
+                m &= ~((family == name) & np.isin(gens, known))
             if not m.any():
                 return pred
         if columns is None and any(c not in rows.columns for c in ROOFLINE_COLUMNS):
@@ -701,6 +715,21 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         _require_known_families("gpu_blind_families", fams)
         return tuple(fams)
 
+    def roofline_gated_families(self) -> tuple[str, ...]:
+        """The families whose roofline blend leaves a new GPU of a trained generation alone
+        (``roofline_generation_gate`` resolved and validated: ``None`` ->
+        :data:`~pipeweave.model.ROOFLINE_GENERATION_GATE`)."""
+        fams = self.roofline_generation_gate
+        if fams is None:
+            return ROOFLINE_GENERATION_GATE
+        if isinstance(fams, str) or not all(isinstance(f, str) for f in fams):
+            raise DataError(
+                f"roofline_generation_gate must be a tuple of family names, got {fams!r}",
+                hint="e.g. roofline_generation_gate=('attention_context',); None = the recipe, () = none",
+            )
+        _require_known_families("roofline_generation_gate", fams)
+        return tuple(fams)
+
     def _blind_columns(self, names: list[str]) -> list[int]:
         """Positions in ``names`` of the GPU-constant features the blind families' rows do not see."""
         from ._features import GPU_CONSTANT_FEATURES
@@ -895,6 +924,19 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             out[name] = _keys_with_rows(keys[fam[sel] == name], min_rows)
         return out
 
+    def _trained_generations(self, rows: pd.DataFrame, families: Iterable[str]) -> dict[str, list[str]]:
+        """Family -> the generations (:func:`_row_generations`) with at least ``seen_gpu_min_rows`` of ``rows`` of
+        the family (every training row, before the row cap), for each of ``families``; a GPU of unknown
+        generation counts for none."""
+        want = list(families)
+        if not want or not isinstance(rows, pd.DataFrame) or not {"family", "gpu"} <= set(rows.columns):
+            return {}
+        min_rows = self._check_min_rows()
+        fam = str_values(rows["family"])
+        sel = np.isin(fam, want)
+        gens = _row_generations(rows[sel])
+        return {name: [g for g in _keys_with_rows(gens[fam[sel] == name], min_rows) if g] for name in want}
+
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
 
@@ -1069,6 +1111,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # the calibrated roofline's blend weight of each listed family with training rows (nothing learned)
         self.roofline_blend_: dict[str, float] = {f: w for f, w in roofline_blend.items() if (fam == f).any()}
         self.roofline_trained_gpus_ = self._trained_gpus(all_rows, self.roofline_blend_)
+        gated = self.roofline_gated_families()
+        self.roofline_trained_generations_ = self._trained_generations(
+            all_rows, [f for f in self.roofline_blend_ if f in gated]
+        )
         # seen-GPU boosters: the model's features + a one-hot of the GPU, on each listed family's rows
         if len(df) < len(all_rows) and seen:  # capped: featurize every row of the listed families
             sel = np.isin(str_values(all_rows["family"]), list(seen))
@@ -1354,6 +1400,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         check("n_jobs", is_int(self.n_jobs) and self.n_jobs >= 1, "an integer >= 1 (threads)")
         self._check_drop_features()
         self._informative_families()
+        self.roofline_gated_families()
 
     def _check_drop_features(self) -> None:
         """Refuse a ``drop_features`` that is not a collection of droppable feature names: a string would be read

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from pipeweave import DataError
-from pipeweave.evaluation import EVAL_FAMILIES, merge_results, refresh_differences, run_evaluation
+from pipeweave.evaluation import EVAL_FAMILIES, merge_results, refresh_differences, render_markdown, run_evaluation
 
 _KW = {"methods": ["roofline", "xgboost_crude"], "n_estimators": 5, "max_train_rows_per_gpu": 300, "progress": False}
 
@@ -51,6 +51,11 @@ def test_refreshing_one_family_gives_the_whole_runs_report(whole_report, tmp_pat
         md.replace(md[md.index("- refreshed:") : md.index("\n", md.index("- refreshed:")) + 1], "")
         == (src / "results.md").read_text()
     )
+    # the same refresh run again is one line with its count (the record keeps both)
+    twice = json.loads((out / "results.json").read_text())
+    twice["extra"]["refreshed"] *= 2
+    lines = [x for x in render_markdown(twice).splitlines() if x.startswith("- refreshed:")]
+    assert len(lines) == 1 and "(2 times, the last one's figures)" in lines[0]
 
 
 def test_a_refresh_is_refused_before_any_fit_when_the_report_differs(whole_report, tmp_path, data_dir) -> None:

@@ -12,6 +12,7 @@ from pipeweave import DataError, SchemaMismatchError
 from pipeweave.frontend import FAMILIES, calibrated_roofline_us
 from pipeweave.model import (
     FAMILY_ROOFLINE_BLEND,
+    ROOFLINE_GENERATION_GATE,
     PipeweaveRegressor,
     ensure_features,
     load_model,
@@ -37,6 +38,8 @@ def fitted(rows):
 
 def test_the_recipe_blends_only_known_families_with_small_weights():
     assert set(FAMILY_ROOFLINE_BLEND) <= set(FAMILIES)
+    assert set(ROOFLINE_GENERATION_GATE) <= set(FAMILY_ROOFLINE_BLEND)  # a gate on an unblended family means nothing
+    assert PipeweaveRegressor().roofline_gated_families() == ROOFLINE_GENERATION_GATE
     assert all(0.0 < w <= 0.5 for w in FAMILY_ROOFLINE_BLEND.values())  # a prior that tempers, never dominates
     assert PipeweaveRegressor().roofline_blend_weights() == FAMILY_ROOFLINE_BLEND
     assert PipeweaveRegressor(roofline_blend={"softmax_fp32": 0.0}).roofline_blend_weights() == {}
@@ -65,6 +68,18 @@ def test_the_blend_is_geometric_with_the_calibrated_roofline(rows, fitted):
 def test_bad_roofline_blend_values_are_named(rows, value, match):
     with pytest.raises(DataError, match=match):
         PipeweaveRegressor(**KW, roofline_blend=value).fit(rows)
+
+
+@pytest.mark.parametrize(
+    ("value", "match"),
+    [
+        ("attention_context", r"roofline_generation_gate must be a tuple of family names, got 'attention_context'"),
+        (("softmax",), r"roofline_generation_gate names unknown families \['softmax'\]"),
+    ],
+)
+def test_bad_generation_gates_are_named_before_any_fit(rows, value, match):
+    with pytest.raises(DataError, match=match):
+        PipeweaveRegressor(**KW, roofline_generation_gate=value).fit(rows)
 
 
 def test_the_blend_round_trips_and_old_or_damaged_files_are_handled(rows, fitted, tmp_path, save_with_stamp):
@@ -112,9 +127,45 @@ def test_rows_of_a_gpu_the_family_trained_on_are_left_to_the_model(rows, tmp_pat
     path = save_model(blended, tmp_path / "m.ubj")
     assert read_stamp(path)["roofline_trained_gpus"] == blended.roofline_trained_gpus_
     np.testing.assert_allclose(load_model(path).predict(rows), alone.predict(rows), rtol=1e-6)
-    older = load_model(save_with_stamp(blended, tmp_path / "older.ubj", lambda s: s.pop("roofline_trained_gpus") and s))
-    assert older.roofline_trained_gpus_ == {}
+
+    def older_stamp(stamp):  # written before both lists: no field
+        stamp.pop("roofline_trained_gpus")
+        stamp.pop("roofline_trained_generations")
+        return stamp
+
+    older = load_model(save_with_stamp(blended, tmp_path / "older.ubj", older_stamp))
+    assert older.roofline_trained_gpus_ == {} and older.roofline_trained_generations_ == {}
     assert not np.allclose(older.predict(rows), alone.predict(rows))
-    bad = save_with_stamp(blended, tmp_path / "bad.ubj", lambda s: {**s, "roofline_trained_gpus": {"x": "T4"}})
-    with pytest.raises(SchemaMismatchError, match="malformed roofline_trained_gpus field"):
-        load_model(bad)
+    for field, value in (("roofline_trained_gpus", {"x": "T4"}), ("roofline_trained_generations", {"x": [1]})):
+        bad = save_with_stamp(blended, tmp_path / "bad.ubj", lambda s, f=field, v=value: {**s, f: v})
+        with pytest.raises(SchemaMismatchError, match=f"malformed {field} field"):
+            load_model(bad)
+
+
+def test_a_new_gpu_of_a_trained_generation_is_left_to_the_model_for_gated_families(rows, tmp_path, save_with_stamp):
+    """With element-wise in ``roofline_generation_gate``: P4 (no training rows) shares Pascal with the trained
+    P100, so it is the model alone; A100 (Ampere, no training rows of that generation) is blended. Without the
+    gate (the recipe for element-wise) P4 is blended. A file written before the generation list blends P4's
+    rows as it did."""
+    kw = {**KW, "seen_gpu_min_rows": 100, "roofline_generation_gate": ("elementwise_fp32",)}
+    alone = PipeweaveRegressor(**kw, roofline_blend={}).fit(rows)
+    blended = PipeweaveRegressor(**kw, roofline_blend={"elementwise_fp32": 0.3}).fit(rows)
+    assert blended.roofline_trained_generations_ == {"elementwise_fp32": ["pascal", "turing", "volta"]}
+    ungated = PipeweaveRegressor(**{**kw, "roofline_generation_gate": ()}, roofline_blend={"elementwise_fp32": 0.3})
+    assert ungated.fit(rows).roofline_trained_generations_ == {}
+    launches = rows[["family", "gpu", "dtype", "op", "num_tokens", "hidden_size"]]
+    p4 = ensure_features(launches.assign(gpu="P4"))
+    np.testing.assert_allclose(blended.predict(p4), alone.predict(p4), rtol=1e-6)
+    a100 = ensure_features(launches.assign(gpu="A100-PCIe-40GB"))
+    assert not np.allclose(blended.predict(a100), alone.predict(a100))
+    assert not np.allclose(ungated.predict(p4), alone.predict(p4))
+    # a row's own generation column decides over the catalog (a user's rows of a GPU the catalog lacks)
+    told = ensure_features(launches.assign(gpu="P4")).assign(generation="ampere")
+    assert not np.allclose(blended.predict(told), alone.predict(told))
+    path = save_model(blended, tmp_path / "m.ubj")
+    assert read_stamp(path)["roofline_trained_generations"] == blended.roofline_trained_generations_
+    np.testing.assert_allclose(load_model(path).predict(p4), alone.predict(p4), rtol=1e-6)
+    older = load_model(
+        save_with_stamp(blended, tmp_path / "older.ubj", lambda s: s.pop("roofline_trained_generations") and s)
+    )
+    assert not np.allclose(older.predict(p4), alone.predict(p4))
