@@ -186,6 +186,19 @@ def _row_generations(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None
     return np.where(given != "", given, from_gpu)
 
 
+def _family_tuple(param: str, value: Any, recipe: tuple[str, ...], example: str) -> tuple[str, ...]:
+    """Hyperparameter ``param``, a tuple of family names, resolved (``None`` -> ``recipe``) and validated."""
+    if value is None:
+        return recipe
+    if isinstance(value, str) or not all(isinstance(f, str) for f in value):
+        raise DataError(
+            f"{param} must be a tuple of family names, got {value!r}",
+            hint=f"e.g. {param}={example}; None = the recipe, () = none",
+        )
+    _require_known_families(param, value)
+    return tuple(value)
+
+
 def _require_known_families(param: str, names: Any) -> None:
     """Raise a DataError naming the entries of ``names`` (hyperparameter ``param``) that are no kernel family."""
     from ..frontend import FAMILIES
@@ -703,32 +716,20 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         else ``gpu_blind_families`` resolved (``None`` -> :data:`~pipeweave.model.GPU_BLIND_FAMILIES`)."""
         if hasattr(self, "blind_families_"):
             return tuple(self.blind_families_)
-        fams = self.gpu_blind_families
-        if fams is None:
-            return GPU_BLIND_FAMILIES
-
-        if isinstance(fams, str) or not all(isinstance(f, str) for f in fams):
-            raise DataError(
-                f"gpu_blind_families must be a tuple of family names, got {fams!r}",
-                hint="e.g. gpu_blind_families=('rmsnorm', 'silu_mul'); None = the recipe, () = none",
-            )
-        _require_known_families("gpu_blind_families", fams)
-        return tuple(fams)
+        return _family_tuple(
+            "gpu_blind_families", self.gpu_blind_families, GPU_BLIND_FAMILIES, "('rmsnorm', 'silu_mul')"
+        )
 
     def roofline_gated_families(self) -> tuple[str, ...]:
         """The families whose roofline blend leaves a new GPU of a trained generation alone
         (``roofline_generation_gate`` resolved and validated: ``None`` ->
         :data:`~pipeweave.model.ROOFLINE_GENERATION_GATE`)."""
-        fams = self.roofline_generation_gate
-        if fams is None:
-            return ROOFLINE_GENERATION_GATE
-        if isinstance(fams, str) or not all(isinstance(f, str) for f in fams):
-            raise DataError(
-                f"roofline_generation_gate must be a tuple of family names, got {fams!r}",
-                hint="e.g. roofline_generation_gate=('attention_context',); None = the recipe, () = none",
-            )
-        _require_known_families("roofline_generation_gate", fams)
-        return tuple(fams)
+        return _family_tuple(
+            "roofline_generation_gate",
+            self.roofline_generation_gate,
+            ROOFLINE_GENERATION_GATE,
+            "('attention_context',)",
+        )
 
     def _blind_columns(self, names: list[str]) -> list[int]:
         """Positions in ``names`` of the GPU-constant features the blind families' rows do not see."""
