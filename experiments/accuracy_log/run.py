@@ -1725,11 +1725,16 @@ DECISIONS: dict = {
     "gate_aic_on_seed2": "see gate_aic_on",
     "gate_aic_off_seed1": "see gate_aic_on",
     "gate_aic_off_seed2": "see gate_aic_on",
-    ("gemm_bf16", "gate_gemm_on"): "dropped (bf16 GEMM keeps blending a GPU with a trained sibling): inner 13.94 "
-    "against 13.45 blended (gate_gemm_off), worse on all 7 outer folds (one seed)",
-    ("gemm_fp8", "gate_gemm_on"): "not landed: inner 20.31 against 21.27 blended, lower on 7 of 8 outer folds (one "
-    "seed), but the gate is per family and bf16 rows of the same gemm family lose with it; a per-dtype gate key "
-    "(gemm:fp8, as the companions have) is the candidate, with seeds",
+    ("gemm_bf16", "gate_gemm_on"): "dropped (bf16 GEMM keeps blending a GPU with a trained sibling): inner 13.94 / "
+    "13.94 / 13.88 against 13.45 / 13.44 / 13.42 blended (gate_gemm_off, three seeds), worse on all 7 outer folds",
+    ("gemm_fp8", "gate_gemm_on"): "passes the adoption rule, not landed for time: inner 20.31 / 20.31 / 20.35 against "
+    "21.27 / 21.30 / 21.33 blended (three seeds; 7 of 8 outer folds lower with seed 0), but the gate is per family "
+    "and bf16 rows of the same gemm family lose with it: needs a per-dtype gate key (gemm:fp8, as the companions "
+    "have)",
+    "gate_gemm_on_seed1": "see gate_gemm_on",
+    "gate_gemm_on_seed2": "see gate_gemm_on",
+    "gate_gemm_off_seed1": "see gate_gemm_on",
+    "gate_gemm_off_seed2": "see gate_gemm_on",
     (
         "gemm_bf16",
         "gate_gemm_off",
@@ -2115,10 +2120,11 @@ NOTES: list[str] = [
     "  24.13 / 23.82 / 23.79 over three seeds: KEPT for prefill attention (`ROOFLINE_GENERATION_GATE`). Not",
     "  screened this way on the other blended families: the shipped model's sibling refits with the gate on",
     "  every blended family were wider on bf16 / fp8 GEMM, element-wise, softmax and layernorm, so they keep",
-    "  blending. The nested screen on GEMM (`gate_gemm_on` / `gate_gemm_off`, one seed) agrees for bf16 (inner",
-    "  13.94 gated against 13.45, every fold worse) and not for fp8 (20.31 against 21.27, 7 of 8 folds lower):",
-    "  the gate is per family, so fp8 rows would need a dtype key; not landed. moe_w13 and NeuSight's families",
-    "  were not screened this way (gate_tc_* registered, not run).",
+    "  blending. The nested screen on GEMM (`gate_gemm_on` / `gate_gemm_off`, three seeds) agrees for bf16",
+    "  (inner 13.94 / 13.94 / 13.88 gated against 13.45 / 13.44 / 13.42) and not for fp8 (20.31 / 20.31 / 20.35",
+    "  against 21.27 / 21.30 / 21.33: passes the adoption rule); the gate is per family, so fp8 rows need a dtype",
+    "  key (`gemm:fp8`); not landed for time. moe_w13 and NeuSight's families were not screened this way",
+    "  (gate_tc_* registered, not run).",
     "- **A crude companion on RMSNorm and SiLU-and-mul** (session 28): `xgboost_crude` wins single LOGO folds",
     "  of silu_mul, but its booster blended in at w 0.2 / 0.35 / 0.5 is worse on every inner fold (rmsnorm",
     "  13.70 -> 18.25 / 23.73 / 30.49, silu_mul 11.01 -> 14.45 / 18.52 / 23.48): dropped. A re-check on the",
