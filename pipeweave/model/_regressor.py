@@ -913,30 +913,27 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def _trained_gpus(self, rows: pd.DataFrame, families: Iterable[str]) -> dict[str, list[str]]:
         """Family -> the GPUs (:func:`seen_keys`) with at least ``seen_gpu_min_rows`` of ``rows`` of the family
         (every training row, before the row cap), for each of ``families``."""
-        want = list(families)
-        if not want or not isinstance(rows, pd.DataFrame) or not {"family", "gpu"} <= set(rows.columns):
-            return {}
-        min_rows = self._check_min_rows()
-        fam = str_values(rows["family"])
-        sel = np.isin(fam, want)
-        keys = seen_keys(rows[sel])
-        out: dict[str, list[str]] = {}
-        for name in want:
-            out[name] = _keys_with_rows(keys[fam[sel] == name], min_rows)
-        return out
+        return self._trained_keys(rows, families, seen_keys)
 
     def _trained_generations(self, rows: pd.DataFrame, families: Iterable[str]) -> dict[str, list[str]]:
         """Family -> the generations (:func:`_row_generations`) with at least ``seen_gpu_min_rows`` of ``rows`` of
         the family (every training row, before the row cap), for each of ``families``; a GPU of unknown
         generation counts for none."""
+        return self._trained_keys(rows, families, _row_generations)
+
+    def _trained_keys(
+        self, rows: pd.DataFrame, families: Iterable[str], key: Callable[[pd.DataFrame], np.ndarray]
+    ) -> dict[str, list[str]]:
+        """Family -> the non-empty values of ``key`` (per row) with at least ``seen_gpu_min_rows`` of the family's
+        ``rows``, for each of ``families``."""
         want = list(families)
         if not want or not isinstance(rows, pd.DataFrame) or not {"family", "gpu"} <= set(rows.columns):
             return {}
         min_rows = self._check_min_rows()
         fam = str_values(rows["family"])
         sel = np.isin(fam, want)
-        gens = _row_generations(rows[sel])
-        return {name: [g for g in _keys_with_rows(gens[fam[sel] == name], min_rows) if g] for name in want}
+        keys = key(rows[sel])
+        return {name: [k for k in _keys_with_rows(keys[fam[sel] == name], min_rows) if k] for name in want}
 
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
