@@ -174,12 +174,12 @@ FAMILY_ROOFLINE_BLEND: dict[str, float] = {
 #: chosen on held-out generations, so on a GPU with a trained sibling they are an extrapolation. Chosen by nested
 #: leave-one-GPU-out (``experiments/accuracy_log``, frame "the roofline blend on a new GPU of a trained generation",
 #: the protocol of ``evaluate --protocol unseen-gpu``): prefill attention inner 22.74 / 22.37 / 22.44 with the gate
-#: against 24.13 / 23.82 / 23.79 without (three seeds; seed 0 lower on all 7 outer folds). The other blended families keep blending such a GPU: the shipped model's
-#: sibling refits (its "new GPU, measured generation" error band) were wider with the gate on bf16 GEMM (10.6 ->
-#: 11.1% MAPE), fp8 GEMM (17.4 -> 19.8), element-wise (13.5 -> 17.5), softmax (20.5 -> 21.9) and layernorm (12.4
-#: -> 13.2), flat on FP32 GEMM and moe_w13; nested on GEMM (three seeds): bf16 13.94 / 13.94 / 13.88 gated against
-#: 13.45 / 13.44 / 13.42 blended, fp8 20.31 / 20.31 / 20.35 against 21.27 / 21.30 / 21.33 (the gate is per family;
-#: a ``gemm:fp8`` key is not built yet)
+#: against 24.13 / 23.82 / 23.79 without (three seeds; seed 0 lower on all 7 outer folds). The other blended
+#: families keep blending such a GPU: the shipped model's sibling refits (its "new GPU, measured generation" error
+#: band) were wider with the gate on bf16 GEMM (10.6 -> 11.1% MAPE), fp8 GEMM (17.4 -> 19.8), element-wise (13.5 ->
+#: 17.5), softmax (20.5 -> 21.9) and layernorm (12.4 -> 13.2), flat on FP32 GEMM and moe_w13; nested on GEMM (three
+#: seeds): bf16 13.94 / 13.94 / 13.88 gated against 13.45 / 13.44 / 13.42 blended, fp8 20.31 / 20.31 / 20.35
+#: against 21.27 / 21.30 / 21.33 (the gate is per family; a ``gemm:fp8`` key is not built yet)
 ROOFLINE_GENERATION_GATE: tuple[str, ...] = ("attention_context",)
 #: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
 COMPANION_PARAMS: dict[str, Any] = {

@@ -499,8 +499,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             if not m.any():
                 return pred
         generations = getattr(self, "roofline_trained_generations_", None) or {}
-        if generations:  # a new GPU of a generation the family trained on: the model alone (its weights were
-            gens = _row_generations(rows, gpus)  # chosen on generations the model never saw)
+        # a new GPU of a generation the family trained on: the model alone (its weights were chosen on generations
+        # the model never saw); the GPUs' generations are looked up only when a gated family's row is still blended
+        if generations and (m & np.isin(family, list(generations))).any():
+            gens = _row_generations(rows, gpus)
             for name, known in generations.items():
                 m &= ~((family == name) & np.isin(gens, known))
             if not m.any():
