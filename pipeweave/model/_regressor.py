@@ -186,8 +186,11 @@ def _row_generations(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None
     return np.where(given != "", given, from_gpu)
 
 
-def _family_tuple(param: str, value: Any, recipe: tuple[str, ...], example: str) -> tuple[str, ...]:
-    """Hyperparameter ``param``, a tuple of family names, resolved (``None`` -> ``recipe``) and validated."""
+def _family_tuple(
+    param: str, value: Any, recipe: tuple[str, ...], example: str, family_of: Callable[[str], str] = str
+) -> tuple[str, ...]:
+    """Hyperparameter ``param``, a tuple of family names (or keys whose ``family_of`` is one), resolved (``None`` ->
+    ``recipe``) and validated."""
     if value is None:
         return recipe
     if isinstance(value, str) or not all(isinstance(f, str) for f in value):
@@ -195,7 +198,7 @@ def _family_tuple(param: str, value: Any, recipe: tuple[str, ...], example: str)
             f"{param} must be a tuple of family names, got {value!r}",
             hint=f"e.g. {param}={example}; None = the recipe, () = none",
         )
-    _require_known_families(param, value)
+    _require_known_families(param, [family_of(f) for f in value])
     return tuple(value)
 
 
@@ -207,6 +210,18 @@ def _require_known_families(param: str, names: Any) -> None:
     if unknown:
         raise DataError(
             f"{param} names unknown families {unknown}", hint=f"use kernel family names: {sorted(FAMILIES)}"
+        )
+
+
+def _require_known_dtypes(param: str, keys: Iterable[str]) -> None:
+    """Raise a DataError naming the ``family:dtype`` keys of ``keys`` (hyperparameter ``param``) whose dtype is no
+    dtype of :data:`pipeweave.vocab.DTYPES`."""
+    from ..vocab import DTYPES
+
+    bad = sorted(k for k in keys if _companion_dtype(k) not in (None, *DTYPES))
+    if bad:
+        raise DataError(
+            f"{param} names unknown dtypes in {bad}", hint=f"use family:dtype with a dtype of {list(DTYPES)}"
         )
 
 
@@ -252,6 +267,19 @@ def companion_family(key: str) -> str:
 def _companion_dtype(key: str) -> str | None:
     """The dtype of a ``family:dtype`` companion key (``None`` for a whole-family key)."""
     return key.split(":", 1)[1] if ":" in key else None
+
+
+def _family_key_rows(key: str, family: np.ndarray, dtype: np.ndarray) -> np.ndarray:
+    """Boolean mask of the rows a family key names: ``"gemm"`` every row of the family, ``"gemm:fp8"`` its rows of
+    that dtype (``family`` and ``dtype``: one string per row)."""
+    sel = np.asarray(family) == companion_family(key)
+    dt = _companion_dtype(key)
+    return sel if dt is None else sel & (np.asarray(dtype) == dt)
+
+
+def _row_dtypes(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's dtype as a string (``""`` for every row of a frame without the column)."""
+    return str_values(rows["dtype"]) if "dtype" in rows.columns else np.full(len(rows), "", dtype=object)
 
 
 class PipeweaveRegressor(RegressorMixin, BaseEstimator):
@@ -431,8 +459,6 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         """Family (or ``family:dtype``) -> blend weight of the family's crude companion booster (``companion``
         resolved and validated: ``None`` -> :data:`~pipeweave.model.FAMILY_COMPANION`); weight 0 entries are
         dropped. A ``family:dtype`` key sets the weight of that dtype's rows of the family."""
-        from ..vocab import DTYPES
-
         comp = _family_mapping(
             "companion",
             self.companion,
@@ -441,11 +467,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             "e.g. {'gemm': 0.35, 'gemm:fp8': 0.65}; None = the recipe, {} = no companion boosters",
             family_of=companion_family,
         )
-        bad = sorted(k for k in comp if _companion_dtype(k) not in (None, *DTYPES))
-        if bad:
-            raise DataError(
-                f"companion names unknown dtypes in {bad}", hint=f"use family:dtype with a dtype of {list(DTYPES)}"
-            )
+        _require_known_dtypes("companion", comp)
         return _blend_weights(
             "companion",
             comp,
@@ -501,10 +523,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         generations = getattr(self, "roofline_trained_generations_", None) or {}
         # a new GPU of a generation the family trained on: the model alone (its weights were chosen on generations
         # the model never saw); the GPUs' generations are looked up only when a gated family's row is still blended
-        if generations and (m & np.isin(family, list(generations))).any():
-            gens = _row_generations(rows, gpus)
-            for name, known in generations.items():
-                m &= ~((family == name) & np.isin(gens, known))
+        if generations and (m & np.isin(family, [companion_family(k) for k in generations])).any():
+            gens, dtype = _row_generations(rows, gpus), _row_dtypes(rows)
+            for name, known in generations.items():  # a gate key is a family or a family:dtype
+                m &= ~(_family_key_rows(name, family, dtype) & np.isin(gens, known))
             if not m.any():
                 return pred
         if columns is None and any(c not in rows.columns for c in ROOFLINE_COLUMNS):
@@ -617,12 +639,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if columns is None and any(c not in rows.columns for c in CRUDE_INPUT_COLUMNS):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         out = np.array(pred, dtype=float, copy=True)
-        dtype = str_values(rows["dtype"]) if "dtype" in rows.columns else np.full(len(rows), "", dtype=object)
+        dtype = _row_dtypes(rows)
         w = np.zeros(len(rows))  # each row's weight: its family's, overridden by a family:dtype key
         for key in sorted(weights, key=lambda k: _companion_dtype(k) is not None):
-            sel = family == companion_family(key)
-            dt = _companion_dtype(key)
-            w[sel if dt is None else sel & (dtype == dt)] = weights[key]
+            w[_family_key_rows(key, family, dtype)] = weights[key]
         for name in families:
             m = (family == name) & (w > 0)
             if not m.any():
@@ -723,15 +743,18 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         )
 
     def roofline_gated_families(self) -> tuple[str, ...]:
-        """The families whose roofline blend leaves a new GPU of a trained generation alone
-        (``roofline_generation_gate`` resolved and validated: ``None`` ->
+        """The families (or ``family:dtype`` keys: that dtype's rows of the family) whose roofline blend leaves a new
+        GPU of a trained generation alone (``roofline_generation_gate`` resolved and validated: ``None`` ->
         :data:`~pipeweave.model.ROOFLINE_GENERATION_GATE`)."""
-        return _family_tuple(
+        keys = _family_tuple(
             "roofline_generation_gate",
             self.roofline_generation_gate,
             ROOFLINE_GENERATION_GATE,
-            "('attention_context',)",
+            "('attention_context', 'gemm:fp8')",
+            family_of=companion_family,
         )
+        _require_known_dtypes("roofline_generation_gate", keys)
+        return keys
 
     def _blind_columns(self, names: list[str]) -> list[int]:
         """Positions in ``names`` of the GPU-constant features the blind families' rows do not see."""
@@ -926,16 +949,19 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def _trained_keys(
         self, rows: pd.DataFrame, families: Iterable[str], key: Callable[[pd.DataFrame], np.ndarray]
     ) -> dict[str, list[str]]:
-        """Family -> the non-empty values of ``key`` (per row) with at least ``seen_gpu_min_rows`` of the family's
-        ``rows``, for each of ``families``."""
+        """Family (or ``family:dtype``, :func:`_family_key_rows`) -> the non-empty values of ``key`` (per row) with at
+        least ``seen_gpu_min_rows`` of the family's ``rows``, for each of ``families``."""
         want = list(families)
         if not want or not isinstance(rows, pd.DataFrame) or not {"family", "gpu"} <= set(rows.columns):
             return {}
         min_rows = self._check_min_rows()
         fam = str_values(rows["family"])
-        sel = np.isin(fam, want)
-        keys = key(rows[sel])
-        return {name: [k for k in _keys_with_rows(keys[fam[sel] == name], min_rows) if k] for name in want}
+        sel = np.isin(fam, [companion_family(k) for k in want])
+        sub = rows[sel]
+        keys, fam, dtype = key(sub), fam[sel], _row_dtypes(sub)
+        return {
+            name: [k for k in _keys_with_rows(keys[_family_key_rows(name, fam, dtype)], min_rows) if k] for name in want
+        }
 
     def fit(self, df: pd.DataFrame, y: object = None, sample_weight: Any = None) -> PipeweaveRegressor:
         """Fit on canonical profile rows (``pipeweave.profiles.read_profiles``) with ``latency_us`` (us, > 0).
@@ -1113,7 +1139,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.roofline_trained_gpus_ = self._trained_gpus(all_rows, self.roofline_blend_)
         gated = self.roofline_gated_families()
         self.roofline_trained_generations_ = self._trained_generations(
-            all_rows, [f for f in self.roofline_blend_ if f in gated]
+            all_rows, [k for k in gated if companion_family(k) in self.roofline_blend_]
         )
         # seen-GPU boosters: the model's features + a one-hot of the GPU, on each listed family's rows
         if len(df) < len(all_rows) and seen:  # capped: featurize every row of the listed families

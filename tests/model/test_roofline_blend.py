@@ -14,6 +14,7 @@ from pipeweave.model import (
     FAMILY_ROOFLINE_BLEND,
     ROOFLINE_GENERATION_GATE,
     PipeweaveRegressor,
+    companion_family,
     ensure_features,
     load_model,
     read_stamp,
@@ -38,7 +39,8 @@ def fitted(rows):
 
 def test_the_recipe_blends_only_known_families_with_small_weights():
     assert set(FAMILY_ROOFLINE_BLEND) <= set(FAMILIES)
-    assert set(ROOFLINE_GENERATION_GATE) <= set(FAMILY_ROOFLINE_BLEND)  # a gate on an unblended family means nothing
+    # a gate on an unblended family means nothing
+    assert {companion_family(k) for k in ROOFLINE_GENERATION_GATE} <= set(FAMILY_ROOFLINE_BLEND)
     assert PipeweaveRegressor().roofline_gated_families() == ROOFLINE_GENERATION_GATE
     assert all(0.0 < w <= 0.5 for w in FAMILY_ROOFLINE_BLEND.values())  # a prior that tempers, never dominates
     assert PipeweaveRegressor().roofline_blend_weights() == FAMILY_ROOFLINE_BLEND
@@ -75,6 +77,8 @@ def test_bad_roofline_blend_values_are_named(rows, value, match):
     [
         ("attention_context", r"roofline_generation_gate must be a tuple of family names, got 'attention_context'"),
         (("softmax",), r"roofline_generation_gate names unknown families \['softmax'\]"),
+        (("softmax:fp32",), r"roofline_generation_gate names unknown families \['softmax'\]"),
+        (("gemm:fp9",), r"roofline_generation_gate names unknown dtypes in \['gemm:fp9'\]"),
     ],
 )
 def test_bad_generation_gates_are_named_before_any_fit(rows, value, match):
@@ -169,3 +173,18 @@ def test_a_new_gpu_of_a_trained_generation_is_left_to_the_model_for_gated_famili
         save_with_stamp(blended, tmp_path / "older.ubj", lambda s: s.pop("roofline_trained_generations") and s)
     )
     assert not np.allclose(older.predict(p4), alone.predict(p4))
+
+
+def test_a_family_dtype_gate_key_gates_that_dtypes_rows_only(rows):
+    """A ``family:dtype`` gate key counts and gates the family's rows of that dtype: the element-wise rows are float32,
+    so ``elementwise_fp32:float32`` leaves P4 (new GPU, trained Pascal) to the model, as the family key does, while
+    ``elementwise_fp32:bfloat16`` trains no generation and P4 is blended."""
+    kw = {**KW, "seen_gpu_min_rows": 100, "roofline_blend": {"elementwise_fp32": 0.3}}
+    alone = PipeweaveRegressor(**{**kw, "roofline_blend": {}}).fit(rows)
+    fp32 = PipeweaveRegressor(**kw, roofline_generation_gate=("elementwise_fp32:float32",)).fit(rows)
+    half = PipeweaveRegressor(**kw, roofline_generation_gate=("elementwise_fp32:bfloat16",)).fit(rows)
+    assert fp32.roofline_trained_generations_ == {"elementwise_fp32:float32": ["pascal", "turing", "volta"]}
+    assert half.roofline_trained_generations_ == {"elementwise_fp32:bfloat16": []}
+    p4 = ensure_features(rows[["family", "gpu", "dtype", "op", "num_tokens", "hidden_size"]].assign(gpu="P4"))
+    np.testing.assert_allclose(fp32.predict(p4), alone.predict(p4), rtol=1e-6)
+    assert not np.allclose(half.predict(p4), alone.predict(p4))
