@@ -183,15 +183,10 @@ def save_model(
         # the calibrated roofline's weight in each listed family's last blend (PipeweaveRegressor(roofline_blend=...))
         "roofline_blend": dict(getattr(model, "roofline_blend_", None) or {}),
         # family -> the GPUs it trained on, whose rows the roofline blend leaves alone; absent: blend every row
-        "roofline_trained_gpus": {
-            str(f): [str(k) for k in v] for f, v in (getattr(model, "roofline_trained_gpus_", None) or {}).items()
-        },
-        # family -> the generations it trained on, whose new GPUs the roofline blend leaves alone too; absent:
-        # only the trained GPUs are left alone
-        "roofline_trained_generations": {
-            str(f): [str(k) for k in v]
-            for f, v in (getattr(model, "roofline_trained_generations_", None) or {}).items()
-        },
+        "roofline_trained_gpus": _family_lists(model, "roofline_trained_gpus_"),
+        # family (or family:dtype) -> the generations it trained on, whose new GPUs the roofline blend leaves alone
+        # too; absent: only the trained GPUs are left alone
+        "roofline_trained_generations": _family_lists(model, "roofline_trained_generations_"),
         # seen-GPU boosters (PipeweaveRegressor(seen_gpu=...)): family -> blend weight and its one-hot keys
         "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
@@ -597,6 +592,11 @@ def _lazy_boosters(booster, stamp: dict, keys: Mapping[str, str], path: Path) ->
         checked = {fam: _family_blob(booster, stamp, key, path) for fam, key in keys.items()}
         blobs = {fam: functools.partial(bytes, blob) for fam, blob in checked.items()}
     return LazyBoosters(blobs, repr(str(path)))
+
+
+def _family_lists(model: PipeweaveRegressor, attr: str) -> dict[str, list[str]]:
+    """The fitted ``attr`` of ``model`` (family key -> list of names; absent: ``{}``) as plain strings, for the stamp."""
+    return {str(f): [str(k) for k in v] for f, v in (getattr(model, attr, None) or {}).items()}
 
 
 def _stamp_family_lists(

@@ -513,22 +513,21 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         codes, names = pd.factorize(np.asarray(family, dtype=object))
         w = np.array([float(weights.get(str(n), 0.0)) for n in names], dtype=float)[codes]
         m = w > 0
-        trained = getattr(self, "roofline_trained_gpus_", None) or {}
-        if trained:  # a GPU the family trained on: the model alone (the blend is for GPUs it never saw)
-            keys = seen_keys(rows)
-            for name, known in trained.items():
-                m &= ~((family == name) & np.isin(keys, known))
-            if not m.any():
-                return pred
-        generations = getattr(self, "roofline_trained_generations_", None) or {}
-        # a new GPU of a generation the family trained on: the model alone (its weights were chosen on generations
-        # the model never saw); the GPUs' generations are looked up only when a gated family's row is still blended
-        if generations and (m & np.isin(family, [companion_family(k) for k in generations])).any():
-            gens, dtype = _row_generations(rows, gpus), _row_dtypes(rows)
-            for name, known in generations.items():  # a gate key is a family or a family:dtype
-                m &= ~(_family_key_rows(name, family, dtype) & np.isin(gens, known))
-            if not m.any():
-                return pred
+        # left to the model alone: a GPU the family trained on (the blend is for GPUs it never saw), and for the gated
+        # keys a new GPU of a generation the family trained on (the weights were chosen on generations the model never
+        # saw). Each list maps a family or family:dtype key to its trained values; a row's value (its GPU, its
+        # generation) is looked up only when a listed family's row is still blended
+        dtype = _row_dtypes(rows)
+        for lists, values_of in (
+            (getattr(self, "roofline_trained_gpus_", None) or {}, lambda: seen_keys(rows)),
+            (getattr(self, "roofline_trained_generations_", None) or {}, lambda: _row_generations(rows, gpus)),
+        ):
+            if lists and (m & np.isin(family, [companion_family(k) for k in lists])).any():
+                values = values_of()
+                for name, known in lists.items():
+                    m &= ~(_family_key_rows(name, family, dtype) & np.isin(values, known))
+                if not m.any():
+                    return pred
         if columns is None and any(c not in rows.columns for c in ROOFLINE_COLUMNS):
             columns = feature_arrays(rows, gpus=gpus, data=data, baselines=False)
         src = rows if columns is None else columns
