@@ -119,6 +119,16 @@ def test_dask_training_is_close_to_single_process(client, profiles, tmp_path):
     assert set(dist.family_boosters_) == set(local.family_boosters_)
     assert dist.seen_keys_ == local.seen_keys_ and len(local.seen_keys_["gemm"]) == 3
     assert dist.seen_weights_ == local.seen_weights_
+    for attr in (  # the blends' lists, learned from the same rows
+        "roofline_blend_",
+        "roofline_trained_gpus_",
+        "roofline_trained_generations_",
+        "sibling_companion_",
+        "sibling_trained_gpus_",
+        "sibling_trained_generations_",
+    ):
+        assert getattr(dist, attr) == getattr(local, attr), attr
+    assert local.roofline_trained_gpus_.get("gemm")  # the lists are not trivially empty
     path = save_model(dist, tmp_path / "dask.ubj")
     loaded = load_model(path)
     a, b = local.predict(profiles), loaded.predict(profiles)

@@ -362,6 +362,16 @@ def _train_meta(names: list[str]) -> pd.DataFrame:
     return meta
 
 
+def _key_rows(profiles: Any) -> pd.DataFrame:
+    """A pandas frame of the ``family`` / ``gpu`` / ``dtype`` / ``generation`` columns of ``profiles`` (a Dask frame)
+    with one row per training row, built from their counts: what the blends' lists are learned from."""
+    cols = [c for c in ("family", "gpu", "dtype", "generation") if c in profiles.columns]
+    keys = profiles[cols].astype(object).fillna("").astype(str)
+    counts = keys.groupby(cols).size().compute()
+    frame = counts.index.to_frame(index=False)
+    return frame.loc[frame.index.repeat(counts.to_numpy())].reset_index(drop=True)
+
+
 def train_dask(
     client: Any, profiles: Any, params: Mapping[str, Any] | None = None, *, data: Any = None
 ) -> PipeweaveRegressor:
@@ -387,6 +397,9 @@ def train_dask(
             hint="train those on one machine (PipeweaveRegressor.fit, no Dask)",
         )
     est.companion_weights()  # validated before any work is sent to the workers
+    est.sibling_companion_weights()
+    est.roofline_blend_weights()
+    est.roofline_gated_families()
     extras_of = est.extra_features()
     est.seen_gpu_weights()
     names = model_feature_names([], tuple(est.drop_features))
@@ -434,7 +447,8 @@ def train_dask(
     cparams.pop("nthread", None)  # each worker uses its own threads
     est.companion_boosters_, est.companion_weights_ = {}, {}
     weights = est.companion_weights()
-    for f in dict.fromkeys(companion_family(k) for k in weights):  # one booster per family, weights per key
+    sib_families = [companion_family(k) for k in est.sibling_companion_weights()]
+    for f in dict.fromkeys([*(companion_family(k) for k in weights), *sib_families]):  # one booster per family
         if f in families:
             part = feats[feats[_FAMILY] == f]
             dm = dxgb.DaskDMatrix(client, part[crude], part[_CRUDE_TARGET])
@@ -463,6 +477,8 @@ def train_dask(
             "booster"
         ]
         est.seen_keys_[f], est.seen_weights_[f] = known, float(w)
+    # the blends' learned lists (as PipeweaveRegressor.fit), from one row per training row's key
+    est.fit_blend_lists(_key_rows(profiles))
     est.feature_names_ = names
     est.blind_families_ = est.blind_families()  # what _train_partition's feature_matrix hid
     est.families_ = families

@@ -380,6 +380,8 @@ def _cache_path(
             "INFORMATIVE_SAMPLING_FAMILIES",
             "MIN_BACKEND_GPUS",
             "FAMILY_ROOFLINE_BLEND",
+            "ROOFLINE_GENERATION_GATE",
+            "SIBLING_COMPANION",
             "FAMILY_EXTRA_FEATURES",
             "DEFAULT_MAX_ROWS_PER_GROUP",
         )

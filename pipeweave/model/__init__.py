@@ -66,6 +66,7 @@ from ._recipe import (
     SEEN_GPU_MIN_ROWS,
     SEEN_GPU_PARAMS,
     SEEN_GPU_WEIGHT,
+    SIBLING_COMPANION,
 )
 from ._regressor import (
     NON_LAUNCH_COLUMNS,
@@ -109,6 +110,7 @@ __all__ = [
     "FAMILY_EXTRA_FEATURES",
     "FAMILY_REFERENCE",
     "FAMILY_COMPANION",
+    "SIBLING_COMPANION",
     "FAMILY_ROOFLINE_BLEND",
     "COMPANION_PARAMS",
     "companion_booster_params",

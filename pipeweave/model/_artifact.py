@@ -180,6 +180,11 @@ def save_model(
         "shared_extra_features": list(getattr(model, "shared_extra_features_", ()) or ()),
         # crude companion boosters (PipeweaveRegressor(companion=...)): family or family:dtype -> blend weight
         "companions": companions,
+        # family (or family:dtype) -> the companion's weight on a new GPU of a trained generation
+        # (PipeweaveRegressor(sibling_companion=...)), and the GPUs and generations each key trained on; absent: none
+        "sibling_companion": dict(getattr(model, "sibling_companion_", None) or {}),
+        "sibling_trained_gpus": _family_lists(model, "sibling_trained_gpus_"),
+        "sibling_trained_generations": _family_lists(model, "sibling_trained_generations_"),
         # the calibrated roofline's weight in each listed family's last blend (PipeweaveRegressor(roofline_blend=...))
         "roofline_blend": dict(getattr(model, "roofline_blend_", None) or {}),
         # family -> the GPUs it trained on, whose rows the roofline blend leaves alone; absent: blend every row
@@ -720,7 +725,11 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
     model.family_extra_features_, model.shared_extra_features_ = _stamp_extra_features(stamp, path)
     # crude companions and the roofline blend (a file written before an option: none, so it predicts as it did)
     model.companion_weights_ = _stamp_blend_weights(stamp, "companions", path)
-    keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in model.companion_weights_)}
+    model.sibling_companion_ = _stamp_blend_weights(stamp, "sibling_companion", path)
+    model.sibling_trained_gpus_ = _stamp_family_lists(stamp, "sibling_trained_gpus", "GPU names", path)
+    model.sibling_trained_generations_ = _stamp_family_lists(stamp, "sibling_trained_generations", "generations", path)
+    comp_keys = (*model.companion_weights_, *model.sibling_companion_)
+    keys = {fam: _COMPANION_KEY + fam for fam in dict.fromkeys(companion_family(k) for k in comp_keys)}
     model.companion_boosters_ = _lazy_boosters(booster, stamp, keys, path)
     model.roofline_blend_ = _stamp_blend_weights(stamp, "roofline_blend", path)
     model.roofline_trained_gpus_ = _stamp_family_lists(stamp, "roofline_trained_gpus", "GPU names", path)

@@ -17,6 +17,7 @@ __all__ = [
     "FAMILY_EXTRA_FEATURES",
     "FAMILY_REFERENCE",
     "FAMILY_COMPANION",
+    "SIBLING_COMPANION",
     "FAMILY_ROOFLINE_BLEND",
     "ROOFLINE_GENERATION_GATE",
     "COMPANION_PARAMS",
@@ -183,6 +184,18 @@ FAMILY_ROOFLINE_BLEND: dict[str, float] = {
 #: rows of the family, their generations counted on those rows alone) and its bf16 rows keep blending; moe_w13
 #: nested (seed 0): 9.80 gated against 9.71, so it keeps blending
 ROOFLINE_GENERATION_GATE: tuple[str, ...] = ("attention_context", "gemm:fp8")
+#: family (or ``family:dtype``) -> weight w of the family's crude companion booster on the rows of a new GPU of a
+#: generation the family trained on (a GPU with fewer than :data:`SEEN_GPU_MIN_ROWS` training rows of the family whose
+#: generation has at least that many: ``sibling_trained_gpus_``, ``sibling_trained_generations_``); it replaces the
+#: key's :data:`FAMILY_COMPANION` weight on those rows alone. The crude view (one fixed tile, spec-normalized
+#: features) carries over from a trained sibling of near-identical design; across generations it does not (a crude
+#: companion on SiLU-and-mul was worse on every leave-one-generation-out inner fold). Chosen by nested
+#: leave-one-GPU-out (``experiments/accuracy_log``, frame "a crude view for a new GPU with a trained sibling", the
+#: protocol of ``evaluate --protocol unseen-gpu``): SiLU-and-mul inner 7.45 / 7.55 / 7.49 at w 0.35 against 7.87 /
+#: 8.04 / 7.95 without (three seeds; 7.50 at 0.2, 7.55 at 0.5, seed 0). Not used: RMSNorm (6.85 -> 6.89 at 0.2),
+#: moe_w13 (9.71 -> 10.01; the crude view fails the compute-cut H20 from its Hopper siblings), bf16 fused MoE (26.26
+#: -> 26.49)
+SIBLING_COMPANION: dict[str, float] = {"silu_mul": 0.35}
 #: XGBoost settings of the crude companion boosters (the ``xgboost_crude`` baseline's, fixed)
 COMPANION_PARAMS: dict[str, Any] = {
     "max_depth": 6,

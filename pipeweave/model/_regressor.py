@@ -48,6 +48,7 @@ from ._recipe import (
     SEEN_GPU_MIN_ROWS,
     SEEN_GPU_PARAMS,
     SEEN_GPU_WEIGHT,
+    SIBLING_COMPANION,
 )
 from ._xgb import predict_in_place, tree_params
 
@@ -320,6 +321,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     the launch (:func:`pipeweave.frontend.crude_matrix`), fitted on the family's own rows, and the
     family's rows are predicted as exp((1 - w) log(hybrid) + w log(companion)) before the lower-bound
     floor. Model files written before the option load without companions, predicting as they did.
+    ``sibling_companion`` (``None``, the default: :data:`~pipeweave.model.SIBLING_COMPANION`; ``{}``: none) maps a
+    family (or ``family:dtype``) to the companion's weight on the rows of a new GPU of a generation the family
+    trained on (fewer than ``seen_gpu_min_rows`` training rows of the GPU, at least that many of its generation;
+    learned: ``sibling_trained_gpus_``, ``sibling_trained_generations_``), replacing the ``companion`` weight
+    there; a family listed here alone gets a companion booster used on those rows only. Files written before the
+    option: none.
     ``roofline_blend`` maps a family to the weight w in [0, 1) of the calibrated roofline
     (:func:`pipeweave.frontend.calibrated_roofline_us`; nothing learned) in a last geometric blend,
     exp((1 - w) log(model) + w log(roofline)), before the floor (``None``, the default:
@@ -390,6 +397,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         shared_extra_features: tuple[str, ...] | None = None,
         family_reference: Mapping[str, str] | None = None,
         companion: Mapping[str, float] | None = None,
+        sibling_companion: Mapping[str, float] | None = None,
         roofline_blend: Mapping[str, float] | None = None,
         roofline_generation_gate: tuple[str, ...] | None = None,
         seen_gpu: Mapping[str, float] | None = None,
@@ -421,6 +429,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.shared_extra_features = shared_extra_features
         self.family_reference = family_reference
         self.companion = companion
+        self.sibling_companion = sibling_companion
         self.roofline_blend = roofline_blend
         self.roofline_generation_gate = roofline_generation_gate
         self.seen_gpu = seen_gpu
@@ -473,6 +482,26 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             comp,
             include_one=False,
             hint="0 = the hybrid alone; e.g. 0.35 (pipeweave.model.FAMILY_COMPANION)",
+        )
+
+    def sibling_companion_weights(self) -> dict[str, float]:
+        """Family (or ``family:dtype``) -> weight of the crude companion on a new GPU of a trained generation
+        (``sibling_companion`` resolved and validated: ``None`` -> :data:`~pipeweave.model.SIBLING_COMPANION`);
+        weight 0 entries are dropped."""
+        sib = _family_mapping(
+            "sibling_companion",
+            self.sibling_companion,
+            SIBLING_COMPANION,
+            "blend weights",
+            "e.g. {'silu_mul': 0.35}; None = the recipe, {} = none",
+            family_of=companion_family,
+        )
+        _require_known_dtypes("sibling_companion", sib)
+        return _blend_weights(
+            "sibling_companion",
+            sib,
+            include_one=False,
+            hint="0 = the family's companion weight; e.g. 0.35 (pipeweave.model.SIBLING_COMPANION)",
         )
 
     def roofline_blend_weights(self) -> dict[str, float]:
@@ -629,9 +658,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows featurized without them (e.g. a reduced feature frame) get them from the front-end (``gpus``,
         ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "companion_weights_", None) or {}
+        siblings = getattr(self, "sibling_companion_", None) or {}
         boosters = getattr(self, "companion_boosters_", None) or {}
-        families = list(dict.fromkeys(companion_family(k) for k in weights))
-        if not weights or not np.isin(family, families).any():
+        families = list(dict.fromkeys(companion_family(k) for k in (*weights, *siblings)))
+        if not families or not np.isin(family, families).any():
             return pred
         from ..frontend import CRUDE_INPUT_COLUMNS, crude_matrix, feature_arrays
 
@@ -642,6 +672,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         w = np.zeros(len(rows))  # each row's weight: its family's, overridden by a family:dtype key
         for key in sorted(weights, key=lambda k: _companion_dtype(k) is not None):
             w[_family_key_rows(key, family, dtype)] = weights[key]
+        if siblings and np.isin(family, [companion_family(k) for k in siblings]).any():
+            # a new GPU of a generation the key trained on: the sibling weight (a GPU the key trained on is not new)
+            gpu_keys, gens = seen_keys(rows), _row_generations(rows, gpus)
+            trained_gpus = getattr(self, "sibling_trained_gpus_", None) or {}
+            trained_gens = getattr(self, "sibling_trained_generations_", None) or {}
+            for key in sorted(siblings, key=lambda k: _companion_dtype(k) is not None):
+                sel = _family_key_rows(key, family, dtype) & np.isin(gens, trained_gens.get(key, []))
+                w[sel & ~np.isin(gpu_keys, trained_gpus.get(key, []))] = siblings[key]
         for name in families:
             m = (family == name) & (w > 0)
             if not m.any():
@@ -934,6 +972,23 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             self.seen_keys_[name] = known
             self.seen_weights_[name] = float(w)
 
+    def fit_blend_lists(self, rows: pd.DataFrame) -> None:
+        """Learn the blends' lists (``fit`` calls it; so does the Dask trainer), from every training row (``rows``: before the row cap; only its ``family``,
+        ``gpu``, ``dtype`` and ``generation`` columns are read, so a frame of one row per training row's key serves):
+        the sibling weights of the families with a companion booster (``companion_boosters_``, fitted before) and
+        the GPUs and generations each key trained on; the calibrated roofline's weight of each listed family with
+        training rows (nothing learned), the GPUs each trained on and the generations of the gated keys."""
+        siblings = self.sibling_companion_weights()
+        boosters = getattr(self, "companion_boosters_", None) or {}
+        self.sibling_companion_ = {k: w for k, w in siblings.items() if companion_family(k) in boosters}
+        self.sibling_trained_gpus_ = self._trained_gpus(rows, self.sibling_companion_)
+        self.sibling_trained_generations_ = self._trained_generations(rows, self.sibling_companion_)
+        trained = set(str_values(rows["family"])) if "family" in rows.columns else set()
+        self.roofline_blend_ = {f: w for f, w in self.roofline_blend_weights().items() if f in trained}
+        self.roofline_trained_gpus_ = self._trained_gpus(rows, self.roofline_blend_)
+        gated = [k for k in self.roofline_gated_families() if companion_family(k) in self.roofline_blend_]
+        self.roofline_trained_generations_ = self._trained_generations(rows, gated)
+
     def _trained_gpus(self, rows: pd.DataFrame, families: Iterable[str]) -> dict[str, list[str]]:
         """Family -> the GPUs (:func:`seen_keys`) with at least ``seen_gpu_min_rows`` of ``rows`` of the family
         (every training row, before the row cap), for each of ``families``."""
@@ -1022,7 +1077,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         extras_of = self.extra_features()
         refs = self.family_references()
         companions = self.companion_weights()
-        roofline_blend = self.roofline_blend_weights()
+        siblings = self.sibling_companion_weights()
+        self.roofline_blend_weights()  # validated before any booster is trained (used by fit_blend_lists)
         seen = self.seen_gpu_weights()
         for attr in ("shared_reference_", "family_references_"):  # a refit resolves the references anew
             self.__dict__.pop(attr, None)
@@ -1121,7 +1177,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         from ..frontend import crude_matrix
 
         cparams = companion_booster_params(int(self.n_jobs), int(self.random_state))
-        for name in dict.fromkeys(companion_family(k) for k in companions):  # one booster per family
+        for name in dict.fromkeys(companion_family(k) for k in (*companions, *siblings)):  # one booster per family
             m = fam == name
             if not m.any():
                 continue
@@ -1133,13 +1189,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 cparams, dcomp, num_boost_round=int(COMPANION_PARAMS["n_estimators"])
             )
             self.companion_weights_.update({k: w for k, w in companions.items() if companion_family(k) == name})
-        # the calibrated roofline's blend weight of each listed family with training rows (nothing learned)
-        self.roofline_blend_: dict[str, float] = {f: w for f, w in roofline_blend.items() if (fam == f).any()}
-        self.roofline_trained_gpus_ = self._trained_gpus(all_rows, self.roofline_blend_)
-        gated = self.roofline_gated_families()
-        self.roofline_trained_generations_ = self._trained_generations(
-            all_rows, [k for k in gated if companion_family(k) in self.roofline_blend_]
-        )
+        self.fit_blend_lists(all_rows)
         # seen-GPU boosters: the model's features + a one-hot of the GPU, on each listed family's rows
         if len(df) < len(all_rows) and seen:  # capped: featurize every row of the listed families
             sel = np.isin(str_values(all_rows["family"]), list(seen))
