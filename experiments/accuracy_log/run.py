@@ -1187,7 +1187,8 @@ for _tag, _fams in (
     for _w in (0.0, 0.2, 0.35, 0.5, 0.65):
         JOINT_VARIANTS[f"sib_{_tag}_{int(round(_w * 100)):02d}"] = (
             _fams,
-            {"seen_gpu": {}, "sibling_crude": _w},
+            # the base without the landed SIBLING_COMPANION, so the screen re-runs as it ran before landing
+            {"seen_gpu": {}, "sibling_companion": {}, "sibling_crude": _w},
             f"the shipped recipe on {', '.join(_fams)} (seen-GPU boosters off); rows of a held-out GPU with a sibling "
             f"in training blended geometrically with the fold's xgboost_crude at weight {_w}",
         )

@@ -973,11 +973,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             self.seen_weights_[name] = float(w)
 
     def fit_blend_lists(self, rows: pd.DataFrame) -> None:
-        """Learn the blends' lists (``fit`` calls it; so does the Dask trainer), from every training row (``rows``: before the row cap; only its ``family``,
-        ``gpu``, ``dtype`` and ``generation`` columns are read, so a frame of one row per training row's key serves):
-        the sibling weights of the families with a companion booster (``companion_boosters_``, fitted before) and
-        the GPUs and generations each key trained on; the calibrated roofline's weight of each listed family with
-        training rows (nothing learned), the GPUs each trained on and the generations of the gated keys."""
+        """Learn the blends' lists (``fit`` calls it; so does the Dask trainer) from every training row (``rows``:
+        before the row cap; only its ``family``, ``gpu``, ``dtype`` and ``generation`` columns are read, so a frame
+        of one row per training row's key serves): the sibling weights of the families with a companion booster
+        (``companion_boosters_``, fitted before) and the GPUs and generations each key trained on; the calibrated
+        roofline's weight of each listed family with training rows (nothing learned), the GPUs each trained on and
+        the generations of the gated keys."""
         siblings = self.sibling_companion_weights()
         boosters = getattr(self, "companion_boosters_", None) or {}
         self.sibling_companion_ = {k: w for k, w in siblings.items() if companion_family(k) in boosters}
