@@ -146,8 +146,9 @@ def check_lines(check: pd.DataFrame) -> list[str]:
         "(`report_check.csv`): the new-generation band against the mean over the held-out generations of "
         "`experiments/logo`, the new-GPU band against the mean over the band's held-out GPUs of "
         "`experiments/unseen_gpu`. The reports fit one model per family in the evaluation harness (and read the "
-        "SASS columns on the Triton families); the bands refit the whole shipped recipe, so they agree roughly, "
-        "not exactly.",
+        "SASS columns on the Triton families) on the evaluated dtype's rows; the bands refit the whole shipped "
+        "recipe on every dtype of a family (e.g. silu_mul's float16 vidur rows, GEMM's fp8_block rows), so they "
+        "agree roughly, not exactly.",
         "",
         "| band | report family | band, new generation | LOGO report | band, new GPU | unseen-gpu report |",
         "|---|---|---:|---:|---:|---:|",

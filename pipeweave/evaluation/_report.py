@@ -639,6 +639,12 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
             + ("every training row" if cap is None else f"at most {int(cap):,} seeded random rows per GPU")
             + " (the models' own caps, e.g. `PipeweaveRegressor(max_rows_per_group=10000)`, still apply)."
         )
+        out.append(
+            "- training rows are the evaluated family's dtype (for `pipeweave`, plus the evaluation families its "
+            "booster also trains on, `pipeweave.model.FAMILY_BOOSTER_ROWS`); the shipped model also trains a "
+            "family's other dtypes (float16 rmsnorm / silu_mul, fp8_block GEMM and fused MoE, fp8 attention), "
+            "so its own held-out errors (`experiments/error_bands`) can differ from these."
+        )
     out += _goals_section(results)
     notes = extra.get("method_notes") or {}
     if notes:
