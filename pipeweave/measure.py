@@ -36,7 +36,8 @@ Exit status: 0 every measurable row was measured (rows skipped by design are lis
 were not measured here (failed on the GPU, or for another GPU), the others are written; 2 error
 before measuring (nothing written); 130 interrupted (the rows measured so far are written).
 
-``--dry-run`` validates the plan and prints what would be measured, without torch or a GPU.
+``--dry-run`` validates the plan and prints what would be measured, without torch or a GPU (exit 2 when
+no row could be, as the measuring run would stop).
 """
 
 from __future__ import annotations
@@ -461,6 +462,9 @@ def _dry_run(plan: pd.DataFrame, method: pd.Series, gpu: str | None, gpus: Mappi
             f"{_row_list(moe)} (fused_moe) {'needs' if len(moe) == 1 else 'need'} sglang on the GPU machine "
             f"({'installed here' if here else 'not installed here'})"
         )
+    if not n_ok:  # the real run would refuse this plan: so does its dry run
+        _print("nothing in this plan can be measured (see the rows above): the measuring run would stop with exit 2")
+        return EXIT_ERROR
     return EXIT_OK
 
 

@@ -23,6 +23,7 @@ from ._errors import DataError
 __all__ = [
     "TILE_COLUMNS",
     "FAMILIES",
+    "FAMILY_REQUIRED_COLUMNS",
     "closest_family",
     "DTYPES",
     "DTYPE_ALIASES",
@@ -72,6 +73,22 @@ FAMILIES: tuple[str, ...] = (
     "softmax_fp32",
     "layernorm_fp32",
 )
+
+#: Columns a (user) table must provide for each family; the rest default (``pipeweave.sources.FAMILY_DEFAULTS``).
+FAMILY_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "gemm": ("m", "n", "k"),
+    "fused_moe": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
+    "moe_w13": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
+    "attention_context": ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim"),
+    "attention_generation": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "step"),
+    "rmsnorm": ("num_tokens", "hidden_size"),
+    "silu_mul": ("num_tokens", "inter_size"),
+    "attention_flashinfer": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths", "kv_lengths"),
+    "gemm_fp32": ("m", "n", "k"),
+    "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
+    "softmax_fp32": ("num_tokens", "hidden_size"),
+    "layernorm_fp32": ("num_tokens", "hidden_size"),
+}
 
 
 def closest_family(name: object) -> str | None:

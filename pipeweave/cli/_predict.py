@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..vocab import FAMILY_REQUIRED_COLUMNS
 from ._common import (
     add_data_argument,
     add_launch_arguments,
@@ -24,9 +25,11 @@ DESCRIPTION = (
     + """
 
 The input CSV has the canonical profile columns: family, dtype and the family's shape columns
-(see `pipeweave explain -h`); tile-plan columns (block_m, block_n, block_k, group_m, num_warps,
-num_stages) are optional; attention rows may give `backend` (flash_attention, trtllm_mha or
-triton; default flash_attention); a `gpu` column may replace --gpu. The output is the input plus
+(the same names as the shape flags, e.g. --num-kv-heads is num_key_value_heads):
+{shapes}
+tile-plan columns (block_m, block_n, block_k, group_m, num_warps, num_stages) are optional;
+attention rows may give `backend` (flash_attention, trtllm_mha or triton; default
+flash_attention); a `gpu` column may replace --gpu. The output is the input plus
 `latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,
 divisibility, a tile plan Triton can launch on that GPU, memory); rows outside it are reported on
 stderr as `row N: not predicted: <reason>` (N = data row, 1 = the first line after the header) and
@@ -54,10 +57,13 @@ exit status:
 
 examples:
   pipeweave predict --gpu B300 --family gemm --dtype bfloat16 --m 8192 --n 8192 --k 8192
+  pipeweave predict --gpu H100 --family rmsnorm --num-tokens 4096 --hidden-size 8192
+  pipeweave predict --gpu L40S --family attention_generation --batch-size 16 --step 4096 --num-heads 32 \\
+      --num-kv-heads 8 --head-dim 128
   pipeweave predict --gpu B300 --input rows.csv --output preds.csv
   pipeweave predict --gpu my_gpu.toml --input rows.csv --output preds.csv
 """
-)
+).format(shapes="\n".join(f"  {fam}: {', '.join(cols)}" for fam, cols in FAMILY_REQUIRED_COLUMNS.items()))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -223,7 +229,12 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
-        what = f"{args.family} {args.dtype}" + (f" ({backend})" if backend else "")
+        kv = getattr(args, "kv_cache_dtype", None)
+        what = (
+            f"{args.family} {args.dtype}"
+            + (f" ({backend})" if backend else "")
+            + (f", {kv} KV cache" if kv and kv != args.dtype else "")
+        )
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
         if band:
             situation = _SITUATION_TEXT[band["band"]]

@@ -186,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
         for reason, n in by.head(10).items():
             names = skipped.loc[skipped["reason"] == reason, "kernel"].astype(str).head(2).tolist()
             print(f"  {n:>6,}  {reason}  (e.g. {', '.join(n_[:60] for n_ in names)})", file=sys.stderr)
+    if len(rows):  # the rows are written as measured; impossible ones (ms written as us, another GPU) are noted
+        _check_lower_bound(rows, gpus)
     return 0
 
 

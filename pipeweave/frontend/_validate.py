@@ -34,7 +34,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -129,6 +129,8 @@ TILED_FAMILIES: tuple[str, ...] = ("gemm", "moe_w13", "fused_moe")
 #: the kernel); every other family chooses its own launch configuration, and tile cells on its rows are refused.
 _RECORDED_TILE_FAMILIES: tuple[str, ...] = ("gemm_fp32",)
 _ATTENTION_FAMILIES = ("attention_context", "attention_generation")
+#: row kernels whose launch reads one num_tokens x hidden_size tensor and writes one (the memory check)
+_ROW_FAMILIES = ("rmsnorm", "elementwise_fp32", "softmax_fp32", "layernorm_fp32")
 _TILES = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
 
 #: Values an absent or blank optional column takes, per family (the CLI flags default to these too).
@@ -306,6 +308,20 @@ def _shown_at(raw: pd.Series, i: int) -> str:
     u = raw.iloc[i]
     v = "" if is_missing(u) else (_num(u) if isinstance(u, float) else str(u)).strip()
     return v if len(v) <= 40 else v[:37] + "..."
+
+
+def _column_hint(col: str, columns: Iterable[object]) -> str:
+    """``'; the file has 'X': rename it to 'col''`` for a column the table spells another way (case, dashes,
+    ``kv`` for ``key_value``, a near miss), else ``''``."""
+
+    def norm(s: str) -> str:
+        return s.strip().lower().replace("-", "_").replace("key_value", "kv")
+
+    names = {norm(str(c)): str(c) for c in columns}
+    key = (
+        norm(col) if norm(col) in names else next(iter(difflib.get_close_matches(norm(col), list(names), 1, 0.8)), None)
+    )
+    return "" if key is None else f"; the table has {shown(names[key])}: rename it to {col!r}"
 
 
 def _per_row(mask: np.ndarray, fmt: Callable[[int], str]) -> np.ndarray:
@@ -602,7 +618,11 @@ def row_problems(df: pd.DataFrame, spec_lookup: Mapping[str, GPUSpec] | None = N
                 r.add(bad, _per_row(bad & r.ok, dist_msg))
                 continue
             if col not in df.columns:
-                r.add(m, f"missing column {col!r} for family {name!r} (it needs {list(family.shape_columns)})")
+                r.add(
+                    m,
+                    f"missing column {col!r} for family {name!r} (it needs {list(family.shape_columns)})"
+                    + _column_hint(col, df.columns),
+                )
                 continue
             if col in family.text_columns:  # e.g. ';'-joined request lengths, parsed by the family
                 continue
@@ -908,7 +928,14 @@ def _check_memory(
                 (q + step) * 2.0 * g("num_key_value_heads") * g("head_dim") * kvb
                 + q * g("num_heads") * g("head_dim") * ab * 2.0
             )
-        else:
+        elif name == "gemm_fp32":  # batch x (A + B + C)
+            b = np.nan_to_num(g("batch_size", one), nan=1.0)
+            need = b * (g("m") * g("k") + g("k") * g("n") + g("m") * g("n")) * ab
+        elif name == "silu_mul":  # reads 2 x inter_size per token, writes inter_size
+            need = g("num_tokens") * g("inter_size") * 3.0 * ab
+        elif name in _ROW_FAMILIES:  # one num_tokens x hidden_size input and one output (a lower bound)
+            need = g("num_tokens") * g("hidden_size") * 2.0 * ab
+        else:  # attention_flashinfer: ragged ';'-joined lengths, bounded by their own checks
             return
     cap = _spec_col(gpuv, specs, "dram_gib", np.inf) * 2**30
     bad = m & np.isfinite(need) & (need > cap)

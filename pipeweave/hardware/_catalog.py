@@ -121,6 +121,15 @@ def spec_to_toml(spec: GPUSpec, *, name: str | None = None) -> str:
         f"# GPU spec file{f' copied from the catalog entry {origin}' if origin in _by_name() else ''}: keys and "
         "units as in datasets/gpus.toml.",
         "# Give a changed copy its own name; keep a public source per value you change (sources table).",
+        *(
+            [
+                f"# What-if studies: the model never measured {table['name']!r} (its new-GPU path and error band), so",
+                f"# compare an edited copy with this unedited one, not with {origin}: a copy differs from {origin} by",
+                "# its name alone (a GPU the model trained on has seen-GPU predictions).",
+            ]
+            if table["name"] != origin
+            else []
+        ),
         "",
         "[gpu]",
     ]

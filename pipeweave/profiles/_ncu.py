@@ -49,8 +49,9 @@ _EXPORT = "export with: ncu --import report.ncu-rep --csv --page raw > file.csv"
 # the header row: "ID" (quoted or not) and the delimiter after it
 _HEADER = re.compile(r'^\s*"?ID"?\s*([,;\t])')
 _DELIM_NAMES = {";": "semicolon", "\t": "tab"}
-# "1234,5" or "0,25": a comma that is not a thousands separator (one followed by exactly three digits)
-_DECIMAL_COMMA = re.compile(r"\d,(\d{1,2}|\d{4,})(\D|$)")
+# a number with a comma is read only when every comma is a thousands separator ("1,234,567.5"); "1234,5", "0,25",
+# "1237,284" (a first group of four digits) or "1.237,284" (grouping by points) write a decimal comma
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
 
 
 def _number(s: pd.Series) -> np.ndarray:
@@ -78,22 +79,34 @@ def read_ncu_csv(path: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, 
             f"{str(path)!r} lacks the metric {_TIME!r}",
             hint=f"profile with ncu --metrics {_TIME},launch__grid_size,launch__block_size (or ncu --set full)",
         )
+    ragged = [
+        i
+        for i, r in enumerate(rows[1:], start=start + 2)  # line numbers of the file
+        if any(c.strip() for c in r) and len(r) != len(header) and not r[0].lstrip().startswith("==")
+    ]
+    if ragged:  # a cut or edited file: a row with missing cells would be dropped without a word
+        raise DataError(
+            f"{str(path)!r} line {ragged[0]} has another number of cells than the header ({len(header)})"
+            + (f", as have {len(ragged) - 1} more line(s)" if len(ragged) > 1 else "")
+            + ": a truncated or edited file",
+            hint="export the CSV again from ncu: " + _EXPORT.split(": ", 1)[1],
+        )
     body = [r for r in rows[1:] if len(r) == len(header)]
-    if delim != ",":
-        # a re-saved file may write decimal commas (1234,88): never guess which comma is which
-        odd = [
-            (h, r[j])
-            for j, h in enumerate(header)
-            if h == _TIME or h.startswith("launch__")
-            for r in body
-            if _DECIMAL_COMMA.search(r[j].strip())
-        ]
-        if odd:
-            raise DataError(
-                f"{str(path)!r} is {_DELIM_NAMES.get(delim, repr(delim))}-separated and writes numbers with a "
-                f"decimal comma ({odd[0][1]!r} in {odd[0][0]}): which comma is a decimal point would be a guess",
-                hint="export the CSV again from ncu, unedited: " + _EXPORT.split(": ", 1)[1],
-            )
+    # a re-saved file may write decimal commas (1234,88): never guess which comma is which
+    odd = [
+        (h, r[j])
+        for j, h in enumerate(header)
+        if h == _TIME or h.startswith("launch__")
+        for r in body
+        if "," in r[j] and not _THOUSANDS.fullmatch(r[j].strip())
+    ]
+    if odd:
+        sep = f"is {_DELIM_NAMES.get(delim, 'comma')}-separated and "
+        raise DataError(
+            f"{str(path)!r} {sep}writes numbers with a decimal comma ({odd[0][1]!r} in {odd[0][0]}): which comma "
+            "is a decimal point would be a guess",
+            hint="export the CSV again from ncu, unedited: " + _EXPORT.split(": ", 1)[1],
+        )
     if not body:
         raise DataError(f"{str(path)!r} has no launch rows", hint="profile at least one kernel")
     units_row = body[0] if not body[0][0].strip() else [""] * len(header)  # the unit row has no ID
@@ -173,9 +186,27 @@ def import_ncu(
         # would hand it to (pyarrow strings use RE2, whose errors are not Python's); matched with Python's re
         patterns = _kernel_patterns(table["kernel"], shapes)
         codes, uniq = pd.factorize(name)
+        by_id = match >= 0
         for i, rx in patterns:
             hit = np.array([rx.search(str(u)) is not None for u in uniq], dtype=bool)[codes]
+            twice = hit & (match >= 0) & ~by_id  # two patterns claim one kernel: its family and shape are a guess
+            if twice.any():
+                k = int(np.flatnonzero(twice)[0])
+                raise DataError(
+                    f"shapes file {str(shapes)!r}: kernel {name.iloc[k]!r} matches the patterns of rows "
+                    f"{int(match[k]) + 1} and {i + 1}",
+                    hint="make the kernel patterns exclusive (e.g. anchor them, or match the kernel by id)",
+                )
             match = np.where((match < 0) & hit, i, match)
+    unused = sorted(set(range(len(table))) - set(match[match >= 0].tolist()))
+    if unused:
+        import warnings
+
+        warnings.warn(
+            f"{path.name}: row(s) {[u + 1 for u in unused]} of the shapes file {Path(shapes).name} matched no launch",
+            UserWarning,
+            stacklevel=2,
+        )
     skipped = [(n, "no row of the shapes table matches this kernel") for n in name[match < 0]]
     bad_t = (match >= 0) & ~(np.isfinite(lat) & (lat > 0))
     skipped += [(n, f"no usable {_TIME}") for n in name[bad_t]]

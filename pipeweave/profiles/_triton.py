@@ -29,6 +29,7 @@ import pandas as pd
 
 from .._errors import DataError, PipeweaveError
 from .._io import read_error_text
+from ..vocab import canonical_dtype
 from ._files import input_file
 from ._kineto import TORCH_DTYPES
 
@@ -46,6 +47,13 @@ def autotune_files(path: str | os.PathLike[str]) -> list[Path]:
     if not p.is_dir():
         return [p]
     found = sorted(f for f in p.rglob("*.autotune.json") if f.is_file())
+    kernels = sorted({f.name[: -len(".autotune.json")] for f in found})
+    if len(kernels) > 1:  # one family and one key mapping cannot describe two kernels' files
+        raise DataError(
+            f"directory {str(p)!r} holds the autotune files of {len(kernels)} kernels {kernels}",
+            hint="import one kernel at a time: pass its <kernel>.autotune.json files (each with its own family "
+            "and key names)",
+        )
     if not found:
         raise DataError(
             f"directory {str(p)!r} holds no *.autotune.json file",
@@ -148,6 +156,13 @@ def _import_triton_autotune(
             f"key names {len(key)} entries but {path.name} has a key of {len(kvals)}: {kvals}",
             hint="give one name (or _) per leading key entry",
         )
+    unnamed = [v for v in kvals[len(key) :] if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if unnamed:  # a shape entry left unnamed would be dropped, and the rows would describe another launch
+        raise DataError(
+            f"key names {len(key)} entries but {path.name}'s key {kvals} has {len(unnamed)} more number(s) "
+            f"{unnamed} after them",
+            hint="give one name (or _ to ignore it) per number of the key, in order",
+        )
     shape: dict[str, object] = {}
     for name, val in zip(key, kvals):
         if name != "_":
@@ -162,8 +177,15 @@ def _import_triton_autotune(
             f"the fixed argument gives {given}, which {path.name} already provides (its key or its configs)",
             hint="leave those columns out of the fixed argument: each row takes them from the file",
         )
+    own = next((TORCH_DTYPES[str(v)] for v in kvals[len(key) :] if str(v) in TORCH_DTYPES), None)
+    dtype = None if dtype is None else canonical_dtype(dtype)  # bf16 -> bfloat16, as every importer writes it
+    if dtype is not None and own is not None and dtype != own:
+        raise DataError(
+            f"dtype={dtype!r} would override what {path.name} gives (its key's first tensor dtype is {own!r})",
+            hint="leave dtype out: each row takes it from the file",
+        )
     if dtype is None:
-        dtype = next((TORCH_DTYPES[str(v)] for v in kvals[len(key) :] if str(v) in TORCH_DTYPES), None)
+        dtype = own
         if dtype is None:
             raise DataError(
                 f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass dtype= (e.g. 'bfloat16')"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..vocab import DTYPES, FAMILIES, TILE_COLUMNS
+from ..vocab import DTYPES, FAMILIES, FAMILY_REQUIRED_COLUMNS, TILE_COLUMNS
 
 __all__ = [
     "FAMILIES",
@@ -157,22 +157,6 @@ FAMILY_KEY_COLUMNS: dict[str, tuple[str, ...]] = {
         "kv_lengths",
     ),
     "gemm_fp32": ("op", "batch_size", "m", "n", "k"),
-    "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
-    "softmax_fp32": ("num_tokens", "hidden_size"),
-    "layernorm_fp32": ("num_tokens", "hidden_size"),
-}
-
-#: Columns a (user) table must provide for each family; the rest default (FAMILY_DEFAULTS).
-FAMILY_REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "gemm": GEMM_COLUMNS,
-    "fused_moe": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
-    "moe_w13": ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts"),
-    "attention_context": ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim"),
-    "attention_generation": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "step"),
-    "rmsnorm": ("num_tokens", "hidden_size"),
-    "silu_mul": ("num_tokens", "inter_size"),
-    "attention_flashinfer": ("batch_size", "num_heads", "num_key_value_heads", "head_dim", "q_lengths", "kv_lengths"),
-    "gemm_fp32": GEMM_COLUMNS,
     "elementwise_fp32": ("op", "num_tokens", "hidden_size"),
     "softmax_fp32": ("num_tokens", "hidden_size"),
     "layernorm_fp32": ("num_tokens", "hidden_size"),

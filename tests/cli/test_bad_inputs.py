@@ -121,6 +121,8 @@ MOE = "family,gpu,dtype,num_tokens,hidden_size,inter_size,topk,num_experts"
 FMOE = "family,gpu,dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,distribution"
 ATT = "family,gpu,dtype,batch_size,isl,num_heads,num_key_value_heads,head_dim"
 GEN = "family,gpu,dtype,batch_size,step,num_heads,num_key_value_heads,head_dim"
+# a GEMM row (the test model knows GEMM) beside a row kernel's columns
+ROW = "family,gpu,dtype,m,n,k,num_tokens,hidden_size,inter_size"
 TILE = "family,gpu,dtype,m,n,k,block_m,block_n,block_k,group_m,num_warps,num_stages"
 GOOD = {  # one valid row per header (hand-made launches)
     HEAD_GEMM: GOOD_GEMM,
@@ -135,6 +137,7 @@ GOOD = {  # one valid row per header (hand-made launches)
     ATT + ",kv_cache_dtype": "attention_context,H100,bfloat16,1,128,32,8,128,fp8",
     ATT + ",block_m": "attention_context,H100,bfloat16,1,128,32,8,128,",
     GEN: "attention_generation,H100,bfloat16,1,128,32,8,128",
+    ROW: GOOD_GEMM + ",,,",
     GEN + ",isl": "attention_generation,H100,bfloat16,1,128,32,8,128,1",
     HEAD_GEMM + ",backend": GOOD_GEMM + ",",
 }
@@ -152,6 +155,33 @@ CASES: list[tuple] = [
     _row_case("m-boolean", "gemm,H100,bfloat16,True,64,64", ["m=True", "not a finite number"]),
     _row_case("k-zero", "gemm,H100,bfloat16,64,64,0", ["k=0"]),
     _row_case("memory", "gemm,H100,bfloat16,16777216,16777216,1048576", ["GiB", "H100"]),
+    # a shape column spelled another way (the flag's short form, upper case) is named with its canonical name
+    (
+        "column-kv-alias",
+        {
+            "rows.csv": "family,gpu,dtype,batch_size,isl,num_heads,num_kv_heads,head_dim\n"
+            "attention_context,H100,bfloat16,1,128,32,8,128\n"
+        },
+        PO,
+        2,
+        ["row 1", "missing column 'num_key_value_heads'", "the table has 'num_kv_heads': rename it to"],
+    ),
+    (
+        "column-upper",
+        {"rows.csv": "family,gpu,dtype,M,N,K\ngemm,H100,bfloat16,64,64,64\n"},
+        PO,
+        2,
+        ["the table has 'M'"],
+    ),
+    # the row kernels and FP32 GEMM are checked against the GPU's memory too (32 TiB of bf16 activations)
+    _row_case(
+        "memory-rmsnorm", "rmsnorm,H100,bfloat16,,,,16777216,1048576,", ["rmsnorm launch needs 65,536.0 GiB"], head=ROW
+    ),
+    _row_case("memory-softmax", "softmax_fp32,H100,float32,,,,16777216,1048576,", ["softmax_fp32", "GiB"], head=ROW),
+    _row_case(
+        "memory-silu", "silu_mul,H100,bfloat16,,,,16777216,,1048576", ["silu_mul launch needs 98,304.0"], head=ROW
+    ),
+    _row_case("memory-fp32-gemm", "gemm_fp32,H100,float32,16777216,16777216,16", ["gemm_fp32 launch needs"]),
     _row_case("dtype-typo", "gemm,H100,bfloat61,64,64,64", ["'bfloat61'", "did you mean 'bfloat16'"]),
     _row_case("dtype-not-of-family", "gemm_fp32,H100,bfloat16,64,64,64", ["supports dtypes ['float32']"]),
     _row_case("fp8-on-a100", "gemm,A100,fp8,64,64,64", ["'A100'", "no fp8 tensor-core path"]),

@@ -198,6 +198,9 @@ def test_predict_attention_names_its_backend(tiny_model, capsys):
     assert main(args + ["--backend", "trtllm_mha", "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["backend"] == "trtllm_mha" and obj["latency_us_pred"] > 0
+    # a KV cache of another dtype than the launch's is named on the result line
+    assert main(args + ["--kv-cache-dtype", "fp8"]) == 0
+    assert "(flash_attention), fp8 KV cache on H200-SXM" in capsys.readouterr().out
 
 
 def test_predict_csv_reports_bad_rows_and_predicts_the_rest(tiny_model, tmp_path, capsys):

@@ -514,6 +514,9 @@ def test_spec_to_toml_round_trips_and_renames(tmp_path):
     copy = load_spec_file(path)
     assert copy.name == "H100-what-if" and copy.aliases == ()
     assert dataclasses.replace(copy, name=h100.name, aliases=h100.aliases) == h100
+    # a renamed copy says how to compare it (the model never measured the new name); the catalog entry does not
+    assert "compare an edited copy with this unedited one, not with H100-SXM" in path.read_text()
+    assert "What-if" not in spec_to_toml(h100)
 
 
 def test_gpus_spec_file_prints_a_spec_file(tmp_path, capsys):

@@ -262,6 +262,11 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
     assert "row 2:" in out and "skip: family attention_generation" in out
     assert "row 3:" in out and "skip: dtype fp8" in out
     assert "1 of 3 rows would be measured" in out
+    # a plan of rows the helper cannot time: its dry run says so with the real run's exit status
+    only_skips = tmp_path / "skips.csv"
+    pd.read_csv(plan).iloc[[1, 2]].to_csv(only_skips, index=False)
+    assert measure_main([str(only_skips), "--dry-run"]) == 2
+    assert "0 of 2 rows would be measured" in capsys.readouterr().out
     assert measure_main([str(plan)]) == 2 and "--out is required" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
     pd.DataFrame({"gpu": ["B200"], "family": ["gemm"], "dtype": ["bfloat16"], "m": [0], "n": [1], "k": [1]}).to_csv(
@@ -347,3 +352,17 @@ def test_train_excludes_a_spec_file_gpu_by_its_name(tmp_path, capsys):
     argv = ["train", "--profiles", str(rows), "--gpu-spec", str(spec), "--no-shared", "--n-estimators", "3"]
     assert main([*argv, "--exclude-gpu", "RTX-4090", "--out", str(tmp_path / "m.ubj"), "--no-progress"]) == 0
     assert "trained on 3 rows (2 GPUs" in capsys.readouterr().out
+
+
+def test_import_notes_rows_under_the_physical_lower_bound(tmp_path, capsys):
+    """Hand-made canonical rows: a 4096^3 bf16 GEMM timed 0.16 (ms written as us) beside 160 us. The import writes
+    both as given (exit 0) and notes the impossible one, as `profiles check` would."""
+    src = tmp_path / "ms.csv"
+    src.write_text(
+        "family,gpu,dtype,m,n,k,latency_us\ngemm,H100,bfloat16,4096,4096,4096,0.16\ngemm,H100,bfloat16,4096,4096,4096,160\n"
+    )
+    out = tmp_path / "out.csv"
+    assert main(["profiles", "import", "--from", "canonical", str(src), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "1 of 2 rows are faster than the physical lower bound" in err and "looks like milliseconds" in err
+    assert len(pd.read_csv(out)) == 2

@@ -263,6 +263,17 @@ def test_ncu_bom_and_semicolons(tmp_path):
     comma.write_text(text.replace('","', '";"').replace('"73.73"', '"73,73"'))
     with pytest.raises(DataError, match=r"semicolon-separated .* decimal comma \('73,73'"):
         read_ncu_csv(comma)
+    # a comma that is no thousands separator: a first group of four digits, grouping by points (any delimiter)
+    for cell in ("1237,284", "1.237,284"):
+        bad = tmp_path / "bad.csv"
+        bad.write_text(text.replace('"73.73"', f'"{cell}"'))
+        with pytest.raises(DataError, match=rf"comma-separated and writes numbers with a decimal comma \('{cell}'"):
+            read_ncu_csv(bad)
+    # a file cut in the middle of its last row: refused with the line, not a launch silently dropped
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text.rstrip("\n").rsplit(",", 3)[0] + "\n")
+    with pytest.raises(DataError, match=r"line \d+ has another number of cells than the header .* truncated"):
+        read_ncu_csv(cut)
 
 
 def test_ncu_gpu_that_disagrees_with_the_profiled_device_is_noted():

@@ -167,7 +167,43 @@ def test_triton_autotune_fused_moe_key_with_fixed_columns(tmp_path):
     assert set(rows["moe_ep_size"]) == {1.0} and set(rows["distribution"]) == {"balanced"}  # family defaults
 
 
+def test_triton_autotune_refuses_unnamed_numbers_another_dtype_and_mixed_kernels(tmp_path):
+    f = DATA / "matmul_kernel.autotune.json"  # key [512, 1024, 2048, torch.float16 x3]
+    # a number of the key left unnamed would be dropped: the rows would describe another launch
+    with pytest.raises(DataError, match=r"key names 2 entries .* has 1 more number\(s\) \[2048\]") as exc:
+        import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n"])
+    assert "_ to ignore it" in str(exc.value.hint)
+    rows, _ = import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n", "_"])  # ignored on purpose
+    assert "k" not in rows.columns
+    # a dtype that contradicts the key's tensor dtype is refused; the same dtype, any spelling, is accepted
+    with pytest.raises(DataError, match=r"dtype='bfloat16' would override .* 'float16'"):
+        import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n", "k"], dtype="bfloat16")
+    rows, _ = import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n", "k"], dtype="fp16")
+    assert set(rows["dtype"]) == {"float16"}
+    # a directory of two kernels' files: one family and one key mapping cannot describe both
+    (tmp_path / "matmul_kernel.autotune.json").write_text(f.read_text())
+    (tmp_path / "fused_moe_kernel.autotune.json").write_text(f.read_text())
+    with pytest.raises(DataError, match=r"autotune files of 2 kernels \['fused_moe_kernel', 'matmul_kernel'\]"):
+        import_profiles("triton-autotune", [tmp_path], gpu="H100", family="gemm", key=["m", "n", "k"])
+
+
 # --- Nsight Compute --------------------------------------------------------------------------
+def test_ncu_shapes_rows_must_match_exclusively(tmp_path):
+    """Two kernel patterns claiming one launch are refused; a shapes row matching nothing is noted."""
+    two = tmp_path / "two.csv"  # hand-made: both patterns match the ampere s16816 GEMM kernel
+    two.write_text(
+        "kernel,family,dtype,m,n,k\ns16816gemm,gemm,bfloat16,64,4096,1024\ngemm_bf16,gemm,bfloat16,8192,4096,4096\n"
+    )
+    with pytest.raises(DataError, match=r"matches the patterns of rows 1 and 2") as exc:
+        import_ncu(DATA / "ncu_raw.csv", shapes=two)
+    assert "exclusive" in str(exc.value.hint)
+    spare = tmp_path / "spare.csv"
+    spare.write_text((DATA / "ncu_shapes.csv").read_text() + "99,,gemm,bfloat16,16,16,16\n")
+    with pytest.warns(UserWarning, match=r"row\(s\) \[3\] of the shapes file spare.csv matched no launch"):
+        rows, _ = import_ncu(DATA / "ncu_raw.csv", shapes=spare)
+    assert len(rows) == 2
+
+
 def test_ncu_units_separators_and_matching():
     launches, units = read_ncu_csv(DATA / "ncu_raw.csv")
     assert len(launches) == 3 and units["gpu__time_duration.sum"] == "nsecond"
