@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .._errors import DataError
 
-__all__ = ["input_file", "suggest_gpus"]
+__all__ = ["input_file", "note_relabelled", "suggest_gpus"]
 
 
 def input_file(path: str | os.PathLike[str], what: str, *, hint: str, directory_hint: str | None = None) -> Path:
@@ -35,3 +35,24 @@ def suggest_gpus(name: str, n: int = 3) -> list[str]:
     from ..hardware import suggest_gpu_names
 
     return suggest_gpu_names(name)[:n]
+
+
+def note_relabelled(file_name: str, devices: object, gpu: str) -> None:
+    """Warn once per device of ``devices`` (the GPU names a file records) that is not ``gpu``, the GPU its rows are
+    labelled with as asked (a catalog name or a spec-file GPU; names the catalog does not know compare as text)."""
+    import warnings
+
+    from .._errors import PipeweaveError
+    from ..hardware import resolve_gpu_name
+
+    for device in sorted({str(d) for d in devices} - {""}):  # type: ignore[attr-defined]
+        try:
+            same = resolve_gpu_name(device) == resolve_gpu_name(str(gpu))
+        except PipeweaveError:
+            same = device.strip().lower() == str(gpu).strip().lower()
+        if not same:
+            warnings.warn(
+                f"{file_name} was profiled on {device!r}; its rows are labelled {gpu!r} as asked",
+                UserWarning,
+                stacklevel=3,
+            )

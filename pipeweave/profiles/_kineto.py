@@ -34,7 +34,7 @@ import pandas as pd
 from .._errors import DataError, PipeweaveError
 from .._io import read_error_text
 from ..sources import cublas_tile_from_kernel_name
-from ._files import input_file
+from ._files import input_file, note_relabelled
 
 __all__ = ["LAUNCH_KEY", "TORCH_DTYPES", "import_kineto", "kineto_launches"]
 
@@ -166,6 +166,7 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
             hint="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] on the GPU",
         )
     rows, skipped, blocks = [], [], []
+    profiled: set[str] = set()  # the devices' names of the rows kept (a gpu= label is checked against them)
     per_op: dict[int, dict] = {}
     for ev in kernels:
         args = ev.get("args") or {}
@@ -197,6 +198,7 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
             continue
         device = int(rec["device"]) if rec["device"] is not None else 0
         gname = gpu or devices.get(device)
+        profiled.add(devices.get(device, ""))
         if not gname:
             if not devices:
                 why = "has no deviceProperties naming the GPU"
@@ -233,6 +235,8 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
         rows.append(row)
         blocks.append(rec["block"])
     out = pd.DataFrame(rows)
+    if gpu and len(out):
+        note_relabelled(path.name, profiled, gpu)
     if len(out) and (out["family"] == "gemm_fp32").any():
         out = _with_simt_tile(out, blocks)
     if len(out):

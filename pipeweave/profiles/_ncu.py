@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-from ._files import input_file
+from ._files import input_file, note_relabelled
 
 __all__ = ["TIME_UNITS_US", "import_ncu", "read_ncu_csv", "read_shapes"]
 
@@ -219,23 +219,7 @@ def import_ncu(
     rows["ncu_id"] = ids[ok]
     if gpu:
         if "device__attribute_display_name" in launches:
-            from .._errors import PipeweaveError
-            from ..hardware import resolve_gpu_name
-
-            profiled = sorted({str(d) for d in launches["device__attribute_display_name"].to_numpy()[ok]})
-            for device in profiled:
-                try:
-                    same = resolve_gpu_name(device) == resolve_gpu_name(str(gpu))
-                except PipeweaveError:  # a device or a spec-file GPU the catalog does not know: compare as text
-                    same = device.strip().lower() == str(gpu).strip().lower()
-                if not same:
-                    import warnings
-
-                    warnings.warn(
-                        f"{path.name} was profiled on {device!r}; its rows are labelled {gpu!r} as asked",
-                        UserWarning,
-                        stacklevel=2,
-                    )
+            note_relabelled(path.name, launches["device__attribute_display_name"].to_numpy()[ok], gpu)
         rows["gpu"] = gpu
     elif "gpu" not in rows.columns:
         if "device__attribute_display_name" not in launches:

@@ -73,7 +73,13 @@ TILE_NAMES: dict[str, str] = {
     "BLOCK_K": "block_k",
     "GROUP_SIZE_M": "group_m",
     "GROUP_M": "group_m",
+    "BM": "block_m",
+    "BN": "block_n",
+    "BK": "block_k",
+    "GM": "group_m",
 }
+#: config names that split the reduction across CTAs: a value above 1 is a launch the tile plan does not describe
+SPLIT_NAMES: tuple[str, ...] = ("SPLIT_K", "SPLITK", "SPLIT_K_FACTOR")
 
 
 def import_triton_autotune(
@@ -191,6 +197,7 @@ def _import_triton_autotune(
                 f"{path.name}: no bf16/fp16 tensor dtype in the key {kvals}", hint="pass dtype= (e.g. 'bfloat16')"
             )
     rows, skipped = [], []
+    unread: set[str] = set()  # config names that are neither tile sizes nor split-K (EVEN_K, ...): not modelled
     for i, item in enumerate(data["configs_timings"]):
         try:
             cfg, times = item
@@ -203,6 +210,11 @@ def _import_triton_autotune(
         if not math.isfinite(t) or t <= 0:
             skipped.append((label, "config failed to compile or run (time is inf)"))
             continue
+        split = next((kw[k] for k in SPLIT_NAMES if k in kw and float(kw[k]) > 1), None)
+        if split is not None:
+            skipped.append((label, f"split-K {split}: the tile plan describes one CTA per output tile"))
+            continue
+        unread.update(k for k in kw if k not in TILE_NAMES and k not in SPLIT_NAMES)
         row: dict[str, object] = {
             "gpu": gpu,
             "family": family,
@@ -220,6 +232,15 @@ def _import_triton_autotune(
         if "group_m" not in row:
             row["group_m"] = 1.0
         rows.append(row)
+    if unread:
+        import warnings
+
+        warnings.warn(
+            f"{path.name}: config parameters {sorted(unread)} are not tile-plan columns and are not modelled "
+            f"(read: {sorted(TILE_NAMES)}, num_warps, num_stages)",
+            UserWarning,
+            stacklevel=3,
+        )
     skip = pd.DataFrame(skipped, columns=["kernel", "reason"]).assign(count=1)
     skip.insert(0, "file", path.name)
     return pd.DataFrame(rows), skip

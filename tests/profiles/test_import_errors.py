@@ -235,7 +235,8 @@ def test_python_api_takes_one_path_a_key_string_and_a_spec_file():
     rows, _ = import_profiles("triton-autotune", str(AUTOTUNE), gpu="H100", family="gemm", key="m,n,k")
     assert (rows[["m", "n", "k"]] == [512, 1024, 2048]).all().all()
     spec = Path(__file__).resolve().parents[2] / "datasets" / "example_gpu_spec.toml"  # defines RTX-4090
-    rows, _ = import_profiles("kineto", KINETO, gpu=str(spec))
+    with pytest.warns(UserWarning, match="profiled on 'NVIDIA H100 80GB HBM3'; its rows are labelled 'RTX-4090'"):
+        rows, _ = import_profiles("kineto", KINETO, gpu=str(spec))
     assert set(rows["gpu"]) == {"RTX-4090"}
     with pytest.raises(DataError, match=r"unknown GPU 'H100 PCIe' \(the gpu argument\); did you mean \['H100-SXM'\]"):
         import_profiles("kineto", KINETO, gpu="H100 PCIe")

@@ -89,6 +89,18 @@ def test_kineto_without_device_needs_gpu(tmp_path):
     assert set(rows["gpu"]) == {"H200"}
 
 
+def test_kineto_gpu_label_that_disagrees_with_the_trace_is_noted():
+    """The hand-written trace names an H100: labelling its rows L40S is allowed and said (as ncu does); H100 is not."""
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"was profiled on 'NVIDIA H100 80GB HBM3'; its rows are labelled 'L40S'"):
+        rows, _ = import_kineto(DATA / "kineto_h100_gemm.json", gpu="L40S")
+    assert set(rows["gpu"]) == {"L40S"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import_kineto(DATA / "kineto_h100_gemm.json", gpu="H100")
+
+
 def test_kineto_cpu_only_trace(tmp_path):
     trace = json.loads((DATA / "kineto_h100_gemm.json").read_text())
     trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") != "kernel"]
@@ -185,6 +197,21 @@ def test_triton_autotune_refuses_unnamed_numbers_another_dtype_and_mixed_kernels
     (tmp_path / "fused_moe_kernel.autotune.json").write_text(f.read_text())
     with pytest.raises(DataError, match=r"autotune files of 2 kernels \['fused_moe_kernel', 'matmul_kernel'\]"):
         import_profiles("triton-autotune", [tmp_path], gpu="H100", family="gemm", key=["m", "n", "k"])
+
+
+def test_triton_autotune_short_names_split_k_and_unread_parameters(tmp_path):
+    """Hand-edited copy of the autotune file: BM/BN/BK/GM names are read, a split-K config is skipped with its
+    reason (the tile plan has one CTA per output tile), other parameters are noted as not modelled."""
+    data = json.loads((DATA / "matmul_kernel.autotune.json").read_text(), parse_constant=float)
+    short = {"BM": 128, "BN": 64, "BK": 32, "GM": 8, "EVEN_K": True}
+    data["configs_timings"][0][0]["kwargs"] = short
+    data["configs_timings"][1][0]["kwargs"] = {**short, "SPLIT_K": 2}
+    f = tmp_path / "mm.autotune.json"
+    f.write_text(json.dumps(data))
+    with pytest.warns(UserWarning, match=r"config parameters \['EVEN_K'\] are not tile-plan columns"):
+        rows, skipped = import_triton_autotune(f, gpu="H100", family="gemm", key=["m", "n", "k"])
+    assert ((rows["block_m"] == 128) & (rows["block_n"] == 64) & (rows["block_k"] == 32)).sum() == 1
+    assert skipped["reason"].str.contains("split-K 2").sum() == 1 and len(rows) == 2
 
 
 # --- Nsight Compute --------------------------------------------------------------------------
