@@ -29,6 +29,19 @@ __all__ = [
     "unused_shape_flags",
 ]
 
+def whole_number(text: str) -> int:
+    """A shape flag's value: a whole number, written as a CSV cell may write it (4096, 4096.0, 4e3)."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
+    if not math.isfinite(v) or v != int(v):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (shape values count elements)")
+    return int(v)
+
+
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
     # flag -> (column, type, help)
     "--m": ("m", int, "GEMM rows of A/C"),
@@ -127,7 +140,9 @@ def add_launch_arguments(p: argparse.ArgumentParser, *, config: bool = True) -> 
     for flag, (col, typ, hlp) in _SHAPE_FLAGS.items():
         # the canonical column name works as a flag too (--num-key-value-heads = --num-kv-heads)
         alias = "--" + col.replace("_", "-")
-        g.add_argument(flag, *([alias] if alias != flag else []), dest=col, type=typ, help=hlp)
+        g.add_argument(
+            flag, *([alias] if alias != flag else []), dest=col, type=whole_number if typ is int else typ, help=hlp
+        )
     g.add_argument(
         "--backend",
         choices=list(KNOWN_BACKENDS) + list(FLASHINFER_BACKENDS),

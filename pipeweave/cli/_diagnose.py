@@ -49,7 +49,8 @@ The ranked list is one order: the ranker's shortlist plus the given config, sort
 speedup = given / candidate. A measurement below the analytical lower bound is flagged (wrong units or
 shape?) instead of being turned into utilizations. No headroom percentage is printed: in the dse
 validation the measured/ceiling ratio was less accurate than assuming no headroom, so only whether the
-measurement lies beyond the ceiling's held-out error is reported.
+measurement lies beyond the ceiling's held-out error is reported (the shipped models' error, from the dse
+report: models built in another folder, e.g. from your own rows, have no validated error and claim no headroom).
 """
 )
 

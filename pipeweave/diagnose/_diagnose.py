@@ -170,10 +170,16 @@ def check_measured_us(measured_us: Any) -> float | None:
 
 
 def headroom_verdict(
-    measured_us: float | None, ceiling_us: float, lower_us: float, band: float | None
+    measured_us: float | None,
+    ceiling_us: float,
+    lower_us: float,
+    band: float | None,
+    *,
+    no_band_why: str = "experiments/dse/results.json missing",
 ) -> tuple[str | None, str | None]:
     """(verdict, sentence) for a measurement against the ceiling; verdicts: ``below_physical_bound``,
-    ``at_or_below_ceiling``, ``within_error_band``, ``likely_headroom``, ``no_error_band`` (None without one)."""
+    ``at_or_below_ceiling``, ``within_error_band``, ``likely_headroom``, ``no_error_band`` (None without one;
+    ``no_band_why`` says why there is no band)."""
     if measured_us is None:
         return None, None
     m = float(measured_us)
@@ -190,7 +196,7 @@ def headroom_verdict(
     if band is None:
         return "no_error_band", (
             f"measured / ceiling = {r:.2f}; the ceiling has no validated error band here "
-            "(experiments/dse/results.json missing), so no headroom is claimed"
+            f"({no_band_why}), so no headroom is claimed"
         )
     if r <= 1.0 + band:
         return "within_error_band", (
@@ -385,8 +391,19 @@ def diagnose(
     ceiling = max(ceiling, lower)
 
     # measurement, utilization ---------------------------------------------------------------------------
-    band = ceiling_error_band()
-    verdict, sentence = headroom_verdict(measured_us, ceiling, lower, band)
+    # the dse report validates the shipped diagnose models: models built elsewhere (e.g. from a user's rows) have
+    # no validated error band, and no headroom is claimed with them
+    shipped = Path(models.paths.get("ceiling", str(DEFAULT_CEILING_PATH))).resolve() == DEFAULT_CEILING_PATH.resolve()
+    band = ceiling_error_band() if shipped else None
+    verdict, sentence = headroom_verdict(
+        measured_us,
+        ceiling,
+        lower,
+        band,
+        no_band_why="experiments/dse/results.json missing"
+        if shipped
+        else f"the models in {Path(models.paths['ceiling']).parent} were not validated by `evaluate --protocol dse`",
+    )
     below = verdict == "below_physical_bound"
     given_is_fastest = given_rank == 1 and ceiling >= predicted * (1.0 - 1e-9)
     if verdict == "likely_headroom" and given_is_fastest and sentence:

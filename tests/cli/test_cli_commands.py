@@ -100,8 +100,9 @@ def test_explain_errors_are_one_line(capsys):
         (["predict", "--family", "gemmm"], ["invalid choice: 'gemmm'", "did you mean 'gemm'?"]),
         (
             ["predict", "--gpu", "H100", "--m", "x"],
-            ["argument --m: invalid int value: 'x'", "'pipeweave predict --help'"],
+            ["argument --m: invalid whole number: 'x'", "'pipeweave predict --help'"],
         ),
+        (["predict", "--gpu", "H100", "--m", "4096.5"], ["argument --m: '4096.5' is not a whole number"]),
         (["profiles", "imprt"], ["pipeweave profiles: error:", "did you mean 'import'?"]),
         (
             ["calibrate", "plan", "--gpu", "B200", "--out", "p.csv", "--nn", "4"],
@@ -170,6 +171,11 @@ def test_predict_single_launch(tiny_model, capsys):
     assert rc == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["gpu"] == "B300" and obj["latency_us_pred"] > 0
+    # a shape written as a CSV cell may write it (4096.0, 4.096e3) is the same launch
+    argv = ["predict", "--model", str(tiny_model), "--gpu", "B300", "--family", "moe_w13", "--num-experts", "64"]
+    argv += ["--topk", "8", "--hidden-size", "4.096e3", "--inter-size", "1536.0", "--num-tokens", "64", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["latency_us_pred"] == obj["latency_us_pred"]
 
 
 def test_predict_attention_names_its_backend(tiny_model, capsys):

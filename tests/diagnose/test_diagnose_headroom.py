@@ -139,3 +139,16 @@ def test_check_measured_us_accepts_numbers_as_text_and_names_bad_values():
     for bad in ("abc", 0, -3.0, float("nan"), [1]):
         with pytest.raises(DataError, match="measured_us must be a positive number"):
             check_measured_us(bad)
+
+
+def test_models_built_elsewhere_claim_no_validated_error_band(tmp_path):
+    """The dse report validates the shipped diagnose models only: the same stub models said to come from another
+    folder (e.g. rebuilt from a user's rows) give no headroom verdict, and say why."""
+    shipped = diagnose(ROW, measured_us=1234.5, top=3, models=_models())
+    elsewhere = _models()
+    elsewhere.paths = {"ceiling": str(tmp_path / "diagnose_ceiling.ubj")}
+    res = diagnose(ROW, measured_us=1234.5, top=3, models=elsewhere)
+    assert res["measured_over_ceiling"] == pytest.approx(shipped["measured_over_ceiling"])
+    text = " ".join(res["notes"])
+    assert "no validated error band" in text and str(tmp_path) in text and "likely exists" not in text
+    assert res["headroom_verdict"] == "no_error_band" and shipped["headroom_verdict"] == "likely_headroom"
