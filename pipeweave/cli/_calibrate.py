@@ -381,6 +381,15 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {plural(len(plan), 'launch')} to measure on {spec.name} ({per}) to {args.out} "
             f"(from {len(cand):,} candidates)"
         )
+        from ..measure import MEASURABLE_FAMILIES
+
+        other = sorted(set(per) - set(MEASURABLE_FAMILIES))
+        if other:  # the plan is still the right rows to time; the helper script just cannot time them
+            print(
+                f"note: `python -m pipeweave.measure` times {' and '.join(MEASURABLE_FAMILIES)} only; measure the "
+                f"{', '.join(other)} rows with your own harness (e.g. a profiler trace: `pipeweave profiles import`)",
+                file=sys.stderr,
+            )
         return 0
     from ..calibrate import calibrate_model
     from ..model import load_model, save_model

@@ -29,6 +29,7 @@ __all__ = [
     "unused_shape_flags",
 ]
 
+
 def whole_number(text: str) -> int:
     """A shape flag's value: a whole number, written as a CSV cell may write it (4096, 4096.0, 4e3)."""
     import math

@@ -142,6 +142,16 @@ def test_calibrate_plan_and_fit_then_predict(tmp_path, capsys):
     p = pd.read_csv(plan)
     # the candidates' own columns (+ gpu, which the measurement helper needs)
     assert len(p) == 4 and list(p.columns) == ["family", "dtype", "m", "n", "k", "gpu"] and set(p["m"]) <= set(sizes)
+    assert "python -m pipeweave.measure` times" not in capsys.readouterr().err  # GEMM rows: the helper times them
+    rms = (
+        tmp_path / "rms.csv"
+    )  # hand-made row-kernel candidates: planned, with the note that the helper cannot time them
+    pd.DataFrame({"family": "rmsnorm", "dtype": "bfloat16", "num_tokens": sizes, "hidden_size": 4096}).to_csv(
+        rms, index=False
+    )
+    rplan = tmp_path / "rplan.csv"
+    assert main(["calibrate", "plan", "--gpu", "B200", "--n", "3", "--candidates", str(rms), "--out", str(rplan)]) == 0
+    assert "measure the rmsnorm rows with your own harness" in capsys.readouterr().err
     measured = tmp_path / "measured.csv"
     p.assign(latency_us=[5.0, 30.0, 200.0, 1500.0][: len(p)]).to_csv(measured, index=False)
     cal = tmp_path / "b200.ubj"
