@@ -383,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
         )
         from ..measure import MEASURABLE_FAMILIES
 
-        other = sorted(set(per) - set(MEASURABLE_FAMILIES))
+        other = sorted({str(f) for f in per} - set(MEASURABLE_FAMILIES))
         if other:  # the plan is still the right rows to time; the helper script just cannot time them
             print(
                 f"note: `python -m pipeweave.measure` times {' and '.join(MEASURABLE_FAMILIES)} only; measure the "
