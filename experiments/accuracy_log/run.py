@@ -1209,6 +1209,16 @@ EVAL_FAMILIES.setdefault("silu_mul_fp16", ("silu_mul", "float16"))  # screening 
 # the same question for fp8 GEMM's generation gate (session 29: `gemm:fp8`, decided by gate_gemm_* on the bf16 and fp8
 # labels, whose fits lacked the fp8_block rows the shipped gemm booster trains on): gate_gemm3_* adds them
 EVAL_FAMILIES.setdefault("gemm_fp8_block", ("gemm", "fp8_block"))  # screening only: not an evaluate family
+# GEMM's roofline blend (session 27, w 0.15 on every dtype: chosen by leave-one-generation-out on the bf16 and fp8
+# labels, whose fits lacked the fp8_block rows) re-screened as the shipped model trains: the library's blend off,
+# the roofline blended post hoc at w (one fit serves every w)
+for _w in (0.0, 0.15, 0.3):
+    JOINT_VARIANTS[f"gemm3_roof{int(round(_w * 100)):02d}"] = (
+        ("gemm_bf16", "gemm_fp8", "gemm_fp8_block"),
+        {"roofline_blend": {}, "blend_analytical": ("roofline", _w)},
+        f"the shipped recipe on GEMM trained on its three dtypes (bf16, fp8, fp8_block, as the shipped model) with "
+        f"the roofline blended geometrically at weight {_w} (the library's own blend off)",
+    )
 # ... and for prefill attention's (session 28, gate_aic_*: its booster trains on every tensor-core family's rows, of
 # every dtype in the shipped model; the screen's fits lacked fp8 attention and fp8_block GEMM / fused MoE)
 EVAL_FAMILIES.setdefault("attention_context_fp8", ("attention_context", "fp8"))  # screening only
@@ -1897,6 +1907,21 @@ DECISIONS: dict = {
     ("attention_context_fp8", "gate_aic3_on"): "fp8 prefill rows (never scored before): 28.61 gated against 31.26 "
     "blended (seed 0); the gate is the family's, so they are gated too",
     ("attention_context_fp8", "gate_aic3_off"): "see (attention_context_fp8, gate_aic3_on)",
+    ("gemm_bf16", "gemm3_roof15"): "the recipe (w 0.15), re-checked as the shipped model trains (fp8_block rows too; "
+    "seed 0): bf16 inner 17.01 against 18.38 without the blend, fp8 31.33 against 35.83: the blend holds. w 0.3 is "
+    "a little lower (16.93, 30.88; one seed): a candidate for three seeds, not landed",
+    ("gemm_bf16", "gemm3_roof00"): "see (gemm_bf16, gemm3_roof15)",
+    ("gemm_bf16", "gemm3_roof30"): "see (gemm_bf16, gemm3_roof15)",
+    ("gemm_fp8", "gemm3_roof15"): "see (gemm_bf16, gemm3_roof15)",
+    ("gemm_fp8", "gemm3_roof00"): "see (gemm_bf16, gemm3_roof15)",
+    ("gemm_fp8", "gemm3_roof30"): "see (gemm_bf16, gemm3_roof15)",
+    (
+        "gemm_fp8_block",
+        "gemm3_roof15",
+    ): "two generations (Hopper, Blackwell): no inner folds; outer 42.9 / 37.7 / 36.4 at "
+    "w 0 / 0.15 / 0.3 (not used to decide)",
+    ("gemm_fp8_block", "gemm3_roof00"): "see (gemm_fp8_block, gemm3_roof15)",
+    ("gemm_fp8_block", "gemm3_roof30"): "see (gemm_fp8_block, gemm3_roof15)",
     ("silu_mul", "sib_silu_50"): "see sib_silu_35",
     ("silu_mul", "sib_silu_65"): "see sib_silu_35",
     ("silu_mul", "sib_silu_landed"): "check: the library's own sibling blend (w 0.35) re-scored, inner 7.42 (the "
@@ -2334,6 +2359,9 @@ NOTES: list[str] = [
     "  seed 0), holds: bf16 23.23 gated against 24.57, fp8 prefill 28.61 against 31.26. Left: the harness itself",
     "  trains each evaluation family on its own dtype's rows (plus FAMILY_BOOSTER_ROWS labels), not on every dtype",
     "  of the family as the shipped model does; the screens above add the other dtypes as screen-only labels.",
+    "  GEMM's roofline blend (w 0.15, chosen by LOGO on bf16 and fp8 rows) re-checked with the fp8_block rows too",
+    "  (`gemm3_roof*`, seed 0): it holds (bf16 inner 17.01 against 18.38 unblended, fp8 31.33 against 35.83);",
+    "  w 0.3 is a little lower (16.93 / 30.88), a candidate for a three-seed screen.",
     "- **A crude companion on RMSNorm and SiLU-and-mul** (session 28): `xgboost_crude` wins single LOGO folds",
     "  of silu_mul, but its booster blended in at w 0.2 / 0.35 / 0.5 is worse on every inner fold (rmsnorm",
     "  13.70 -> 18.25 / 23.73 / 30.49, silu_mul 11.01 -> 14.45 / 18.52 / 23.48): dropped. A re-check on the",
