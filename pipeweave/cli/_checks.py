@@ -17,7 +17,7 @@ from typing import Any
 
 from .._errors import DataError
 
-__all__ = ["PARAM_DOMAINS", "check_storage_url", "nonnegative_int", "parse_params", "positive_int"]
+__all__ = ["PARAM_DOMAINS", "check_storage_url", "nonnegative_int", "parse_params", "positive_int", "whole_number"]
 
 
 def _int_type(low: int, what: str) -> Callable[[str], int]:
@@ -38,6 +38,18 @@ def _int_type(low: int, what: str) -> Callable[[str], int]:
 positive_int = _int_type(1, "a whole number >= 1")
 #: argparse type: a whole number >= 0.
 nonnegative_int = _int_type(0, "a whole number >= 0")
+
+
+def whole_number(text: str) -> int:
+    """argparse type of a shape flag: a whole number, written as a CSV cell may write it (4096, 4096.0, 4e3); its
+    range is the family's domain, checked with the launch (the row checks name the bound)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
+    if not math.isfinite(v) or v != int(v):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (shape values count elements)")
+    return int(v)
 
 
 def _num(

@@ -12,6 +12,7 @@ import pandas as pd
 from .._errors import DataError
 from ..vocab import ATTENTION_BACKENDS as KNOWN_BACKENDS
 from ..vocab import DEFAULT_ATTENTION_BACKEND, TILE_COLUMNS, default_source, parse_tile_config
+from ._checks import whole_number
 
 __all__ = [
     "add_data_argument",
@@ -28,19 +29,6 @@ __all__ = [
     "plural",
     "unused_shape_flags",
 ]
-
-
-def whole_number(text: str) -> int:
-    """A shape flag's value: a whole number, written as a CSV cell may write it (4096, 4096.0, 4e3)."""
-    import math
-
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
-    if not math.isfinite(v) or v != int(v):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (shape values count elements)")
-    return int(v)
 
 
 _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {

@@ -175,11 +175,11 @@ def headroom_verdict(
     lower_us: float,
     band: float | None,
     *,
-    no_band_why: str = "experiments/dse/results.json missing",
+    no_band_why: str | None = None,
 ) -> tuple[str | None, str | None]:
     """(verdict, sentence) for a measurement against the ceiling; verdicts: ``below_physical_bound``,
     ``at_or_below_ceiling``, ``within_error_band``, ``likely_headroom``, ``no_error_band`` (None without one;
-    ``no_band_why`` says why there is no band)."""
+    ``no_band_why`` says why there is no band; default: the dse report is missing)."""
     if measured_us is None:
         return None, None
     m = float(measured_us)
@@ -196,7 +196,7 @@ def headroom_verdict(
     if band is None:
         return "no_error_band", (
             f"measured / ceiling = {r:.2f}; the ceiling has no validated error band here "
-            f"({no_band_why}), so no headroom is claimed"
+            f"({no_band_why or 'experiments/dse/results.json missing'}), so no headroom is claimed"
         )
     if r <= 1.0 + band:
         return "within_error_band", (
@@ -395,15 +395,9 @@ def diagnose(
     # no validated error band, and no headroom is claimed with them
     shipped = Path(models.paths.get("ceiling", str(DEFAULT_CEILING_PATH))).resolve() == DEFAULT_CEILING_PATH.resolve()
     band = ceiling_error_band() if shipped else None
-    verdict, sentence = headroom_verdict(
-        measured_us,
-        ceiling,
-        lower,
-        band,
-        no_band_why="experiments/dse/results.json missing"
-        if shipped
-        else f"the models in {Path(models.paths['ceiling']).parent} were not validated by `evaluate --protocol dse`",
-    )
+    elsewhere = None if shipped else Path(models.paths["ceiling"]).parent
+    why = None if elsewhere is None else f"the models in {elsewhere} were not validated by `evaluate --protocol dse`"
+    verdict, sentence = headroom_verdict(measured_us, ceiling, lower, band, no_band_why=why)
     below = verdict == "below_physical_bound"
     given_is_fastest = given_rank == 1 and ceiling >= predicted * (1.0 - 1e-9)
     if verdict == "likely_headroom" and given_is_fastest and sentence:

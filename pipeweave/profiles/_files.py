@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from .._errors import DataError
@@ -37,7 +38,7 @@ def suggest_gpus(name: str, n: int = 3) -> list[str]:
     return suggest_gpu_names(name)[:n]
 
 
-def note_relabelled(file_name: str, devices: object, gpu: str) -> None:
+def note_relabelled(file_name: str, devices: Iterable[object], gpu: str) -> None:
     """Warn once per device of ``devices`` (the GPU names a file records) that is not ``gpu``, the GPU its rows are
     labelled with as asked (a catalog name or a spec-file GPU; names the catalog does not know compare as text)."""
     import warnings
@@ -45,7 +46,7 @@ def note_relabelled(file_name: str, devices: object, gpu: str) -> None:
     from .._errors import PipeweaveError
     from ..hardware import resolve_gpu_name
 
-    for device in sorted({str(d) for d in devices} - {""}):  # type: ignore[attr-defined]
+    for device in sorted({str(d) for d in devices} - {""}):
         try:
             same = resolve_gpu_name(device) == resolve_gpu_name(str(gpu))
         except PipeweaveError:
