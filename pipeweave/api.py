@@ -255,7 +255,8 @@ def predict_frame(
     if ok.any():
         from .model import ensure_features
 
-        sub = with_default_source(work.iloc[np.flatnonzero(ok)])
+        sub = work.iloc[np.flatnonzero(ok)]
+        sub = with_default_source(sub, also=_untrained_user_source(model, sub))
         _note_unmeasured_sources(sub["source"], sub["family"].astype(str))
         from .model import PipeweaveRegressor
 
@@ -294,6 +295,29 @@ def _note_floored(rows: pd.DataFrame, floored: Any) -> None:
         UserWarning,
         stacklevel=3,
     )
+
+
+def _untrained_user_source(model: Any, rows: pd.DataFrame) -> tuple[str, ...]:
+    """``(USER_SOURCE,)`` when ``rows`` name it and ``model`` never trained on rows of it (then, as in
+    :func:`pipeweave.calibrate.residuals`, they are predicted for the family's default source, with a note),
+    else ``()``. A model that did not train on a user's rows has never seen their (empty) source indicator:
+    its prediction there would be an extrapolation, not a timing convention."""
+    import warnings
+
+    from .vocab import USER_SOURCE
+
+    if "source" not in rows.columns or USER_SOURCE in (getattr(model, "sources_", None) or ()):
+        return ()
+    if not (rows["source"].astype("string").str.strip() == USER_SOURCE).any():
+        return ()
+    warnings.warn(
+        f"rows with source {USER_SOURCE!r} (your own measurements): this model did not train on any, so they are "
+        "predicted for each family's default source (its main training source); a model trained on your "
+        "profiles predicts them under their own source",
+        UserWarning,
+        stacklevel=4,
+    )
+    return (USER_SOURCE,)
 
 
 def _note_unmeasured_sources(src: pd.Series, fam: pd.Series) -> None:

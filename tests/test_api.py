@@ -76,6 +76,31 @@ def test_predict_default_source_per_family():
     assert rec.sources[:2] == [pw.vocab.default_source("moe_w13"), pw.vocab.default_source("gemm")]
 
 
+def test_user_source_is_predicted_as_the_default_unless_the_model_trained_on_it():
+    import warnings
+
+    class Recorder:  # stands in for a model: records the sources it is asked to predict
+        def __init__(self, sources):
+            self.sources_ = sources
+
+        def predict(self, df):
+            self.seen = df["source"].astype(str).tolist()
+            return np.full(len(df), 1.0)
+
+    rows = pd.DataFrame([{**GEMM, "source": "user"}, GEMM])
+    before = rows.copy()
+    shipped_like = Recorder(["aiconfigurator", "pipeweave"])
+    with pytest.warns(UserWarning, match="rows with source 'user' .* this model did not train on any"):
+        pw.predict(rows, gpu="H100", model=shipped_like)
+    assert shipped_like.seen == ["aiconfigurator", "aiconfigurator"]  # never an untrained (empty) source indicator
+    pd.testing.assert_frame_equal(rows, before)  # the caller's frame keeps its source
+    trained = Recorder(["aiconfigurator", "user"])  # trained on a user's profiles: keeps the rows' own source
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pw.predict(rows, gpu="H100", model=trained)
+    assert trained.seen == ["user", "aiconfigurator"]
+
+
 def test_a_source_that_never_measured_the_family_is_noted():
     import warnings
 
@@ -332,7 +357,11 @@ def test_explain_and_featurize_take_the_rows_predict_takes():
         dict(family="gemm", dtype="bfloat16", m=64, n=4096, k=4096, source="user"),
     ]
     for row in rows:
-        assert pw.predict(row, gpu="H100").iloc[0] > 0
+        if row.get("source") == "user":  # the shipped model trained on no user rows: predicted as the default
+            with pytest.warns(UserWarning, match="rows with source 'user'"):
+                assert pw.predict(row, gpu="H100").iloc[0] > 0
+        else:
+            assert pw.predict(row, gpu="H100").iloc[0] > 0
         assert pw.explain(row, gpu="H100")["envelope_us"] > 0
         assert len(pw.featurize(row, gpu="H100")) == 1
     with pytest.raises(DataError, match=r"1 of 2 launch rows cannot be described: row 2: m=-1 is outside"):

@@ -1,13 +1,14 @@
 """``python -m pipeweave.measure``: checks before measuring, per-row failures, GPU identity, output.
 
-No GPU here: the run path is exercised with fake ``torch`` / ``triton.testing`` / ``sglang`` modules put
-in ``sys.modules``. Every plan below is a tiny hand-made set of launch rows, and the fake ``do_bench``
+The run path is exercised with fake ``torch`` / ``triton.testing`` / ``sglang`` modules put in
+``sys.modules`` (the helper itself was run on an H200: experiments/device_h200). Every plan below is a tiny hand-made set of launch rows, and the fake ``do_bench``
 returns made-up constants (0.1234 ms, chosen because 0.1234 * 1000 is 123.39999999999999 in floating
 point): none of these numbers is a measurement.
 """
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import types
@@ -16,7 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeweave.measure import identify_gpu, main, measurement_method
+from pipeweave import measure
+from pipeweave.measure import cuda_graph_bench, identify_gpu, main, measurement_method
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "datasets" / "example_gpu_spec.toml"  # the repository's example spec file (RTX-4090)
@@ -54,7 +56,10 @@ class FakeGPU:
         torch.randn = lambda *shape, device=None, dtype=None: _Tensor(*shape)
         torch.matmul = lambda a, b: ("gemm", a.shape[0], a.shape[1], b.shape[1])
         torch.cuda = types.SimpleNamespace(
-            is_available=lambda: True, get_device_name=lambda d=None: self.device_name, empty_cache=lambda: None
+            is_available=lambda: True,
+            get_device_name=lambda d=None: self.device_name,
+            empty_cache=lambda: None,
+            device=lambda d: contextlib.nullcontext(),
         )
         triton = types.ModuleType("triton")
         testing = types.ModuleType("triton.testing")
@@ -63,8 +68,19 @@ class FakeGPU:
         monkeypatch.setitem(sys.modules, "torch", torch)
         monkeypatch.setitem(sys.modules, "triton", triton)
         monkeypatch.setitem(sys.modules, "triton.testing", testing)
+        # the CUDA-graph timer (tested on its own below) stands in like do_bench: one call per row
+        monkeypatch.setattr(measure, "cuda_graph_bench", self.graph_bench)
+        self.modes: list[str] = []
+
+    def graph_bench(self, fn, torch, warmup_ms, rep_ms):
+        self.modes.append("cuda_graph")
+        return self._time(fn)[0]
 
     def do_bench(self, fn, warmup, rep, quantiles):
+        self.modes.append("do_bench")
+        return self._time(fn)
+
+    def _time(self, fn):
         call = fn()
         self.calls.append(call)
         if self.on_call is not None:
@@ -169,7 +185,7 @@ def test_oom_row_is_reported_and_the_others_are_written(tmp_path, capsys, monkey
     assert "Traceback" not in err and "more lines of detail" not in err
     got = pd.read_csv(out)
     assert got["m"].tolist() == [128, 256]
-    assert set(got["timing"]) == {"do_bench_torch_matmul"}
+    assert set(got["timing"]) == {"cuda_graph_torch_matmul"}
     assert "measure_note" not in got.columns
     text = out.read_text()
     assert "123.4" in text and "123.39999" not in text  # rounded to LATENCY_DECIMALS
@@ -280,8 +296,91 @@ def test_power_law_moe_rows_are_skipped_not_mislabelled(tmp_path, capsys, monkey
     got = pd.read_csv(out)
     assert got["family"].tolist() == ["gemm", "fused_moe"]
     assert got["distribution"].dropna().tolist() == ["balanced"]
-    assert got["timing"].tolist() == ["do_bench_torch_matmul", "do_bench_sglang_fused_moe"]
+    assert got["timing"].tolist() == ["cuda_graph_torch_matmul", "cuda_graph_sglang_fused_moe"]
     assert ("moe", 64, 2) in gpu.calls
+
+
+# --------------------------------------------------------------------------- timing modes
+def test_timing_flag_picks_the_timer_and_labels_the_rows(tmp_path, capsys, monkeypatch):
+    gpu = FakeGPU()
+    gpu.install(monkeypatch)
+    plan = gemm_plan(tmp_path / "plan.csv", [128, 256])
+    out = tmp_path / "m.csv"
+    assert main([str(plan), "--out", str(out)]) == 0
+    assert gpu.modes == ["cuda_graph", "cuda_graph"]  # the default
+    assert set(pd.read_csv(out)["timing"]) == {"cuda_graph_torch_matmul"}
+    assert main([str(plan), "--out", str(out), "--timing", "do_bench"]) == 0
+    assert gpu.modes[2:] == ["do_bench", "do_bench"]
+    assert set(pd.read_csv(out)["timing"]) == {"do_bench_torch_matmul"}
+    assert main([str(plan), "--dry-run", "--timing", "do_bench"]) == 0
+    assert "-> do_bench_torch_matmul" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main([str(plan), "--dry-run", "--timing", "events"])
+    assert "invalid choice: 'events'" in capsys.readouterr().err
+    with pytest.raises(measure.DataError, match="unknown timing mode 'events'"):
+        measurement_method(measure.read_plan(str(plan)), "events")
+
+
+class _Clock:
+    """A fake CUDA clock for :func:`cuda_graph_bench`: each launch costs ``cost_ms`` (made up, checks the arithmetic)."""
+
+    def __init__(self, cost_ms: float) -> None:
+        self.t, self.cost_ms, self.eager, self.captured, self.replays = 0.0, cost_ms, 0, 0, 0
+        self.capturing = False
+        me = self
+
+        class Event:
+            def __init__(self, enable_timing: bool = False) -> None:
+                self.at = 0.0
+
+            def record(self) -> None:
+                self.at = me.t
+
+            def elapsed_time(self, end: Event) -> float:
+                return end.at - self.at
+
+        class Graph:
+            def replay(self) -> None:
+                me.t += me.cost_ms * me.captured
+                me.replays += 1
+
+        @contextlib.contextmanager
+        def graph(g: Graph):
+            me.capturing = True
+            yield
+            me.capturing = False
+
+        stream = types.SimpleNamespace(wait_stream=lambda other: None)
+        self.torch = types.SimpleNamespace(
+            cuda=types.SimpleNamespace(
+                Stream=lambda: stream,
+                current_stream=lambda: stream,
+                stream=lambda s: contextlib.nullcontext(),
+                Event=Event,
+                synchronize=lambda: None,
+                CUDAGraph=Graph,
+                graph=graph,
+            )
+        )
+
+    def launch(self) -> None:
+        if self.capturing:
+            self.captured += 1  # captured, not run
+        else:
+            self.t += self.cost_ms
+            self.eager += 1
+
+
+@pytest.mark.parametrize(("cost_ms", "launches"), [(0.004, 100), (0.3, 3), (5.0, 1)])
+def test_cuda_graph_bench_times_one_launch_from_graph_replays(cost_ms, launches):
+    clock = _Clock(cost_ms)
+    got = cuda_graph_bench(clock.launch, clock.torch, warmup_ms=25, rep_ms=100)
+    assert got == pytest.approx(cost_ms)  # replay time / launches per graph
+    assert clock.eager == 4  # three warm-up launches outside the capture, one timed to size the graph
+    assert clock.captured == launches  # about 1 ms of work per replay, 1 to 100 launches
+    replay_ms = cost_ms * launches
+    timed = min(1000, max(5, int(100 / replay_ms)))
+    assert clock.replays == 1 + max(1, int(25 / replay_ms)) + timed
 
 
 def test_moe_w13_rows_are_not_timed_with_the_whole_fused_moe(tmp_path):
@@ -289,7 +388,7 @@ def test_moe_w13_rows_are_not_timed_with_the_whole_fused_moe(tmp_path):
     from pipeweave.measure import read_plan
 
     method = measurement_method(read_plan(str(plan)))
-    assert method.iloc[0] == "do_bench_torch_matmul"
+    assert method.iloc[0] == "cuda_graph_torch_matmul"
     assert method.iloc[1].startswith("skip: family moe_w13 is the W13 GEMM alone")
 
 

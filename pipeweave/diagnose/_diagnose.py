@@ -291,7 +291,7 @@ def diagnose(
         need = smem_bytes(pd.DataFrame([given]), dtype, spec)[0] / 1024
         notes.append(
             f"the given config needs {need:.0f} KiB shared memory or more registers than {spec.name} "
-            "offers; Triton would refuse to launch it"
+            "offers; Triton refuses it (shared memory) or launches it with register spills, several times slower"
         )
     lower = float(f["t_lower_us"].iloc[0])
     pred, pred_model = _predict_latency(models, df, f, gpus)

@@ -872,14 +872,18 @@ def _check_tiles(
         if smem[i] > smem_cap[i]:
             what = f"needs {smem[i] / 1024:.0f} KiB of shared memory per CTA but {gpuv[i]} allows {smem_cap[i] / 1024:.0f} KiB"
             fix = "use smaller blocks or fewer stages (more warps do not reduce shared memory)"
+            launch = "Triton would refuse to launch it"
         else:
             what = (
                 f"keeps a {_num(t['block_m'][i])}x{_num(t['block_n'][i])} fp32 accumulator that does not fit "
                 f"{gpuv[i]}'s registers (255 per thread) with {_num(t['num_warps'][i])} warps"
             )
             fix = "use smaller blocks or more warps (they share the accumulator)"
+            # Triton compiles it with register spills and launches it: several times slower than the best
+            # config in the H200 sweeps of experiments/device_h200; the model does not predict spilling kernels
+            launch = "Triton launches it with register spills (several times slower), which the model does not predict"
         return (
-            f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; Triton would refuse to launch it "
+            f"tile plan {plan} (BM,BN,BK,GM,WARPS,STAGES) {what}; {launch} "
             f"({fix}; `pipeweave diagnose` without a config ranks the feasible ones)"
         )
 

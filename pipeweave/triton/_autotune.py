@@ -17,6 +17,7 @@ from .._errors import DataError
 __all__ = [
     "CONFIG_ARG_NAMES",
     "FAMILY_ARGUMENTS",
+    "LATENCY_ORDERED_FAMILIES",
     "LaunchRanker",
     "bench_rank100",
     "current_gpu",
@@ -35,6 +36,11 @@ CONFIG_ARG_NAMES: dict[str, tuple[str, ...]] = {
     "num_warps": ("num_warps",),
     "num_stages": ("num_stages",),
 }
+#: Families whose configs are ordered by the shipped latency model's prediction of each tile-plan row (the
+#: others by the diagnose config ranker, trained on fused-MoE tile sweeps). Chosen on exhaustive H200 sweeps
+#: of one Triton matmul kernel (experiments/device_h200, 29 shapes: the best of the first four configs is 1.08x
+#: the exhaustive best vs 1.28x by the ranker and 1.23x for four random configs); no other GEMM sweep exists here.
+LATENCY_ORDERED_FAMILIES: tuple[str, ...] = ("gemm",)
 #: Value of a knob the config does not set (Triton's defaults: 4 warps, 3 stages; no grouping).
 _KNOB_DEFAULTS = {"group_m": 1, "num_warps": 4, "num_stages": 3}
 
@@ -169,13 +175,31 @@ def _knobs(cfg: Any) -> tuple[int, ...]:
 class LaunchRanker:
     """Scores of every feasible config of one (GPU, family, dtype, shape) launch, computed once.
 
-    ``cost(knobs)``: the config's place in pipeweave's order (1 = best; configs the ranker may recommend
-    come first, then the rest of the feasible space; ``inf`` when it does not fit the GPU). Configs outside
-    the enumerated space are scored on first sight together with the space.
+    ``cost(knobs)``: the config's place in pipeweave's order (1 = best; ``inf`` when it does not fit the GPU).
+    ``order_by``: ``"latency"`` (the shipped latency model's prediction of each tile-plan row, fastest first;
+    ``latency_model()`` returns the model) or ``"ranker"`` (the diagnose config ranker's score; configs it may
+    recommend come first, then the rest of the feasible space); default ``"latency"`` for
+    :data:`LATENCY_ORDERED_FAMILIES`, else ``"ranker"``. Configs outside the enumerated space are scored on
+    first sight together with the space.
     """
 
-    def __init__(self, spec: Any, family: str, dtype: str, shape: Mapping[str, Any], ranker: Any) -> None:
+    def __init__(
+        self,
+        spec: Any,
+        family: str,
+        dtype: str,
+        shape: Mapping[str, Any],
+        ranker: Any,
+        latency_model: Callable[[], Any] | None = None,
+        order_by: str | None = None,
+    ) -> None:
         self.spec, self.family, self.dtype, self.shape, self.ranker = spec, family, dtype, dict(shape), ranker
+        self.latency_model = latency_model or functools.partial(_load_latency_model, None)
+        if order_by is None:
+            order_by = "latency" if family in LATENCY_ORDERED_FAMILIES else "ranker"
+        if order_by not in ("latency", "ranker"):
+            raise DataError(f"order_by must be 'latency' or 'ranker', got {order_by!r}", hint="e.g. order_by='latency'")
+        self.order_by = order_by
         self._cost: dict[tuple[int, ...], float] = {}
         self._extra: list[tuple[int, ...]] = []
         self._score(())
@@ -209,8 +233,20 @@ class LaunchRanker:
             ]
         )
         cand, feat = candidate_features(row, gpus={self.spec.name: self.spec}, configs=cfgs)
-        score = np.asarray(self.ranker.decision_function(feat), dtype=float)
-        allowed = self.ranker.restrict(cand) if hasattr(self.ranker, "restrict") else np.ones(len(cand), bool)
+        if self.order_by == "latency":
+            # the latency model's prediction of each tile-plan row, fastest first (NaN: outside its domain, last)
+            from ..api import predict_frame
+
+            launch = cand[[c for c in cand.columns if c in (*row.columns, *CONFIG_COLUMNS)]]
+            pred, _ = predict_frame(
+                launch.reset_index(drop=True), self.latency_model(), gpus={self.spec.name: self.spec}
+            )
+            us = np.asarray(pred, dtype=float)
+            score = -np.where(np.isfinite(us), us, np.inf)
+            allowed = np.ones(len(cand), bool)
+        else:
+            score = np.asarray(self.ranker.decision_function(feat), dtype=float)
+            allowed = self.ranker.restrict(cand) if hasattr(self.ranker, "restrict") else np.ones(len(cand), bool)
         order = np.lexsort((-score, ~allowed))  # recommendable first, then by score
         place = np.empty(len(order), dtype=float)
         place[order] = np.arange(1, len(order) + 1, dtype=float)
@@ -234,6 +270,13 @@ class LaunchRanker:
         if new:
             self._score(new)
         return [self._cost[k] for k in knobs]
+
+
+@functools.lru_cache(maxsize=4)
+def _load_latency_model(models: str | None) -> Any:
+    from ..api import load_model
+
+    return load_model(None if models is None else os.path.join(models, "pipeweave_default.ubj"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -268,7 +311,9 @@ class _Engine:
         self.spec = gpu if isinstance(gpu, GPUSpec) else get_gpu(gpu if gpu is not None else current_gpu())
         self.shape = shape
         self.dtype = dtype
-        self.ranker = _load_ranker(None if models is None else str(models))
+        folder = None if models is None else str(models)
+        self.ranker = _load_ranker(folder)
+        self.latency_model = functools.partial(_load_latency_model, folder)  # loaded on the first gemm launch
         self._launches: dict[tuple, LaunchRanker] = {}
         self._max = int(max_launches)
         self._lock = threading.Lock()
@@ -293,7 +338,7 @@ class _Engine:
                 if lr is None:
                     if len(self._launches) >= self._max:
                         self._launches.pop(next(iter(self._launches)))
-                    lr = LaunchRanker(self.spec, self.family, dtype, shp, self.ranker)
+                    lr = LaunchRanker(self.spec, self.family, dtype, shp, self.ranker, self.latency_model)
                     self._launches[key] = lr
         return lr
 

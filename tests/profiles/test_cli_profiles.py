@@ -268,7 +268,7 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
     ).to_csv(plan, index=False)
     assert measure_main([str(plan), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "row 1: B200 gemm bfloat16 m=4096 n=4096 k=4096 -> do_bench_torch_matmul" in out
+    assert "row 1: B200 gemm bfloat16 m=4096 n=4096 k=4096 -> cuda_graph_torch_matmul" in out
     assert "row 2:" in out and "skip: family attention_generation" in out
     assert "row 3:" in out and "skip: dtype fp8" in out
     assert "1 of 3 rows would be measured" in out

@@ -227,3 +227,37 @@ def test_readme_example_runs_without_gpu(tmp_path, capsys):
     assert isinstance(tuner, triton.runtime.autotuner.Autotuner) and len(tuner.configs) == 144
     tuner.nargs = {"M": 4096, "N": 4096, "K": 4096}
     assert len(tuner.prune_configs({})) == 5
+
+
+# --------------------------------------------------------------------------- which model orders a family
+def test_gemm_is_ordered_by_the_latency_model_and_moe_by_the_ranker():
+    import numpy as np
+    import pandas as pd
+
+    from pipeweave import predict_frame
+    from pipeweave.diagnose import ConfigRanker
+    from pipeweave.hardware import get_gpu
+    from pipeweave.triton import LATENCY_ORDERED_FAMILIES, LaunchRanker
+
+    assert LATENCY_ORDERED_FAMILIES == ("gemm",)
+    spec, ranker = get_gpu("H100"), ConfigRanker.load(None)
+    shape = {"m": 512, "n": 4096, "k": 4096}
+    knobs = [(64, 64, 32, 8, 4, 3), (128, 128, 64, 8, 4, 3), (128, 256, 64, 8, 8, 3), (64, 128, 64, 8, 4, 4)]
+    lr = LaunchRanker(spec, "gemm", "bfloat16", shape, ranker)
+    assert lr.order_by == "latency"
+    places = lr.costs(knobs)
+    rows = pd.DataFrame(
+        [dict(zip(["block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"], k)) for k in knobs]
+    ).assign(gpu="H100-SXM", family="gemm", dtype="bfloat16", **shape)
+    pred, _ = predict_frame(rows, None)
+    # the places follow the shipped model's predicted latency of each tile-plan row, fastest first
+    assert np.argsort(places).tolist() == np.argsort(np.asarray(pred, float)).tolist()
+    by_ranker = LaunchRanker(spec, "gemm", "bfloat16", shape, ranker, order_by="ranker")
+    assert by_ranker.order_by == "ranker" and by_ranker.costs(knobs) != places
+    moe = {"num_tokens": 512, "num_experts": 64, "topk": 8, "hidden_size": 4096, "inter_size": 1536}
+    assert (
+        LaunchRanker(spec, "moe_w13", "bfloat16", {**moe, "moe_tp_size": 1, "moe_ep_size": 1}, ranker).order_by
+        == "ranker"
+    )
+    with pytest.raises(DataError, match="order_by must be 'latency' or 'ranker', got 'fast'"):
+        LaunchRanker(spec, "gemm", "bfloat16", shape, ranker, order_by="fast")
