@@ -1,7 +1,7 @@
 """Measure a calibration plan on the GPU: ``python -m pipeweave.measure plan.csv --out measured.csv``.
 
-**Run on one GPU by this project** (an H200, torch 2.11, Triton 3.6: experiments/device_h200): 192 GEMMs
-with each timer, compared with AIConfigurator's H200 rows of the same shapes. Check a few rows of your own
+**Run on one GPU by this project** (an H200, torch 2.11, Triton 3.6: experiments/device_h200): 192 bf16 GEMMs
+with each timer and the same shapes in fp8, compared with AIConfigurator's H200 rows of the same shapes. Check a few rows of your own
 against your own timings before trusting it on another GPU or stack; fused-MoE rows were not run (no sglang
 there).
 
@@ -22,7 +22,11 @@ It writes the plan's columns plus ``latency_us`` and ``timing`` = ``<timing>_<ca
 never pooled silently with other methods):
 
 * ``gemm``: ``torch.matmul`` of A[m, k] and B[k, n] (cuBLAS, like the AIConfigurator GEMM data);
-  ``timing = "cuda_graph_torch_matmul"`` (or ``do_bench_torch_matmul``).
+  ``timing = "cuda_graph_torch_matmul"`` (or ``do_bench_torch_matmul``). dtype ``fp8``:
+  ``torch._scaled_mm`` of float8_e4m3fn operands with per-tensor scales and bf16 output
+  (``..._torch_scaled_mm``; cuBLASLt wants k and n multiples of 16: other shapes fail and are reported). This
+  is not what the shipped model's fp8 rows time: on the H200, AIConfigurator's fp8 GEMMs took a median 1.64x a
+  bare ``_scaled_mm`` of the same shape (experiments/device_h200); ``calibrate fit`` warns about such rows.
 * ``fused_moe``: SGLang's Triton fused-MoE (``sglang`` must be installed; its
   ``fused_moe(hidden_states, w1, w2, gating_output, topk, renormalize)`` entry point, routing by
   random gating logits, i.e. about balanced); ``timing = "cuda_graph_sglang_fused_moe"`` (or ``do_bench_...``). Only
@@ -97,7 +101,9 @@ _NOT_MEASURED_FAMILIES: dict[str, str] = {
     "moe_w13": "family moe_w13 is the W13 GEMM alone; SGLang's fused_moe would time both GEMMs and the activation",
 }
 _MOE_FAMILIES = ("fused_moe",)
-_TORCH_DTYPE = {"bfloat16": "bfloat16", "float16": "float16"}
+_TORCH_DTYPE = {"bfloat16": "bfloat16", "float16": "float16", "fp8": "float8_e4m3fn"}
+#: dtypes each family is measured in (fp8: gemm only, torch._scaled_mm with per-tensor scales)
+_FAMILY_DTYPES = {"gemm": ("bfloat16", "float16", "fp8"), "fused_moe": ("bfloat16", "float16")}
 #: decimals of ``latency_us`` (0.1 ns: far below do_bench's CUDA-event resolution)
 LATENCY_DECIMALS = 4
 _SUFFIXES = (".csv", ".parquet")
@@ -154,8 +160,14 @@ def measurement_method(plan: pd.DataFrame, timing: str = "cuda_graph") -> pd.Ser
     out = out.where(out != "", "skip: family " + fam + f" has no measurement method here ({known})")
     for family, reason in _NOT_MEASURED_FAMILIES.items():
         out = out.where(fam != family, "skip: " + reason)
-    bad_dt = ~dtype.isin(list(_TORCH_DTYPE)) & ~out.str.startswith("skip")
-    out = out.where(~bad_dt, "skip: dtype " + dtype + " is not measured here (bfloat16, float16)")
+    allowed = fam.map(lambda f: _FAMILY_DTYPES.get(f, ()))
+    ok_dt = np.array([d in a for d, a in zip(dtype, allowed, strict=True)], dtype=bool)
+    bad_dt = ~ok_dt & ~out.str.startswith("skip").to_numpy()
+    out = out.where(
+        ~bad_dt, "skip: dtype " + dtype + " of " + fam + " is not measured here (" + allowed.map(", ".join) + ")"
+    )
+    fp8 = ((fam == "gemm") & (dtype == "fp8")).to_numpy() & ~out.str.startswith("skip").to_numpy()
+    out = out.where(~fp8, f"{timing}_torch_scaled_mm")  # fp8 GEMMs run torch._scaled_mm, not torch.matmul
     if "distribution" in plan.columns:
         dist = plan["distribution"]
         alpha = np.array([_routing_alpha(v) for v in dist], dtype=float)
@@ -270,6 +282,12 @@ def _write(frame: pd.DataFrame, out: str) -> int:
 def _gemm_call(row: pd.Series, device: str, torch: Any) -> Callable[[], Any]:
     dt = getattr(torch, _TORCH_DTYPE[str(row["dtype"])])
     m, n, k = (int(row[c]) for c in ("m", "n", "k"))
+    if str(row["dtype"]) == "fp8":
+        # fp8 e4m3 A[m, k] @ B[k, n] (B column-major, as cuBLASLt wants it), per-tensor scales, bf16 out
+        a = torch.randn(m, k, device=device).to(dt)
+        b = torch.randn(n, k, device=device).to(dt).t()
+        one = torch.ones((), device=device, dtype=torch.float32)
+        return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     a = torch.randn(m, k, device=device, dtype=dt)
     b = torch.randn(k, n, device=device, dtype=dt)
     return lambda: torch.matmul(a, b)

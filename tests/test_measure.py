@@ -35,6 +35,12 @@ class _Tensor:
     def __truediv__(self, other: object) -> _Tensor:
         return self
 
+    def to(self, dtype: object) -> _Tensor:
+        return self
+
+    def t(self) -> _Tensor:
+        return _Tensor(*reversed(self.shape))
+
 
 class FakeGPU:
     """Fake torch + triton.testing.do_bench: records calls, fails on chosen GEMM m values."""
@@ -55,6 +61,9 @@ class FakeGPU:
         torch.Tensor = _Tensor  # libraries that look for torch arrays (scipy's array API helpers) read it
         torch.randn = lambda *shape, device=None, dtype=None: _Tensor(*shape)
         torch.matmul = lambda a, b: ("gemm", a.shape[0], a.shape[1], b.shape[1])
+        torch.float8_e4m3fn = "fp8"
+        torch.ones = lambda *shape, device=None, dtype=None: _Tensor(*shape)
+        torch._scaled_mm = lambda a, b, scale_a, scale_b, out_dtype: ("fp8_gemm", a.shape[0], a.shape[1], b.shape[1])
         torch.cuda = types.SimpleNamespace(
             is_available=lambda: True,
             get_device_name=lambda d=None: self.device_name,
@@ -298,6 +307,18 @@ def test_power_law_moe_rows_are_skipped_not_mislabelled(tmp_path, capsys, monkey
     assert got["distribution"].dropna().tolist() == ["balanced"]
     assert got["timing"].tolist() == ["cuda_graph_torch_matmul", "cuda_graph_sglang_fused_moe"]
     assert ("moe", 64, 2) in gpu.calls
+
+
+def test_fp8_gemm_rows_run_scaled_mm(tmp_path, monkeypatch):
+    gpu = FakeGPU()
+    gpu.install(monkeypatch)
+    plan = tmp_path / "plan.csv"
+    rows = [{"gpu": "B200", "family": "gemm", "dtype": d, "m": 64, "n": 256, "k": 512} for d in ("fp8", "bfloat16")]
+    pd.DataFrame(rows).to_csv(plan, index=False)
+    out = tmp_path / "m.csv"
+    assert main([str(plan), "--out", str(out)]) == 0
+    assert gpu.calls == [("fp8_gemm", 64, 512, 256), ("gemm", 64, 512, 256)]  # A[m, k] @ B[k, n] both times
+    assert pd.read_csv(out)["timing"].tolist() == ["cuda_graph_torch_scaled_mm", "cuda_graph_torch_matmul"]
 
 
 # --------------------------------------------------------------------------- timing modes

@@ -1911,8 +1911,10 @@ DECISIONS: dict = {
     "three seeds): bf16 inner 17.01 / 17.08 / 16.84 against 18.38 / 18.32 / 18.07 without the blend, fp8 31.33 / "
     "31.69 / 31.23 against 35.83 / 36.21 / 35.77: the blend holds. w 0.3: bf16 16.93 / 17.07 / 16.90 (not every "
     "seed below, bf16 keeps 0.15); fp8 30.88 / 31.15 / 30.74, every seed below every w-0.15 seed: a gemm:fp8 "
-    "roofline weight of 0.3 passes the adoption rule, NOT LANDED (session 30 ran out of time for the retrain and "
-    "the reports)",
+    "roofline weight of 0.3 passes the adoption rule on held-out generations. NOT LANDED: session 31 added "
+    "family:dtype keys to FAMILY_ROOFLINE_BLEND and refit the shipped model with gemm:fp8 = 0.3; its fp8 error bands "
+    "went 29.9 -> 28.4% on a new generation but 17.4 -> 21.4% on a new GPU of a measured generation (sibling "
+    "refits, gemm_fp8_roof30_shipped_refit.log), so a nested leave-one-GPU-out screen must clear it first",
     "gemm3_roof00_seed1": "see (gemm_bf16, gemm3_roof15)",
     "gemm3_roof00_seed2": "see (gemm_bf16, gemm3_roof15)",
     "gemm3_roof15_seed1": "see (gemm_bf16, gemm3_roof15)",

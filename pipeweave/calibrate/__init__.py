@@ -21,11 +21,20 @@ from ._correction import (
     ResidualCorrection,
     setting_ok,
 )
-from ._fit import borrows_band, calibrate_model, merge_repeated_launches, plan_launches, residuals, trained_on
+from ._fit import (
+    TIMING_MISMATCHES,
+    borrows_band,
+    calibrate_model,
+    merge_repeated_launches,
+    plan_launches,
+    residuals,
+    trained_on,
+)
 from ._plan import plan_positions
 from ._regime import REGIME_FEATURES, regime_matrix
 
 __all__ = [
+    "TIMING_MISMATCHES",
     "AUTO_CANDIDATES",
     "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",

@@ -23,7 +23,15 @@ from ._plan import plan_positions
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["borrows_band", "calibrate_model", "merge_repeated_launches", "plan_launches", "residuals", "trained_on"]
+__all__ = [
+    "TIMING_MISMATCHES",
+    "borrows_band",
+    "calibrate_model",
+    "merge_repeated_launches",
+    "plan_launches",
+    "residuals",
+    "trained_on",
+]
 
 
 def merge_repeated_launches(measured: pd.DataFrame) -> pd.DataFrame:
@@ -111,6 +119,35 @@ def residuals(
     feats = ensure_features(rows, gpus=gpus)
     pred = np.asarray(model.predict(feats), dtype=float)
     return feats, np.log(lat / pred)
+
+
+#: ``timing`` suffixes of measurements known to time another operation than the shipped model's training rows of
+#: the family and dtype, with what was seen: (family, dtype, timing suffix) -> the note
+TIMING_MISMATCHES: dict[tuple[str, str, str], str] = {
+    ("gemm", "fp8", "_torch_scaled_mm"): (
+        "a bare torch._scaled_mm of pre-quantized operands, while the shipped model's fp8 GEMM rows "
+        "(AIConfigurator's) time more: on one H200 they read a median 1.64x the bare call (1.65x the bf16 GEMM "
+        "below 10 us, where the bare call is 0.99x; experiments/device_h200), so the correction would learn the "
+        "difference of the two operations rather than the GPU"
+    ),
+}
+
+
+def _note_timing_conventions(measured: pd.DataFrame) -> None:
+    """Warn about measured rows whose ``timing`` is known to time another operation than the model's training rows
+    of their family and dtype (:data:`TIMING_MISMATCHES`)."""
+    if not {"timing", "family", "dtype"} <= set(measured.columns):
+        return
+    timing = measured["timing"].astype("string").fillna("")
+    fam, dt = measured["family"].astype(str), measured["dtype"].astype(str)
+    for (family, dtype, suffix), what in TIMING_MISMATCHES.items():
+        n = int(((fam == family) & (dt == dtype) & timing.str.endswith(suffix)).sum())
+        if n:
+            warnings.warn(
+                f"{n} measured {family} {dtype} rows were timed as {suffix.lstrip('_')}: {what}",
+                UserWarning,
+                stacklevel=3,
+            )
 
 
 def _canonical_gpu(name: Any, gpus: Mapping[str, GPUSpec] | None = None) -> str:
@@ -216,6 +253,7 @@ def calibrate_model(
     measured = measured.assign(gpu=gpu)
     if getattr(model, "calibration_", None) is not None:
         raise DataError("the model is already calibrated", hint="calibrate the uncalibrated base model")
+    _note_timing_conventions(measured)
     merged = merge_repeated_launches(measured)
     if len(merged) < len(measured):
         warnings.warn(

@@ -26,7 +26,8 @@ read it; rows are validated like `predict` input.
 formats (--from):
   canonical        a canonical CSV/parquet (validated, GPU names resolved, defaults filled)
   kineto           PyTorch profiler trace JSON (record_shapes=True): aten::mm/addmm/linear/bmm kernels
-                   -> gemm rows (bf16/fp16) or gemm_fp32 rows (float32, TF32 off); GPU from
+                   -> gemm rows (bf16/fp16) or gemm_fp32 rows (float32, TF32 off), aten::_scaled_mm
+                   (fp8 e4m3, per-tensor scales) -> gemm rows of dtype fp8; GPU from
                    deviceProperties; other kernels listed as skipped
   triton-autotune  <kernel>.autotune.json of @triton.autotune(cache_results=True): one row per config
                    (do_bench median, ms -> us); needs --gpu, --family, --key (names of the key entries);

@@ -505,17 +505,21 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         )
 
     def roofline_blend_weights(self) -> dict[str, float]:
-        """Family -> weight of the calibrated roofline in the family's last blend (``roofline_blend`` resolved
-        and validated: ``None`` -> :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`); weight 0 entries dropped."""
+        """Family (or ``family:dtype``) -> weight of the calibrated roofline in the family's last blend
+        (``roofline_blend`` resolved and validated: ``None`` -> :data:`~pipeweave.model.FAMILY_ROOFLINE_BLEND`);
+        weight 0 entries dropped. A ``family:dtype`` key sets the weight of that dtype's rows of the family."""
+        blend = _family_mapping(
+            "roofline_blend",
+            self.roofline_blend,
+            FAMILY_ROOFLINE_BLEND,
+            "blend weights",
+            "e.g. {'softmax_fp32': 0.1, 'gemm:fp8': 0.3}; None = the recipe, {} = none",
+            family_of=companion_family,
+        )
+        _require_known_dtypes("roofline_blend", blend)
         return _blend_weights(
             "roofline_blend",
-            _family_mapping(
-                "roofline_blend",
-                self.roofline_blend,
-                FAMILY_ROOFLINE_BLEND,
-                "blend weights",
-                "e.g. {'softmax_fp32': 0.1}; None = the recipe, {} = none",
-            ),
+            blend,
             include_one=False,
             hint="0 = the model alone; e.g. 0.1 (pipeweave.model.FAMILY_ROOFLINE_BLEND)",
         )
@@ -535,18 +539,21 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         The roofline reads the featurized columns :data:`pipeweave.frontend.ROOFLINE_COLUMNS` (``columns``, else ``rows``); a reduced
         frame without them gets them from the front-end (``gpus``, ``data`` as in :meth:`predict`)."""
         weights = getattr(self, "roofline_blend_", None) or {}
-        if not weights or not np.isin(family, list(weights)).any():
+        if not weights or not np.isin(family, [companion_family(k) for k in weights]).any():
             return pred
         from ..frontend import ROOFLINE_COLUMNS, calibrated_roofline_us, feature_arrays
 
-        codes, names = pd.factorize(np.asarray(family, dtype=object))
-        w = np.array([float(weights.get(str(n), 0.0)) for n in names], dtype=float)[codes]
+        dtype = _row_dtypes(rows)
+        w = np.zeros(len(rows))  # each row's weight: its family's, overridden by a family:dtype key
+        for key in sorted(weights, key=lambda k: _companion_dtype(k) is not None):
+            w[_family_key_rows(key, family, dtype)] = weights[key]
         m = w > 0
+        if not m.any():
+            return pred
         # left to the model alone: a GPU the family trained on (the blend is for GPUs it never saw), and for the gated
         # keys a new GPU of a generation the family trained on (the weights were chosen on generations the model never
         # saw). Each list maps a family or family:dtype key to its trained values; a row's value (its GPU, its
         # generation) is looked up only when a listed family's row is still blended
-        dtype = _row_dtypes(rows)
         for lists, values_of in (
             (getattr(self, "roofline_trained_gpus_", None) or {}, lambda: seen_keys(rows)),
             (getattr(self, "roofline_trained_generations_", None) or {}, lambda: _row_generations(rows, gpus)),
@@ -985,9 +992,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.sibling_trained_gpus_ = self._trained_gpus(rows, self.sibling_companion_)
         self.sibling_trained_generations_ = self._trained_generations(rows, self.sibling_companion_)
         trained = set(str_values(rows["family"])) if "family" in rows.columns else set()
-        self.roofline_blend_ = {f: w for f, w in self.roofline_blend_weights().items() if f in trained}
-        self.roofline_trained_gpus_ = self._trained_gpus(rows, self.roofline_blend_)
-        gated = [k for k in self.roofline_gated_families() if companion_family(k) in self.roofline_blend_]
+        self.roofline_blend_ = {
+            k: w for k, w in self.roofline_blend_weights().items() if companion_family(k) in trained
+        }
+        blended = list(dict.fromkeys(companion_family(k) for k in self.roofline_blend_))
+        # a GPU the family trained on is left alone, whichever of its keys weighs a row
+        self.roofline_trained_gpus_ = self._trained_gpus(rows, blended)
+        gated = [k for k in self.roofline_gated_families() if companion_family(k) in blended]
         self.roofline_trained_generations_ = self._trained_generations(rows, gated)
 
     def _trained_gpus(self, rows: pd.DataFrame, families: Iterable[str]) -> dict[str, list[str]]:

@@ -9,7 +9,9 @@ the CPU operator with the same ``External id`` (else through the runtime launch 
 same ``correlation``). The GPU comes from ``deviceProperties[device].name``.
 
 Recovered rows: ``aten::mm`` (A[M,K] @ B[K,N]), ``aten::addmm`` (bias, A, B), ``aten::linear``
-(input[..., K], weight[N, K]: M = product of the leading dims) and ``aten::bmm``. In bf16 / fp16
+(input[..., K], weight[N, K]: M = product of the leading dims), ``aten::bmm`` and ``aten::_scaled_mm``
+(fp8 e4m3 A[M,K] @ B[K,N] with per-tensor scales: ``gemm`` rows of dtype ``fp8``, AIConfigurator's
+per-tensor FP8 GEMM; row-wise or block scales are skipped with the reason). In bf16 / fp16
 they are ``gemm`` rows (``bmm`` with batch 1 only); in float32 they are ``gemm_fp32`` rows
 (``batch_size`` GEMMs; ``op`` = ``linear`` for linear / addmm, else ``bmm``) with the CTA tile and
 warps of the cuBLAS / CUTLASS SIMT kernel when its name encodes them, as NeuSight's rows have. A
@@ -50,8 +52,11 @@ TORCH_DTYPES: dict[str, str] = {
     "Float": "float32",
     "c10::Float": "float32",
     "torch.float32": "float32",
+    "c10::Float8_e4m3fn": "fp8",
+    "Float8_e4m3fn": "fp8",
+    "torch.float8_e4m3fn": "fp8",
 }
-_GEMM_OPS = ("aten::mm", "aten::addmm", "aten::linear", "aten::bmm")
+_GEMM_OPS = ("aten::mm", "aten::addmm", "aten::linear", "aten::bmm", "aten::_scaled_mm")
 
 
 def _load(path: Path) -> dict:
@@ -89,6 +94,15 @@ def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, float, 
             m, k = float(np.prod(x[:-1])), x[-1]
             n, k2 = w
             a_type, b = types[0], 1
+        elif op == "aten::_scaled_mm":  # (A, B, scale_a, scale_b, ...): fp8 A[M,K] @ B[K,N]
+            (m, k), (k2, n) = dims[0], dims[1]
+            a_type, b = types[0], 1
+            scales = [list(d or []) for d in dims[2:4]]
+            if any(int(np.prod(d)) != 1 for d in scales if d):
+                return (
+                    f"fp8 GEMM with row-wise or block scales {scales}: only per-tensor scaling (gemm dtype fp8) is "
+                    "modelled"
+                )
         else:  # aten::bmm
             (b, m, k), (b2, k2, n) = dims[0], dims[1]
             if b != b2:
@@ -100,7 +114,7 @@ def _mnk(op: str, dims: list, types: list) -> tuple[float, float, float, float, 
         return f"inconsistent input dims {dims} for {op}"
     dtype = TORCH_DTYPES.get(str(a_type))
     if dtype is None:
-        return f"dtype {a_type!r} has no GEMM family (bf16 / fp16: gemm, float32: gemm_fp32)"
+        return f"dtype {a_type!r} has no GEMM family (bf16 / fp16 / fp8 e4m3: gemm, float32: gemm_fp32)"
     if b != 1 and dtype != "float32":
         return f"batched GEMM (batch {b}) in {dtype}: only gemm_fp32 models batched GEMMs"
     return float(b), float(m), float(n), float(k), dtype

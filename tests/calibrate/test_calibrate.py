@@ -516,3 +516,17 @@ def test_calibration_corrects_the_predictions_predict_makes_for_launches_naming_
     cal = calibrate_model(shipped, measured, gpu="B300", method="scalar")
     assert cal.calibration_.corrections["rmsnorm"].mean_ == pytest.approx(np.log(1.3), abs=1e-9)
     np.testing.assert_allclose(pw.predict(launches, model=cal).to_numpy(), 1.3 * base, rtol=1e-9)
+
+
+def test_fp8_gemms_timed_as_a_bare_scaled_mm_are_noted(base_model):
+    """The helper's fp8 timings (a bare torch._scaled_mm) are another operation than AIConfigurator's fp8 rows."""
+    import warnings
+
+    measured = _spread_gemms(20)
+    measured["latency_us"] = base_model.predict(measured) * 1.1  # hand-made latencies
+    fp8 = measured.assign(dtype="fp8", timing="cuda_graph_torch_scaled_mm")
+    with pytest.warns(UserWarning, match=r"20 measured gemm fp8 rows were timed as torch_scaled_mm: a bare"):
+        calibrate_model(base_model, fp8, gpu="B200")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # bf16 timed by torch.matmul: the model's own convention, no note
+        calibrate_model(base_model, measured.assign(timing="cuda_graph_torch_matmul"), gpu="B200")

@@ -38,7 +38,7 @@ def fitted(rows):
 
 
 def test_the_recipe_blends_only_known_families_with_small_weights():
-    assert set(FAMILY_ROOFLINE_BLEND) <= set(FAMILIES)
+    assert {companion_family(k) for k in FAMILY_ROOFLINE_BLEND} <= set(FAMILIES)
     # a gate on an unblended family means nothing
     assert {companion_family(k) for k in ROOFLINE_GENERATION_GATE} <= set(FAMILY_ROOFLINE_BLEND)
     assert PipeweaveRegressor().roofline_gated_families() == ROOFLINE_GENERATION_GATE
@@ -59,10 +59,24 @@ def test_the_blend_is_geometric_with_the_calibrated_roofline(rows, fitted):
     np.testing.assert_allclose(blended.predict(raw), blended.predict(rows), rtol=1e-6)
 
 
+def test_a_family_dtype_key_weighs_that_dtypes_rows_alone(rows, fitted):
+    alone, blended = fitted
+    # every row here is float32: the float32 key overrides the family's weight on all of them ...
+    keyed = PipeweaveRegressor(**KW, roofline_blend={"elementwise_fp32": 0.1, "elementwise_fp32:float32": 0.3}).fit(
+        rows
+    )
+    np.testing.assert_allclose(keyed.predict(rows), blended.predict(rows), rtol=1e-6)
+    assert keyed.roofline_blend_ == {"elementwise_fp32": 0.1, "elementwise_fp32:float32": 0.3}
+    # ... and a key of another dtype weighs none of them
+    other = PipeweaveRegressor(**KW, roofline_blend={"elementwise_fp32:bfloat16": 0.3}).fit(rows)
+    np.testing.assert_allclose(other.predict(rows), alone.predict(rows), rtol=1e-6)
+
+
 @pytest.mark.parametrize(
     ("value", "match"),
     [
         ({"softmax_fp32": 1.0}, r"roofline_blend\['softmax_fp32'\] must be a blend weight in \[0, 1\), got 1.0"),
+        ({"softmax_fp32:fp9": 0.1}, r"roofline_blend names unknown dtypes in \['softmax_fp32:fp9'\]"),
         ({"softmax_fp32": "x"}, r"got 'x'"),
         ({"softmax": 0.1}, r"roofline_blend names unknown families \['softmax'\]"),
     ],

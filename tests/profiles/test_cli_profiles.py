@@ -255,7 +255,7 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
         {
             "gpu": ["B200", "B200", "B200"],
             "family": ["gemm", "attention_generation", "gemm"],
-            "dtype": ["bfloat16", "bfloat16", "fp8"],
+            "dtype": ["bfloat16", "bfloat16", "fp8_block"],
             "m": [4096, None, 1024],
             "n": [4096, None, 1024],
             "k": [4096, None, 1024],
@@ -270,7 +270,7 @@ def test_measure_dry_run_and_plan_errors(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "row 1: B200 gemm bfloat16 m=4096 n=4096 k=4096 -> cuda_graph_torch_matmul" in out
     assert "row 2:" in out and "skip: family attention_generation" in out
-    assert "row 3:" in out and "skip: dtype fp8" in out
+    assert "row 3:" in out and "skip: dtype fp8_block of gemm is not measured here (bfloat16, float16, fp8)" in out
     assert "1 of 3 rows would be measured" in out
     # a plan of rows the helper cannot time: its dry run says so with the real run's exit status
     only_skips = tmp_path / "skips.csv"

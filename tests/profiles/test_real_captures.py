@@ -21,7 +21,7 @@ def test_real_kineto_trace_gives_the_gemm_rows_and_names_what_it_skips():
     rows, skipped = import_profiles("kineto", CAP / "kineto_h200.json")
     assert set(rows["gpu"]) == {"H200-SXM"} and set(rows["timing"]) == {"kineto"}
     got = {(r.family, r.dtype, r.m, r.n, r.k): r for r in rows.itertuples()}
-    assert len(got) == 7
+    assert len(got) == 8
     big = got[("gemm", "bfloat16", 4096, 4096, 4096)]
     assert big.latency_us == pytest.approx(171.421) and big.n_raw_rows == 3  # median of the three iterations
     split_k = got[("gemm", "bfloat16", 1, 4096, 4096)]
@@ -33,9 +33,15 @@ def test_real_kineto_trace_gives_the_gemm_rows_and_names_what_it_skips():
     assert ("gemm", "bfloat16", 1024, 3072, 2048) in got  # torch.matmul -> aten::mm
     fp32 = got[("gemm_fp32", "float32", 1024, 1024, 1024)]
     assert (fp32.block_m, fp32.block_n, fp32.block_k) == (128, 64, 8)  # from the cuBLAS kernel name
+    # torch._scaled_mm of fp8 e4m3 operands with per-tensor (scalar) scales: a gemm row of dtype fp8
+    fp8 = got[("gemm", "fp8", 4096, 4096, 4096)]
+    assert fp8.n_raw_rows == 3 and "qqtst" in fp8.kernel_name
+    assert fp8.latency_us < big.latency_us  # the fp8 tensor rate is twice bf16's
     reasons = _reasons(skipped)
     assert reasons["batched GEMM (batch 8) in bfloat16: only gemm_fp32 models batched GEMMs"] == 3
-    assert any("aten::_scaled_mm" in r for r in reasons) and any("aten::_softmax" in r for r in reasons)
+    assert any("aten::_softmax" in r for r in reasons) and not any(
+        r.startswith("launched by aten::_scaled_mm") for r in reasons
+    )
 
 
 def test_real_ncu_csv_with_the_shapes_table():
@@ -60,3 +66,23 @@ def test_real_autotune_caches_skip_register_spilling_configs_with_the_true_reaso
     reasons = _reasons(skipped)
     assert len(reasons) == 4 and all("128x256 fp32 accumulator" in r for r in reasons)
     assert all("register spills" in r and "refuse" not in r for r in reasons)
+
+
+def test_fp8_scaled_mm_with_row_wise_scales_is_skipped_with_the_reason(tmp_path):
+    import json
+
+    # the real trace with its _scaled_mm calls' scales turned into row-wise ones (hand-edited: (m, 1) and (1, n))
+    trace = json.loads((CAP / "kineto_h200.json").read_text())
+    edited = 0
+    for ev in trace["traceEvents"]:
+        if ev.get("name") == "aten::_scaled_mm":
+            ev["args"]["Input Dims"][2:4] = [[4096, 1], [1, 4096]]
+            edited += 1
+    path = tmp_path / "rowwise.json"
+    path.write_text(json.dumps(trace))
+    rows, skipped = import_profiles("kineto", path)
+    assert edited == 3 and "fp8" not in set(rows["dtype"])
+    why = [r for r in skipped["reason"] if r.startswith("fp8 GEMM with row-wise or block scales")]
+    assert why == [
+        "fp8 GEMM with row-wise or block scales [[4096, 1], [1, 4096]]: only per-tensor scaling (gemm dtype fp8) is modelled"
+    ]
