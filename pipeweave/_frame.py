@@ -6,12 +6,13 @@ helpers factorize once and work on the few distinct values instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "row_list",
     "with_default_source",
     "training_latency",
     "is_missing",
@@ -146,3 +147,17 @@ def with_default_source(rows: pd.DataFrame, also: Sequence[str] = ()) -> pd.Data
     if not blank.any():
         return rows
     return rows.assign(source=src.astype(object).where(~blank, rows["family"].astype(str).map(default_source)))
+
+
+def row_list(rows: Iterable[int], limit: int = 12) -> str:
+    """'rows 1-3, 7' for 0-based positions (printed 1-based), at most ``limit`` ranges."""
+    nums = sorted(int(r) + 1 for r in rows)
+    ranges: list[list[int]] = []
+    for n in nums:
+        if ranges and n == ranges[-1][1] + 1:
+            ranges[-1][1] = n
+        else:
+            ranges.append([n, n])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:limit])
+    more = f" and {len(ranges) - limit} more ranges" if len(ranges) > limit else ""
+    return ("row " if len(nums) == 1 else "rows ") + text + more

@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import DataError, PipeweaveError
+from ._frame import row_list
 
 if TYPE_CHECKING:
     from .hardware import GPUSpec
@@ -179,20 +180,6 @@ def measurement_method(plan: pd.DataFrame, timing: str = "cuda_graph") -> pd.Ser
             + " is not measured here (fused_moe routes by random gating, about balanced; only balanced rows)",
         )
     return out
-
-
-def _row_list(rows: Iterable[int], limit: int = 12) -> str:
-    """'rows 1-3, 7' for 0-based positions (printed 1-based), at most ``limit`` ranges."""
-    nums = sorted(int(r) + 1 for r in rows)
-    ranges: list[list[int]] = []
-    for n in nums:
-        if ranges and n == ranges[-1][1] + 1:
-            ranges[-1][1] = n
-        else:
-            ranges.append([n, n])
-    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:limit])
-    more = f" and {len(ranges) - limit} more ranges" if len(ranges) > limit else ""
-    return ("row " if len(nums) == 1 else "rows ") + text + more
 
 
 # --------------------------------------------------------------------------- GPU identity
@@ -386,7 +373,7 @@ def _load_fused_moe(rows: list[int]) -> Callable[..., Any]:
     except Exception as exc:  # noqa: BLE001  (sglang's import can fail in many ways; all mean "cannot measure")
         why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
         raise DataError(
-            f"{_row_list(rows)} (fused_moe) {'needs' if len(rows) == 1 else 'need'} sglang's Triton fused_moe, which does not import here ({why}); "
+            f"{row_list(rows)} (fused_moe) {'needs' if len(rows) == 1 else 'need'} sglang's Triton fused_moe, which does not import here ({why}); "
             "nothing was measured",
             hint="pip install sglang on this machine, or remove the fused_moe rows from the plan",
         ) from None
@@ -476,7 +463,7 @@ def measure_plan(
 
     for reason in dict.fromkeys(n for n in notes if n is not None and n.startswith("not measured")):
         rows = [i for i, n in enumerate(notes) if n == reason]
-        _print(f"{_row_list(rows)}: {reason}", file=sys.stderr)
+        _print(f"{row_list(rows)}: {reason}", file=sys.stderr)
     last_save = time.monotonic()
     for pos, i in enumerate(todo):  # one real launch per row: a Python loop is the point
         row = plan.iloc[i]
@@ -558,7 +545,7 @@ def _dry_run(plan: pd.DataFrame, method: pd.Series, gpu: str | None, gpus: Mappi
         except (ImportError, ValueError):
             here = False
         _print(
-            f"{_row_list(moe)} (fused_moe) {'needs' if len(moe) == 1 else 'need'} sglang on the GPU machine "
+            f"{row_list(moe)} (fused_moe) {'needs' if len(moe) == 1 else 'need'} sglang on the GPU machine "
             f"({'installed here' if here else 'not installed here'})"
         )
     if not n_ok:  # the real run would refuse this plan: so does its dry run
@@ -682,7 +669,7 @@ def _main(args: argparse.Namespace) -> int:
     _print(f"wrote {n} measured rows {where}; {skipped} skipped by design, {int(failed.sum())} not measured")
     if failed.any():
         _print(
-            f"not measured: {_row_list(np.flatnonzero(failed.to_numpy()))} (reasons above; the exit status is "
+            f"not measured: {row_list(np.flatnonzero(failed.to_numpy()))} (reasons above; the exit status is "
             f"{EXIT_INTERRUPTED if interrupted else EXIT_ROWS_NOT_MEASURED})",
             file=sys.stderr,
         )

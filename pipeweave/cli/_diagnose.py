@@ -37,7 +37,8 @@ examples:
       --hidden-size 4096 --inter-size 1536 --top 3 --json
   pipeweave diagnose --gpu L40S --kernel examples/triton_kernels.py:matmul_kernel --config 64,64,32,8,4,3 \\
       --signature 'a_ptr=*bf16[4096x4096],b_ptr=*bf16[4096x4096],c_ptr=*bf16[4096x4096],M=4096,N=4096,K=4096' \\
-      --grid 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' --trips 'cdiv(K, BLOCK_SIZE_K)' --search
+      --grid 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' --trips 'cdiv(K, BLOCK_SIZE_K)' \\
+      --search --max-variants 12     # each variant is compiled here (~1-2 s); without the cap, all of them
   pipeweave diagnose --gpu H100 --kernel examples/triton_kernels.py:add_relu --config 1,1024,1,1,4,1 \\
       --signature 'x_ptr=*fp32[16777216],y_ptr=*fp32[16777216],out_ptr=*fp32[16777216],n=16777216,BLOCK=1024' \\
       --grid 'cdiv(n, BLOCK)' --measured-us 70 --search

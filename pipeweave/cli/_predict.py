@@ -375,6 +375,7 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
     from .._errors import DataError
     from .._io import atomic_write
     from ..api import band_columns
+    from .._frame import row_list
     from ._stream import DEFAULT_CHUNK_ROWS, iter_csv_chunks
 
     gpus = {spec.name: spec} if spec is not None else None
@@ -413,13 +414,20 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             pred, problems = predict_frame(df, model, gpus, data=args.data, problems=conflicts)
             # rows are numbered as the user sees them: data row 1 = the first line after the header
             positions = np.flatnonzero((problems != "").to_numpy())
+            # a column the file lacks fails every row of its family alike: one line names them all
+            same: dict[str, list[int]] = {}
             for pos in positions[: max(0, _SHOW_ROWS - tally["bad"])]:
                 reason = str(problems.iloc[pos])
                 if reason.startswith("gpu is blank"):  # the library names no flags; the CLI says its own
                     reason = reason.replace(", or one GPU for all rows (gpu=)", "") + (
                         ", or --gpu NAME_OR_SPEC for every row"
                     )
+                if reason.startswith("missing column ") and not _has_column(df, reason):
+                    same.setdefault(reason, []).append(int(df.index[pos]))
+                    continue
                 print(f"row {df.index[pos] + 1}: not predicted: {reason}", file=sys.stderr)
+            for reason, rows in same.items():
+                print(f"{row_list(rows)}: not predicted: {reason}", file=sys.stderr)
             # (a file without a family column predicts no row: nothing to check)
             flagged = np.flatnonzero(model.extrapolated(df["family"], pred.to_numpy()) if "family" in df else [])
             outside.extend(int(df.index[pos]) + 1 for pos in flagged[: max(0, _SHOW_ROWS - len(outside))])
@@ -497,6 +505,14 @@ class _NothingPredicted(Exception):
 
 #: rows reported one by one on stderr (the rest are counted)
 _SHOW_ROWS = 50
+
+
+def _has_column(df, reason: str) -> bool:  # noqa: ANN001
+    """Whether the column a ``missing column 'c' ...`` reason names is in ``df`` (then only some cells are blank)."""
+    import re
+
+    hit = re.match(r"missing column '([^']+)'", reason)
+    return bool(hit) and hit.group(1) in df.columns
 
 
 def _launch_flags() -> dict[str, tuple[str, type, str]]:

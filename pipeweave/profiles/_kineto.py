@@ -166,11 +166,13 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
             continue
         cat = str(ev.get("cat", "")).lower()
         args = ev.get("args") or {}
-        if cat == "cpu_op":
+        # torch 1.x traces name the categories "Operator", "Runtime" and "Kernel"; torch 2.x "cpu_op",
+        # "cuda_runtime" and "kernel"
+        if cat in ("cpu_op", "operator"):
             ext = args.get("External id")
             if ext is not None:
                 ops[int(ext)] = ev
-        elif cat == "cuda_runtime" and "correlation" in args and "External id" in args:
+        elif cat in ("cuda_runtime", "runtime") and "correlation" in args and "External id" in args:
             runtime_ext[int(args["correlation"])] = int(args["External id"])
         elif cat == "kernel":
             kernels.append(ev)

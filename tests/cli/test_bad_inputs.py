@@ -353,6 +353,21 @@ CASES: list[tuple] = [
         2,
         ["missing column 'k'"],
     ),
+    # a column the whole file lacks is named once for every row it fails, not once per row
+    (
+        "csv-missing-shape-column-many-rows",
+        {
+            "rows.csv": _csv(
+                "gemm,H100,bfloat16,64,64",
+                "gemm,H100,bfloat16,128,64",
+                "gemm,H100,bfloat16,256,64",
+                head="family,gpu,dtype,m,n",
+            )
+        },
+        PO,
+        2,
+        ["rows 1-3: not predicted: missing column 'k' for family 'gemm'"],
+    ),
     # ---- output paths
     ("output-is-input", {"rows.csv": _csv(GOOD_GEMM)}, [*PI, "--output", _ROW], 2, ["never overwrites its input"]),
     (

@@ -101,6 +101,20 @@ def test_kineto_gpu_label_that_disagrees_with_the_trace_is_noted():
         import_kineto(DATA / "kineto_h100_gemm.json", gpu="H100")
 
 
+def test_kineto_trace_with_torch_1x_category_names(tmp_path):
+    """The hand-written trace with the categories torch 1.x wrote (Operator / Runtime / Kernel): the same rows."""
+    trace = json.loads((DATA / "kineto_h100_gemm.json").read_text())
+    old_names = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel"}
+    for ev in trace["traceEvents"]:
+        ev["cat"] = old_names.get(ev.get("cat"), ev.get("cat"))
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps(trace))
+    new_rows, _ = import_kineto(DATA / "kineto_h100_gemm.json")
+    old_rows, _ = import_kineto(p)
+    assert len(new_rows) > 0
+    pd.testing.assert_frame_equal(old_rows.reset_index(drop=True), new_rows.reset_index(drop=True))
+
+
 def test_kineto_cpu_only_trace(tmp_path):
     trace = json.loads((DATA / "kineto_h100_gemm.json").read_text())
     trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") != "kernel"]
