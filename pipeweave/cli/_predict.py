@@ -373,9 +373,9 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
     import numpy as np
 
     from .._errors import DataError
+    from .._frame import row_list
     from .._io import atomic_write
     from ..api import band_columns
-    from .._frame import row_list
     from ._stream import DEFAULT_CHUNK_ROWS, iter_csv_chunks
 
     gpus = {spec.name: spec} if spec is not None else None
@@ -512,7 +512,7 @@ def _has_column(df, reason: str) -> bool:  # noqa: ANN001
     import re
 
     hit = re.match(r"missing column '([^']+)'", reason)
-    return bool(hit) and hit.group(1) in df.columns
+    return hit is not None and hit.group(1) in df.columns
 
 
 def _launch_flags() -> dict[str, tuple[str, type, str]]:
