@@ -1914,7 +1914,11 @@ DECISIONS: dict = {
     "roofline weight of 0.3 passes the adoption rule on held-out generations. NOT LANDED: session 31 added "
     "family:dtype keys to FAMILY_ROOFLINE_BLEND and refit the shipped model with gemm:fp8 = 0.3; its fp8 error bands "
     "went 29.9 -> 28.4% on a new generation but 17.4 -> 21.4% on a new GPU of a measured generation (sibling "
-    "refits, gemm_fp8_roof30_shipped_refit.log), so a nested leave-one-GPU-out screen must clear it first",
+    "refits, gemm_fp8_roof30_shipped_refit.log). The nested leave-one-GPU-out screen (frame 'session 31: fp8 GEMM's "
+    "roofline weight on a new GPU of a measured generation', --group gpu, three seeds) agrees: fp8 inner 21.64 / 21.65 "
+    "/ 21.65 at w 0.15 against 23.87 / 23.89 / 23.88 at 0.3 (25.35 / 25.33 / 25.33 without the blend), bf16 13.50 / "
+    "13.55 / 13.57 against 14.30 / 14.36 / 14.36 (14.01 / 14.05 / 14.10 without): w 0.15 stays for every dtype; a "
+    "weight of 0.3 would need to apply on new generations alone (no such mechanism)",
     "gemm3_roof00_seed1": "see (gemm_bf16, gemm3_roof15)",
     "gemm3_roof00_seed2": "see (gemm_bf16, gemm3_roof15)",
     "gemm3_roof15_seed1": "see (gemm_bf16, gemm3_roof15)",

@@ -31,9 +31,9 @@ tile-plan columns (block_m, block_n, block_k, group_m, num_warps, num_stages) ar
 attention rows may give `backend` (flash_attention, trtllm_mha or triton; default
 flash_attention); a `gpu` column may replace --gpu. The output is the input plus
 `latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,
-divisibility, a tile plan Triton can launch on that GPU, memory); rows outside it are reported on
-stderr as `row N: not predicted: <reason>` (N = data row, 1 = the first line after the header) and
-left blank in the output; the other rows are predicted. A `gpu` cell that names another GPU than
+divisibility, a tile plan fit for that GPU, memory); rows outside it are reported on
+stderr as `row N: not predicted: <reason>` (N = data row, 1 = the first line after the header; a
+column the file lacks: once, `rows 1-3, 7: ...`) and left blank in the output; the other rows are predicted. A `gpu` cell that names another GPU than
 --gpu is such a row (blank cells take --gpu). --output may not be the --input file; the output is
 written atomically (a symlinked --output keeps its link and receives the content). A prediction
 outside the latencies measured for its family in training (any GPU; the model file's

@@ -274,9 +274,12 @@ class LaunchRanker:
 
 @functools.lru_cache(maxsize=4)
 def _load_latency_model(models: str | None) -> Any:
+    """The latency model that orders gemm configs: ``models/pipeweave_default.ubj`` when the folder has one (a
+    diagnose models folder usually has not), else the shipped model."""
     from ..api import load_model
 
-    return load_model(None if models is None else os.path.join(models, "pipeweave_default.ubj"))
+    path = None if models is None else os.path.join(models, "pipeweave_default.ubj")
+    return load_model(path if path is not None and os.path.isfile(path) else None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -358,7 +361,8 @@ def perf_model(
     a catalog name/alias or spec (default: the current CUDA device); ``family``: ``gemm`` or ``moe_w13``
     (SGLang fused-MoE); ``shape``: dict or callable mapping the kernel's arguments to the family's shape
     columns (default: the builtin argument names, :data:`FAMILY_ARGUMENTS`); ``dtype``: when no tensor
-    argument carries one; ``models``: folder with ``diagnose_ranker.ubj`` (default ``models/``).
+    argument carries one; ``models``: folder with ``diagnose_ranker.ubj`` (default ``models/``), and the latency
+    model ``pipeweave_default.ubj`` for gemm if it holds one (else the shipped model).
     """
     eng = _Engine(gpu, family, shape, dtype, models)
 

@@ -261,3 +261,15 @@ def test_gemm_is_ordered_by_the_latency_model_and_moe_by_the_ranker():
     )
     with pytest.raises(DataError, match="order_by must be 'latency' or 'ranker', got 'fast'"):
         LaunchRanker(spec, "gemm", "bfloat16", shape, ranker, order_by="fast")
+
+
+def test_a_models_folder_without_a_latency_model_orders_gemm_by_the_shipped_one(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    shutil.copy(root / "models" / "diagnose_ranker.ubj", tmp_path / "diagnose_ranker.ubj")  # a diagnose models folder
+    configs = _configs()[:12]
+    own = rank(configs, GEMM_ARGS, gpu="H100", family="gemm", models=tmp_path)
+    shipped = rank(configs, GEMM_ARGS, gpu="H100", family="gemm")
+    assert [s for _, s in own] == [s for _, s in shipped]
