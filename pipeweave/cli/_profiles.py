@@ -33,7 +33,8 @@ formats (--from):
                    (do_bench median, ms -> us); needs --gpu, --family, --key (names of the key entries);
                    a directory (~/.triton/cache/<hash>/) stands for the *.autotune.json files under it
   ncu              `ncu --csv --page raw` output joined with --shapes (kernel regex or ncu id -> family,
-                   dtype, shape); GPU from device__attribute_display_name or --gpu
+                   dtype, shape; ids 11+12: one launch of several kernels, e.g. split-K, times summed);
+                   GPU from device__attribute_display_name or --gpu
 
 A flag the format does not take is refused, as is --family/--dtype/--set for a column the file already
 gives. The same launch found more than once (in one file or across files) becomes one row: the median

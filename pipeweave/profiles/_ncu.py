@@ -9,8 +9,9 @@ may carry thousands separators ("1,234,567"). ``gpu__time_duration.sum`` is the 
 duration (ncu serializes launches and by default flushes caches before each: ``timing = "ncu"``).
 
 ncu knows the kernel name, not its family or shape: the shapes table (CSV) gives them, with a
-column ``id`` (the ncu ``ID`` of a launch) and/or ``kernel`` (a regular expression searched in
-the kernel name; the first matching row wins, ``id`` before ``kernel``), plus ``family``,
+column ``id`` (the ncu ``ID`` of a launch; ``11+12`` for one launch made of several kernels, e.g. a
+split-K GEMM and its reduce kernel: their times are summed into one row) and/or ``kernel`` (a regular
+expression searched in the kernel name; the first matching row wins, ``id`` before ``kernel``), plus ``family``,
 ``dtype`` and the family's shape columns (optionally the tile plan). The GPU is the
 ``device__attribute_display_name`` column when profiled, else ``--gpu``.
 Unmatched launches are listed as skipped.
@@ -133,6 +134,28 @@ def read_shapes(shapes: str | os.PathLike[str]) -> pd.DataFrame:
     return table
 
 
+def _id_groups(cells: pd.Series, shapes: str | os.PathLike[str]) -> list[list[float]]:
+    """The ncu IDs of each row of the shapes table's ``id`` column (``11`` -> [11.0], ``11+12`` -> [11.0, 12.0],
+    blank -> []); a cell that is not whole numbers joined by ``+`` raises :class:`DataError` naming its row."""
+    out: list[list[float]] = []
+    for i, cell in enumerate(cells):
+        text = "" if pd.isna(cell) else str(cell).strip()
+        if not text:
+            out.append([])
+            continue
+        try:
+            members = [float(int(float(t))) for t in text.split("+")]
+        except ValueError:
+            members = []
+        if not members or any(m < 0 for m in members) or any(float(t) % 1 for t in text.split("+") if t.strip()):
+            raise DataError(
+                f"shapes file {str(shapes)!r} row {i + 1}: id {text!r} is not an ncu ID",
+                hint="give the ID column's number, or IDs joined by + for one launch of several kernels (e.g. 11+12)",
+            )
+        out.append(members)
+    return out
+
+
 def _kernel_patterns(cells: pd.Series, shapes: str | os.PathLike[str]) -> list[tuple[int, re.Pattern[str]]]:
     """(row position, compiled pattern) of each non-blank ``kernel`` cell of the shapes table; a pattern that is not
     a regular expression raises :class:`DataError` naming its row (1 = the first line after the header)."""
@@ -177,9 +200,13 @@ def import_ncu(
     name = launches["Kernel Name"].astype(str) if "Kernel Name" in launches else pd.Series("", index=launches.index)
     ids = _number(launches["ID"])
     match = np.full(len(launches), -1)
+    groups: list[list[float]] = []  # ids of one launch made of several kernels (an id cell "11+12")
     if "id" in table.columns:
-        tid = pd.to_numeric(table["id"], errors="coerce").to_numpy(float)
-        pos = {v: i for i, v in reversed(list(enumerate(tid))) if np.isfinite(v)}
+        pos: dict[float, int] = {}
+        for i, members in reversed(list(enumerate(_id_groups(table["id"], shapes)))):
+            pos.update(dict.fromkeys(members, i))
+            if len(members) > 1:
+                groups.append(members)
         match = np.array([pos.get(v, -1) for v in ids])
     if "kernel" in table.columns:
         # every pattern is compiled before any is used: a bad one is named with its row, whatever engine pandas
@@ -211,6 +238,18 @@ def import_ncu(
     bad_t = (match >= 0) & ~(np.isfinite(lat) & (lat > 0))
     skipped += [(n, f"no usable {_TIME}") for n in name[bad_t]]
     ok = (match >= 0) & ~bad_t
+    for members in groups:  # the first kernel's row carries the launch: the others' times are added to it
+        at = [np.flatnonzero(ids == v) for v in members]
+        missing = [int(v) for v, a in zip(members, at, strict=True) if not len(a)]
+        if missing:
+            raise DataError(
+                f"shapes file {Path(shapes).name}: id {'+'.join(str(int(v)) for v in members)} names ncu IDs "
+                f"{missing} that {path.name} does not have",
+                hint="use the ID column of this ncu file (each launch's kernels are consecutive IDs)",
+            )
+        first, rest = int(at[0][0]), [int(a[0]) for a in at[1:]]
+        lat[first] = lat[first] + float(np.sum(lat[rest]))
+        ok[rest] = False
     cols = [c for c in table.columns if c not in ("id", "kernel")]
     rows = table.iloc[match[ok]][cols].reset_index(drop=True)
     rows["latency_us"] = lat[ok]

@@ -86,3 +86,21 @@ def test_fp8_scaled_mm_with_row_wise_scales_is_skipped_with_the_reason(tmp_path)
     assert why == [
         "fp8 GEMM with row-wise or block scales [[4096, 1], [1, 4096]]: only per-tensor scaling (gemm dtype fp8) is modelled"
     ]
+
+
+def test_ncu_split_k_launch_sums_its_kernels_when_the_shapes_table_joins_their_ids(tmp_path):
+    from pipeweave import DataError
+
+    # the committed shapes table with the split-K GEMM's two kernels (ncu IDs 11 and 12) named as one launch
+    table = (CAP / "ncu_shapes.csv").read_text().replace("\n11,,gemm", "\n11+12,,gemm")
+    shapes = tmp_path / "shapes.csv"
+    shapes.write_text(table)
+    rows, skipped = import_profiles("ncu", CAP / "ncu_raw.csv", shapes=shapes)
+    split = rows[rows["m"] == 16].iloc[0]
+    assert split["latency_us"] == pytest.approx(11.872 + 3.520)  # the GEMM and its splitKreduce_kernel (real ns)
+    assert split["ncu_id"] == 11 and len(rows) == 6
+    assert int(skipped["count"].sum()) == 12  # the reduce kernel is part of the launch now, not skipped
+    for bad, why in (("11+", "is not an ncu ID"), ("11+999", r"names ncu IDs \[999\] that ncu_raw.csv does not have")):
+        shapes.write_text(table.replace("\n11+12,,gemm", f"\n{bad},,gemm"))
+        with pytest.raises(DataError, match=why):
+            import_profiles("ncu", CAP / "ncu_raw.csv", shapes=shapes)
