@@ -414,7 +414,8 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             pred, problems = predict_frame(df, model, gpus, data=args.data, problems=conflicts)
             # rows are numbered as the user sees them: data row 1 = the first line after the header
             positions = np.flatnonzero((problems != "").to_numpy())
-            # a column the file lacks fails every row of its family alike: one line names them all
+            # a column the file lacks fails every row of its family alike (the reason is given only for an absent
+            # column): one line names them all
             same: dict[str, list[int]] = {}
             for pos in positions[: max(0, _SHOW_ROWS - tally["bad"])]:
                 reason = str(problems.iloc[pos])
@@ -422,7 +423,7 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
                     reason = reason.replace(", or one GPU for all rows (gpu=)", "") + (
                         ", or --gpu NAME_OR_SPEC for every row"
                     )
-                if reason.startswith("missing column ") and not _has_column(df, reason):
+                if reason.startswith("missing column "):
                     same.setdefault(reason, []).append(int(df.index[pos]))
                     continue
                 print(f"row {df.index[pos] + 1}: not predicted: {reason}", file=sys.stderr)
@@ -505,14 +506,6 @@ class _NothingPredicted(Exception):
 
 #: rows reported one by one on stderr (the rest are counted)
 _SHOW_ROWS = 50
-
-
-def _has_column(df, reason: str) -> bool:  # noqa: ANN001
-    """Whether the column a ``missing column 'c' ...`` reason names is in ``df`` (then only some cells are blank)."""
-    import re
-
-    hit = re.match(r"missing column '([^']+)'", reason)
-    return hit is not None and hit.group(1) in df.columns
 
 
 def _launch_flags() -> dict[str, tuple[str, type, str]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 from pathlib import Path
@@ -144,10 +145,10 @@ def _id_groups(cells: pd.Series, shapes: str | os.PathLike[str]) -> list[list[fl
             out.append([])
             continue
         try:
-            members = [float(int(float(t))) for t in text.split("+")]
+            members = [float(t) for t in text.split("+")]
         except ValueError:
             members = []
-        if not members or any(m < 0 for m in members) or any(float(t) % 1 for t in text.split("+") if t.strip()):
+        if not members or not all(math.isfinite(m) and m >= 0 and m % 1 == 0 for m in members):
             raise DataError(
                 f"shapes file {str(shapes)!r} row {i + 1}: id {text!r} is not an ncu ID",
                 hint="give the ID column's number, or IDs joined by + for one launch of several kernels (e.g. 11+12)",

@@ -232,19 +232,20 @@ class LaunchRanker:
                 }
             ]
         )
-        cand, feat = candidate_features(row, gpus={self.spec.name: self.spec}, configs=cfgs)
         if self.order_by == "latency":
-            # the latency model's prediction of each tile-plan row, fastest first (NaN: outside its domain, last)
+            # the latency model's prediction of each tile-plan row (the shape row with each config), fastest first
+            # (NaN: outside its domain, last); predict featurizes the rows itself, so no ranker features are built
             from ..api import predict_frame
 
-            launch = cand[[c for c in cand.columns if c in (*row.columns, *CONFIG_COLUMNS)]]
-            pred, _ = predict_frame(
-                launch.reset_index(drop=True), self.latency_model(), gpus={self.spec.name: self.spec}
+            cand = pd.concat(
+                [row.iloc[np.zeros(len(cfgs), dtype=int)].reset_index(drop=True), cfgs.reset_index(drop=True)], axis=1
             )
+            pred, _ = predict_frame(cand, self.latency_model(), gpus={self.spec.name: self.spec})
             us = np.asarray(pred, dtype=float)
             score = -np.where(np.isfinite(us), us, np.inf)
             allowed = np.ones(len(cand), bool)
         else:
+            cand, feat = candidate_features(row, gpus={self.spec.name: self.spec}, configs=cfgs)
             score = np.asarray(self.ranker.decision_function(feat), dtype=float)
             allowed = self.ranker.restrict(cand) if hasattr(self.ranker, "restrict") else np.ones(len(cand), bool)
         order = np.lexsort((-score, ~allowed))  # recommendable first, then by score
