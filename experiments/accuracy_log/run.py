@@ -1260,6 +1260,52 @@ for _d in (0.0, 0.03, 0.06, 0.09, 0.12):
         f"the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50) with every "
         f"prediction times exp(-{_d}) (the MAPE-optimal point below the geometric mean)",
     )
+# session 32: FP32 GEMM's sustained FMA rate against board power. The long FP32 GEMMs of the 70-75 W cards run 1.4-1.9x
+# their envelope (P4, T4, L4) against 1.05-1.24x elsewhere (experiments/checks, section 13); board power per peak
+# TFLOPS alone does not order them (P4 13.6 W/TFLOPS against A100 PCIe 12.8: `tdp_per_fp32_tflop`, not adopted), board
+# power per (peak TFLOPS x process node in nm) does (dynamic energy per operation ~ feature size): log2 -0.75 / -0.48 /
+# -0.22 on L4 / T4 / P4, 0.56 to 1.50 on the others. Screening only: the node of each NeuSight GPU's chip (the foundry
+# process NVIDIA names: 16 nm GP100 / GP104, 12 nm GV100 / TU104, 7 nm GA100, 4N AD104 / GH100); the column on FP32
+# GEMM rows only (NaN elsewhere, as the library's extra features)
+_PROCESS_NM = {
+    "P100-PCIe": 16,
+    "P4": 16,
+    "V100-PCIe": 12,
+    "T4": 12,
+    "A100-PCIe-40GB": 7,
+    "A100-PCIe-80GB": 7,
+    "L4": 4,
+    "H100-SXM": 4,
+}
+
+
+def _fma_power_headroom(f: pd.DataFrame) -> pd.DataFrame:
+    from pipeweave.frontend import spec_arrays
+
+    spec = spec_arrays(f["gpu"])
+    gpu = f["gpu"].astype(str)
+    watts = gpu.map(_TDP_W).to_numpy(dtype=float)
+    node = gpu.map(_PROCESS_NM).to_numpy(dtype=float)
+    peak = spec["fp32_lanes_per_sm"] * 2.0 * spec["sm_count"] * spec["sm_clock_mhz"] * 1e-6  # TFLOPS
+    val = np.log2(watts / (peak * node))
+    return f.assign(log2_fma_power_headroom=np.where(f["family"].astype(str) == "gemm_fp32", val, np.nan))
+
+
+JOINT_VARIANTS["joint_neusight_recipe_fmapower"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    {**JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1], "extra_features": ("log2_fma_power_headroom",)},
+    "the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50) with FP32 GEMM's rows "
+    "reading log2(board power W / (FP32 FMA peak TFLOPS x process node nm)): how far the board's power lets the FMA "
+    "pipe run at its clock (NaN on the other families' rows)",
+)
+JOINT_TRANSFORMS["joint_neusight_recipe_fmapower"] = _fma_power_headroom
+JOINT_VARIANTS["joint_neusight_recipe_base"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    dict(JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1]),
+    "the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50), on this frame",
+)
+
+
 for _w in (0.1, 0.2):
     JOINT_VARIANTS[f"joint_neusight_comp_perfamily_roof{int(_w * 100)}"] = (
         JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
@@ -1978,6 +2024,15 @@ DECISIONS: dict = {
     "seed spread and worse from 0.06 on",
     ("layernorm_fp32", "joint_neusight_recipe_shift03"): "dropped: inner 15.43 against 15.22, worse at every shift",
     "joint_neusight_recipe_shift06": "see joint_neusight_recipe_shift03",
+    ("gemm_fp32", "joint_neusight_recipe_fmapower"): "not adopted: inner 23.00 / 23.12 / 23.10 (seeds 0 / 1 / 2) "
+    "against 22.99 / 22.90 / 23.02 (joint_neusight_recipe_base on this frame = joint_neusight_comp_perfamily_comp50's "
+    "seeds, reproduced to the digit): a column that splits the slow cards from the rest cleanly changes nothing, "
+    "because the GPU level is not what is missed (error_anatomy: one scalar per GPU removes 12% of the Turing and "
+    "Pascal misses); outer Turing 25.0 -> 24.2-24.6, Volta 25.1 -> 24.7-26.3 (not used to decide)",
+    "joint_neusight_recipe_fmapower_seed1": "see joint_neusight_recipe_fmapower",
+    "joint_neusight_recipe_fmapower_seed2": "see joint_neusight_recipe_fmapower",
+    ("gemm_fp32", "joint_neusight_recipe_base"): "reference: the shipped recipe on the frame of 2a92854 (inner 22.99, "
+    "the same as on dddd778: nothing FP32 GEMM reads changed since)",
     "joint_neusight_recipe_shift09": "see joint_neusight_recipe_shift03",
     "joint_neusight_recipe_shift12": "see joint_neusight_recipe_shift03",
 }

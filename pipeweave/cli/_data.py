@@ -16,6 +16,7 @@ $PIPEWEAVE_CACHE (default ~/.cache/pipeweave).
 examples:
   pipeweave data
   pipeweave data --json
+  pipeweave data --json drops
   pipeweave data --data /path/to/datasets --no-cache
 """
 
@@ -26,7 +27,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data", metavar="DIR", help="data directory (default: $PIPEWEAVE_DATA, else ../shared/datasets)"
     )
     parser.add_argument(
-        "--json", action="store_true", help='print a JSON list of {"source","dataset","family","dtype","gpu","rows"}'
+        "--json",
+        nargs="?",
+        const="kept",
+        choices=("kept", "drops", "messages"),
+        metavar="{kept,drops,messages}",
+        help='print JSON instead of the text report: kept (the default) = a list of {"source","dataset","family",'
+        '"dtype","gpu","rows"}; drops = a list of {"source","dataset","family","reason","rows"} (rows removed, or '
+        "merged into a median for a duplicate key); messages = a list of the loader's file-level notes",
     )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the parsed-table cache")
 
@@ -41,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from ._common import print_json
 
-        print_json(rep.kept_records(), indent=1)
+        records = {"kept": rep.kept_records, "drops": rep.drop_records, "messages": lambda: list(rep.messages)}
+        print_json(records[args.json](), indent=1)
     else:
         print(rep.to_text())
     return 0

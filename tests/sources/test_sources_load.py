@@ -264,6 +264,21 @@ def test_cli_data_json(real_profiles, capsys):
     assert moe == {g: 3_024 for g in PW_GPUS}
 
 
+def test_cli_data_json_drops_and_messages(real_profiles, capsys):
+    _, rep, _ = real_profiles
+    assert main(["data", "--json", "drops"]) == 0
+    drops = json.loads(capsys.readouterr().out)
+    assert drops and set(drops[0]) == {"source", "dataset", "family", "reason", "rows"}
+    assert sum(r["rows"] for r in drops) == int(rep.drops["rows"].sum())
+    assert main(["data", "--json", "messages"]) == 0
+    msgs = json.loads(capsys.readouterr().out)
+    from pipeweave.sources import load_profiles_report
+
+    assert msgs == list(load_profiles_report(None)[1].messages)
+    assert main(["data", "--json", "kept"]) == 0
+    assert set(json.loads(capsys.readouterr().out)[0]) == {"source", "dataset", "family", "dtype", "gpu", "rows"}
+
+
 def test_cli_data_text(real_profiles, capsys):
     assert main(["data"]) == 0
     out = capsys.readouterr().out
