@@ -22,6 +22,7 @@ from ._errors import DataError
 
 __all__ = [
     "TILE_COLUMNS",
+    "LATENCY_ORDERED_FAMILIES",
     "FAMILIES",
     "FAMILY_REQUIRED_COLUMNS",
     "closest_family",
@@ -54,6 +55,13 @@ __all__ = [
 #: text form: BLOCK_M, BLOCK_N, BLOCK_K (elements), GROUP_M (tile rows per raster group), warps per
 #: CTA, software-pipeline stages. NaN in a profile row when the source did not record the plan.
 TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+#: Families whose tile configs are shortlisted and ordered by the latency model's prediction of each tile-plan
+#: row over the whole feasible space, by ``pipeweave diagnose`` and by the ``pipeweave.triton`` autotune hook (the
+#: other tunable families: by the diagnose config ranker, trained on fused-MoE tile sweeps). Chosen on exhaustive
+#: H200 sweeps of one Triton matmul kernel (experiments/device_h200, 29 shapes: the best of the first four configs
+#: is 1.08x the exhaustive best by predicted latency, 1.28x by the ranker, 1.23x for four random configs); no
+#: other GEMM sweep exists here.
+LATENCY_ORDERED_FAMILIES: tuple[str, ...] = ("gemm",)
 
 # ------------------------------------------------------------------------------------ families
 #: Kernel families a profile row can belong to (the front-end registry has one entry per name).

@@ -46,7 +46,8 @@ examples:
   pipeweave diagnose --rebuild-models --force   # refresh the committed models/diagnose_*.ubj on purpose
   pipeweave diagnose --rebuild-models --profiles my_sweeps.csv --models /tmp/my_models   # + your tile sweeps
 
-The ranked list is one order: the ranker's shortlist plus the given config, sorted by predicted latency;
+The ranked list is one order: the shortlist (moe_w13 / fused_moe: the config ranker's best-scored configs; gemm:
+the fastest predicted of every feasible config) plus the given config, sorted by predicted latency;
 speedup = given / candidate. A measurement below the analytical lower bound is flagged (wrong units or
 shape?) instead of being turned into utilizations. No headroom percentage is printed: in the dse
 validation the measured/ceiling ratio was less accurate than assuming no headroom, so only whether the

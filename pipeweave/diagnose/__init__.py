@@ -24,6 +24,7 @@ Shipped models (``models/diagnose_{ranker,ceiling,latency}.ubj``) are rebuilt wi
 
 import types
 
+from ..vocab import LATENCY_ORDERED_FAMILIES
 from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel, best_per_shape, fit_latency_model
 from ._diagnose import TUNABLE_FAMILIES, DiagnoseModels, check_invariants, diagnose, headroom_verdict
 from ._dse import (
@@ -73,6 +74,7 @@ __all__ = [
     "gpu_distance",
     "RANKER_FEATURES",
     "TUNABLE_FAMILIES",
+    "LATENCY_ORDERED_FAMILIES",
     "METHODS",
     "DEFAULT_RANKER_PATH",
     "DEFAULT_CEILING_PATH",

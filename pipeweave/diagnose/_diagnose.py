@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
+from ..vocab import LATENCY_ORDERED_FAMILIES
 from ._ceiling import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, CeilingModel
 from ._features import SHAPE_COLUMNS, candidate_features
 from ._ranker import DEFAULT_RANKER_PATH, ConfigRanker
@@ -246,7 +247,8 @@ def diagnose(
     the shipped ones.
 
     How configs are ranked (one order, used everywhere in the output): the config ranker shortlists
-    the ``top`` best-scored feasible configs; the shortlist plus the given config are ordered by
+    the ``top`` best-scored configs of its vocabulary (for ``pipeweave.vocab.LATENCY_ORDERED_FAMILIES``, ``gemm``: the
+    ``top`` fastest predicted of every feasible config); the shortlist plus the given config are ordered by
     predicted latency (us). Invariants (tested): ranks follow predicted latency; ``speedup`` =
     given predicted / candidate predicted; the given config's ``given_config_rank`` is its place in
     that order; ``lower_bound_us <= ceiling_us <=`` every ranked prediction; utilizations are in
@@ -303,8 +305,12 @@ def diagnose(
     shape_row = df[[c for c in keep if c in df.columns]]
     cand, cfeat = candidate_features(shape_row, gpus=gmap)
     scores = models.ranker.decision_function(cfeat)
-    allowed = models.ranker.restrict(cand) if hasattr(models.ranker, "restrict") else np.ones(len(cand), dtype=bool)
-    order = np.argsort(-np.where(allowed, scores, -np.inf), kind="stable")
+    by_latency = fam in LATENCY_ORDERED_FAMILIES
+    allowed = (
+        models.ranker.restrict(cand)
+        if hasattr(models.ranker, "restrict") and not by_latency
+        else np.ones(len(cand), dtype=bool)
+    )
     gvals = np.array([given[c] for c in CONFIG_COLUMNS])
     cvals = cand[list(CONFIG_COLUMNS)].to_numpy()
     is_given = (cvals == gvals).all(axis=1)
@@ -315,7 +321,18 @@ def diagnose(
         cand_a = cand.iloc[idx_allowed].reset_index(drop=True)
         feat_a = cfeat.iloc[idx_allowed].reset_index(drop=True)
         all_pred[idx_allowed] = np.maximum(_predict_latency(models, cand_a, feat_a, gpus)[0], lower)
-    # the ranker's shortlist, exact ties that differ in one parameter only folded into one row
+    if by_latency:  # fastest predicted first, ties by the ranker's score
+        order = np.lexsort((-scores, np.where(np.isfinite(all_pred), all_pred, np.inf)))
+    else:
+        order = np.argsort(-np.where(allowed, scores, -np.inf), kind="stable")
+    # the shortlist, ties that differ in one parameter only folded into one row: exact ties, or for a
+    # latency-ordered family predictions within 0.5% (else its top is one config with every GROUP_M value)
+    tie_rtol = 0.005 if by_latency else 0.0
+
+    def _twins(j: int, i: int) -> bool:
+        close = abs(all_pred[j] - all_pred[i]) <= tie_rtol * all_pred[j] or all_pred[j] == all_pred[i]
+        return bool(close and int((cvals[j] != cvals[i]).sum()) == 1)
+
     short: list[int] = []
     folded: dict[int, list[int]] = {}
     for i in order:
@@ -323,17 +340,14 @@ def diagnose(
             break
         if is_given[i]:
             continue
-        twin = next(
-            (j for j in short if all_pred[j] == all_pred[i] and int((cvals[j] != cvals[i]).sum()) == 1),
-            None,
-        )
+        twin = next((j for j in short if _twins(j, i)), None)
         if twin is not None:
             folded.setdefault(twin, []).append(int(i))
             continue
         short.append(int(i))
     best_i = int(np.argmin(all_pred)) if len(idx_allowed) else None
     if best_i is not None and not is_given[best_i] and best_i not in short:
-        if not any(all_pred[j] == all_pred[best_i] and int((cvals[j] != cvals[best_i]).sum()) == 1 for j in short):
+        if not any(_twins(j, best_i) for j in short):
             # the fastest config of the whole space is always listed (in the ranker's last slot)
             short = [*short[: max(int(top) - 1, 0)], best_i]
     folded = {j: v for j, v in folded.items() if j in short}
@@ -385,7 +399,11 @@ def diagnose(
             f"({pred_model})"
         )
         notes.append(
-            f"the ranker and ceiling were validated on moe_w13 sweeps only; for {fam} they are applied "
+            f"{fam} configs are shortlisted by the latency model's prediction of every feasible config; that order "
+            "was checked on exhaustive H200 sweeps of one Triton matmul kernel only (best of its first four configs "
+            "1.08x the measured best, experiments/device_h200); the ceiling is the fastest prediction"
+            if by_latency
+            else f"the ranker and ceiling were validated on moe_w13 sweeps only; for {fam} they are applied "
             "through the family-agnostic front-end features (not validated on measurements)"
         )
     ceiling = max(ceiling, lower)
@@ -425,8 +443,11 @@ def diagnose(
     n_folded = sum(len(v) for v in folded.values())
     if n_folded:
         notes.append(
-            f"{n_folded} config(s) that differ from a listed one in a single parameter and are predicted exactly "
-            "the same were folded into it (see same_as): that parameter has no modeled effect here"
+            f"{n_folded} config(s) that differ from a listed one in a single parameter and are predicted "
+            + ("within 0.5% of it" if tie_rtol else "exactly the same")
+            + " were folded into it (see same_as): that parameter has "
+            + ("(almost) " if tie_rtol else "")
+            + "no modeled effect here"
         )
 
     recs = []
@@ -483,6 +504,7 @@ def diagnose(
         "given_config_rank": given_rank,
         "n_ranked": len(ranked),
         "given_ranker_position": ranker_position,
+        "shortlist_order": "predicted_latency" if by_latency else "ranker",
         "n_candidates": len(cand),
         "n_recommendable": int(allowed.sum()),
         "ceiling_method": ceiling_method,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import DataError
+from ..vocab import LATENCY_ORDERED_FAMILIES  # the families ordered by predicted latency (defined once there)
 
 __all__ = [
     "CONFIG_ARG_NAMES",
@@ -36,11 +37,6 @@ CONFIG_ARG_NAMES: dict[str, tuple[str, ...]] = {
     "num_warps": ("num_warps",),
     "num_stages": ("num_stages",),
 }
-#: Families whose configs are ordered by the shipped latency model's prediction of each tile-plan row (the
-#: others by the diagnose config ranker, trained on fused-MoE tile sweeps). Chosen on exhaustive H200 sweeps
-#: of one Triton matmul kernel (experiments/device_h200, 29 shapes: the best of the first four configs is 1.08x
-#: the exhaustive best vs 1.28x by the ranker and 1.23x for four random configs); no other GEMM sweep exists here.
-LATENCY_ORDERED_FAMILIES: tuple[str, ...] = ("gemm",)
 #: Value of a knob the config does not set (Triton's defaults: 4 warps, 3 stages; no grouping).
 _KNOB_DEFAULTS = {"group_m": 1, "num_warps": 4, "num_stages": 3}
 
