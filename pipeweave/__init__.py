@@ -47,6 +47,7 @@ _LAZY: dict[str, str] = {
     "predict_frame": "pipeweave.api",
     "compare": "pipeweave.api",
     "plot_comparison": "pipeweave.api",
+    "plot_diagnosis": "pipeweave.diagnose",
     "load_model": "pipeweave.api",
     "featurize": "pipeweave.api",
     "explain": "pipeweave.api",

@@ -10,6 +10,7 @@ from ._common import (
     add_data_argument,
     add_gpu_argument,
     add_launch_arguments,
+    check_output_path,
     launch_frame,
     print_json,
     resolve_gpu_arg,
@@ -25,7 +26,8 @@ For the builtin tiled families (moe_w13, fused_moe, gemm): the predicted latency
 the analytical lower bound, the learned ceiling (latency of the best config), the binding pipe and every
 pipe's utilization (chip time / latency), and the best configs of the GPU's feasible config space
 (BM x BN x BK x GROUP_M x warps x stages, filtered by shared memory, registers and tensor memory)
-shortlisted by a model trained on measured tile sweeps, with predicted speedups over the given config.
+shortlisted by a model trained on measured tile sweeps (gemm: by the latency model's prediction of every
+feasible config), with predicted speedups over the given config.
 For your own @triton.jit kernel (--kernel): compiled here for the GPU's arch (needs triton); ceiling
 and binding pipe from its SASS instruction mix and the compulsory DRAM bytes of its pointer arguments;
 --search ranks num_warps x num_stages (and block-size) variants.
@@ -35,6 +37,8 @@ examples:
       --hidden-size 3584 --inter-size 2560 --measured-us 805.6     # measured: pipeweave/moe_w13/H100.csv
   pipeweave diagnose --gpu A100 --family moe_w13 --num-tokens 64 --num-experts 8 --topk 2 \\
       --hidden-size 4096 --inter-size 1536 --top 3 --json
+  pipeweave diagnose --gpu H200 --family gemm --m 4096 --n 4096 --k 4096 --config 128,128,64,8,4,3 \\
+      --measured-us 208.3 --plot /tmp/diagnosis.png     # + a picture: pipe times and the ranked configs
   pipeweave diagnose --gpu L40S --kernel examples/triton_kernels.py:matmul_kernel --config 64,64,32,8,4,3 \\
       --signature 'a_ptr=*bf16[4096x4096],b_ptr=*bf16[4096x4096],c_ptr=*bf16[4096x4096],M=4096,N=4096,K=4096' \\
       --grid 'cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N)' --trips 'cdiv(K, BLOCK_SIZE_K)' \\
@@ -64,6 +68,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measured-us", type=float, metavar="US", help="measured latency of this launch (microseconds)")
     p.add_argument("--top", type=int, default=5, help="number of recommended configs (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="also draw the diagnosis: each pipe's time against the lower bound, ceiling, predicted and measured "
+        "latency, and the ranked configs",
+    )
     p.add_argument(
         "--models", metavar="DIR", help="folder with diagnose_{ranker,ceiling,latency}.ubj (default models/)"
     )
@@ -260,6 +270,12 @@ def run_kernel(args: argparse.Namespace, command: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from .._errors import DataError
 
+    if args.plot:
+        if args.rebuild_models:
+            raise DataError("--plot draws a diagnosis; --rebuild-models diagnoses nothing", hint="drop --plot")
+        if not args.plot.lower().endswith(".png"):
+            raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot diagnosis.png")
+        check_output_path(args.plot, "--plot", [args.kernel.split(":")[0] if args.kernel else ""])
     if args.rebuild_models:
         from .._outputs import refuse_committed_output
         from .._paths import MODELS_DIR
@@ -378,6 +394,12 @@ def run(args: argparse.Namespace) -> int:
         print_json(res)
     else:
         print_diagnosis(res)
+    if args.plot:
+        from .._io import save_figure_png
+        from ..diagnose import plot_diagnosis
+
+        save_figure_png(plot_diagnosis(res), args.plot, dpi=110)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
 

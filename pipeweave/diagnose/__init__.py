@@ -16,6 +16,8 @@ Called as a function, ``pw.diagnose(launch, gpu=None, *, measured_us=None, top=5
 * :func:`diagnose` - one launch: predicted latency, lower bound, ceiling, binding pipe, pipe
   utilizations and the ranked configs with predicted speedups (invariants: :func:`check_invariants`);
 * :func:`diagnose_kernel` - the same questions for a user's own Triton kernel (SASS front-end);
+* :func:`plot_diagnosis` - one diagnosis as a picture: per-pipe times against the latency lines
+  (:func:`plot_pipes`) and the ranked configs (:func:`plot_configs`);
 * :func:`run_dse_protocol` - leave-one-generation-out validation on the moe_dse sweeps.
 
 Shipped models (``models/diagnose_{ranker,ceiling,latency}.ubj``) are rebuilt with
@@ -40,6 +42,7 @@ from ._dse import (
 from ._features import RANKER_FEATURES, candidate_features
 from ._gpus import gpu_distance, nearest_gpus
 from ._kernel import diagnose_kernel, eval_launch_expr, fill_block_constants, split_signature_shapes
+from ._plot import plot_configs, plot_diagnosis, plot_pipes
 from ._ranker import DEFAULT_RANKER_PATH, REBUILD_COMMAND, ConfigRanker
 from ._space import CONFIG_COLUMNS, CONFIG_VALUES, config_fits, config_space, format_config, smem_bytes
 
@@ -55,6 +58,9 @@ __all__ = [
     "DiagnoseModels",
     "diagnose",
     "check_invariants",
+    "plot_diagnosis",
+    "plot_pipes",
+    "plot_configs",
     "headroom_verdict",
     "diagnose_kernel",
     "split_signature_shapes",
