@@ -8,6 +8,7 @@ from ._common import (
     add_data_argument,
     add_gpu_argument,
     add_launch_arguments,
+    check_output_path,
     launch_frame,
     print_json,
     resolve_gpu_arg,
@@ -21,6 +22,7 @@ DESCRIPTION = (
 
 example:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
+  pipeweave explain --gpu L4 --family rmsnorm --num-tokens 4096 --hidden-size 4096 --plot /tmp/rmsnorm_l4.png
   pipeweave explain --gpu B300 --family fused_moe --num-tokens 256 --hidden-size 7168 --inter-size 2048 \\
       --topk 8 --num-experts 256 --moe-ep-size 8
   pipeweave explain --gpu H100 --kernel examples/triton_kernels.py:add_relu --config 1,1024,1,1,4,1 --grid 'cdiv(n, BLOCK)' \\
@@ -37,12 +39,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     add_kernel_arguments(p)  # --kernel FILE.py:NAME: a user's Triton kernel through the SASS front-end
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="also draw each pipe's busiest-SM time, the binding one apart, against the lower bound and envelope "
+        "(--kernel: see pipeweave diagnose --plot)",
+    )
 
 
 from ..api import explain_launch  # noqa: E402  (the public API; kept importable from here)
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._errors import DataError
+
+    if args.plot:
+        if getattr(args, "kernel", None):
+            raise DataError(
+                "explain --plot draws a builtin family's launch; a --kernel launch is drawn by diagnose",
+                hint="run the same flags as pipeweave diagnose ... --plot FILE.png",
+            )
+        if not args.plot.lower().endswith(".png"):
+            raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot explain.png")
+        check_output_path(args.plot, "--plot", [args.gpu or ""])
     if getattr(args, "kernel", None):
         from ._diagnose import run_kernel
 
@@ -51,7 +70,21 @@ def run(args: argparse.Namespace) -> int:
     ex = explain_launch(launch_frame(args, spec), spec, data=args.data)
     if args.json:
         print_json(ex)
-        return 0
+    else:
+        _print_explanation(ex)
+    if args.plot:
+        import sys
+
+        from .._io import save_figure_png
+        from ..diagnose import plot_pipes
+
+        save_figure_png(plot_pipes(ex).figure, args.plot, dpi=110)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _print_explanation(ex: dict) -> None:
+    """The text form of one explanation."""
     tp = ex["tile_plan"]
     print(f"{ex['family']} {ex['dtype']} on {ex['gpu']}")
     fields = [("BM", "block_m"), ("BN", "block_n"), ("BK", "block_k"), ("GROUP_M", "group_m")]
@@ -71,7 +104,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"  envelope     {ex['envelope_us']:.3f} us   lower bound {ex['lower_bound_us']:.3f} us")
     print(f"  warm L2      {ex['warm_l2_envelope_us']:.3f} us (envelope of a replay that finds its operands in L2)")
     print(f"  roofline     {ex['roofline_us']:.3f} us   tilesight {ex['tilesight_us']:.3f} us")
-    return 0
 
 
 def _finite(v: object) -> bool:

@@ -22,21 +22,45 @@ __all__ = ["plot_configs", "plot_diagnosis", "plot_pipes"]
 
 #: what every diagnosis holds that the pictures read
 _NEEDED = ("gpu", "pipe_times_us", "bound_pipe", "predicted_us", "ceiling_us", "lower_bound_us", "recommendations")
+#: what :func:`plot_pipes` needs: the GPU, the binding pipe and the pipe times (a diagnosis' ``pipe_times_us``, or the
+#: ``pipes`` table of :func:`pipeweave.explain`)
+_NEEDED_PIPES = ("gpu", "bound_pipe")
 
 
-def _checked(result: Any) -> Mapping[str, Any]:
+def _checked(result: Any, needed: tuple[str, ...] = _NEEDED) -> Mapping[str, Any]:
     if not isinstance(result, Mapping):
         raise DataError(
             f"expected the dict a diagnosis returns, got {type(result).__name__}",
-            hint="pass the result of pipeweave.diagnose(launch) or pipeweave.diagnose.diagnose_kernel(...)",
+            hint="pass the result of pipeweave.diagnose(launch), diagnose_kernel(...) or (plot_pipes) pipeweave.explain",
         )
-    missing = [k for k in _NEEDED if k not in result]
+    missing = [k for k in needed if k not in result]
+    if needed is _NEEDED_PIPES and not any(k in result for k in ("pipe_times_us", "pipes")):
+        missing.append("pipe_times_us")
     if missing:
         raise DataError(
             f"the diagnosis lacks {missing} (keys given: {sorted(result)[:12]})",
             hint="pass the unchanged result of pipeweave.diagnose(launch) or diagnose_kernel(...)",
         )
     return result
+
+
+def _pipe_times(r: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """Pipe -> time (us) to draw, and what the times are of: the busiest SM's when the result has them (they pick
+    ``bound_pipe``), else the result's own ``pipe_times_us``."""
+    if r.get("pipe_times_busiest_sm_us"):
+        return r["pipe_times_busiest_sm_us"], "busiest SM"
+    if "pipe_times_us" in r:
+        return r["pipe_times_us"], str(r.get("pipe_times_basis", "chip"))
+    pipes = r["pipes"]  # pipeweave.explain: pipe -> {work, time_us, busiest_sm_time_us}
+    if not isinstance(pipes, Mapping) or not all(isinstance(v, Mapping) for v in pipes.values()):
+        raise DataError(
+            f"'pipes' must map each pipe to its times, got {type(pipes).__name__}",
+            hint="pass the unchanged result of pipeweave.explain(launch)",
+        )
+    times = {p: v.get("busiest_sm_time_us") for p, v in pipes.items()}
+    if r.get("latency_bound_us") is not None:
+        times["latency"] = r["latency_bound_us"]
+    return times, "busiest SM"
 
 
 def _new_axes(figsize: tuple[float, float]) -> Axes:
@@ -48,12 +72,12 @@ def _new_axes(figsize: tuple[float, float]) -> Axes:
 def _latency_lines(ax: Axes, r: Mapping[str, Any]) -> None:
     """Vertical lines at the lower bound, the ceiling, the predicted and (when given) the measured latency (us)."""
     lines = [
-        ("lower bound", r["lower_bound_us"], "0.35", ":"),
-        ("ceiling", r["ceiling_us"], "C2", "--"),
-        ("predicted", r["predicted_us"], "C0", "-."),
+        ("lower bound", r.get("lower_bound_us"), "0.35", ":"),
+        ("ceiling", r.get("ceiling_us"), "C2", "--"),
+        ("envelope", None if "predicted_us" in r else r.get("envelope_us"), "C4", "--"),  # explain: no prediction
+        ("predicted", r.get("predicted_us"), "C0", "-."),
+        ("measured", r.get("measured_us"), "C3", "-"),
     ]
-    if r.get("measured_us") is not None:
-        lines.append(("measured", r["measured_us"], "C3", "-"))
     for label, x, color, style in lines:
         if x is not None and np.isfinite(float(x)):
             ax.axvline(float(x), color=color, ls=style, lw=1.4, label=f"{label} {float(x):.4g} us")
@@ -65,14 +89,14 @@ def _legend_below(ax: Axes) -> None:
 
 def plot_pipes(result: Mapping[str, Any], *, ax: Axes | None = None) -> Axes:
     """Horizontal bars of each pipe's modeled time (us) for the diagnosed launch, the binding pipe in orange,
-    with vertical lines at the lower bound, ceiling, predicted and measured latency (us).
+    with vertical lines at the lower bound, ceiling, predicted and measured latency (us) where the result has
+    them. Also draws a :func:`pipeweave.explain` result (its envelope in place of a prediction).
 
     The busiest SM's times when the diagnosis has them (``pipe_times_busiest_sm_us``: they pick
     ``bound_pipe``), else ``pipe_times_us``. A pipe past the latency lines is one the front-end gives more time
     than the launch took (``pipes_over_latency``). ``ax=None`` creates a figure; returns the Axes."""
-    r = _checked(result)
-    times = r.get("pipe_times_busiest_sm_us") or r["pipe_times_us"]
-    basis = "busiest SM" if r.get("pipe_times_busiest_sm_us") else str(r.get("pipe_times_basis", "chip"))
+    r = _checked(result, _NEEDED_PIPES)
+    times, basis = _pipe_times(r)
     names = [p for p, t in times.items() if t is not None and np.isfinite(float(t))]
     if not names:
         raise DataError("the diagnosis has no finite pipe time to draw", hint="check pipe_times_us of the result")
@@ -86,9 +110,8 @@ def plot_pipes(result: Mapping[str, Any], *, ax: Axes | None = None) -> Axes:
     ax.set_yticklabels([f"{p} (binds)" if p == bound else p for p in names])
     _latency_lines(ax, r)
     ax.set_xlabel(f"modeled time (us), {basis}")
-    ax.set_xlim(0.0, 1.12 * max(float(t.max()), *(float(r[k]) for k in ("predicted_us", "ceiling_us"))))
-    if r.get("measured_us") is not None:
-        ax.set_xlim(0.0, max(ax.get_xlim()[1], 1.12 * float(r["measured_us"])))
+    marks = [float(r[k]) for k in ("predicted_us", "ceiling_us", "measured_us", "envelope_us") if r.get(k) is not None]
+    ax.set_xlim(0.0, 1.12 * max([float(t.max()), *[m for m in marks if np.isfinite(m)]]))
     _legend_below(ax)
     ax.set_title(f"where the time goes: {r.get('family', r.get('kernel', 'launch'))} on {r['gpu']}", fontsize=10)
     return ax

@@ -89,3 +89,36 @@ def test_cli_diagnose_plot_writes_a_png(tmp_path, capsys):
     assert "must end in .png" in capsys.readouterr().err
     assert main(["diagnose", "--rebuild-models", "--models", str(tmp_path), "--plot", str(out)]) == 2
     assert "diagnoses nothing" in capsys.readouterr().err
+
+
+def test_plot_pipes_draws_an_explain_result():
+    import pipeweave as pw
+
+    ex = pw.explain({"gpu": "L4", "family": "rmsnorm", "num_tokens": 4096, "hidden_size": 4096})
+    ax = plot_pipes(ex)
+    widths = {t.get_text(): b.get_width() for t, b in zip(ax.get_yticklabels(), ax.patches)}
+    assert widths["dram (binds)"] == pytest.approx(ex["pipes"]["dram"]["busiest_sm_time_us"])
+    assert widths["latency"] == pytest.approx(ex["latency_bound_us"])
+    assert widths["xu"] > 0 and widths["fma"] > 0  # rsqrt on the SFU, the sum of squares on the FMA pipe
+    legend = [t.get_text().split()[0] for t in ax.get_legend().get_texts()]
+    assert legend == ["lower", "envelope"]  # no prediction in an explanation: its envelope instead
+
+
+def test_cli_explain_plot(tmp_path, capsys):
+    out = tmp_path / "e.png"
+    argv = ["explain", "--gpu", "H100", "--family", "silu_mul", "--num-tokens", "64", "--inter-size", "8192"]
+    assert main([*argv, "--plot", str(out), "--json"]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert main([*argv, "--plot", str(tmp_path / "e.svg")]) == 2
+    assert "must end in .png" in capsys.readouterr().err
+    kernel = [
+        "explain",
+        "--gpu",
+        "H100",
+        "--kernel",
+        "examples/triton_kernels.py:add_relu",
+        "--config",
+        "1,1024,1,1,4,1",
+    ]
+    assert main([*kernel, "--plot", str(out)]) == 2
+    assert "pipeweave diagnose" in capsys.readouterr().err
