@@ -1299,6 +1299,37 @@ JOINT_VARIANTS["joint_neusight_recipe_fmapower"] = (
     "pipe run at its clock (NaN on the other families' rows)",
 )
 JOINT_TRANSFORMS["joint_neusight_recipe_fmapower"] = _fma_power_headroom
+
+
+# session 32: FP32 GEMM's own shape as features. The shape slots (log2_shape_1..5) are NaN on FP32 GEMM rows (GEMM
+# families have no shape columns in SHAPE_FEATURE_COLUMNS: bf16 GEMM's m, n, k screened as noise, `gemm_shape_slots`);
+# never screened on FP32 GEMM, whose misses are shape-dependent (error_anatomy) and whose per-shape residuals
+# correlate across GPUs (0.6-0.8 between the large NeuSight GPUs). Screening: the slots of FP32 GEMM rows filled
+# with log2 m, n, k (and the bmm batch), the other families' rows unchanged
+def _fp32_shape_slots(with_batch: bool) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    def transform(f: pd.DataFrame) -> pd.DataFrame:
+        g = (f["family"].astype(str) == "gemm_fp32").to_numpy()
+        cols = ["m", "n", "k"] + (["batch_size"] if with_batch else [])
+        out = f.copy()
+        for i, c in enumerate(cols, start=1):
+            v = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
+            if c == "batch_size":
+                v = np.nan_to_num(v, nan=1.0)
+            slot = f"log2_shape_{i}"
+            out[slot] = np.where(g, np.log2(np.maximum(v, 1.0)), out[slot].to_numpy(dtype=float))
+        return out
+
+    return transform
+
+
+for _tag, _batch in (("fp32shape", True), ("fp32shape_mnk", False)):
+    JOINT_VARIANTS[f"joint_neusight_recipe_{_tag}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        dict(JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1]),
+        "the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50) with FP32 GEMM's rows "
+        f"reading their shape in the shape slots (log2 m, n, k{', batch' if _batch else ''}; NaN before)",
+    )
+    JOINT_TRANSFORMS[f"joint_neusight_recipe_{_tag}"] = _fp32_shape_slots(_batch)
 JOINT_VARIANTS["joint_neusight_recipe_base"] = (
     JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
     dict(JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1]),
@@ -2029,6 +2060,13 @@ DECISIONS: dict = {
     "seeds, reproduced to the digit): a column that splits the slow cards from the rest cleanly changes nothing, "
     "because the GPU level is not what is missed (error_anatomy: one scalar per GPU removes 12% of the Turing and "
     "Pascal misses); outer Turing 25.0 -> 24.2-24.6, Volta 25.1 -> 24.7-26.3 (not used to decide)",
+    ("gemm_fp32", "joint_neusight_recipe_fp32shape"): "not adopted: inner 23.25 / 23.10 / 23.11 (seeds 0 / 1 / 2) "
+    "against 22.99 / 22.90 / 23.02 without the shape (log2 m, n, k alone, fp32shape_mnk: 23.20): as on bf16 GEMM, "
+    "the raw shape adds nothing a new generation can use (its per-shape residual is not the training GPUs'); outer "
+    "Volta 25.1 -> 23.4-24.4, Turing 25.0 -> 24.4-25.4 (not used to decide)",
+    "joint_neusight_recipe_fp32shape_seed1": "see joint_neusight_recipe_fp32shape",
+    "joint_neusight_recipe_fp32shape_seed2": "see joint_neusight_recipe_fp32shape",
+    ("gemm_fp32", "joint_neusight_recipe_fp32shape_mnk"): "see joint_neusight_recipe_fp32shape",
     "joint_neusight_recipe_fmapower_seed1": "see joint_neusight_recipe_fmapower",
     "joint_neusight_recipe_fmapower_seed2": "see joint_neusight_recipe_fmapower",
     ("gemm_fp32", "joint_neusight_recipe_base"): "reference: the shipped recipe on the frame of 2a92854 (inner 22.99, "
