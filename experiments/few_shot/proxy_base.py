@@ -40,15 +40,21 @@ LAUNCH_KEYS = {
 }
 
 
-def proxy_mape(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per new GPU: the best (proxy GPU, length scale) MAPE (%) of proxy latency x exp(GP) at 32 shots."""
+def _launches(frame: pd.DataFrame, keys: list[str]):  # noqa: ANN202
+    """(per-GPU median latency keyed by (gpu, *keys), each GPU's generation, GPU -> its distinct launches)."""
     frame = frame.reset_index(drop=True)
     frame[keys] = frame[keys].astype(str)
     lat = frame.groupby(["gpu", *keys], observed=True)["latency_us"].median()
     gen = frame.groupby("gpu", observed=True)["generation"].first().astype(str)
+    own = {g: frame[frame["gpu"] == g].drop_duplicates(keys).reset_index(drop=True) for g in sorted(gen.index)}
+    return lat, gen, own
+
+
+def proxy_mape(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per new GPU: the best (proxy GPU, length scale) MAPE (%) of proxy latency x exp(GP) at 32 shots."""
+    lat, gen, own = _launches(frame, keys)
     rows = []
-    for g in sorted(gen.index):
-        tg = frame[frame["gpu"] == g].drop_duplicates(keys).reset_index(drop=True)
+    for g, tg in own.items():
         shots_at = plan_positions(tg, SHOTS)
         measured = tg["latency_us"].to_numpy(dtype=float)
         idx = pd.MultiIndex.from_frame(tg[keys])
@@ -80,13 +86,9 @@ def multi_proxy_mape(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     latency of the same launch, fitted on the 32 planned launches (the launches every such GPU measured), on its other
     launches. ``log t = mean_p log t_p + a + sum_p w_p (log t_p - mean_p log t_p)``: the weights shrink toward the mean
     of the proxies; penalty (0.1, 1 or 10) the best on the scored rows (optimistic, as the single proxy's)."""
-    frame = frame.reset_index(drop=True)
-    frame[keys] = frame[keys].astype(str)
-    lat = frame.groupby(["gpu", *keys], observed=True)["latency_us"].median()
-    gen = frame.groupby("gpu", observed=True)["generation"].first().astype(str)
+    lat, gen, own = _launches(frame, keys)
     rows = []
-    for g in sorted(gen.index):
-        tg = frame[frame["gpu"] == g].drop_duplicates(keys).reset_index(drop=True)
+    for g, tg in own.items():
         idx = pd.MultiIndex.from_frame(tg[keys])
         proxies = [p for p in sorted(gen.index) if gen[p] != gen[g]]
         X = np.column_stack([np.log(lat.loc[p].reindex(idx).to_numpy(dtype=float)) for p in proxies])
