@@ -75,7 +75,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "latency, and the ranked configs",
     )
     p.add_argument(
-        "--models", metavar="DIR", help="folder with diagnose_{ranker,ceiling,latency}.ubj (default models/)"
+        "--models",
+        metavar="DIR",
+        help="folder with diagnose_{ranker,ceiling,latency}.ubj and the main model pipeweave_default.ubj (default "
+        "models/); a folder without the main model uses the shipped one, a folder with only a main model (e.g. "
+        "trained with --profiles on your GEMM tile sweeps) uses it with the shipped diagnose models",
     )
     g = add_kernel_arguments(p)
     g.add_argument(

@@ -53,13 +53,21 @@ class DiagnoseModels:
 
     @classmethod
     def load(cls, models_dir: str | os.PathLike[str] | None = None, *, general: bool = True) -> DiagnoseModels:
-        """Load ``diagnose_ranker.ubj``, ``diagnose_ceiling.ubj``, ``diagnose_latency.ubj`` (and the
-        main model ``pipeweave_default.ubj`` when present) from ``models_dir`` (default ``models/``)."""
+        """Load ``diagnose_ranker.ubj``, ``diagnose_ceiling.ubj``, ``diagnose_latency.ubj`` and the main model
+        ``pipeweave_default.ubj`` from ``models_dir`` (default ``models/``).
+
+        A folder without the main model uses the shipped one (it predicts gemm and fused_moe configs, as the
+        ``pipeweave.triton`` hook falls back to it); a folder holding only a main model (e.g. one trained on your own
+        GEMM tile sweeps) uses it with the shipped diagnose models. ``paths`` names every file used."""
         from ..model import DEFAULT_MODEL_PATH, load_model
 
         d = Path(models_dir) if models_dir is not None else DEFAULT_RANKER_PATH.parent
         rp, cp, lp = d / DEFAULT_RANKER_PATH.name, d / DEFAULT_CEILING_PATH.name, d / DEFAULT_LATENCY_PATH.name
+        gp = d / DEFAULT_MODEL_PATH.name
         missing = [p.name for p in (rp, cp, lp) if not p.is_file()]
+        if len(missing) == 3 and d.is_dir() and gp.is_file():  # only a main model: the shipped diagnose models
+            rp, cp, lp = DEFAULT_RANKER_PATH, DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH
+            missing = [p.name for p in (rp, cp, lp) if not p.is_file()]
         if missing:  # one error for the folder, with the fix that builds all three there
             from ._ranker import rebuild_how
 
@@ -78,7 +86,8 @@ class DiagnoseModels:
         latency = load_model(lp)
         paths = {"ranker": str(rp), "ceiling": str(cp), "latency": str(lp)}
         gen = None
-        gp = d / DEFAULT_MODEL_PATH.name
+        if general and not gp.is_file():
+            gp = DEFAULT_MODEL_PATH
         if general and gp.is_file():
             try:
                 gen = load_model(gp)

@@ -97,3 +97,40 @@ def test_ranker_file_is_sealed_and_damage_is_an_error(small, tmp_path):
     (tmp_path / "flip.ubj").write_bytes(bytes(flipped))
     with pytest.raises(DataError, match="SHA-256"):
         ConfigRanker.load(tmp_path / "flip.ubj")
+
+
+def test_models_folder_falls_back_to_the_shipped_files(tmp_path):
+    """A folder of diagnose models without a main model uses the shipped one (gemm is predicted by it, not by the
+    bare envelope); a folder holding only a main model uses it with the shipped diagnose models; a folder missing
+    one of the three diagnose files is still refused."""
+    import shutil
+
+    import pipeweave as pw
+    from pipeweave.diagnose import DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH, DEFAULT_RANKER_PATH, diagnose
+    from pipeweave.model import DEFAULT_MODEL_PATH, save_model
+
+    diag = tmp_path / "diag"
+    diag.mkdir()
+    for p in (DEFAULT_RANKER_PATH, DEFAULT_CEILING_PATH, DEFAULT_LATENCY_PATH):
+        shutil.copy(p, diag / p.name)
+    m = DiagnoseModels.load(diag)
+    assert m.paths["ranker"] == str(diag / DEFAULT_RANKER_PATH.name)
+    assert m.paths["general"] == str(DEFAULT_MODEL_PATH)
+    launch = {"gpu": "H100-SXM", "family": "gemm", "dtype": "bfloat16", "m": 1024, "n": 1024, "k": 1024}
+    assert diagnose(launch, models=m, top=2)["latency_model"] == "pipeweave_default"
+
+    own = tmp_path / "own"  # a main model trained here (a handful of real H100 GEMM rows, a few trees)
+    rows = pw.load_profiles(families="gemm", gpus="H100-SXM", dtypes="bfloat16").head(400)
+    save_model(
+        pw.PipeweaveRegressor(n_estimators=3, companion={}, seen_gpu={}).fit(rows), own / DEFAULT_MODEL_PATH.name
+    )
+    m2 = DiagnoseModels.load(own)
+    assert m2.paths["general"] == str(own / DEFAULT_MODEL_PATH.name)
+    assert m2.paths["ranker"] == str(DEFAULT_RANKER_PATH) and m2.paths["ceiling"] == str(DEFAULT_CEILING_PATH)
+    mine, shipped = diagnose(launch, models=m2, top=2), diagnose(launch, models=m, top=2)
+    assert mine["models"]["general"] != shipped["models"]["general"]
+    assert mine["predicted_us"] != pytest.approx(shipped["predicted_us"], rel=1e-6)
+
+    (diag / DEFAULT_CEILING_PATH.name).unlink()
+    with pytest.raises(DataError, match="has no diagnose_ceiling.ubj"):
+        DiagnoseModels.load(diag)
