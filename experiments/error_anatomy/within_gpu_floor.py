@@ -9,12 +9,13 @@ on that GPU. Two models:
 * ``pipeweave booster``: ``PipeweaveRegressor`` (the front-end features; no companion, no roofline blend:
   those are built for a GPU never seen) trained on the half;
 * ``plain XGBoost``: 400 trees of depth 8 on the log2 shape columns and the log of the analytical
-  envelope (for FP32 GEMM also the bmm batch, the operand layout and the cuBLAS tile of the kernel name).
+  envelope (for FP32 GEMM also the bmm batch, the operand layout and the cuBLAS tile of the kernel name; for
+  fused MoE the MoE shape with its tensor and expert parallelism and the routing distribution).
 
 Beside them, the GPU's leave-one-generation-out MAPE (``experiments/logo/results.json``, ``by_gpu``).
 Nothing here chooses anything: a diagnosis of the goals, not a method.
 
-    python experiments/error_anatomy/within_gpu_floor.py [--families gemm_fp32 gemm_bf16] [--out DIR]
+    python experiments/error_anatomy/within_gpu_floor.py [--families gemm_fp32 gemm_bf16 fused_moe_bf16] [--out DIR]
 
 Writes ``within_gpu_floor.md`` (MAPE only; no measurement is copied).
 """
@@ -38,6 +39,16 @@ SEEDS = (0, 1)
 PLAIN_COLUMNS = {
     "gemm_fp32": ("m", "n", "k", "batch_size", "op", "block_m", "block_n"),
     "gemm_bf16": ("m", "n", "k"),
+    "fused_moe_bf16": (
+        "num_tokens",
+        "hidden_size",
+        "inter_size",
+        "num_experts",
+        "topk",
+        "moe_tp_size",
+        "moe_ep_size",
+        "distribution",
+    ),
 }
 
 
@@ -46,6 +57,10 @@ def _plain_matrix(d: pd.DataFrame, cols: tuple[str, ...]) -> np.ndarray:
     for c in cols:
         if c == "op":
             out.append((d["op"].astype(str) == "linear").to_numpy(dtype=float))
+            continue
+        if c == "distribution":  # the routing: balanced = 0, power_law_<a> = a
+            text = d["distribution"].astype(str).str.replace("power_law_", "", regex=False)
+            out.append(pd.to_numeric(text.where(text != "balanced", "0"), errors="coerce").to_numpy(dtype=float))
             continue
         v = pd.to_numeric(d[c], errors="coerce").to_numpy(dtype=float)
         if c == "batch_size":
@@ -88,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(HERE))
     args = ap.parse_args(argv)
     logo = json.loads((ROOT / "experiments" / "logo" / "results.json").read_text())["by_gpu"]
-    goals = {"gemm_fp32": 15.0, "gemm_bf16": 10.0}  # pipeweave.evaluation.ACCURACY_GOALS, leave-one-generation-out
+    # pipeweave.evaluation.ACCURACY_GOALS, leave-one-generation-out
+    goals = {"gemm_fp32": 15.0, "gemm_bf16": 10.0, "fused_moe_bf16": 10.0}
     lines = [
         "# Within one GPU: models trained on half of its own launches, scored on the other half",
         "",
