@@ -526,7 +526,8 @@ def print_diagnosis(r: dict) -> None:
         for c in recs:
             mark = "  (given)" if c.get("is_given") else ""
             if c.get("same_as"):
-                mark += f"  (+{len(c['same_as'])} equal config(s) differing in one parameter)"
+                how = "within 0.5%" if r.get("shortlist_order") == "predicted_latency" else "the same"
+                mark += f"  (+{len(c['same_as'])} config(s) one parameter apart, predicted {how})"
             print(f"  {c['rank']:>3}  {c['config']:<24}{_us(c['predicted_us']):>14}{c['speedup']:>8.2f}x{mark}")
     if r.get("given_config_rank") and recs:
         print(f"  the given config ranks {r['given_config_rank']} of {r.get('n_ranked', len(recs))}")
