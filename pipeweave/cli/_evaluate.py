@@ -36,6 +36,7 @@ examples:
   pipeweave evaluate --protocol dse --out /tmp/pw_dse
   pipeweave evaluate --protocol logo --out experiments/logo --force   # refresh the committed report
   pipeweave evaluate --protocol logo --families gemm_fp32 --refresh --out /tmp/pw_logo   # re-run one family of it
+  pipeweave evaluate --protocol logo --families silu_mul rmsnorm --train-dtypes all --out /tmp/pw_shipped   # as shipped
   pipeweave evaluate --protocol anatomy --out /tmp/error_anatomy
   pipeweave evaluate --protocol unseen-shape --profiles my_profiles.csv --no-shared --out /tmp/pw_mine
   pipeweave evaluate --protocol logo --dask tcp://scheduler:8786 --out /tmp/pw_logo   # fits as Dask tasks
@@ -130,6 +131,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "processes, or a scheduler address tcp://HOST:8786 (needs pipeweave[dask])",
     )
     p.add_argument(
+        "--train-dtypes",
+        choices=("evaluated", "all"),
+        default="evaluated",
+        help="logo / unseen-gpu / gpu-split: what pipeweave's model trains on: the evaluated dtype's rows (default) "
+        "or every dtype of the family and of the families its booster also trains on, as the shipped model trains "
+        "(fp8 and fp8_block GEMM beside bf16, float16 rmsnorm / silu_mul, fp8 attention); the baselines keep the "
+        "evaluated rows",
+    )
+    p.add_argument(
         "--refresh",
         action="store_true",
         help="logo / unseen-gpu / unseen-shape / gpu-split / few-shot: re-run only --families and merge them into the "
@@ -187,6 +197,13 @@ def run(args: argparse.Namespace) -> int:
             "--refresh re-runs some families of the report in --out: name them with --families",
             hint="e.g. --families gemm_fp32 --refresh",
         )
+    if args.train_dtypes != "evaluated" and args.protocol not in ("logo", "unseen-gpu", "gpu-split"):
+        raise DataError(
+            f"--train-dtypes {args.train_dtypes} applies to --protocol logo, unseen-gpu and gpu-split, not "
+            f"{args.protocol!r}"
+            + (" (a held-out shape's rows of another dtype would train)" if args.protocol == "unseen-shape" else ""),
+            hint="drop --train-dtypes, or use one of those protocols",
+        )
     if args.no_shared and not args.profiles:
         raise DataError("--no-shared needs --profiles FILE ...", hint="or drop --no-shared to evaluate the shared data")
     if args.protocol == "dse":
@@ -238,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
         dask=args.dask,
         train_gpus=args.train_gpus,
         refresh=args.refresh,
+        train_dtypes=args.train_dtypes,
     )
     return 0
 

@@ -346,6 +346,7 @@ _REFRESH_SAME_EXTRA = (
     "sass_features",
     "train_gpus",
     "profiles",
+    "train_dtypes",
 )
 #: boosting rounds of the learned methods when not set: what a report whose ``extra`` has no
 #: ``n_estimators`` (written before it was recorded, or run without --n-estimators) ran
@@ -639,12 +640,21 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
             + ("every training row" if cap is None else f"at most {int(cap):,} seeded random rows per GPU")
             + " (the models' own caps, e.g. `PipeweaveRegressor(max_rows_per_group=10000)`, still apply)."
         )
-        out.append(
-            "- training rows are the evaluated family's dtype (for `pipeweave`, plus the evaluation families its "
-            "booster also trains on, `pipeweave.model.FAMILY_BOOSTER_ROWS`); the shipped model also trains a "
-            "family's other dtypes (float16 rmsnorm / silu_mul, fp8_block GEMM and fused MoE, fp8 attention), "
-            "so its own held-out errors (`experiments/error_bands`) can differ from these."
-        )
+        if extra.get("train_dtypes") == "all":
+            out.append(
+                "- training rows are every dtype of the evaluated family (for `pipeweave`; fp8 and fp8_block GEMM "
+                "beside bf16, float16 rmsnorm / silu_mul, fp8 attention ...) and of the families its booster also "
+                "trains on (`pipeweave.model.FAMILY_BOOSTER_ROWS`), as the shipped model trains "
+                "(`train_dtypes='all'`); the baselines train on the evaluated dtype's rows; "
+                "no row of a held-out generation or GPU trains, whatever its dtype."
+            )
+        else:
+            out.append(
+                "- training rows are the evaluated family's dtype (for `pipeweave`, plus the evaluation families its "
+                "booster also trains on, `pipeweave.model.FAMILY_BOOSTER_ROWS`); the shipped model also trains a "
+                "family's other dtypes (float16 rmsnorm / silu_mul, fp8_block GEMM and fused MoE, fp8 attention), "
+                "so its own held-out errors (`experiments/error_bands`) can differ from these."
+            )
     out += _goals_section(results)
     notes = extra.get("method_notes") or {}
     if notes:

@@ -33,7 +33,10 @@ __all__ = [
     "CappedTraining",
     "GroupTraining",
     "group_labels",
+    "label_family",
     "labels_to_load",
+    "TRAIN_DTYPES",
+    "TRAIN_ONLY_SEP",
     "with_group_training",
     "make_methods",
     "semantics_flags",
@@ -59,6 +62,9 @@ EVAL_FAMILIES: dict[str, tuple[str, str]] = {
     "softmax_fp32": ("softmax_fp32", "float32"),
     "layernorm_fp32": ("layernorm_fp32", "float32"),
 }
+#: what a report's pipeweave models train on (``run_evaluation(train_dtypes=...)``): the evaluated dtype's rows, or
+#: every dtype of the family (and of its ``FAMILY_BOOSTER_ROWS`` families), as the shipped model trains
+TRAIN_DTYPES: tuple[str, ...] = ("evaluated", "all")
 #: families on which the pipeweave ablations are run (the headline families)
 ABLATION_FAMILIES: tuple[str, ...] = ("gemm_bf16", "fused_moe_bf16")
 #: families whose measured kernels are Triton kernels with shipped SASS mixes (the no-SASS ablation)
@@ -232,19 +238,43 @@ class GroupTraining(RegressorMixin, BaseEstimator):
         return self.estimator_.predict(df)
 
 
-def group_labels(label: str, available: Sequence[str] | None = None) -> list[str]:
-    """The other evaluation families whose rows train ``label``'s model (``FAMILY_BOOSTER_ROWS``)."""
+#: separates a training-only label's family and dtype (``gemm:fp8_block``): rows of a (family, dtype) that no
+#: evaluation family scores, loaded with ``all_dtypes=True`` to train as the shipped model trains
+TRAIN_ONLY_SEP = ":"
+
+
+def label_family(label: str) -> str:
+    """The kernel family of an evaluation family (``gemm_bf16`` -> ``gemm``) or a training-only label
+    (``gemm:fp8_block`` -> ``gemm``)."""
+    return EVAL_FAMILIES[label][0] if label in EVAL_FAMILIES else label.split(TRAIN_ONLY_SEP, 1)[0]
+
+
+def group_labels(label: str, available: Sequence[str] | None = None, *, all_dtypes: bool = False) -> list[str]:
+    """The other labels whose rows train ``label``'s model: the evaluation families of
+    ``FAMILY_BOOSTER_ROWS``; with ``all_dtypes``, also every other dtype of those families and of ``label``'s own
+    (evaluation families such as ``gemm_fp8`` for ``gemm_bf16``, and training-only labels in ``available``), as
+    the shipped model trains."""
     from ..model import FAMILY_BOOSTER_ROWS
 
-    fams = FAMILY_BOOSTER_ROWS.get(EVAL_FAMILIES[label][0], ())
-    return [lab for lab in (available or EVAL_FAMILIES) if lab != label and EVAL_FAMILIES[lab][0] in fams]
+    own = label_family(label)
+    fams = set(FAMILY_BOOSTER_ROWS.get(own, ()))
+    if all_dtypes:
+        fams.add(own)
+    pool = list(available or EVAL_FAMILIES)
+    return [
+        lab
+        for lab in pool
+        if lab != label
+        and label_family(lab) in fams
+        and (all_dtypes or (lab in EVAL_FAMILIES and label_family(lab) != own))
+    ]
 
 
-def labels_to_load(labels: Sequence[str]) -> list[str]:
+def labels_to_load(labels: Sequence[str], *, all_dtypes: bool = False) -> list[str]:
     """``labels`` plus the evaluation families whose rows also train their models (training only).
 
     An unknown label is passed through, for :func:`load_eval_frame` to reject with the valid names."""
-    extra = (x for lab in labels if lab in EVAL_FAMILIES for x in group_labels(lab))
+    extra = (x for lab in labels if lab in EVAL_FAMILIES for x in group_labels(lab, all_dtypes=all_dtypes))
     return list(dict.fromkeys([*labels, *extra]))
 
 
@@ -255,10 +285,15 @@ def present_labels(frame: pd.DataFrame, labels: Sequence[str]) -> list[str]:
 
 
 def with_group_training(
-    methods: dict[str, object], label: str, frame: pd.DataFrame, max_rows_per_gpu: int | None
+    methods: dict[str, object],
+    label: str,
+    frame: pd.DataFrame,
+    max_rows_per_gpu: int | None,
+    *,
+    all_dtypes: bool = False,
 ) -> dict[str, object]:
     """``methods`` with each pipeweave method fitted on the rows of :func:`group_labels` too."""
-    others = group_labels(label, list(pd.unique(frame["eval_family"])))
+    others = group_labels(label, list(pd.unique(frame["eval_family"])), all_dtypes=all_dtypes)
     if not others:
         return methods
     own = frame["eval_family"] == label
@@ -404,8 +439,12 @@ def load_eval_frame(
     verbose: bool = True,
     profiles: Sequence[str | os.PathLike[str]] | None = None,
     shared: bool = True,
+    all_dtypes: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Profiles of the evaluation families, featurized once, impossible rows dropped.
+
+    ``all_dtypes=True`` also keeps the shared rows of those families' other dtypes (fp8_block GEMM, float16
+    rmsnorm ...), labelled ``family:dtype`` (:data:`TRAIN_ONLY_SEP`): they only train, as in the shipped model.
 
     ``profiles`` adds the rows of the user's canonical profile files (see :mod:`pipeweave.profiles`)
     that fall in an evaluation family; they keep their own ``source`` (default ``user``), so the
@@ -430,11 +469,15 @@ def load_eval_frame(
     if profiles:
         user, records = _user_profile_rows(profiles, labels)
         parts.append(user)
+    n_shared = len(parts[0]) if shared else 0  # the shared rows come first
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     label = pd.Series(pd.NA, index=df.index, dtype=object)
     for lab in labels:
         fam, dt = EVAL_FAMILIES[lab]
         label[((df["family"].astype(str) == fam) & (df["dtype"].astype(str) == dt)).to_numpy()] = lab
+    if all_dtypes:  # the rest of the loaded families' rows: training only
+        rest = label.isna().to_numpy() & (np.arange(len(df)) < n_shared)  # the shared rows (a user's file: scored)
+        label[rest] = (df["family"].astype(str) + TRAIN_ONLY_SEP + df["dtype"].astype(str))[rest].to_numpy()
     df = df[label.notna().to_numpy()].assign(eval_family=label[label.notna()].to_numpy())
     if df.empty:
         raise DataError(
@@ -470,6 +513,7 @@ def _run_families(
     client: Any,
     labels: Sequence[str] | None = None,
     train_gpus: Sequence[str] | None = None,
+    all_dtypes: bool = False,
 ) -> list[pd.DataFrame]:
     """:func:`run_protocol` on each evaluation family of ``labels`` (default: every one in ``frame``;
     the others only train, see :func:`with_group_training`): one prediction frame each."""
@@ -492,7 +536,7 @@ def _run_families(
         group_frame = (
             frame if not train_gpus else frame[(frame["eval_family"] == label) | frame["gpu"].isin(train_gpus)]
         )
-        ms = with_group_training(ms, label, group_frame, max_train_rows_per_gpu)
+        ms = with_group_training(ms, label, group_frame, max_train_rows_per_gpu, all_dtypes=all_dtypes)
         preds.append(
             run_protocol(
                 sub.assign(semantics_flagged=semantics_flags(sub)),
@@ -603,9 +647,16 @@ def run_evaluation(
     dask: str | None = None,
     train_gpus: Sequence[str] | None = None,
     refresh: bool = False,
+    train_dtypes: str = "evaluated",
 ) -> dict:
     """Run ``protocol`` (logo | unseen-gpu | unseen-shape | gpu-split) over the evaluation families and write
     the report.
+
+    ``train_dtypes``: ``"evaluated"`` (default) trains each family's pipeweave model on the evaluated dtype's rows
+    (plus the evaluation families of ``FAMILY_BOOSTER_ROWS``); ``"all"`` on every dtype of those families, as the
+    shipped model trains (fp8 and fp8_block GEMM beside bf16, float16 rmsnorm and silu_mul, fp8 attention ...;
+    the baselines keep the evaluated rows). Not with unseen-shape: another dtype's row of a held-out shape would
+    train.
 
     ``refresh=True`` re-runs only ``families`` and merges them into the report already in ``out``
     (:func:`~pipeweave.evaluation.merge_results`): the other families' results and figures are kept, so
@@ -618,6 +669,8 @@ def run_evaluation(
     ``train_gpus`` (gpu-split only, required there): the GPUs whose rows train the one fold; every other
     GPU's rows are tested (a published predictor's own split, e.g. NeuSight's).
 
+    ``plots=False`` writes ``results.json`` and ``results.md`` without the figures.
+
     ``profiles`` / ``shared``: the user's own canonical profile files, scored as their own source
     next to (or, with ``shared=False``, instead of) the shared data (see :func:`load_eval_frame`).
     ``dask``: a Dask address (``local:N`` or ``tcp://host:8786``, see
@@ -627,6 +680,18 @@ def run_evaluation(
     from ._report import build_results, write_report
 
     train_gpus = checked_train_gpus(protocol, train_gpus)
+    if train_dtypes not in TRAIN_DTYPES:
+        raise DataError(
+            f"train_dtypes must be one of {list(TRAIN_DTYPES)}, got {train_dtypes!r}",
+            hint="'evaluated' (the report's default) or 'all' (every dtype of a family, as the shipped model)",
+        )
+    all_dtypes = train_dtypes == "all"
+    if all_dtypes and protocol == "unseen-shape":
+        raise DataError(
+            "train_dtypes='all' cannot run the unseen-shape protocol: a held-out shape's rows of other dtypes "
+            "would train",
+            hint="use it with logo, unseen-gpu or gpu-split",
+        )
     default = TRAIN_ROWS_PER_GPU.get(protocol, TRAIN_ROWS_PER_GPU["logo"])
     cap = default if max_train_rows_per_gpu == "auto" else max_train_rows_per_gpu
     if not (cap is None or (isinstance(cap, int) and not isinstance(cap, bool) and cap > 0)):
@@ -641,9 +706,9 @@ def run_evaluation(
     # the families whose rows also train a scored family's model too (a refresh: every family of the report,
     # so that the data fingerprint covers the rows of the families it keeps)
     scope = sorted({*labels, *(m["family"] for m in report["families"].values())}) if report else labels
-    load = labels_to_load(scope)
-    frame, drops, fp = load_eval_frame(data, load, profiles=profiles, shared=shared)
-    if len(load) > len(labels) and len(drops):  # the report lists the drops of the scored families only
+    load = labels_to_load(scope, all_dtypes=all_dtypes)
+    frame, drops, fp = load_eval_frame(data, load, profiles=profiles, shared=shared, all_dtypes=all_dtypes)
+    if (len(load) > len(labels) or all_dtypes) and len(drops):  # the report lists the drops of the scored families only
         pairs = {EVAL_FAMILIES[lab] for lab in labels}
         keep = [(str(f), str(d)) in pairs for f, d in zip(drops["family"], drops["dtype"])]
         drops = drops[np.asarray(keep, dtype=bool)]
@@ -657,6 +722,8 @@ def run_evaluation(
     }
     if train_gpus:
         extra["train_gpus"] = train_gpus
+    if all_dtypes:  # recorded only when set: a report without the key trained on the evaluated dtypes
+        extra["train_dtypes"] = train_dtypes
     if profiles:
         extra["profiles"] = frame.attrs["profile_files"]  # recorded when the files were read, not re-read
     if report is not None:  # refuse before the fits, not after them
@@ -686,6 +753,7 @@ def run_evaluation(
             client,
             labels=present_labels(frame, labels),
             train_gpus=train_gpus,
+            all_dtypes=all_dtypes,
         )
     finally:
         if client is not None:
@@ -711,6 +779,8 @@ def run_evaluation(
     command = f"pipeweave evaluate --protocol {protocol}"
     if train_gpus:
         command += " --train-gpus " + " ".join(train_gpus)
+    if all_dtypes:
+        command += " --train-dtypes all"
     if families:  # the run's own choices, so the recorded command reproduces it
         command += " --families " + " ".join(labels)
     if methods:
@@ -738,9 +808,17 @@ def run_evaluation(
         results = merge_results(report, results, raw_families=EVAL_FAMILIES)
         results["extra"]["refreshed"][-1]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     t_results = time.perf_counter()
+    from .._io import atomic_write_json
+
     if plots:
         write_report(results, pred, out)
-    from .._io import atomic_write_json
+    else:  # the report without its figures (results.md links none)
+        from .._io import atomic_write_text
+        from ._report import _jsonable, render_markdown
+
+        Path(out).mkdir(parents=True, exist_ok=True)
+        atomic_write_json(Path(out) / "results.json", _jsonable(results))
+        atomic_write_text(Path(out) / "results.md", render_markdown(results, figures={}))
 
     t_end = time.perf_counter()
     elapsed = t_end - t0

@@ -842,6 +842,20 @@ CASES: list[tuple] = [
         ["--train-gpus applies to --protocol gpu-split", "'logo'"],
     ),
     (
+        "evaluate-train-dtypes-on-unseen-shape",  # another dtype's row of a held-out shape would train
+        {},
+        ["evaluate", "--protocol", "unseen-shape", "--train-dtypes", "all", "--out", "{tmp}/o"],
+        2,
+        ["--train-dtypes all applies to --protocol logo", "'unseen-shape'", "held-out shape"],
+    ),
+    (
+        "evaluate-train-dtypes-unknown",
+        {},
+        ["evaluate", "--protocol", "logo", "--train-dtypes", "every", "--out", "{tmp}/o"],
+        2,
+        ["--train-dtypes", "'every'"],
+    ),
+    (
         "evaluate-train-gpu-unknown",  # named before loading any data
         {},
         ["evaluate", "--protocol", "gpu-split", "--train-gpus", "T5", "--out", "{tmp}/o"],

@@ -318,3 +318,59 @@ def test_group_training_fits_the_evaluated_familys_extra_columns(load_real_rows)
     assert fitted.n_train_rows_ == len(own) + len(other)
     fitted = GroupTraining(PipeweaveRegressor(**KW), SharedRows(own)).fit(other).estimator_
     assert fitted.shared_extra_features_ == ()
+
+
+def test_train_dtypes_all_groups_every_dtype_of_the_family_and_only_then():
+    """``all_dtypes``: a family's other dtypes (evaluation families and training-only ``family:dtype`` labels) train
+    its model, and those of its FAMILY_BOOSTER_ROWS families; without it, only the booster-rows evaluation families."""
+    from pipeweave.evaluation import group_labels, label_family, labels_to_load
+
+    pool = ["gemm_bf16", "gemm_fp8", "gemm:fp8_block", "fused_moe_bf16", "attention_context", "attention_context:fp8"]
+    assert group_labels("gemm_bf16", pool) == []
+    assert group_labels("gemm_bf16", pool, all_dtypes=True) == ["gemm_fp8", "gemm:fp8_block"]
+    assert group_labels("attention_context", pool) == ["gemm_bf16", "gemm_fp8", "fused_moe_bf16"]
+    assert group_labels("attention_context", pool, all_dtypes=True) == [
+        "gemm_bf16",
+        "gemm_fp8",
+        "gemm:fp8_block",
+        "fused_moe_bf16",
+        "attention_context:fp8",
+    ]
+    assert label_family("gemm:fp8_block") == "gemm" and label_family("gemm_fp8") == "gemm"
+    assert labels_to_load(["gemm_bf16"]) == ["gemm_bf16"]
+    assert labels_to_load(["gemm_bf16"], all_dtypes=True) == ["gemm_bf16", "gemm_fp8"]
+
+
+def test_train_dtypes_all_on_real_rows(tmp_path, data_dir) -> None:
+    """silu_mul under logo with train_dtypes='all': vidur's float16 rows (A100 / A40 / H100) load as a training-only
+    label and train pipeweave's model, never a held-out generation's; the report and its command say so; the
+    baselines are the evaluated-dtype run's to the digit; unseen-shape is refused. Reads the shared data."""
+    import json
+
+    import pytest
+
+    from pipeweave import DataError
+    from pipeweave.evaluation import load_eval_frame, run_evaluation
+
+    frame = load_eval_frame(data_dir, ["silu_mul"], all_dtypes=True, verbose=False)[0]
+    labels = set(frame["eval_family"])
+    assert labels == {"silu_mul", "silu_mul:float16"}
+    assert set(frame.loc[frame["eval_family"] == "silu_mul:float16", "source"].astype(str)) == {"vidur"}
+    assert set(load_eval_frame(data_dir, ["silu_mul"], verbose=False)[0]["eval_family"]) == {"silu_mul"}
+
+    kw = dict(families=["silu_mul"], methods=["pipeweave", "roofline"], data=data_dir, progress=False, plots=False)
+    run_evaluation("logo", out=tmp_path / "all", train_dtypes="all", **kw)
+    run_evaluation("logo", out=tmp_path / "own", **kw)
+    a, o = (json.loads((tmp_path / d / "results.json").read_text()) for d in ("all", "own"))
+    assert a["extra"]["train_dtypes"] == "all" and "train_dtypes" not in o["extra"]
+    assert "--train-dtypes all" in a["extra"]["command"]
+    ra, ro = a["results"]["silu_mul"], o["results"]["silu_mul"]
+    assert ra["roofline"] == ro["roofline"]  # the baselines train on the evaluated rows either way
+    assert ra["pipeweave"] != ro["pipeweave"]  # the float16 rows changed pipeweave's fits
+    assert "as the shipped model trains" in (tmp_path / "all" / "results.md").read_text()
+    with pytest.raises(DataError, match="unseen-shape"):
+        run_evaluation("unseen-shape", out=tmp_path / "x", train_dtypes="all", **kw)
+    with pytest.raises(DataError, match="train_dtypes must be one of"):
+        run_evaluation("logo", out=tmp_path / "x", train_dtypes="every", **kw)
+    with pytest.raises(DataError, match="train_dtypes"):  # a refresh keeps the report's own training rows
+        run_evaluation("logo", out=tmp_path / "all", refresh=True, **kw)
