@@ -1253,6 +1253,19 @@ for _name, _sib, _what in (
 # is lower by ~s^2 (|exp(d - e) - 1| is minimized at the e^-e-weighted median of e, which is -s^2 for e ~ N(0, s^2)).
 # Screened on the landed recipe (FP32 GEMM's companion at 0.5): every prediction times exp(-d) for d in the grid;
 # one set of fits serves every d (post-hoc, memoized)
+# session 32: what the shipped model's other-dtype rows do to a new generation's bf16 fused MoE. The LOGO report trains
+# fused MoE on its bf16 rows; the shipped model's fused-MoE booster also trains on the fp8_block rows, and
+# `evaluate --train-dtypes all` (experiments/logo_as_shipped) moved Ada 26.0 -> 33.0. Screened by nested
+# leave-one-generation-out, three seeds: the booster trained on bf16 alone vs on both dtypes (scored on bf16)
+for _tag, _fams, _what in (
+    ("own", ("fused_moe_bf16",), "its bf16 rows alone (the LOGO report's training rows)"),
+    ("all", ("fused_moe_bf16", "fused_moe_fp8_block"), "its bf16 and fp8_block rows (as the shipped model trains)"),
+):
+    JOINT_VARIANTS[f"fmoe_dtypes_{_tag}"] = (
+        _fams,
+        {},
+        f"the shipped recipe on fused MoE, its booster trained on {_what}; scored on bf16",
+    )
 for _d in (0.0, 0.03, 0.06, 0.09, 0.12):
     JOINT_VARIANTS[f"joint_neusight_recipe_shift{int(round(_d * 100)):02d}"] = (
         JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
@@ -2067,6 +2080,17 @@ DECISIONS: dict = {
     "joint_neusight_recipe_fp32shape_seed1": "see joint_neusight_recipe_fp32shape",
     "joint_neusight_recipe_fp32shape_seed2": "see joint_neusight_recipe_fp32shape",
     ("gemm_fp32", "joint_neusight_recipe_fp32shape_mnk"): "see joint_neusight_recipe_fp32shape",
+    ("fused_moe_bf16", "fmoe_dtypes_all_seed0"): "passes the adoption rule against it: trained on bf16 alone "
+    "(fmoe_dtypes_own) inner 26.02 / 26.10 / 26.19 against 27.24 / 27.15 / 26.95 with the fp8_block rows, every seed "
+    "below every seed (outer Ada 26.0 -> 32.3-33.9 with them, as experiments/logo_as_shipped). NOT LANDED: the "
+    "shipped fused-MoE booster must keep the fp8_block rows to predict them; separating the dtypes needs a booster "
+    "per (family, dtype), which the model does not have",
+    ("fused_moe_bf16", "fmoe_dtypes_all_seed1"): "see fmoe_dtypes_all_seed0",
+    ("fused_moe_bf16", "fmoe_dtypes_all_seed2"): "see fmoe_dtypes_all_seed0",
+    ("fused_moe_bf16", "fmoe_dtypes_own_seed0"): "reference: the LOGO report's training rows (its outer cells to the "
+    "digit: 15.7 / 26.0 / 17.5 / 34.7)",
+    ("fused_moe_bf16", "fmoe_dtypes_own_seed1"): "see fmoe_dtypes_own_seed0",
+    ("fused_moe_bf16", "fmoe_dtypes_own_seed2"): "see fmoe_dtypes_own_seed0",
     "joint_neusight_recipe_fmapower_seed1": "see joint_neusight_recipe_fmapower",
     "joint_neusight_recipe_fmapower_seed2": "see joint_neusight_recipe_fmapower",
     ("gemm_fp32", "joint_neusight_recipe_base"): "reference: the shipped recipe on the frame of 2a92854 (inner 22.99, "
