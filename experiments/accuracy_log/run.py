@@ -1266,6 +1266,14 @@ for _tag, _fams, _what in (
         {},
         f"the shipped recipe on fused MoE, its booster trained on {_what}; scored on bf16",
     )
+# ... and GEMM's (experiments/logo_as_shipped: bf16 Ada 25.2 -> 26.4, Blackwell 13.8 -> 14.6; fp8 Hopper 14.1 -> 18.3):
+# the GEMM booster trained on one dtype's rows vs on bf16, fp8 and fp8_block together (as the shipped model trains)
+for _tag, _fams, _what in (
+    ("own_bf16", ("gemm_bf16",), "its bf16 rows alone; scored on bf16"),
+    ("own_fp8", ("gemm_fp8",), "its fp8 rows alone; scored on fp8"),
+    ("all", ("gemm_bf16", "gemm_fp8", "gemm_fp8_block"), "its bf16, fp8 and fp8_block rows (as the shipped model)"),
+):
+    JOINT_VARIANTS[f"gemm_dtypes_{_tag}"] = (_fams, {}, f"the shipped recipe on GEMM, its booster trained on {_what}")
 for _d in (0.0, 0.03, 0.06, 0.09, 0.12):
     JOINT_VARIANTS[f"joint_neusight_recipe_shift{int(round(_d * 100)):02d}"] = (
         JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],

@@ -653,7 +653,8 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
                 "- training rows are the evaluated family's dtype (for `pipeweave`, plus the evaluation families its "
                 "booster also trains on, `pipeweave.model.FAMILY_BOOSTER_ROWS`); the shipped model also trains a "
                 "family's other dtypes (float16 rmsnorm / silu_mul, fp8_block GEMM and fused MoE, fp8 attention), "
-                "so its own held-out errors (`experiments/error_bands`) can differ from these."
+                "so its own held-out errors (`experiments/error_bands`) can differ from these (`train_dtypes='all'` "
+                "trains as it does; the project's run of it: `experiments/logo_as_shipped`)."
             )
     out += _goals_section(results)
     notes = extra.get("method_notes") or {}
