@@ -35,6 +35,7 @@ from ._bands import band_bounds, check_coverage, check_error_bands
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
+    DTYPE_BOOSTERS,
     FAMILY_BOOSTER_ROWS,
     FAMILY_COMPANION,
     FAMILY_EXTRA_FEATURES,
@@ -403,6 +404,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         seen_gpu: Mapping[str, float] | None = None,
         seen_gpu_min_rows: int = SEEN_GPU_MIN_ROWS,
         min_backend_gpus: int = MIN_BACKEND_GPUS,
+        dtype_boosters: tuple[str, ...] | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -435,6 +437,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.seen_gpu = seen_gpu
         self.seen_gpu_min_rows = seen_gpu_min_rows
         self.min_backend_gpus = min_backend_gpus
+        self.dtype_boosters = dtype_boosters
 
     # ------------------------------------------------------------------------------------------
     def _check_reference(self, name: Any, param: str = "reference") -> str:
@@ -854,6 +857,26 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         _require_known_families("family_booster_rows", [*groups, *(f for v in groups.values() for f in v)])
         return {k: tuple(dict.fromkeys((k, *v))) for k, v in groups.items()}  # a booster always sees its own rows
 
+    def dtype_booster_keys(self) -> tuple[tuple[str, str], ...]:
+        """``dtype_boosters`` validated, as (family, dtype) pairs (``None`` -> :data:`~pipeweave.model.DTYPE_BOOSTERS`):
+        each names a known family and dtype (``"gemm:bfloat16"``)."""
+        from ..vocab import DTYPES
+
+        keys = DTYPE_BOOSTERS if self.dtype_boosters is None else self.dtype_boosters
+        hint = "e.g. dtype_boosters=('gemm:bfloat16',); None = the recipe, () = none"
+        if isinstance(keys, str) or not isinstance(keys, Iterable):
+            raise DataError(f"dtype_boosters must be a tuple of 'family:dtype' keys, got {keys!r}", hint=hint)
+        out: list[tuple[str, str]] = []
+        for k in keys:
+            fam_dt = str(k).split(":") if isinstance(k, str) else []
+            if len(fam_dt) != 2 or fam_dt[1] not in DTYPES:
+                raise DataError(
+                    f"dtype_boosters key {k!r} is not 'family:dtype' with a dtype among {list(DTYPES)}", hint=hint
+                )
+            _require_known_families("dtype_boosters", [fam_dt[0]])
+            out.append((fam_dt[0], fam_dt[1]))
+        return tuple(dict.fromkeys(out))
+
     def extra_features(self) -> dict[str, tuple[str, ...]]:
         """Family -> the extra columns its booster reads (``family_extra_features`` resolved and validated:
         ``None`` -> :data:`~pipeweave.model.FAMILY_EXTRA_FEATURES`); families not listed: none."""
@@ -1183,6 +1206,30 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 self.family_boosters_[name] = trained[key] = xgb.train(
                     params_for(fnames), dfam, num_boost_round=int(self.n_estimators)
                 )
+        # dtype boosters: a (family, dtype)'s own booster on its rows alone (the family's reference, extra columns and
+        # settings), where the family has rows of another dtype; the family's booster (or the shared one) keeps
+        # every row and predicts the other dtypes
+        dtypes = _row_dtypes(df)
+        for name, dt in self.dtype_booster_keys():
+            m = (fam == name) & (dtypes == dt)
+            if not m.any() or not ((fam == name) & (dtypes != dt)).any():
+                continue
+            bkey = f"{name}:{dt}"
+            ref = family_refs.get(name, shared_ref)  # the reference predict uses for the family's rows (reference_of)
+            ext = extras_of.get(name, ())
+            if ext:
+                self.family_extra_features_[bkey] = ext
+            Xf, fnames = with_extra_features(X[m], names, ext, df[m])
+            dkey = xgb.DMatrix(
+                Xf,
+                label=target_of(ref)[m],
+                weight=None if weight is None else weight[m],
+                feature_names=fnames,
+                nthread=int(self.n_jobs),
+            )
+            blind = self._blind_columns(fnames) if name in set(self.blind_families()) else None
+            self._set_feature_weights(dkey, Xf, blind, informative=self._informative(np.array([name])))
+            self.family_boosters_[bkey] = xgb.train(params_for(fnames), dkey, num_boost_round=int(self.n_estimators))
         # crude companions: an XGBoost on the crude view of the launch, on each listed family's own rows
         self.companion_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         self.companion_weights_: dict[str, float] = {}
@@ -1335,8 +1382,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         out = np.empty(len(X))
         todo = np.ones(len(X), dtype=bool)
         family_boosters = getattr(self, "family_boosters_", None) or {}
+        keyed = [k for k in family_boosters if ":" in k]  # (family, dtype) boosters: their rows, after the rest
         if family_boosters:
             for name in family_boosters:  # only the families present build their booster (LazyBoosters)
+                if ":" in name:
+                    continue
                 m = fam == name
                 if m.any():
                     Xf = self._booster_matrix(self._extras_of(name), X, prepared, columns, rows=m)
@@ -1345,6 +1395,13 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         if todo.any():  # the shared booster: all rows, or families without their own booster
             Xs = self._booster_matrix(self._extras_of(None), X, prepared, columns, rows=None if todo.all() else todo)
             out[todo] = predict_in_place(self.booster_, Xs, int(self.n_jobs))
+        if keyed:
+            dtypes = _row_dtypes(prepared)
+            for key in keyed:
+                m = _family_key_rows(key, fam, dtypes)
+                if m.any():
+                    Xf = self._booster_matrix(self._extras_of(key), X, prepared, columns, rows=m)
+                    out[m] = predict_in_place(family_boosters[key], Xf, int(self.n_jobs))
         return out
 
     def family_matrix(
