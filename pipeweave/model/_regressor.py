@@ -1174,6 +1174,23 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.booster_ = xgb.train(
             params_for(snames), dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks
         )
+
+        def train_rows(m: np.ndarray, ref: str, ext: tuple[str, ...]) -> Any:
+            """A booster on the rows of mask ``m``: target relative to ``ref``, extra columns ``ext``, the settings
+            (feature weights, blind columns) of the families of those rows."""
+            Xf, fnames = with_extra_features(X[m], names, ext, df[m])
+            dm = xgb.DMatrix(
+                Xf,
+                label=target_of(ref)[m],
+                weight=None if weight is None else weight[m],
+                feature_names=fnames,
+                nthread=int(self.n_jobs),
+            )
+            on = np.unique(fam[m])  # the families of the booster's rows
+            blind = self._blind_columns(fnames) if set(on) <= set(self.blind_families()) else None
+            self._set_feature_weights(dm, Xf, blind, informative=self._informative(on))
+            return xgb.train(params_for(fnames), dm, num_boost_round=int(self.n_estimators))
+
         # per_family: one more booster per family on its own rows (plus those of the families
         # booster_rows() lists for it); the shared booster above stays as the fallback for families without one
         self.family_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
@@ -1192,20 +1209,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 if key in trained:  # e.g. FP32 GEMM and softmax of FAMILY_BOOSTER_ROWS: one fit
                     self.family_boosters_[name] = trained[key]
                     continue
-                Xf, fnames = with_extra_features(X[m], names, ext, df[m])
-                dfam = xgb.DMatrix(
-                    Xf,
-                    label=target_of(ref)[m],
-                    weight=None if weight is None else weight[m],
-                    feature_names=fnames,
-                    nthread=int(self.n_jobs),
-                )
-                on = np.unique(fam[m])  # the families of the booster's rows
-                blind = self._blind_columns(fnames) if set(on) <= set(self.blind_families()) else None
-                self._set_feature_weights(dfam, Xf, blind, informative=self._informative(on))
-                self.family_boosters_[name] = trained[key] = xgb.train(
-                    params_for(fnames), dfam, num_boost_round=int(self.n_estimators)
-                )
+                self.family_boosters_[name] = trained[key] = train_rows(m, ref, ext)
         # dtype boosters: a (family, dtype)'s own booster on its rows alone (the family's reference, extra columns and
         # settings), where the family has rows of another dtype; the family's booster (or the shared one) keeps
         # every row and predicts the other dtypes
@@ -1219,17 +1223,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             ext = extras_of.get(name, ())
             if ext:
                 self.family_extra_features_[bkey] = ext
-            Xf, fnames = with_extra_features(X[m], names, ext, df[m])
-            dkey = xgb.DMatrix(
-                Xf,
-                label=target_of(ref)[m],
-                weight=None if weight is None else weight[m],
-                feature_names=fnames,
-                nthread=int(self.n_jobs),
-            )
-            blind = self._blind_columns(fnames) if name in set(self.blind_families()) else None
-            self._set_feature_weights(dkey, Xf, blind, informative=self._informative(np.array([name])))
-            self.family_boosters_[bkey] = xgb.train(params_for(fnames), dkey, num_boost_round=int(self.n_estimators))
+            self.family_boosters_[bkey] = train_rows(m, ref, ext)
         # crude companions: an XGBoost on the crude view of the launch, on each listed family's own rows
         self.companion_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         self.companion_weights_: dict[str, float] = {}
