@@ -134,6 +134,19 @@ def test_import_pipeweave_is_light():
     assert float(out[0]) < 0.3
 
 
+def test_import_pipeweave_triton_stays_light():
+    """The autotune hook is imported inside users' kernels: no model stack until it ranks something (reading
+    LATENCY_ORDERED_FAMILIES from pipeweave.diagnose once pulled in pandas, scikit-learn and XGBoost: 1.1 s)."""
+    code = (
+        "import sys; import pipeweave.triton; "
+        "print(','.join(m for m in ('pandas', 'xgboost', 'sklearn', 'pipeweave.diagnose') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT.parent)
+    ).stdout.strip()
+    assert out == "", f"import pipeweave.triton pulled in {out}"
+
+
 def test_public_names_are_lazy_and_listed():
     import pipeweave as pw
 
