@@ -317,6 +317,21 @@ def check_output_path(path: str, what: str, inputs: Any = ()) -> None:
     check_writable(path, what)
 
 
+def check_plot_path(path: str, inputs: Any, example: str) -> None:
+    """Refuse a ``--plot`` file that :func:`check_output_path` refuses or that is not a ``.png``; ``example``: the
+    file name the hint offers."""
+    check_output_path(path, "--plot", inputs)
+    if not path.lower().endswith(".png"):
+        raise DataError(f"--plot {path!r} must end in .png", hint=f"e.g. --plot {example}")
+
+
+def save_plot(fig: Any, path: str) -> None:
+    """Write the ``--plot`` figure ``fig`` to ``path`` (an 8-bit PNG at the CLI's one resolution, atomically)."""
+    from .._io import save_figure_png
+
+    save_figure_png(fig, path, dpi=110)
+
+
 def check_output_dir(path: str, what: str) -> None:
     """Refuse an output folder ``path`` (flag ``what``) that is an existing file or lies under one,
     before any work (a report folder is written only at the end of a long run)."""

@@ -9,11 +9,13 @@ from ._common import (
     add_data_argument,
     add_launch_arguments,
     check_output_path,
+    check_plot_path,
     flag_refused,
     interval_coverage,
     launch_error,
     plural,
     print_json,
+    save_plot,
 )
 
 COMMAND = "compare"
@@ -128,13 +130,13 @@ def run(args: argparse.Namespace) -> int:
     from ..api import compare, plot_comparison
     from ._predict import _NOT_CSV
 
-    for path, what in ((args.output, "--output"), (args.plot, "--plot")):
-        if path:
-            check_output_path(path, what, [args.input or "", *(args.gpus or [])])  # --gpus may name spec files
-        if path and what == "--output" and os.path.splitext(path)[1].lower() in _NOT_CSV:
-            raise DataError(f"--output {path!r} would hold CSV text: compare writes CSV", hint="name it .csv")
-    if args.plot and not args.plot.lower().endswith(".png"):
-        raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot compare.png")
+    inputs = [args.input or "", *(args.gpus or [])]  # --gpus may name spec files
+    if args.output:
+        check_output_path(args.output, "--output", inputs)
+        if os.path.splitext(args.output)[1].lower() in _NOT_CSV:
+            raise DataError(f"--output {args.output!r} would hold CSV text: compare writes CSV", hint="name it .csv")
+    if args.plot:
+        check_plot_path(args.plot, inputs, "compare.png")
     coverage = interval_coverage(args.interval)  # 50 / 80 / 90, or 0.5 / 0.8 / 0.9 as predict takes it; 0: none
     if coverage is not None:
         from ..model import has_error_bands
@@ -161,9 +163,7 @@ def run(args: argparse.Namespace) -> int:
 
         atomic_write(args.output, lambda p: per.to_csv(p, index=False, float_format="%.6g", lineterminator="\n"))
     if args.plot:
-        from .._io import save_figure_png
-
-        save_figure_png(plot_comparison(res.summary, baseline=res.baseline).figure, args.plot, dpi=110)
+        save_plot(plot_comparison(res.summary, baseline=res.baseline).figure, args.plot)
     s = res.summary
     if args.json:
         print_json(

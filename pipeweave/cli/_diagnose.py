@@ -10,10 +10,11 @@ from ._common import (
     add_data_argument,
     add_gpu_argument,
     add_launch_arguments,
-    check_output_path,
+    check_plot_path,
     launch_frame,
     print_json,
     resolve_gpu_arg,
+    save_plot,
 )
 
 COMMAND = "diagnose"
@@ -277,9 +278,7 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         if args.rebuild_models:
             raise DataError("--plot draws a diagnosis; --rebuild-models diagnoses nothing", hint="drop --plot")
-        if not args.plot.lower().endswith(".png"):
-            raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot diagnosis.png")
-        check_output_path(args.plot, "--plot", [args.kernel.split(":")[0] if args.kernel else ""])
+        check_plot_path(args.plot, [args.kernel.split(":")[0] if args.kernel else ""], "diagnosis.png")
     if args.rebuild_models:
         from .._outputs import refuse_committed_output
         from .._paths import MODELS_DIR
@@ -399,10 +398,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_diagnosis(res)
     if args.plot:
-        from .._io import save_figure_png
         from ..diagnose import plot_diagnosis
 
-        save_figure_png(plot_diagnosis(res), args.plot, dpi=110)
+        save_plot(plot_diagnosis(res), args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 

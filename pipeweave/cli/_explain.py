@@ -8,10 +8,11 @@ from ._common import (
     add_data_argument,
     add_gpu_argument,
     add_launch_arguments,
-    check_output_path,
+    check_plot_path,
     launch_frame,
     print_json,
     resolve_gpu_arg,
+    save_plot,
 )
 
 COMMAND = "explain"
@@ -59,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
                 "explain --plot draws a builtin family's launch; a --kernel launch is drawn by diagnose",
                 hint="run the same flags as pipeweave diagnose ... --plot FILE.png",
             )
-        if not args.plot.lower().endswith(".png"):
-            raise DataError(f"--plot {args.plot!r} must end in .png", hint="e.g. --plot explain.png")
-        check_output_path(args.plot, "--plot", [args.gpu or ""])
+        check_plot_path(args.plot, [args.gpu or ""], "explain.png")
     if getattr(args, "kernel", None):
         from ._diagnose import run_kernel
 
@@ -75,10 +74,9 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         import sys
 
-        from .._io import save_figure_png
         from ..diagnose import plot_pipes
 
-        save_figure_png(plot_pipes(ex).figure, args.plot, dpi=110)
+        save_plot(plot_pipes(ex).figure, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 

@@ -27,15 +27,16 @@ _NEEDED = ("gpu", "pipe_times_us", "bound_pipe", "predicted_us", "ceiling_us", "
 _NEEDED_PIPES = ("gpu", "bound_pipe")
 
 
-def _checked(result: Any, needed: tuple[str, ...] = _NEEDED) -> Mapping[str, Any]:
+def _checked(result: Any, needed: tuple[str, ...] = _NEEDED, one_of: tuple[str, ...] = ()) -> Mapping[str, Any]:
+    """``result`` when it is a mapping holding every key of ``needed`` and (when given) one of ``one_of``."""
     if not isinstance(result, Mapping):
         raise DataError(
             f"expected the dict a diagnosis returns, got {type(result).__name__}",
             hint="pass the result of pipeweave.diagnose(launch), diagnose_kernel(...) or (plot_pipes) pipeweave.explain",
         )
     missing = [k for k in needed if k not in result]
-    if needed is _NEEDED_PIPES and not any(k in result for k in ("pipe_times_us", "pipes")):
-        missing.append("pipe_times_us")
+    if one_of and not any(k in result for k in one_of):
+        missing.append(one_of[0])
     if missing:
         raise DataError(
             f"the diagnosis lacks {missing} (keys given: {sorted(result)[:12]})",
@@ -95,7 +96,7 @@ def plot_pipes(result: Mapping[str, Any], *, ax: Axes | None = None) -> Axes:
     The busiest SM's times when the diagnosis has them (``pipe_times_busiest_sm_us``: they pick
     ``bound_pipe``), else ``pipe_times_us``. A pipe past the latency lines is one the front-end gives more time
     than the launch took (``pipes_over_latency``). ``ax=None`` creates a figure; returns the Axes."""
-    r = _checked(result, _NEEDED_PIPES)
+    r = _checked(result, _NEEDED_PIPES, one_of=("pipe_times_us", "pipes"))
     times, basis = _pipe_times(r)
     names = [p for p, t in times.items() if t is not None and np.isfinite(float(t))]
     if not names:

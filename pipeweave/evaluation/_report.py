@@ -785,6 +785,7 @@ def write_report(
     out_dir: str | os.PathLike[str],
     *,
     predictions: bool = False,
+    with_figures: bool = True,
     max_scatter_points: int = 8_000,
     n_boot: int = 1000,
     seed: int = 0,
@@ -797,7 +798,8 @@ def write_report(
     ``predictions=True`` writes every prediction to ``predictions.csv.gz``. A family with no rows in
     ``pred_df`` (kept from an earlier run by :func:`merge_results`) keeps the figures already under
     ``out_dir``, which ``results.md`` links. Every file is written
-    atomically. Returns ``{name: path}`` of the files written (name = path relative to out_dir)."""
+    atomically. ``with_figures=False`` writes no figure (``results.md`` links none). Returns ``{name: path}`` of the files
+    written (name = path relative to out_dir)."""
     _check_pred_df(pred_df)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -807,7 +809,7 @@ def write_report(
     keys = family_keys(pred_df)
     figures: dict[str, dict[str, str]] = {}
     used: set[str] = set()
-    for key in results["families"]:
+    for key in results["families"] if with_figures else ():
         slug = _slug(key)
         while slug in used:
             slug += "_"

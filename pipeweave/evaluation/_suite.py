@@ -808,17 +808,8 @@ def run_evaluation(
         results = merge_results(report, results, raw_families=EVAL_FAMILIES)
         results["extra"]["refreshed"][-1]["elapsed_s"] = round(time.perf_counter() - t0, 1)
     t_results = time.perf_counter()
+    write_report(results, pred, out, with_figures=plots)
     from .._io import atomic_write_json
-
-    if plots:
-        write_report(results, pred, out)
-    else:  # the report without its figures (results.md links none)
-        from .._io import atomic_write_text
-        from ._report import _jsonable, render_markdown
-
-        Path(out).mkdir(parents=True, exist_ok=True)
-        atomic_write_json(Path(out) / "results.json", _jsonable(results))
-        atomic_write_text(Path(out) / "results.md", render_markdown(results, figures={}))
 
     t_end = time.perf_counter()
     elapsed = t_end - t0
