@@ -122,29 +122,29 @@ def test_no_cross_subpackage_private_imports():
     assert not bad, "imports of another subpackage's private module (use its public names):\n" + "\n".join(bad)
 
 
-def test_import_pipeweave_is_light():
+def _import_in_fresh_process(module: str, watched: tuple[str, ...]) -> tuple[float, list[str]]:
+    """(seconds ``import module`` took, the ``watched`` modules it loaded) in a fresh interpreter."""
     code = (
-        "import sys, time; t = time.perf_counter(); import pipeweave; dt = time.perf_counter() - t; "
-        "print(dt, ','.join(m for m in ('pandas', 'numpy', 'xgboost', 'sklearn', 'scipy') if m in sys.modules))"
+        f"import sys, time; t = time.perf_counter(); import {module}; dt = time.perf_counter() - t; "
+        f"print(dt, ','.join(m for m in {watched!r} if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT.parent)
     ).stdout.split()
-    assert out[1:] == [], f"import pipeweave pulled in {out[1:]}"
-    assert float(out[0]) < 0.3
+    return float(out[0]), out[1].split(",") if len(out) > 1 else []
+
+
+def test_import_pipeweave_is_light():
+    dt, loaded = _import_in_fresh_process("pipeweave", ("pandas", "numpy", "xgboost", "sklearn", "scipy"))
+    assert loaded == [], f"import pipeweave pulled in {loaded}"
+    assert dt < 0.3
 
 
 def test_import_pipeweave_triton_stays_light():
     """The autotune hook is imported inside users' kernels: no model stack until it ranks something (reading
     LATENCY_ORDERED_FAMILIES from pipeweave.diagnose once pulled in pandas, scikit-learn and XGBoost: 1.1 s)."""
-    code = (
-        "import sys; import pipeweave.triton; "
-        "print(','.join(m for m in ('pandas', 'xgboost', 'sklearn', 'pipeweave.diagnose') if m in sys.modules))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT.parent)
-    ).stdout.strip()
-    assert out == "", f"import pipeweave.triton pulled in {out}"
+    _, loaded = _import_in_fresh_process("pipeweave.triton", ("pandas", "xgboost", "sklearn", "pipeweave.diagnose"))
+    assert loaded == [], f"import pipeweave.triton pulled in {loaded}"
 
 
 def test_public_names_are_lazy_and_listed():
