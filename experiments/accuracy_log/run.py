@@ -1263,7 +1263,7 @@ for _tag, _fams, _what in (
 ):
     JOINT_VARIANTS[f"fmoe_dtypes_{_tag}"] = (
         _fams,
-        {},
+        {"dtype_boosters": ()},  # the recipe before the bf16 boosters landed (session 33), as screened
         f"the shipped recipe on fused MoE, its booster trained on {_what}; scored on bf16",
     )
 # ... and GEMM's (experiments/logo_as_shipped: bf16 Ada 25.2 -> 26.4, Blackwell 13.8 -> 14.6; fp8 Hopper 14.1 -> 18.3):
@@ -1273,7 +1273,11 @@ for _tag, _fams, _what in (
     ("own_fp8", ("gemm_fp8",), "its fp8 rows alone; scored on fp8"),
     ("all", ("gemm_bf16", "gemm_fp8", "gemm_fp8_block"), "its bf16, fp8 and fp8_block rows (as the shipped model)"),
 ):
-    JOINT_VARIANTS[f"gemm_dtypes_{_tag}"] = (_fams, {}, f"the shipped recipe on GEMM, its booster trained on {_what}")
+    JOINT_VARIANTS[f"gemm_dtypes_{_tag}"] = (
+        _fams,
+        {"dtype_boosters": ()},  # the recipe before the bf16 boosters landed (session 33), as screened
+        f"the shipped recipe on GEMM, its booster trained on {_what}",
+    )
 # the mechanism that would land both (PipeweaveRegressor(dtype_boosters=...)): trained on every dtype as shipped, the
 # bf16 rows predicted by a booster of their own; should score as the *_own variants on bf16 and as *_all on fp8
 JOINT_VARIANTS["fmoe_dtypes_keyed"] = (
@@ -2132,13 +2136,14 @@ DECISIONS: dict = {
     ("gemm_fp8", "gemm_dtypes_own_fp8_seed2"): "see gemm_dtypes_all_seed0 (fp8)",
     ("fused_moe_bf16", "fmoe_dtypes_keyed_seed0"): "the mechanism (dtype_boosters=('fused_moe:bfloat16',)) trained as "
     "shipped: inner 25.75 / 25.68 / 25.79 against 27.24 / 27.15 / 26.95 (fmoe_dtypes_all), every seed below every "
-    "seed; decided, not landed this session (DTYPE_BOOSTERS stays empty until the shipped model is retrained with it)",
+    "seed; decided in session 32, landed in session 33 (DTYPE_BOOSTERS = ('gemm:bfloat16', 'fused_moe:bfloat16'), the "
+    "shipped model retrained)",
     ("fused_moe_bf16", "fmoe_dtypes_keyed_seed1"): "see fmoe_dtypes_keyed_seed0",
     ("fused_moe_bf16", "fmoe_dtypes_keyed_seed2"): "see fmoe_dtypes_keyed_seed0",
     ("gemm_bf16", "gemm_dtypes_keyed_seed0"): "the mechanism (dtype_boosters=('gemm:bfloat16',)) trained as shipped: "
     "bf16 inner 16.71 / 16.85 / 16.74 against 17.03 / 17.09 / 16.86 (gemm_dtypes_all), every seed below every seed "
     "(by 0.01 at the closest); fp8 rows unchanged by construction (31.33 / 31.69 / 31.23, as gemm_dtypes_all); "
-    "decided, not landed this session",
+    "decided in session 32, landed in session 33",
     ("gemm_bf16", "gemm_dtypes_keyed_seed1"): "see gemm_dtypes_keyed_seed0",
     ("gemm_bf16", "gemm_dtypes_keyed_seed2"): "see gemm_dtypes_keyed_seed0",
     ("gemm_fp8", "gemm_dtypes_keyed_seed0"): "unchanged by construction: the fp8 rows keep the family booster",

@@ -271,15 +271,14 @@ SEEN_GPU_MIN_ROWS: int = 200
 #: prefill 97.96 -> 23.40, decode 133.02 -> 20.11; experiments/accuracy_log, frame "unseen-gpu nested: backend
 #: support"). With every GPU in training, each backend here runs on two or more: the shipped model is unchanged
 MIN_BACKEND_GPUS: int = 2
-#: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--single-booster`` unsets per_family)
 #: ``family:dtype`` keys whose rows get a booster of their own, trained on those rows alone, beside the family's
 #: booster on every dtype (which keeps predicting the family's other dtypes); built only where the family has rows
-#: of another dtype, so a family measured in one dtype is trained exactly as before. Empty in the recipe:
-#: ``gemm:bfloat16`` and ``fused_moe:bfloat16`` passed nested leave-one-generation-out (session 32, three seeds:
-#: bf16 GEMM inner 16.64 / 16.77 / 16.45 on its own rows against 17.03 / 17.09 / 16.86 with fp8 and fp8_block;
-#: fused MoE 26.02 / 26.10 / 26.19 against 27.24 / 27.15 / 26.95 with fp8_block; fp8 GEMM better with the other
-#: dtypes, so it keeps the family booster; experiments/accuracy_log, ``gemm_dtypes_*``, ``fmoe_dtypes_*``; this
-#: mechanism trained as shipped, ``*_keyed``: bf16 GEMM 16.71 / 16.85 / 16.74, fused MoE 25.75 / 25.68 / 25.79) but
-#: are not shipped yet: landing them moves the shipped model and every number quoted from it
-DTYPE_BOOSTERS: tuple[str, ...] = ()
+#: of another dtype, so a family measured in one dtype is trained exactly as before. Nested leave-one-generation-out
+#: (session 32, three seeds): bf16 GEMM inner 16.64 / 16.77 / 16.45 on its own rows against 17.03 / 17.09 / 16.86
+#: with fp8 and fp8_block; fused MoE 26.02 / 26.10 / 26.19 against 27.24 / 27.15 / 26.95 with fp8_block; fp8 GEMM
+#: better with the other dtypes, so it keeps the family booster (experiments/accuracy_log, ``gemm_dtypes_*``,
+#: ``fmoe_dtypes_*``); this mechanism trained as shipped, ``*_keyed``: bf16 GEMM 16.71 / 16.85 / 16.74, fused MoE
+#: 25.75 / 25.68 / 25.79. Shipped since session 33
+DTYPE_BOOSTERS: tuple[str, ...] = ("gemm:bfloat16", "fused_moe:bfloat16")
+#: settings of the shipped model (all equal to PipeweaveRegressor's defaults; ``--single-booster`` unsets per_family)
 DEFAULT_MODEL_PARAMS: dict[str, Any] = {"per_family": True, "max_rows_per_group": DEFAULT_MAX_ROWS_PER_GROUP}

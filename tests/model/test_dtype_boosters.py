@@ -20,8 +20,13 @@ def gemm_rows():
 _KW = dict(n_estimators=5, companion={}, seen_gpu={}, roofline_blend={}, sibling_companion={}, n_jobs=1)
 
 
-def test_recipe_ships_none_and_keys_are_validated():
-    assert DTYPE_BOOSTERS == ()
+def test_recipe_ships_the_bf16_boosters_and_keys_are_validated():
+    assert PipeweaveRegressor().dtype_booster_keys() == (("gemm", "bfloat16"), ("fused_moe", "bfloat16"))
+    assert PipeweaveRegressor(dtype_boosters=()).dtype_booster_keys() == ()
+    assert (
+        PipeweaveRegressor(dtype_boosters=DTYPE_BOOSTERS).dtype_booster_keys()
+        == PipeweaveRegressor().dtype_booster_keys()
+    )
     assert PipeweaveRegressor(dtype_boosters=("gemm:bfloat16",)).dtype_booster_keys() == (("gemm", "bfloat16"),)
     for bad, match in ((("gemm",), "family:dtype"), (("gemm:bf17",), "family:dtype"), (("gemmm:fp8",), "unknown")):
         with pytest.raises(DataError, match=match) as err:
@@ -30,7 +35,7 @@ def test_recipe_ships_none_and_keys_are_validated():
 
 
 def test_a_dtype_booster_predicts_its_rows_and_only_them(gemm_rows, tmp_path):
-    base = PipeweaveRegressor(**_KW).fit(gemm_rows)
+    base = PipeweaveRegressor(dtype_boosters=(), **_KW).fit(gemm_rows)
     split = PipeweaveRegressor(dtype_boosters=("gemm:bfloat16",), **_KW).fit(gemm_rows)
     assert "gemm:bfloat16" in split.family_boosters_ and "gemm:bfloat16" not in base.family_boosters_
     bf16 = (gemm_rows["dtype"].astype(str) == "bfloat16").to_numpy()
