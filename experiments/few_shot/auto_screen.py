@@ -20,19 +20,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from screens import GENERIC_OPTIONS, HERE, label, render_records, write_records
 
-from pipeweave.evaluation import FEW_SHOT_OPTIONS, run_few_shot
+from pipeweave.evaluation import run_few_shot
 
-HERE = Path(__file__).resolve().parent
 AUTO = {"method": "auto"}
-
-
-def _label(opt: dict) -> str:
-    if opt.get("method") == "gp":
-        text = f"gp {opt['length_scale']:g} / {opt['noise']:g} / {opt['linear']:g}"
-    else:
-        text = str(opt.get("method"))
-    return (f"refit {opt['refit_weight']:g} + " if opt.get("refit_weight") else "") + text
 
 
 def summarize(report: dict, committed: dict) -> dict:
@@ -54,7 +46,7 @@ def summarize(report: dict, committed: dict) -> dict:
                     {
                         "generation": gen,
                         "shots": int(s),
-                        "chosen": _label(opt),
+                        "chosen": label(opt),
                         "inner_best": round(float(inner.min()), 2),
                         "inner_auto": round(float(inner[ia]), 2),
                         "inner_none": round(float(inner[0]), 2),
@@ -127,20 +119,12 @@ def main() -> None:
             families=args.families,
             out=args.out,
             cache_dir=args.cache_dir,
-            options=(*FEW_SHOT_OPTIONS, AUTO),
+            options=(*GENERIC_OPTIONS, AUTO),
             plots=False,
         )
     cmd = "python experiments/few_shot/auto_screen.py --families " + " ".join(args.families)
-    for fam, rows in summarize(report, committed).items():
-        rec = {"command": cmd, "elapsed_min": round((time.perf_counter() - t0) / 60, 1), "rows": rows}
-        (HERE / f"auto_screen.{fam}.json").write_text(json.dumps(rec, indent=1) + "\n")
-    summaries, commands = {}, {}
-    for path in sorted(HERE.glob("auto_screen.*.json")):
-        rec = json.loads(path.read_text())
-        fam = path.name[len("auto_screen.") : -len(".json")]
-        summaries[fam], commands[fam] = rec["rows"], rec["command"]
-    (HERE / "auto_screen.md").write_text(render(summaries, commands))
-    print((HERE / "auto_screen.md").read_text())
+    write_records("auto_screen", summarize(report, committed), cmd, (time.perf_counter() - t0) / 60)
+    print(render_records("auto_screen", render))
 
 
 if __name__ == "__main__":

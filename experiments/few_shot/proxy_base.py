@@ -3,7 +3,8 @@
 The few-shot protocol calibrates the zero-shot model's prediction with a Gaussian-process residual
 fitted on 32 launches measured on the new GPU. This script replaces that prediction by another GPU's
 **measured** latency of the very same launch (the shared sources time one shape grid on every GPU), fits
-the same residual GP (``pipeweave.calibrate.ResidualCorrection``) on log(new GPU / proxy GPU) at the 32
+the same residual GP (``pipeweave.calibrate.ResidualCorrection``, over the family's coordinates,
+``regime_features``: fused MoE's routing and shape since session 33) on log(new GPU / proxy GPU) at the 32
 planned launches (``pipeweave.calibrate.plan_positions``) and scores the new GPU's other launches.
 
 Proxy (any GPU of another generation that measured >= half of the launches) and GP length scale (1, 2
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeweave.calibrate import ResidualCorrection, plan_positions
+from pipeweave.calibrate import ResidualCorrection, plan_positions, regime_features
 from pipeweave.evaluation import load_eval_frame
 from pipeweave.frontend import FAMILIES
 
@@ -70,7 +71,9 @@ def proxy_mape(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             test = np.setdiff1d(np.flatnonzero(ok), shots)
             r = np.log(measured[shots] / base[shots])
             for ls in LENGTH_SCALES:
-                c = ResidualCorrection("gp", length_scale=ls, noise=0.3).fit(tg.iloc[shots], r, band=False)
+                coords = regime_features(str(tg["family"].iloc[0]))  # as calibrate fit's GP for the family
+                c = ResidualCorrection("gp", length_scale=ls, noise=0.3, features=coords)
+                c.fit(tg.iloc[shots], r, band=False)
                 pred = base[test] * np.exp(c.predict(tg.iloc[test]))
                 m = float(np.mean(np.abs(pred / measured[test] - 1.0)) * 100.0)
                 if m < best[0]:

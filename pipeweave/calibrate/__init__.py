@@ -2,7 +2,7 @@
 
 ``plan_launches`` picks which launches to measure (k-means coverage of the regime space),
 ``calibrate_model`` adds a per-family Gaussian-process residual correction over regime
-coordinates (:class:`ResidualCorrection`), stored in the model file's stamp so that
+coordinates (:class:`ResidualCorrection`; :func:`regime_features` says which a family reads), stored in the model file's stamp so that
 ``pipeweave predict --model`` uses it like any other model. See ``pipeweave calibrate -h`` and
 the few-shot protocol (``pipeweave evaluate --protocol few-shot``), which chooses the method and
 its settings inside the training generations.
@@ -31,7 +31,7 @@ from ._fit import (
     trained_on,
 )
 from ._plan import plan_positions
-from ._regime import REGIME_FEATURES, regime_matrix
+from ._regime import FAMILY_REGIME_FEATURES, REGIME_FEATURES, REGIMES, regime_features, regime_matrix
 
 __all__ = [
     "TIMING_MISMATCHES",
@@ -42,7 +42,9 @@ __all__ = [
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",
+    "FAMILY_REGIME_FEATURES",
     "REGIME_FEATURES",
+    "REGIMES",
     "GPUCalibration",
     "ResidualCorrection",
     "SETTING_RANGES",
@@ -52,6 +54,7 @@ __all__ = [
     "merge_repeated_launches",
     "plan_launches",
     "plan_positions",
+    "regime_features",
     "regime_matrix",
     "residuals",
     "trained_on",

@@ -19,6 +19,7 @@ from ._correction import (
     spec_record,
 )
 from ._plan import plan_positions
+from ._regime import regime_features
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
@@ -198,6 +199,7 @@ def calibrate_model(
     length_scale: float = DEFAULT_LENGTH_SCALE,
     noise: float = DEFAULT_NOISE,
     linear: float = 0.0,
+    regime: str = "family",
     profiles: Sequence[dict] = (),
     band_model: Any = None,
 ) -> Any:
@@ -213,6 +215,9 @@ def calibrate_model(
     is then the left-out band of the same correction fitted on ``band_model``'s residuals
     (:meth:`ResidualCorrection.borrow_band`).
 
+    ``regime``: the coordinates each family's correction reads (:func:`~pipeweave.calibrate.regime_features`):
+    ``"family"`` (default; fused MoE adds its routing and shape, the others the generic set) or ``"generic"``.
+
     ``method="auto"`` chooses the settings per family by leave-one-out MAPE on the measured launches
     (:data:`~pipeweave.calibrate.AUTO_CANDIDATES`; ``length_scale``, ``noise`` and ``linear`` are then ignored):
     on ``band_model``'s residuals when it is given for a model trained on the launches, else on ``model``'s
@@ -222,6 +227,7 @@ def calibrate_model(
 
     from ..model import load_model
 
+    regime_features("gemm", regime)  # a bad regime is named before any work
     model = load_model(model) if isinstance(model, (str, os.PathLike)) else model  # a model file path
     if not callable(getattr(model, "predict", None)):
         raise DataError(
@@ -293,14 +299,15 @@ def calibrate_model(
         m = fam == name
         own = not trained_on(model, gpu, name)
         settings: dict[str, Any] = {"method": method, "length_scale": length_scale, "noise": noise, "linear": linear}
+        coords = regime_features(name, regime)
         ref = None
         if borrows_band(model, band_model, gpu, name):
             if ref_r is None:
                 ref_r = residuals(band_model, measured, gpus=gpus)[1]
             # method "auto" chooses on the residuals of the model that did not train on these launches
-            ref = ResidualCorrection(**settings).fit(feats.loc[m], ref_r[m], band=True)
+            ref = ResidualCorrection(**settings, features=coords).fit(feats.loc[m], ref_r[m], band=True)
             settings = ref.settings()
-        corrections[name] = ResidualCorrection(**settings).fit(feats.loc[m], r[m], band=own)
+        corrections[name] = ResidualCorrection(**settings, features=coords).fit(feats.loc[m], r[m], band=own)
         if ref is not None:
             corrections[name].auto_loo_ = ref.auto_loo_
             corrections[name].borrow_band(ref)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
 
-__all__ = ["REGIME_FEATURES", "regime_matrix"]
+__all__ = ["FAMILY_REGIME_FEATURES", "REGIME_FEATURES", "REGIMES", "regime_features", "regime_matrix"]
 
 #: front-end feature -> scale (in the feature's own unit) that counts as one unit of difference
 REGIME_FEATURES: dict[str, float] = {
@@ -30,6 +30,40 @@ REGIME_FEATURES: dict[str, float] = {
     "log2_moe_ep": 1.0,  # MoE expert parallelism (log2)
     "log2_moe_tp": 1.0,  # MoE tensor parallelism (log2)
 }
+
+
+#: families whose residual correction reads more coordinates than :data:`REGIME_FEATURES` (family -> feature ->
+#: scale). fused_moe: the routing exponent (one unit = balanced to power-law 1.0; routing is what a model of one GPU's
+#: launches needs most, experiments/error_anatomy/within_gpu_floor.md) and the five MoE shape slots
+#: ``log2_shape_1..5`` (num_tokens, hidden_size, inter_size, num_experts, topk; one unit = a factor 4). Chosen inside
+#: the training generations (experiments/few_shot/regime_screen.md, two plan seeds): the best option over these
+#: coordinates beat the best over the generic ones on every inner fold at 32 and 128 shots (16 of 16 cells; at 32
+#: shots by 0.05-0.64 points, mean 0.38 / 0.32 per seed). The shot planner keeps :data:`REGIME_FEATURES`
+FAMILY_REGIME_FEATURES: dict[str, dict[str, float]] = {
+    "fused_moe": {
+        **REGIME_FEATURES,
+        "routing_alpha": 1.0,
+        **{f"log2_shape_{i}": 2.0 for i in range(1, 6)},
+    },
+}
+#: the coordinate sets a correction can be asked for: ``family`` (the family's set where
+#: :data:`FAMILY_REGIME_FEATURES` has one, else the generic one) or ``generic`` (:data:`REGIME_FEATURES`)
+REGIMES: tuple[str, ...] = ("family", "generic")
+
+
+def regime_features(family: str, regime: str = "family") -> dict[str, float]:
+    """The regime coordinates (feature -> scale of one unit) the residual correction of ``family`` reads.
+
+    ``regime="family"``: :data:`FAMILY_REGIME_FEATURES` [``family``] where there is one, else
+    :data:`REGIME_FEATURES`; ``"generic"``: :data:`REGIME_FEATURES` for every family.
+    """
+    if regime not in REGIMES:
+        raise DataError(
+            f"regime must be one of {list(REGIMES)}, got {shown(regime)}",
+            hint="'family' (the family's own coordinates where it has them) or 'generic'",
+        )
+    chosen = FAMILY_REGIME_FEATURES.get(str(family)) if regime == "family" else None
+    return dict(chosen if chosen is not None else REGIME_FEATURES)
 
 
 def regime_matrix(frame: pd.DataFrame, features: dict[str, float] | None = None) -> np.ndarray:

@@ -23,10 +23,11 @@ families in the shared data."""
 _FIT = """fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured.csv` on the GPU),
 then fit: the base model's residuals log(measured / predicted) on the GPU are modelled per family
 as a constant plus a Gaussian process over the regime coordinates (method gp; scalar = constant
-only), stored in the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The
-few-shot protocol (`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it,
-and found for GEMM with 32+ launches a base model retrained with them (refit) better still: train
-with the measurements as weighted profiles, then fit on that model (--model, last example).
+only; fused MoE's also read its routing and shape, --regime generic turns that off), stored in
+the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The few-shot protocol
+(`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it, and found for GEMM
+with 32+ launches a base model retrained with them (refit) better still: train with the
+measurements as weighted profiles, then fit on that model (--model, last example).
 With 16+ launches of a family, fit also keeps an error band for the GPU (`predict --interval`): the
 launches' leave-one-out errors scaled by the correction's uncertainty at each launch. When the base
 model trained on those launches (the refit recipe) their left-out errors would flatter it: the band
@@ -44,7 +45,7 @@ FIT_DESCRIPTION = f"{_FIT}\n\nexamples:\n{_FIT_EXAMPLES}\n"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS
+    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS, REGIMES
     from ..frontend import FAMILIES
     from ._checks import nonnegative_int
     from ._common import add_data_argument
@@ -114,6 +115,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         help="prior weight of a linear trend over the regime coordinates (default 0 = none)",
+    )
+    ft.add_argument(
+        "--regime",
+        choices=list(REGIMES),
+        default="family",
+        help="the coordinates the correction reads: family (default: fused MoE adds its routing and its five shape "
+        "columns, chosen by the few-shot protocol inside the training generations) or generic (the same for every "
+        "family)",
     )
     ft.add_argument("--out", required=True, metavar="PATH.ubj", help="calibrated model file to write")
     add_data_argument(ft)
@@ -420,6 +429,7 @@ def run(args: argparse.Namespace) -> int:
         length_scale=args.length_scale,
         noise=args.noise,
         linear=args.linear,
+        regime=args.regime,
         profiles=files,
         band_model=band_model,
     )
@@ -435,6 +445,7 @@ def run(args: argparse.Namespace) -> int:
             if args.method == "gp"
             else ""
         )
+        + ("" if args.regime == "family" else f" --regime {args.regime}")
         + f" --out {args.out}"
         + (f" --model {args.model}" if args.model else "")
         + ("" if args.band_model is None else f" --band-model {args.band_model}".rstrip())

@@ -84,6 +84,10 @@ OPTIONS: tuple[dict[str, Any], ...] = (
         for ls in (2.0, 4.0)
     ),
 )
+#: every GP option again over the family's own regime coordinates (``"regime": "family"``,
+#: :data:`pipeweave.calibrate.FAMILY_REGIME_FEATURES`), offered only for a family that has them (fused MoE); an
+#: option without ``regime`` reads the generic coordinates. Last, so a tie keeps the generic option
+OPTIONS = (*OPTIONS, *({**o, "regime": "family"} for o in OPTIONS if o.get("method") == "gp"))
 #: :data:`OPTIONS` under its public name (``pipeweave.evaluation.FEW_SHOT_OPTIONS``)
 FEW_SHOT_OPTIONS = OPTIONS
 
@@ -97,6 +101,17 @@ def _stats(errors: np.ndarray) -> dict[str, float | int]:
     }
 
 
+def _correction_settings(option: Mapping[str, Any], family: str) -> dict[str, Any]:
+    """Keyword arguments of :class:`~pipeweave.calibrate.ResidualCorrection` for a few-shot ``option`` on
+    ``family``: its settings without ``refit_weight``, the coordinates of its ``regime`` (``"generic"`` when it
+    names none; ``"family"``: :func:`~pipeweave.calibrate.regime_features`) unless it gives ``features`` itself."""
+    from ..calibrate import regime_features
+
+    kw = {k: v for k, v in option.items() if k not in ("refit_weight", "regime")}
+    kw.setdefault("features", regime_features(family, str(option.get("regime", "generic"))))
+    return kw
+
+
 class _GPUCase:
     """One GPU's measured rows with its shot plans and the rows every shot count is scored on."""
 
@@ -104,6 +119,7 @@ class _GPUCase:
         from ..calibrate import plan_positions
 
         self.rows = rows
+        self.family = str(rows["family"].iloc[0]) if len(rows) and "family" in rows else ""
         self.lat = rows["latency_us"].to_numpy(dtype=float)
         self.t_lower = rows["t_lower_us"].to_numpy(dtype=float)
         self.plans = {s: plan_positions(rows, s, seed=seed) for s in shots if s > 0}
@@ -121,8 +137,7 @@ class _GPUCase:
             return ape(base_pred[self.score], self.lat[self.score])
         plan = self.plans[shots]
         r = np.log(self.lat[plan] / base_pred[plan])
-        kw = {k: v for k, v in option.items() if k != "refit_weight"}
-        corr = ResidualCorrection(**kw).fit(self.rows.iloc[plan], r, band=False)
+        corr = ResidualCorrection(**_correction_settings(option, self.family)).fit(self.rows.iloc[plan], r, band=False)
         pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(self.score_rows)), self.t_lower[self.score])
         return ape(pred, self.lat[self.score])
 
@@ -252,10 +267,15 @@ def few_shot_fold(
     :class:`_GPUCase` per GPU. Returns ``{"by_gpu", "generation", "chosen", "inner"}`` (APE
     statistics in %).
     """
+    from ..calibrate import FAMILY_REGIME_FEATURES
+
     gen = frame["generation"].astype(str).to_numpy()
     train_gens = sorted(set(gen) - {held_out})
     if not models.can_refit():  # an estimator whose fit takes no sample_weight: no refit options
         options = [o for o in options if not o.get("refit_weight")]
+    families = set(frame["family"].astype(str)) if "family" in frame else set()
+    if not families & set(FAMILY_REGIME_FEATURES):  # the family's own coordinates are the generic ones
+        options = [o for o in options if o.get("regime", "generic") != "family"]
     # 1. inner simulation: each training generation plays the new GPU (model without it and held_out)
     inner: dict[int, list[list[float]]] = {s: [] for s in shots}
     for t in train_gens:
@@ -608,7 +628,7 @@ def band_coverage_fold(
     that many rows), the correction fitted on the refit's residuals, and the band borrowed from the correction
     of the model without the refit (:meth:`~pipeweave.calibrate.ResidualCorrection.borrow_band`, what
     ``calibrate fit`` does with a band model)."""
-    from ..calibrate import ResidualCorrection
+    from ..calibrate import ResidualCorrection, regime_features
 
     gen, gpu_col = frame["generation"].astype(str), frame["gpu"].astype(str)
     without = frozenset({held_out})
@@ -620,10 +640,13 @@ def band_coverage_fold(
         lat = case.lat[case.score]
         for n in shots:
             plan = case.plans[n]
-            corr = ResidualCorrection().fit(case.rows.iloc[plan], np.log(case.lat[plan] / base[plan]))
+            coords = regime_features(case.family)  # calibrate fit's default coordinates for the family
+            corr = ResidualCorrection(features=coords).fit(case.rows.iloc[plan], np.log(case.lat[plan] / base[plan]))
             if refit_weight is not None:
                 refit = models.refit_predict(without, cases, n, float(refit_weight))[gpu]
-                own = ResidualCorrection().fit(case.rows.iloc[plan], np.log(case.lat[plan] / refit[plan]), band=False)
+                own = ResidualCorrection(features=coords).fit(
+                    case.rows.iloc[plan], np.log(case.lat[plan] / refit[plan]), band=False
+                )
                 corr, base_n = own.borrow_band(corr), refit
             else:
                 base_n = base

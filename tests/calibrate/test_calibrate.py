@@ -530,3 +530,54 @@ def test_fp8_gemms_timed_as_a_bare_scaled_mm_are_noted(base_model):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # bf16 timed by torch.matmul: the model's own convention, no note
         calibrate_model(base_model, measured.assign(timing="cuda_graph_torch_matmul"), gpu="B200")
+
+
+def _moe(tokens, distribution="balanced", gpu="H100") -> pd.DataFrame:
+    t = np.asarray(tokens, dtype=float)
+    return pd.DataFrame(
+        {
+            "source": "user",
+            "gpu": gpu,
+            "family": "fused_moe",
+            "dtype": "bfloat16",
+            "num_tokens": t,
+            "hidden_size": 4096.0,
+            "inter_size": 1536.0,
+            "num_experts": 128.0,
+            "topk": 8.0,
+            "distribution": distribution,
+        }
+    )
+
+
+def test_fused_moe_corrections_read_the_routing_unless_generic():
+    from pipeweave.calibrate import REGIME_FEATURES, regime_features
+    from pipeweave.model import PipeweaveRegressor
+
+    assert regime_features("gemm") == REGIME_FEATURES == regime_features("fused_moe", "generic")
+    extra = set(regime_features("fused_moe")) - set(REGIME_FEATURES)
+    assert extra == {"routing_alpha", *(f"log2_shape_{i}" for i in range(1, 6))}
+    with pytest.raises(DataError, match="'moe'") as err:
+        regime_features("fused_moe", "moe")
+    assert err.value.hint
+    # made-up latencies: two routings on two GPUs; on the new GPU the balanced launches run 1.5x the model, the
+    # power-law ones as predicted
+    rows = pd.concat(
+        [_moe([16, 64, 256, 1024, 4096], d, g) for g in ("A100", "H100") for d in ("balanced", "power_law_1.2")],
+        ignore_index=True,
+    )
+    rows["latency_us"] = np.tile([30.0, 60.0, 150.0, 500.0, 1900.0], 4) * np.repeat([1.6, 1.7, 1.0, 1.1], 5)
+    base = PipeweaveRegressor(n_estimators=5).fit(rows)
+    measured = pd.concat([_moe([16, 256, 4096], d, "B200") for d in ("balanced", "power_law_1.2")], ignore_index=True)
+    measured["latency_us"] = base.predict(measured) * np.where(measured["distribution"] == "balanced", 1.5, 1.0)
+    query = pd.concat([_moe([64, 1024], d, "B200") for d in ("balanced", "power_law_1.2")], ignore_index=True)
+    gap = {}
+    for regime in ("family", "generic"):
+        cal = calibrate_model(base, measured, gpu="B200", regime=regime, length_scale=4.0, noise=0.01)
+        assert list(cal.calibration_.corrections["fused_moe"].features) == list(regime_features("fused_moe", regime))
+        c = np.log(cal.predict(query) / base.predict(query))
+        gap[regime] = c[:2] - c[2:]  # balanced minus power-law, per token count
+    assert (gap["family"] > 0.2).all()  # the routing's own residual reaches the unmeasured launches
+    assert (np.abs(gap["generic"]) < 0.1).all()  # generic coordinates barely tell the routings apart
+    with pytest.raises(DataError, match="regime"):
+        calibrate_model(base, measured, gpu="B200", regime="moe")

@@ -273,6 +273,36 @@ def test_auto_option_is_scored_like_any_other_and_bad_options_are_refused(frame)
             run_few_shot(families=["gemm_bf16"], options=bad, out="/nonexistent/never_written")
 
 
+def test_family_regime_options_are_offered_where_the_family_has_its_own_coordinates(frame):
+    """The protocol's GP options over the family's own regime coordinates (``"regime": "family"``) are scored
+    only for a family with coordinates of its own (fused MoE); for GEMM they would repeat the generic ones."""
+    from pipeweave.calibrate import FAMILY_REGIME_FEATURES, REGIME_FEATURES
+    from pipeweave.evaluation import FEW_SHOT_OPTIONS
+    from pipeweave.evaluation._few_shot import _correction_settings
+
+    generic = [o for o in FEW_SHOT_OPTIONS if o.get("regime", "generic") == "generic"]
+    family = [o for o in FEW_SHOT_OPTIONS if o.get("regime") == "family"]
+    assert family and FEW_SHOT_OPTIONS[: len(generic)] == tuple(generic)  # last: a tie keeps the generic option
+    assert [{**o, "regime": "family"} for o in generic if o.get("method") == "gp"] == family
+    gp = family[-1]
+    assert _correction_settings(gp, "fused_moe")["features"] == FAMILY_REGIME_FEATURES["fused_moe"]
+    assert _correction_settings(gp, "gemm")["features"] == REGIME_FEATURES
+    assert "refit_weight" not in _correction_settings(gp, "gemm") and "regime" not in _correction_settings(gp, "gemm")
+    own = {**gp, "features": {"log10_t_env_us": 1.0}}  # explicit coordinates win
+    assert _correction_settings(own, "fused_moe")["features"] == {"log10_t_env_us": 1.0}
+
+    shots = [0, 8]
+    cases = {g: _GPUCase(frame[frame["gpu"] == g], shots, seed=0) for g in GPUS}
+    opts = [{"method": "none"}, {"method": "scalar"}, {"method": "gp"}, {"method": "gp", "regime": "family"}]
+    models = _BaseModels(frame, EnvelopeTimes())
+    out = few_shot_fold(frame, "ada", models, shots, cases=cases, options=opts)
+    assert len(out["inner"]["8"]) == 3  # gemm: the family option dropped
+    moe = frame.assign(family="fused_moe")  # the same rows named fused MoE keep it (its columns are 0 here)
+    cases = {g: _GPUCase(moe[moe["gpu"] == g], shots, seed=0) for g in GPUS}
+    out = few_shot_fold(moe, "ada", _BaseModels(moe, EnvelopeTimes()), shots, cases=cases, options=opts)
+    assert len(out["inner"]["8"]) == 4
+
+
 def test_the_zero_shot_cache_key_follows_the_recipe(monkeypatch, tmp_path):
     """A cache of another recipe (here: another family's extra columns, or another roofline blend) is not reused.
     Hand-made rows (the key reads them, nothing is fitted)."""

@@ -1,0 +1,44 @@
+"""What the few-shot screens share (``auto_screen.py``, ``regime_screen.py``): the protocol's generic options, the
+label of an option, and their records (``<name>.<key>.json`` per family / seed, rendered into ``<name>.md``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from pipeweave.evaluation import FEW_SHOT_OPTIONS
+
+HERE = Path(__file__).resolve().parent
+#: the protocol's options over the generic regime coordinates, as the screens were run (since session 33 the
+#: protocol also offers ``"regime": "family"`` copies of its GP options for fused MoE)
+GENERIC_OPTIONS: tuple[dict, ...] = tuple(o for o in FEW_SHOT_OPTIONS if o.get("regime", "generic") == "generic")
+
+
+def label(opt: dict, regime: str = "generic") -> str:
+    """Short text of a few-shot option, e.g. ``refit 10 + gp 4 / 0.3 / 0 [moe_shape]``."""
+    if opt.get("method") == "gp":
+        text = f"gp {opt['length_scale']:g} / {opt['noise']:g} / {opt['linear']:g}"
+    else:
+        text = str(opt.get("method"))
+    refit = f"refit {opt['refit_weight']:g} + " if opt.get("refit_weight") else ""
+    return refit + text + ("" if regime == "generic" else f" [{regime}]")
+
+
+def write_records(name: str, rows_by_key: dict[str, list[dict]], command: str, elapsed_min: float) -> None:
+    """``<name>.<key>.json`` for each key (a family, or family.seedN) of one run."""
+    for key, rows in rows_by_key.items():
+        rec = {"command": command, "elapsed_min": round(elapsed_min, 1), "rows": rows}
+        (HERE / f"{name}.{key}.json").write_text(json.dumps(rec, indent=1) + "\n")
+
+
+def render_records(name: str, render: Callable[[dict[str, list[dict]], dict[str, str]], str]) -> str:
+    """Every ``<name>.*.json`` record rendered by ``render(rows by key, command by key)`` into ``<name>.md``."""
+    summaries, commands = {}, {}
+    for path in sorted(HERE.glob(f"{name}.*.json")):
+        rec = json.loads(path.read_text())
+        key = path.name[len(name) + 1 : -len(".json")]
+        summaries[key], commands[key] = rec["rows"], rec["command"]
+    text = render(summaries, commands)
+    (HERE / f"{name}.md").write_text(text)
+    return text
