@@ -12,6 +12,8 @@ regimes still get one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -21,16 +23,19 @@ from ._regime import regime_matrix
 __all__ = ["plan_positions"]
 
 
-def plan_positions(frame: pd.DataFrame, n: int, *, seed: int = 0) -> np.ndarray:
+def plan_positions(
+    frame: pd.DataFrame, n: int, *, seed: int = 0, features: Mapping[str, float] | None = None
+) -> np.ndarray:
     """Sorted positions (0..len-1) of the ``n`` rows of featurized ``frame`` to measure.
 
-    All rows when ``n >= len(frame)``; rows with identical regime coordinates count once.
+    All rows when ``n >= len(frame)``; rows with identical regime coordinates count once. ``features``: the
+    coordinates (feature -> scale of one unit) to cover, default :data:`~pipeweave.calibrate.REGIME_FEATURES`.
     """
     if n < 0:
         raise DataError(f"number of launches to plan must be >= 0, got {n}", hint="e.g. n=32")
     if n == 0 or len(frame) == 0:
         return np.zeros(0, dtype=np.int64)
-    Z = regime_matrix(frame)
+    Z = regime_matrix(frame, None if features is None else dict(features))
     _, first = np.unique(Z, axis=0, return_index=True)
     first = np.sort(first)
     if n >= len(first):

@@ -42,6 +42,15 @@ def test_plan_covers_both_regimes(two_regimes):
         plan_positions(two_regimes, -1)
 
 
+def test_plan_covers_the_coordinates_it_is_given(two_regimes):
+    from pipeweave.calibrate import REGIME_FEATURES
+
+    default = plan_positions(two_regimes, 3)
+    assert (plan_positions(two_regimes, 3, features=REGIME_FEATURES) == default).all()
+    # GEMM rows have no routing: on that coordinate alone every launch is the same, so one is planned
+    assert plan_positions(two_regimes, 3, features={"routing_alpha": 1.0}).tolist() == [0]
+
+
 def test_plan_launches_returns_candidate_subset_per_family():
     cand = _gemm([64, 128, 4096, 8192, 16384])
     plan = plan_launches(cand, 3)

@@ -1,0 +1,133 @@
+"""Screen: should the shot plan cover fused MoE's own coordinates (routing and shape) too?
+
+Since session 33 fused MoE's residual GP reads the routing exponent and the five MoE shape columns
+(:data:`pipeweave.calibrate.FAMILY_REGIME_FEATURES`), while the plan that picks which launches to measure
+(:func:`pipeweave.calibrate.plan_positions`, k-means coverage) still covers the generic regime coordinates. This
+runs the few-shot protocol (:func:`pipeweave.evaluation.run_few_shot`, its own options) with the plan over the
+family's coordinates (``--plan family``: ``plan_positions(..., features=regime_features(family))``) or the generic
+ones (``--plan generic``, what the protocol does), per plan seed. The inner folds (each training generation playing
+the new GPU) give, per held-out generation and shot count, the MAPE of the option the protocol chooses (the
+lowest inner score); that is what is compared. Held-out numbers are reported, never used to choose.
+
+Decision rule (set before any run): the family plan is adopted if its chosen option's inner MAPE is lower than the
+generic plan's in at least 14 of the 16 cells at 32 and 128 shots (two seeds x four held-out generations), by more
+than 0.2 points on average at 32 shots in each seed.
+
+    python experiments/few_shot/plan_screen.py --plan family --seed 0 --cache-dir /tmp/fs_cache --out /tmp/fs_plan_f0
+    python experiments/few_shot/plan_screen.py --render   # plan_screen.md from the records written so far
+
+The generic plan with seed 0 is the committed report (``--plan generic --seed 0 --from-committed`` records it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+from screens import HERE, render_records, write_records
+
+import pipeweave.calibrate as pw_calibrate
+from pipeweave.evaluation import run_few_shot
+
+FAMILY = "fused_moe_bf16"
+
+
+def summarize(report: dict) -> list[dict]:
+    """Per held-out generation and shot count: the inner MAPE of the chosen option and the held-out MAPE."""
+    rows = []
+    for gen, per_shots in report["inner"][FAMILY].items():
+        for s, scores in per_shots["mape_per_option"].items():
+            if s == "0":
+                continue
+            rows.append(
+                {
+                    "generation": gen,
+                    "shots": int(s),
+                    "inner_chosen": round(float(np.min(scores)), 2),
+                    "held_out": round(float(report["results"][FAMILY][s][gen]["mape"]), 1),
+                }
+            )
+    return rows
+
+
+def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
+    lines = [
+        "# Few-shot: the shot plan over fused MoE's own coordinates",
+        "",
+        "Written by `python experiments/few_shot/plan_screen.py` (see its docstring). Inner = the inner folds' MAPE",
+        "(%) of the option the protocol chooses (each training generation playing the new GPU); held-out = the",
+        "protocol's MAPE on the held-out generation, reported, not used. One column per (plan, seed).",
+        "Decision (rule in the docstring, set before any run): the family plan is lower in 5 of the 16 cells at 32",
+        "and 128 shots: **not adopted**; `calibrate plan` keeps the generic coordinates. At 8 shots it is lower in 8",
+        "of 8 (by about 2 points); a plan whose coordinates depend on the number of launches was not screened (it",
+        "would be chosen after seeing this table).",
+        "",
+    ]
+    keys = sorted(summaries)
+    cells = {k: {(r["generation"], r["shots"]): r for r in summaries[k]} for k in keys}
+    order = [(r["generation"], r["shots"]) for r in summaries[keys[0]]] if keys else []
+    lines += [
+        "| held-out | shots | "
+        + " | ".join(f"inner {k}" for k in keys)
+        + " | "
+        + " | ".join(f"held-out {k}" for k in keys)
+        + " |",
+        "|---|---:|" + "---:|" * (2 * len(keys)),
+    ]
+    for gen, s in order:
+        inner = " | ".join(f"{cells[k][(gen, s)]['inner_chosen']:.2f}" if (gen, s) in cells[k] else "" for k in keys)
+        held = " | ".join(f"{cells[k][(gen, s)]['held_out']:.1f}" if (gen, s) in cells[k] else "" for k in keys)
+        lines.append(f"| {gen} | {s} | {inner} | {held} |")
+    lines.append("")
+    for seed in sorted({k.split(".seed")[1] for k in keys}):
+        fam, gen = cells.get(f"family.seed{seed}"), cells.get(f"generic.seed{seed}")
+        if fam is None or gen is None:
+            continue
+        for shots in (8, 32, 128):
+            both = [c for c in order if c[1] == shots and c in fam and c in gen]
+            d = [fam[c]["inner_chosen"] - gen[c]["inner_chosen"] for c in both]
+            lines.append(
+                f"- seed {seed}, {shots} shots: the family plan's inner MAPE is lower in {sum(x < 0 for x in d)} of "
+                f"{len(d)} held-out generations (mean difference {np.mean(d):+.2f} points)"
+            )
+    lines += ["", "Commands: " + "; ".join(f"`{commands[k]}`" for k in keys), ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--plan", choices=["family", "generic"], default="family")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cache-dir", default=None, help="zero-shot prediction cache (as evaluate --cache-dir)")
+    ap.add_argument("--out", default=None, help="folder for the protocol's own report of this run (not committed)")
+    ap.add_argument("--from-committed", action="store_true", help="record the committed report (generic plan, seed 0)")
+    ap.add_argument("--render", action="store_true", help="only render plan_screen.md from the records")
+    args = ap.parse_args()
+    if not args.render:
+        t0 = time.perf_counter()
+        cmd = f"python experiments/few_shot/plan_screen.py --plan {args.plan} --seed {args.seed}"
+        if args.from_committed:
+            report = json.loads((HERE / "results.json").read_text())
+            cmd += " --from-committed"
+        else:
+            if args.plan == "family":
+                generic_plan = pw_calibrate.plan_positions
+
+                def family_plan(frame, n, *, seed=0):  # noqa: ANN001, ANN202
+                    feats = pw_calibrate.regime_features(str(frame["family"].iloc[0])) if len(frame) else None
+                    return generic_plan(frame, n, seed=seed, features=feats)
+
+                pw_calibrate.plan_positions = family_plan  # what the protocol's shot plans call
+            report = run_few_shot(
+                families=[FAMILY], out=args.out, cache_dir=args.cache_dir, seed=args.seed, plots=False
+            )
+        write_records(
+            "plan_screen", {f"{args.plan}.seed{args.seed}": summarize(report)}, cmd, (time.perf_counter() - t0) / 60
+        )
+    print(render_records("plan_screen", render))
+
+
+if __name__ == "__main__":
+    main()
