@@ -14,13 +14,12 @@ The protocol's own report of this run goes to ``--out`` (not the committed ``exp
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 
 import numpy as np
-from screens import GENERIC_OPTIONS, HERE, label, render_records, write_records
+from screens import GENERIC_OPTIONS, HERE, cells, label, render_records, screen_arguments, write_records
 
 from pipeweave.evaluation import run_few_shot
 
@@ -32,32 +31,14 @@ def summarize(report: dict, committed: dict) -> dict:
     options = report["options"]
     ia = options.index(AUTO)
     out: dict = {}
-    for fam, by_gen in report["chosen"].items():
-        rows = []
-        for gen, per_shots in by_gen.items():
-            for s, opt in per_shots.items():
-                if s == "0":
-                    continue
-                inner = np.asarray(report["inner"][fam][gen]["mape_per_option"][s], dtype=float)
-                rank = int((inner < inner[ia]).sum()) + 1
-                none_rank = int((inner < inner[0]).sum()) + 1
-                old = committed.get("results", {}).get(fam, {}).get(s, {}).get(gen, {}).get("mape")
-                rows.append(
-                    {
-                        "generation": gen,
-                        "shots": int(s),
-                        "chosen": label(opt),
-                        "inner_best": round(float(inner.min()), 2),
-                        "inner_auto": round(float(inner[ia]), 2),
-                        "inner_none": round(float(inner[0]), 2),
-                        "auto_rank": rank,
-                        "none_rank": none_rank,
-                        "n_options": len(inner),
-                        "held_out": round(float(report["results"][fam][s][gen]["mape"]), 1),
-                        "held_out_committed": None if old is None else round(float(old), 1),
-                    }
-                )
-        out[fam] = rows
+    for fam, opt, inner, head, tail in cells(report, committed):
+        rank = int((inner < inner[ia]).sum()) + 1
+        none_rank = int((inner < inner[0]).sum()) + 1
+        best, auto, none = (round(float(x), 2) for x in (inner.min(), inner[ia], inner[0]))
+        out.setdefault(fam, []).append(
+            {**head, "chosen": label(opt), "inner_best": best, "inner_auto": auto, "inner_none": none}
+            | {"auto_rank": rank, "none_rank": none_rank, "n_options": len(inner), **tail}
+        )
     return out
 
 
@@ -98,10 +79,7 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--families", nargs="+", required=True)
-    ap.add_argument("--cache-dir", default=None, help="zero-shot prediction cache (as evaluate --cache-dir)")
-    ap.add_argument("--out", required=True, help="folder for the protocol's own report of this run (not committed)")
+    ap = screen_arguments(__doc__.split("\n")[0])
     ap.add_argument(
         "--from-report",
         action="store_true",

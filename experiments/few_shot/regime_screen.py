@@ -28,12 +28,11 @@ used to choose. The protocol's own report of this run goes to ``--out`` (not the
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 
 import numpy as np
-from screens import GENERIC_OPTIONS, HERE, label, render_records, write_records
+from screens import GENERIC_OPTIONS, HERE, cells, label, render_records, screen_arguments, write_records
 
 from pipeweave.calibrate import REGIME_FEATURES
 from pipeweave.evaluation import run_few_shot
@@ -67,27 +66,10 @@ def summarize(report: dict, committed: dict) -> dict:
     options = report["options"]
     regimes = np.array([_regime_of(o) for o in options])
     out: dict = {}
-    for fam, by_gen in report["chosen"].items():
-        rows = []
-        for gen, per_shots in by_gen.items():
-            for s, opt in per_shots.items():
-                if s == "0":
-                    continue
-                inner = np.asarray(report["inner"][fam][gen]["mape_per_option"][s], dtype=float)
-                names = ["generic", *(n for n in REGIMES if n in FAMILY_SETS.get(fam, ()))]
-                best = {name: float(inner[regimes[: len(inner)] == name].min()) for name in names}
-                old = committed.get("results", {}).get(fam, {}).get(s, {}).get(gen, {}).get("mape")
-                rows.append(
-                    {
-                        "generation": gen,
-                        "shots": int(s),
-                        "chosen": label(opt, _regime_of(opt)),
-                        **{f"inner_{k}": round(v, 2) for k, v in best.items()},
-                        "held_out": round(float(report["results"][fam][s][gen]["mape"]), 1),
-                        "held_out_committed": None if old is None else round(float(old), 1),
-                    }
-                )
-        out[fam] = rows
+    for fam, opt, inner, head, tail in cells(report, committed):
+        names = ["generic", *(n for n in REGIMES if n in FAMILY_SETS.get(fam, ()))]
+        best = {f"inner_{n}": round(float(inner[regimes[: len(inner)] == n].min()), 2) for n in names}
+        out.setdefault(fam, []).append({**head, "chosen": label(opt, _regime_of(opt)), **best, **tail})
     return out
 
 
@@ -134,10 +116,7 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--families", nargs="+", required=True)
-    ap.add_argument("--cache-dir", default=None, help="zero-shot prediction cache (as evaluate --cache-dir)")
-    ap.add_argument("--out", required=True, help="folder for the protocol's own report of this run (not committed)")
+    ap = screen_arguments(__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=0, help="the protocol's seed (shot plans, model seeds)")
     args = ap.parse_args()
     committed = json.loads((HERE / "results.json").read_text())  # as committed before the run (see render)

@@ -3,9 +3,12 @@ label of an option, and their records (``<name>.<key>.json`` per family / seed, 
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import numpy as np
 
 from pipeweave.evaluation import FEW_SHOT_OPTIONS
 
@@ -23,6 +26,35 @@ def label(opt: dict, regime: str = "generic") -> str:
         text = str(opt.get("method"))
     refit = f"refit {opt['refit_weight']:g} + " if opt.get("refit_weight") else ""
     return refit + text + ("" if regime == "generic" else f" [{regime}]")
+
+
+def screen_arguments(description: str) -> argparse.ArgumentParser:
+    """The arguments every screen takes: ``--families``, ``--cache-dir``, ``--out``."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--families", nargs="+", required=True)
+    ap.add_argument("--cache-dir", default=None, help="zero-shot prediction cache (as evaluate --cache-dir)")
+    ap.add_argument("--out", required=True, help="folder for the protocol's own report of this run (not committed)")
+    return ap
+
+
+def cells(report: dict, committed: dict) -> Iterator[tuple[str, dict, np.ndarray, dict, dict]]:
+    """Each (family, held-out generation, shot count > 0) of a few-shot report: ``(family, chosen option, inner MAPE
+    per option, head, tail)``: a summary row is ``{**head, ...the screen's columns..., **tail}``, head holding
+    ``generation`` and ``shots``, tail the held-out MAPE and the ``committed`` report's (``held_out``,
+    ``held_out_committed``; None where it has no such cell)."""
+    for fam, by_gen in report["chosen"].items():
+        for gen, per_shots in by_gen.items():
+            for s, opt in per_shots.items():
+                if s == "0":
+                    continue
+                inner = np.asarray(report["inner"][fam][gen]["mape_per_option"][s], dtype=float)
+                old = committed.get("results", {}).get(fam, {}).get(s, {}).get(gen, {}).get("mape")
+                head = {"generation": gen, "shots": int(s)}
+                tail = {
+                    "held_out": round(float(report["results"][fam][s][gen]["mape"]), 1),
+                    "held_out_committed": None if old is None else round(float(old), 1),
+                }
+                yield fam, opt, inner, head, tail
 
 
 def write_records(name: str, rows_by_key: dict[str, list[dict]], command: str, elapsed_min: float) -> None:
