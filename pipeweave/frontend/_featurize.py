@@ -355,7 +355,8 @@ def _derive(out: dict[str, np.ndarray], df: pd.DataFrame) -> None:
     tp, ep = np.nan_to_num(col("moe_tp_size"), nan=1.0), np.nan_to_num(col("moe_ep_size"), nan=1.0)
     out["log2_moe_tp"] = np.log2(np.maximum(tp, 1.0))
     out["log2_moe_ep"] = np.log2(np.maximum(ep, 1.0))
-    with np.errstate(divide="ignore", invalid="ignore"):  # num_experts 0 / missing: non-finite, mapped to 0 below
+    # num_experts 0 / missing, or a product past float range (a fuzzed launch): non-finite, mapped to 0 below
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rows_per_e = col("num_tokens") * col("topk") / col("num_experts")
     out["log2_rows_per_expert"] = np.where(np.isfinite(rows_per_e), np.log2(np.maximum(rows_per_e, 1e-3)), 0.0)
     alpha = np.zeros(n)
