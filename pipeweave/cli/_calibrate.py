@@ -247,6 +247,19 @@ def _chosen_note(corr, method: str, on_band_model: bool = False) -> str:  # noqa
     )
 
 
+def _coords_note(corr) -> str:  # noqa: ANN001
+    """What a GP correction reads beyond the generic regime coordinates, in words (else empty)."""
+    from ..calibrate import REGIME_FEATURES
+
+    extra = [k for k in corr.features if k not in REGIME_FEATURES]
+    if corr.method != "gp" or not extra:
+        return ""
+    words = {"routing_alpha": "the routing"}
+    named = [words.get(k, k) for k in extra if not k.startswith("log2_shape_")]
+    named += ["the shape columns"] if any(k.startswith("log2_shape_") for k in extra) else []
+    return f"its GP also reads {' and '.join(named)}, "
+
+
 def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: ANN001
     """How `predict --interval` bands the family's launches on the calibrated GPU, in words."""
     from ..calibrate import CALIBRATED_BAND_MIN_SHOTS, trained_on
@@ -462,7 +475,7 @@ def run(args: argparse.Namespace) -> int:
 
     summary = ", ".join(
         f"{f}: {plural(cal.n_shots[f], 'launch')}, "
-        f"{_chosen_note(c, args.method, borrows_band(base, band_model, spec.name, f))}"
+        f"{_chosen_note(c, args.method, borrows_band(base, band_model, spec.name, f))}{_coords_note(c)}"
         f"mean correction x{math.exp(c.mean_):.3f}, " + _band_note(model, spec.name, f, band_model)
         for f, c in cal.corrections.items()
     )

@@ -590,3 +590,26 @@ def test_fused_moe_corrections_read_the_routing_unless_generic():
     assert (np.abs(gap["generic"]) < 0.1).all()  # generic coordinates barely tell the routings apart
     with pytest.raises(DataError, match="regime"):
         calibrate_model(base, measured, gpu="B200", regime="moe")
+
+
+def test_cli_fit_says_what_fused_moes_gp_reads_and_records_a_generic_regime(tmp_path, capsys):
+    """`calibrate fit` names the coordinates a correction reads beyond the generic ones; `--regime generic` is
+    recorded in the model's command. Latencies made up."""
+    from pipeweave.cli.main import main
+    from pipeweave.model import PipeweaveRegressor, read_stamp, save_model
+
+    rows = pd.concat([_moe([16, 256, 4096], d, g) for g in ("A100", "H100") for d in ("balanced", "power_law_1.2")])
+    rows["latency_us"] = np.tile([30.0, 150.0, 1900.0], 4)
+    model = PipeweaveRegressor(n_estimators=5).fit(rows.reset_index(drop=True))
+    base = save_model(model, tmp_path / "base.ubj")
+    measured = _moe([64, 1024], "balanced", "B200")
+    measured["latency_us"] = model.predict(measured) * 1.3
+    measured.to_csv(tmp_path / "m.csv", index=False)
+    fit = ["calibrate", "fit", "--gpu", "B200", "--profiles", str(tmp_path / "m.csv"), "--model", str(base)]
+    capsys.readouterr()
+    assert main([*fit, "--out", str(tmp_path / "f.ubj")]) == 0
+    assert "its GP also reads the routing and the shape columns" in capsys.readouterr().out
+    assert main([*fit, "--regime", "generic", "--out", str(tmp_path / "g.ubj")]) == 0
+    assert "also reads" not in capsys.readouterr().out
+    assert "--regime generic" in read_stamp(tmp_path / "g.ubj")["command"]
+    assert "--regime" not in read_stamp(tmp_path / "f.ubj")["command"]  # the default is not spelled out
