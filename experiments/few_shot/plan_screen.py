@@ -13,6 +13,11 @@ Decision rule (set before any run): the family plan is adopted if its chosen opt
 generic plan's in at least 14 of the 16 cells at 32 and 128 shots (two seeds x four held-out generations), by more
 than 0.2 points on average at 32 shots in each seed.
 
+A second rule, set after seeds 0 and 1 showed the family plan lower at 8 shots on every fold, before seeds 2 and 3
+ran: on plan seeds 2 and 3 alone, the family plan is confirmed for 8 launches if it is lower in at least 7 of the 8
+cells at 8 shots (two seeds x four held-out generations), by more than 0.5 points on average in each seed; then
+``calibrate plan`` offers it as an option for a handful of launches (the default stays generic).
+
     python experiments/few_shot/plan_screen.py --plan family --seed 0 --cache-dir /tmp/fs_cache --out /tmp/fs_plan_f0
     python experiments/few_shot/plan_screen.py --render   # plan_screen.md from the records written so far
 
