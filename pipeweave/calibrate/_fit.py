@@ -60,12 +60,20 @@ def merge_repeated_launches(measured: pd.DataFrame) -> pd.DataFrame:
 
 
 def plan_launches(
-    candidates: pd.DataFrame, n: int, *, gpus: Mapping[str, GPUSpec] | None = None, seed: int = 0
+    candidates: pd.DataFrame,
+    n: int,
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    seed: int = 0,
+    regime: str = "generic",
 ) -> pd.DataFrame:
     """The ``n`` rows per family of ``candidates`` (canonical launch rows) most worth measuring.
 
     Returns the chosen rows of ``candidates`` with their original columns and index (a subset).
-    ``gpus`` maps names to GPUSpec for GPUs outside the catalog.
+    ``gpus`` maps names to GPUSpec for GPUs outside the catalog. ``regime``: the coordinates the plan covers
+    (:func:`~pipeweave.calibrate.regime_features`): ``"generic"`` (default) or ``"family"`` (fused MoE's routing and
+    shape too: better for about 8 launches, worse for 32 or more, in the few-shot protocol's training generations;
+    ``experiments/few_shot/plan_screen.md``).
     """
     from ..model import ensure_features
 
@@ -80,12 +88,13 @@ def plan_launches(
         raise DataError(f"seed must be an integer in [0, 2**32), got {seed!r}", hint="e.g. seed=0")
     if candidates.empty:
         raise DataError("no candidate launches to plan from", hint="pass a non-empty candidates table (launch rows)")
+    regime_features("gemm", regime)  # a bad regime is named before any work
     feats = ensure_features(candidates.reset_index(drop=True), gpus=gpus, baselines=False)
     keep: list[np.ndarray] = []
     fam = feats["family"].astype(str).to_numpy()
     for name in sorted(set(fam)):
         pos = np.flatnonzero(fam == name)
-        keep.append(pos[plan_positions(feats.iloc[pos], n, seed=seed)])
+        keep.append(pos[plan_positions(feats.iloc[pos], n, seed=seed, features=regime_features(name, regime))])
     chosen = np.sort(np.concatenate(keep))
     return candidates.iloc[chosen]
 

@@ -74,6 +74,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pl.add_argument("--n", type=int, default=32, help="launches per family (default 32)")
     pl.add_argument("--candidates", metavar="CSV", help="your launches to choose from (canonical columns, no latency)")
     pl.add_argument("--seed", type=nonnegative_int, default=0, help="k-means seed (default 0)")
+    pl.add_argument(
+        "--regime",
+        choices=list(REGIMES),
+        default="generic",
+        help="the coordinates the plan covers: generic (default) or family (fused MoE's routing and shape too: "
+        "better for about 8 launches, worse for 32 or more, inside the few-shot protocol's training generations)",
+    )
     pl.add_argument("--out", required=True, metavar="CSV", help="plan file to write")
     add_data_argument(pl)
     ft = sub.add_parser(
@@ -391,7 +398,7 @@ def run(args: argparse.Namespace) -> int:
                     hint=_other_dtype_hint(families, dtype or ""),
                 )
             out_cols = list(cand.columns)
-        plan = plan_launches(cand, args.n, gpus=gpus, seed=args.seed)
+        plan = plan_launches(cand, args.n, gpus=gpus, seed=args.seed, regime=args.regime)
         _note_short_families(cand, plan, args.n)
         plan = plan[[c for c in out_cols if c in plan.columns]]
         from .._frame import whole_numbers_as_int

@@ -613,3 +613,22 @@ def test_cli_fit_says_what_fused_moes_gp_reads_and_records_a_generic_regime(tmp_
     assert "also reads" not in capsys.readouterr().out
     assert "--regime generic" in read_stamp(tmp_path / "g.ubj")["command"]
     assert "--regime" not in read_stamp(tmp_path / "f.ubj")["command"]  # the default is not spelled out
+
+
+def test_plan_launches_can_cover_fused_moes_own_coordinates():
+    from pipeweave.calibrate import FAMILY_REGIME_FEATURES
+
+    cand = pd.concat(
+        [_moe([16, 64, 256, 1024, 4096], d, "B200") for d in ("balanced", "power_law_1.01", "power_law_1.2")]
+        + [_gemm([64, 128, 4096, 8192, 16384], gpu="B200")],
+        ignore_index=True,
+    )
+    moe = (cand["family"] == "fused_moe").to_numpy()
+    feats = ensure_features(cand[moe].reset_index(drop=True))
+    family = plan_launches(cand, 4, regime="family")
+    want = plan_positions(feats, 4, features=FAMILY_REGIME_FEATURES["fused_moe"])
+    assert family.index[family["family"] == "fused_moe"].tolist() == np.flatnonzero(moe)[want].tolist()
+    generic = plan_launches(cand, 4)
+    assert (family[family["family"] == "gemm"].index == generic[generic["family"] == "gemm"].index).all()
+    with pytest.raises(DataError, match="'moe'"):
+        plan_launches(cand, 4, regime="moe")
