@@ -19,7 +19,7 @@ from ._correction import (
     spec_record,
 )
 from ._plan import plan_positions
-from ._regime import regime_features
+from ._regime import check_regime, regime_features
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
@@ -88,7 +88,7 @@ def plan_launches(
         raise DataError(f"seed must be an integer in [0, 2**32), got {seed!r}", hint="e.g. seed=0")
     if candidates.empty:
         raise DataError("no candidate launches to plan from", hint="pass a non-empty candidates table (launch rows)")
-    regime_features("gemm", regime)  # a bad regime is named before any work
+    check_regime(regime)  # a bad regime is named before any work
     feats = ensure_features(candidates.reset_index(drop=True), gpus=gpus, baselines=False)
     keep: list[np.ndarray] = []
     fam = feats["family"].astype(str).to_numpy()
@@ -236,7 +236,7 @@ def calibrate_model(
 
     from ..model import load_model
 
-    regime_features("gemm", regime)  # a bad regime is named before any work
+    check_regime(regime)  # a bad regime is named before any work
     model = load_model(model) if isinstance(model, (str, os.PathLike)) else model  # a model file path
     if not callable(getattr(model, "predict", None)):
         raise DataError(

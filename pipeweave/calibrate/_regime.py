@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._errors import DataError, shown
 
-__all__ = ["FAMILY_REGIME_FEATURES", "REGIME_FEATURES", "REGIMES", "regime_features", "regime_matrix"]
+__all__ = ["FAMILY_REGIME_FEATURES", "REGIME_FEATURES", "REGIMES", "check_regime", "regime_features", "regime_matrix"]
 
 #: front-end feature -> scale (in the feature's own unit) that counts as one unit of difference
 REGIME_FEATURES: dict[str, float] = {
@@ -51,17 +51,23 @@ FAMILY_REGIME_FEATURES: dict[str, dict[str, float]] = {
 REGIMES: tuple[str, ...] = ("family", "generic")
 
 
+def check_regime(regime: str) -> str:
+    """``regime`` if it is one of :data:`REGIMES`, else a DataError naming it."""
+    if regime not in REGIMES:
+        raise DataError(
+            f"regime must be one of {list(REGIMES)}, got {shown(regime)}",
+            hint="'family' (the family's own coordinates where it has them) or 'generic'",
+        )
+    return regime
+
+
 def regime_features(family: str, regime: str = "family") -> dict[str, float]:
     """The regime coordinates (feature -> scale of one unit) the residual correction of ``family`` reads.
 
     ``regime="family"``: :data:`FAMILY_REGIME_FEATURES` [``family``] where there is one, else
     :data:`REGIME_FEATURES`; ``"generic"``: :data:`REGIME_FEATURES` for every family.
     """
-    if regime not in REGIMES:
-        raise DataError(
-            f"regime must be one of {list(REGIMES)}, got {shown(regime)}",
-            hint="'family' (the family's own coordinates where it has them) or 'generic'",
-        )
+    check_regime(regime)
     chosen = FAMILY_REGIME_FEATURES.get(str(family)) if regime == "family" else None
     return dict(chosen if chosen is not None else REGIME_FEATURES)
 

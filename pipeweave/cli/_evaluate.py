@@ -53,7 +53,7 @@ few-shot: on every leave-one-generation-out fold, measure SHOTS planned launches
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..evaluation import EVAL_FAMILIES, METHODS
+    from ..evaluation import EVAL_FAMILIES, METHODS, TRAIN_DTYPES
     from ._checks import positive_int
 
     p.add_argument(
@@ -132,7 +132,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--train-dtypes",
-        choices=("evaluated", "all"),
+        choices=list(TRAIN_DTYPES),
         default="evaluated",
         help="logo / unseen-gpu / gpu-split: what pipeweave's model trains on: the evaluated dtype's rows (default) "
         "or every dtype of the family and of the families its booster also trains on, as the shipped model trains "

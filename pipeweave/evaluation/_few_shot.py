@@ -638,9 +638,9 @@ def band_coverage_fold(
     for gpu, case in cases.items():
         base = models.predict(without, case, gpu)
         lat = case.lat[case.score]
+        coords = regime_features(case.family)  # calibrate fit's default coordinates for the family
         for n in shots:
             plan = case.plans[n]
-            coords = regime_features(case.family)  # calibrate fit's default coordinates for the family
             corr = ResidualCorrection(features=coords).fit(case.rows.iloc[plan], np.log(case.lat[plan] / base[plan]))
             if refit_weight is not None:
                 refit = models.refit_predict(without, cases, n, float(refit_weight))[gpu]

@@ -866,16 +866,15 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         hint = "e.g. dtype_boosters=('gemm:bfloat16',); None = the recipe, () = none"
         if isinstance(keys, str) or not isinstance(keys, Iterable):
             raise DataError(f"dtype_boosters must be a tuple of 'family:dtype' keys, got {keys!r}", hint=hint)
-        out: list[tuple[str, str]] = []
         for k in keys:
-            fam_dt = str(k).split(":") if isinstance(k, str) else []
-            if len(fam_dt) != 2 or fam_dt[1] not in DTYPES:
+            if (
+                not isinstance(k, str) or _companion_dtype(k) not in DTYPES
+            ):  # the family keys' parsing, a dtype required
                 raise DataError(
                     f"dtype_boosters key {k!r} is not 'family:dtype' with a dtype among {list(DTYPES)}", hint=hint
                 )
-            _require_known_families("dtype_boosters", [fam_dt[0]])
-            out.append((fam_dt[0], fam_dt[1]))
-        return tuple(dict.fromkeys(out))
+        _require_known_families("dtype_boosters", [companion_family(k) for k in keys])
+        return tuple(dict.fromkeys((companion_family(k), str(_companion_dtype(k))) for k in keys))
 
     def extra_features(self) -> dict[str, tuple[str, ...]]:
         """Family -> the extra columns its booster reads (``family_extra_features`` resolved and validated:
@@ -1215,10 +1214,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         # every row and predicts the other dtypes
         dtypes = _row_dtypes(df)
         for name, dt in self.dtype_booster_keys():
-            m = (fam == name) & (dtypes == dt)
-            if not m.any() or not ((fam == name) & (dtypes != dt)).any():
-                continue
             bkey = f"{name}:{dt}"
+            m = _family_key_rows(bkey, fam, dtypes)
+            if not m.any() or not ((fam == name) & ~m).any():
+                continue
             ref = family_refs.get(name, shared_ref)  # the reference predict uses for the family's rows (reference_of)
             ext = extras_of.get(name, ())
             if ext:
