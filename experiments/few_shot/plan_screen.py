@@ -18,6 +18,13 @@ ran: on plan seeds 2 and 3 alone, the family plan is confirmed for 8 launches if
 cells at 8 shots (two seeds x four held-out generations), by more than 0.5 points on average in each seed; then
 ``calibrate plan`` offers it as an option for a handful of launches (the default stays generic).
 
+A third question (session 34, written before its runs): where between 8 and 32 launches does the family plan stop
+helping? Runs at 12, 16 and 24 shots (``--shots 0 12 16 24``), plan seeds 0-3, both plans. Rule: at each of these
+counts the family plan helps if its chosen option's inner MAPE is lower than the generic plan's in at least 14 of the
+16 cells (four seeds x four held-out generations) and lower by more than 0.5 points on their mean. If it helps at 12
+and 16 shots, ``calibrate plan`` gets ``--regime auto`` as its default: the family coordinates up to the largest
+helping count (8 when only 8 helps, which keeps the generic default), the generic ones above it.
+
     python experiments/few_shot/plan_screen.py --plan family --seed 0 --cache-dir /tmp/fs_cache --out /tmp/fs_plan_f0
     python experiments/few_shot/plan_screen.py --render   # plan_screen.md from the records written so far
 
@@ -28,13 +35,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 
 import numpy as np
 from screens import HERE, render_records, write_records
 
 import pipeweave.calibrate as pw_calibrate
-from pipeweave.evaluation import run_few_shot
+from pipeweave.evaluation import DEFAULT_SHOTS, run_few_shot
 
 FAMILY = "fused_moe_bf16"
 
@@ -57,7 +65,23 @@ def summarize(report: dict) -> list[dict]:
     return rows
 
 
+def _merged(summaries: dict[str, list[dict]], commands: dict[str, str]) -> tuple[dict, dict]:
+    """Records of one (plan, seed) merged: ``family.seed0`` (the protocol's shots) and ``family.seed0.s12-16-24``
+    (a ``--shots`` run) become one column, rows ordered by held-out generation and shot count."""
+    rows: dict[str, list[dict]] = {}
+    cmds: dict[str, list[str]] = {}
+    for key in sorted(summaries):
+        base = re.sub(r"\.s[0-9-]+$", "", key)
+        rows.setdefault(base, []).extend(summaries[key])
+        cmds.setdefault(base, []).append(commands[key])
+    gens = {g: i for i, g in enumerate(dict.fromkeys(r["generation"] for v in rows.values() for r in v))}
+    for v in rows.values():
+        v.sort(key=lambda r: (gens[r["generation"]], r["shots"]))
+    return rows, {k: "`; `".join(v) for k, v in cmds.items()}
+
+
 def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
+    summaries, commands = _merged(summaries, commands)
     lines = [
         "# Few-shot: the shot plan over fused MoE's own coordinates",
         "",
@@ -73,7 +97,7 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
     ]
     keys = sorted(summaries)
     cells = {k: {(r["generation"], r["shots"]): r for r in summaries[k]} for k in keys}
-    order = [(r["generation"], r["shots"]) for r in summaries[keys[0]]] if keys else []
+    order = list(dict.fromkeys((r["generation"], r["shots"]) for k in keys for r in summaries[k]))
     lines += [
         "| held-out | shots | "
         + " | ".join(f"inner {k}" for k in keys)
@@ -91,8 +115,10 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
         fam, gen = cells.get(f"family.seed{seed}"), cells.get(f"generic.seed{seed}")
         if fam is None or gen is None:
             continue
-        for shots in (8, 32, 128):
+        for shots in sorted({c[1] for c in order}):
             both = [c for c in order if c[1] == shots and c in fam and c in gen]
+            if not both:
+                continue
             d = [fam[c]["inner_chosen"] - gen[c]["inner_chosen"] for c in both]
             lines.append(
                 f"- seed {seed}, {shots} shots: the family plan's inner MAPE is lower in {sum(x < 0 for x in d)} of "
@@ -110,10 +136,21 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="folder for the protocol's own report of this run (not committed)")
     ap.add_argument("--from-committed", action="store_true", help="record the committed report (generic plan, seed 0)")
     ap.add_argument("--render", action="store_true", help="only render plan_screen.md from the records")
+    ap.add_argument(
+        "--shots",
+        nargs="+",
+        type=int,
+        default=list(DEFAULT_SHOTS),
+        help="shot counts of the run (default: the protocol's); other counts are recorded as their own file",
+    )
     args = ap.parse_args()
     if not args.render:
         t0 = time.perf_counter()
         cmd = f"python experiments/few_shot/plan_screen.py --plan {args.plan} --seed {args.seed}"
+        own = tuple(args.shots) != tuple(DEFAULT_SHOTS)
+        key = f"{args.plan}.seed{args.seed}" + (".s" + "-".join(str(s) for s in args.shots if s) if own else "")
+        if own:
+            cmd += " --shots " + " ".join(str(s) for s in args.shots)
         if args.from_committed:
             report = json.loads((HERE / "results.json").read_text())
             cmd += " --from-committed"
@@ -127,11 +164,14 @@ def main() -> None:
 
                 pw_calibrate.plan_positions = family_plan  # what the protocol's shot plans call
             report = run_few_shot(
-                families=[FAMILY], out=args.out, cache_dir=args.cache_dir, seed=args.seed, plots=False
+                families=[FAMILY],
+                out=args.out,
+                cache_dir=args.cache_dir,
+                seed=args.seed,
+                plots=False,
+                shots=tuple(args.shots),
             )
-        write_records(
-            "plan_screen", {f"{args.plan}.seed{args.seed}": summarize(report)}, cmd, (time.perf_counter() - t0) / 60
-        )
+        write_records("plan_screen", {key: summarize(report)}, cmd, (time.perf_counter() - t0) / 60)
     print(render_records("plan_screen", render))
 
 
