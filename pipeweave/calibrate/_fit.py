@@ -72,8 +72,8 @@ def plan_launches(
     Returns the chosen rows of ``candidates`` with their original columns and index (a subset).
     ``gpus`` maps names to GPUSpec for GPUs outside the catalog. ``regime``: the coordinates the plan covers
     (:func:`~pipeweave.calibrate.regime_features`): ``"generic"`` (default) or ``"family"`` (fused MoE's routing and
-    shape too: better for about 8 launches, worse for 32 or more, in the few-shot protocol's training generations;
-    ``experiments/few_shot/plan_screen.md``).
+    shape too: better for 8 launches; not for 12, 16 or 24, worse for 32 or more, in the few-shot protocol's training
+    generations; ``experiments/few_shot/plan_screen.md``).
     """
     from ..model import ensure_features
 

@@ -79,7 +79,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=list(REGIMES),
         default="generic",
         help="the coordinates the plan covers: generic (default) or family (fused MoE's routing and shape too: "
-        "better for about 8 launches, worse for 32 or more, inside the few-shot protocol's training generations)",
+        "better for 8 launches, not for 12 to 24, worse for 32 or more, inside the few-shot protocol's training "
+        "generations)",
     )
     pl.add_argument("--out", required=True, metavar="CSV", help="plan file to write")
     add_data_argument(pl)
