@@ -31,7 +31,14 @@ from ._fit import (
     trained_on,
 )
 from ._plan import plan_positions
-from ._regime import FAMILY_REGIME_FEATURES, REGIME_FEATURES, REGIMES, regime_features, regime_matrix
+from ._regime import (
+    FAMILY_PLAN_MAX_LAUNCHES,
+    FAMILY_REGIME_FEATURES,
+    REGIME_FEATURES,
+    REGIMES,
+    regime_features,
+    regime_matrix,
+)
 
 __all__ = [
     "TIMING_MISMATCHES",
@@ -42,6 +49,7 @@ __all__ = [
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",
+    "FAMILY_PLAN_MAX_LAUNCHES",
     "FAMILY_REGIME_FEATURES",
     "REGIME_FEATURES",
     "REGIMES",

@@ -14,7 +14,15 @@ import pandas as pd
 
 from .._errors import DataError, shown
 
-__all__ = ["FAMILY_REGIME_FEATURES", "REGIME_FEATURES", "REGIMES", "check_regime", "regime_features", "regime_matrix"]
+__all__ = [
+    "FAMILY_PLAN_MAX_LAUNCHES",
+    "FAMILY_REGIME_FEATURES",
+    "REGIME_FEATURES",
+    "REGIMES",
+    "check_regime",
+    "regime_features",
+    "regime_matrix",
+]
 
 #: front-end feature -> scale (in the feature's own unit) that counts as one unit of difference
 REGIME_FEATURES: dict[str, float] = {
@@ -49,6 +57,12 @@ FAMILY_REGIME_FEATURES: dict[str, dict[str, float]] = {
 #: the coordinate sets a correction can be asked for: ``family`` (the family's set where
 #: :data:`FAMILY_REGIME_FEATURES` has one, else the generic one) or ``generic`` (:data:`REGIME_FEATURES`)
 REGIMES: tuple[str, ...] = ("family", "generic")
+#: the most launches per family for which a shot plan over the family's own coordinates (``regime="family"``) was
+#: measured to beat the generic plan: inside the few-shot protocol's training generations, fused MoE's family plan
+#: was lower in every cell at 8 launches (16 of 16, four plan seeds), but not at 12, 16 or 24 (6, 1 and 13 of 16)
+#: nor at 32 or 128 (5 of 16): ``experiments/few_shot/plan_screen.md``. ``pipeweave calibrate plan`` suggests the
+#: family plan for plans this small; its default stays generic
+FAMILY_PLAN_MAX_LAUNCHES: int = 8
 
 
 def check_regime(regime: str) -> str:

@@ -214,6 +214,22 @@ def _other_dtype_hint(families: list[str], dtype: str) -> str:
     return fix
 
 
+def _note_family_plan(per_family: dict, n: int, regime: str) -> None:
+    """A generic plan of at most ``FAMILY_PLAN_MAX_LAUNCHES`` launches of a family with its own coordinates: say that
+    the family plan (``--regime family``) was measured better for plans that small."""
+    from ..calibrate import FAMILY_PLAN_MAX_LAUNCHES, FAMILY_REGIME_FEATURES
+
+    own = sorted(str(f) for f in per_family if str(f) in FAMILY_REGIME_FEATURES)
+    if regime != "generic" or n > FAMILY_PLAN_MAX_LAUNCHES or not own:
+        return
+    print(
+        f"note: for {FAMILY_PLAN_MAX_LAUNCHES} or fewer launches of {' and '.join(own)}, --regime family (the plan "
+        "also covers its routing and shape) planned better inside the few-shot protocol's training generations; "
+        "with 12 or more it did not (experiments/few_shot/plan_screen.md)",
+        file=sys.stderr,
+    )
+
+
 def _note_short_families(cand: pd.DataFrame, plan: pd.DataFrame, n: int) -> None:
     """A note for each family with fewer than ``n`` distinct launches: how many the plan took, and why not all
     candidates (launches with the same regime coordinates count once: measuring both teaches the same thing)."""
@@ -411,6 +427,7 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {plural(len(plan), 'launch')} to measure on {spec.name} ({per}) to {args.out} "
             f"(from {len(cand):,} candidates)"
         )
+        _note_family_plan(per, args.n, args.regime)
         from ..measure import MEASURABLE_FAMILIES
 
         other = sorted({str(f) for f in per} - set(MEASURABLE_FAMILIES))

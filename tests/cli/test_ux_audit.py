@@ -176,6 +176,24 @@ def test_calibrate_plan_note_says_what_the_plan_takes(tmp_path, capsys):
         assert f"the other {candidates - planned:,} of the {candidates:,} candidates" in err
 
 
+def test_calibrate_plan_suggests_the_family_plan_for_a_handful_of_fused_moe_launches(tmp_path, capsys):
+    """At most FAMILY_PLAN_MAX_LAUNCHES fused-MoE launches planned over the generic coordinates: a note names
+    --regime family (measured better there); more launches, the family plan, or GEMM alone: no note."""
+    from pipeweave.calibrate import FAMILY_PLAN_MAX_LAUNCHES
+
+    out = str(tmp_path / "plan.csv")
+    small = str(FAMILY_PLAN_MAX_LAUNCHES)
+    rc, _, err = _run(capsys, *PLAN, "--families", "fused_moe", "--n", small, "--out", out)
+    assert rc == 0 and f"for {small} or fewer launches of fused_moe, --regime family" in err
+    for extra in (
+        ["--families", "fused_moe", "--n", str(FAMILY_PLAN_MAX_LAUNCHES + 4)],
+        ["--families", "fused_moe", "--n", small, "--regime", "family"],
+        ["--families", "gemm", "--n", small],
+    ):
+        rc, _, err = _run(capsys, *PLAN, *extra, "--out", out)
+        assert rc == 0 and "--regime family" not in err, extra
+
+
 # 12. fixes name the command line, and a missing kernel file comes before a missing --config
 def test_spec_file_fix_names_the_gpus_command(tmp_path, capsys):
     spec = tmp_path / "mine.toml"
