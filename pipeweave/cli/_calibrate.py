@@ -222,9 +222,10 @@ def _note_family_plan(per_family: dict, n: int, regime: str) -> None:
     own = sorted(str(f) for f in per_family if str(f) in FAMILY_REGIME_FEATURES)
     if regime != "generic" or n > FAMILY_PLAN_MAX_LAUNCHES or not own:
         return
+    covers = " / ".join(dict.fromkeys(_extra_coords(FAMILY_REGIME_FEATURES[f]) for f in own))
     print(
         f"note: for {FAMILY_PLAN_MAX_LAUNCHES} or fewer launches of {' and '.join(own)}, --regime family (the plan "
-        "also covers its routing and shape) planned better inside the few-shot protocol's training generations; "
+        f"also covers {covers}) planned better inside the few-shot protocol's training generations; "
         "with 12 or more it did not (experiments/few_shot/plan_screen.md)",
         file=sys.stderr,
     )
@@ -271,17 +272,23 @@ def _chosen_note(corr, method: str, on_band_model: bool = False) -> str:  # noqa
     )
 
 
-def _coords_note(corr) -> str:  # noqa: ANN001
-    """What a GP correction reads beyond the generic regime coordinates, in words (else empty)."""
+def _extra_coords(features) -> str:  # noqa: ANN001
+    """The coordinates of ``features`` beyond the generic regime coordinates, in words (else empty)."""
     from ..calibrate import REGIME_FEATURES
 
-    extra = [k for k in corr.features if k not in REGIME_FEATURES]
-    if corr.method != "gp" or not extra:
-        return ""
+    extra = [k for k in features if k not in REGIME_FEATURES]
     words = {"routing_alpha": "the routing"}
     named = [words.get(k, k) for k in extra if not k.startswith("log2_shape_")]
     named += ["the shape columns"] if any(k.startswith("log2_shape_") for k in extra) else []
-    return f"its GP also reads {' and '.join(named)}, "
+    return " and ".join(named)
+
+
+def _coords_note(corr) -> str:  # noqa: ANN001
+    """What a GP correction reads beyond the generic regime coordinates, in words (else empty)."""
+    words = _extra_coords(corr.features)
+    if corr.method != "gp" or not words:
+        return ""
+    return f"its GP also reads {words}, "
 
 
 def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: ANN001
