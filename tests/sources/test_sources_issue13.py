@@ -29,10 +29,11 @@ def test_kernel_name_tiles_hand_made() -> None:
             "gemv2T_kernel_val<int, int, float, float, float, 128, 16, 4, 4, false, false>",
         ]
     )
+    # legacy cuBLAS names are column-major (first number along the caller's n); the others name BM first
     assert t[["block_m", "block_n", "block_k", "num_stages"]].iloc[:6].to_numpy().tolist() == [
-        [128, 64, 8, 2],
-        [32, 128, 8, 2],
-        [64, 32, 8, 2],
+        [64, 128, 8, 2],
+        [128, 32, 8, 2],
+        [32, 64, 8, 2],
         [64, 256, 8, 3],
         [256, 128, 8, 4],
         [32, 32, 32, 2],
@@ -83,12 +84,44 @@ def test_real_rows_match_the_files(new_rows, real_data_dir) -> None:  # noqa: AN
         & (df["op"] == "bmm")
         & (df["batch_size"] == bmm["B"])
         & (df["m"] == bmm["M"])
-        & (df["n"] == bmm["N"])
-        & (df["k"] == bmm["K"])
+        & (df["n"] == bmm["K"])  # NeuSight's bmm is [B, M, N] x [B, N, K]: output width K, reduction N
+        & (df["k"] == bmm["N"])
     ]
     assert len(row) == 1 and row["latency_us"].iloc[0] == pytest.approx(bmm["Latency"] * 1000.0)
-    assert row[["block_m", "block_n", "block_k"]].iloc[0].tolist() == [128.0, 64.0, 8.0]
+    assert row[["block_m", "block_n", "block_k"]].iloc[0].tolist() == [64.0, 128.0, 8.0]
     assert row["kernel_name"].iloc[0] == "maxwell_sgemm_128x64_nn" and row["num_warps"].iloc[0] == 4.0
+
+
+@pytest.mark.parametrize("op", ["bmm", "linear"])
+def test_neusight_gemm_shape_and_tile_match_the_launch_grids(real_data_dir, op) -> None:  # noqa: ANN001
+    """Real NeuSight launches: the recorded grid of every legacy cuBLAS SGEMM kernel is ceil(n / block_n) x
+    ceil(m / block_m) x batch with the loader's m, n (= the file's M, K) and the kernel-name tile read along
+    them; the file's N is the reduction (reading it as the output width fits few grids)."""
+    raw = pd.read_csv(real_data_dir / f"neusight/dataset/train/collect/{op}/p2.1.0/Tesla T4.csv.gz")
+    tiles = cublas_tile_from_kernel_name(raw["Kernel Name"])
+    legacy = raw["Kernel Name"].str.contains(r"(?:maxwell|volta|turing|ampere)_sgemm_\d+x\d+", regex=True).to_numpy()
+    assert legacy.sum() > 1000
+    r, t = raw[legacy], tiles[legacy]
+    gx, gy = r["Grid x"].to_numpy(), r["Grid y"].to_numpy()
+
+    def fits(rows: np.ndarray, cols: np.ndarray) -> float:
+        return float(
+            np.mean((gx == np.ceil(cols / t["block_n"].to_numpy())) & (gy == np.ceil(rows / t["block_m"].to_numpy())))
+        )
+
+    assert fits(r["M"].to_numpy(), r["K"].to_numpy()) == 1.0
+    assert fits(r["M"].to_numpy(), r["N"].to_numpy()) < 0.3  # N as the output width: the old reading
+    if op == "bmm":
+        assert (r["Grid z"] == r["B"]).mean() > 0.99  # the rest (B = 1) split the reduction along z
+    rows, _ = load_profiles(
+        real_data_dir, sources=["neusight"], families=["gemm_fp32"], gpus=["T4"], report=True, cache=False
+    )
+    got = rows[rows["op"] == op]
+    key = ["batch_size", "m", "n", "k"]
+    want = raw[["B", "M", "K", "N"]].set_axis(key, axis=1)
+    # the loaded rows (this file's and the test file's T4 rows) hold each of the file's shapes as (B, M, K, N)
+    loaded = set(map(tuple, got[key].to_numpy(dtype=float)))
+    assert set(map(tuple, want.to_numpy(dtype=float))) <= loaded
 
 
 def test_gemm_fp32_tiles_mostly_recorded(new_rows) -> None:  # noqa: ANN001
