@@ -1374,6 +1374,40 @@ JOINT_VARIANTS["joint_neusight_recipe_base"] = (
     dict(JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1]),
     "the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50), on this frame",
 )
+# session 35: NeuSight's bmm is randn(b, m, n) @ randn(b, n, k) and its linear nn.Linear(n, k) (collect.py), so the
+# file's N is the reduction and K the output width; the manifest had them the other way round, and the legacy cuBLAS
+# tile names were read along m x n where they are column-major (datasets/sources/neusight.toml, commit f5aca4d). The
+# recipe, unchanged, on the frame with both fixed (same parameters as joint_neusight_recipe_base; a new name so that
+# the records of the two frames stay apart)
+JOINT_VARIANTS["joint_neusight_recipe_shapefix"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    dict(JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1]),
+    "the landed recipe on NeuSight's four families (joint_neusight_comp_perfamily_comp50) on the frame with FP32 "
+    "GEMM's shape read right (n = the file's K, k = its N; legacy cuBLAS tiles column-major)",
+)
+# FP32 GEMM's companion weight (0.5) and roofline blend (0.15) were chosen on the swapped shape, when the detailed model
+# could not fit even one GPU's launches (within_gpu_floor: 16.9% on the A100 PCIe 40 GB); re-screened on the fixed frame.
+# Rule, written before the runs: seed 0 of every weight first; seeds 1 and 2 only for a weight whose seed-0 inner mean is
+# below every seed of joint_neusight_recipe_shapefix; a weight is adopted if all three of its seeds are below all three
+# of the recipe's, the lowest three-seed mean among those that pass. Scored on FP32 GEMM's rows (the only ones changed).
+for _w in (0.2, 0.35, 0.65):
+    JOINT_VARIANTS[f"joint_neusight_shapefix_comp{int(round(_w * 100))}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {
+            **JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1],
+            "companion": {**JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1]["companion"], "gemm_fp32": _w},
+        },
+        f"joint_neusight_recipe_shapefix with FP32 GEMM's crude companion at weight {_w} (the recipe: 0.5)",
+    )
+for _w in (0.05, 0.1, 0.2):
+    JOINT_VARIANTS[f"joint_neusight_shapefix_roof{int(round(_w * 100)):02d}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {
+            **JOINT_VARIANTS["joint_neusight_comp_perfamily_comp50"][1],
+            "roofline_blend": {**FAMILY_ROOFLINE_BLEND, "gemm_fp32": _w},
+        },
+        f"joint_neusight_recipe_shapefix with FP32 GEMM's roofline blend at weight {_w} (the recipe: 0.15)",
+    )
 
 
 for _w in (0.1, 0.2):
