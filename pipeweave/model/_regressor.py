@@ -866,15 +866,16 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         hint = "e.g. dtype_boosters=('gemm:bfloat16',); None = the recipe, () = none"
         if isinstance(keys, str) or not isinstance(keys, Iterable):
             raise DataError(f"dtype_boosters must be a tuple of 'family:dtype' keys, got {keys!r}", hint=hint)
+        pairs: list[tuple[str, str]] = []
         for k in keys:
-            if (
-                not isinstance(k, str) or _companion_dtype(k) not in DTYPES
-            ):  # the family keys' parsing, a dtype required
+            dt = _companion_dtype(k) if isinstance(k, str) else None  # the family keys' parsing; a dtype required
+            if dt is None or dt not in DTYPES:
                 raise DataError(
                     f"dtype_boosters key {k!r} is not 'family:dtype' with a dtype among {list(DTYPES)}", hint=hint
                 )
-        _require_known_families("dtype_boosters", [companion_family(k) for k in keys])
-        return tuple(dict.fromkeys((companion_family(k), str(_companion_dtype(k))) for k in keys))
+            pairs.append((companion_family(k), dt))
+        _require_known_families("dtype_boosters", [f for f, _ in pairs])
+        return tuple(dict.fromkeys(pairs))
 
     def extra_features(self) -> dict[str, tuple[str, ...]]:
         """Family -> the extra columns its booster reads (``family_extra_features`` resolved and validated:
