@@ -35,7 +35,8 @@ class Transform:
 #   column-major: PyTorch's C = A B runs as C^T = B^T A^T, so the name's first number runs along the
 #   caller's n and the second along m. NeuSight's launch grids show it: grid = ceil(n / first) x
 #   ceil(m / second) on every one of its 136,783 bmm and linear launches with such a kernel, against 18% (bmm)
-#   and 2% (linear) for the name's order along m x n (tests/sources/test_sources_issue13.py checks real rows);
+#   and 2% (linear) for the name's order along m x n (experiments/checks/neusight_grids.md;
+#   tests/sources/test_sources_issue13.py checks real rows);
 #   sm80_xmma_gemm_f32f32_..._tilesize128x128x8_stage3_warpsize2x2x1_ffma_... (cuBLASLt: BM x BN x BK along
 #   the caller's m x n, grid ceil(m / BM) x ceil(n / BN) on every NeuSight row with one; stages, warps);
 #   sgemm_32x32x32_NN[_vec] (BM x BN x BK) and
