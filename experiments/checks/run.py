@@ -43,6 +43,9 @@
    what the re-reads that miss L2 (``reread_miss_fraction``) narrowed; FP32 GEMM's shows the 70-75 W
    cards (P4, T4, L4) running further from their spec peak than the others. Beside it, layernorm's by row width
    (the A100s' narrow rows run under the envelope, where it is L2-bound).
+14. Data: gemm_fp32 (NeuSight) per GPU and the pipe the front-end says binds (``bound_pipe``): launches
+   and median measured / envelope. Which low-power cards' launches could teach a model how a 70-75 W
+   card runs FMA-bound SGEMMs (the T4 is the only one with many).
 """
 
 from __future__ import annotations
@@ -314,6 +317,17 @@ def neusight_long_level(data: str | None, min_us: float = 200.0) -> tuple[pd.Dat
     return out, by_h
 
 
+def fp32_gemm_by_pipe(data: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    frame, _ = prepare_training_frame(load_profiles(data, families=["gemm_fp32"], sources=["neusight"]))
+    ratio = frame["latency_us"] / frame["t_env_us"]
+    keys = [frame["gpu"].astype(str).rename("gpu"), frame["bound_pipe"].astype(str).rename("bound pipe")]
+    rows = ratio.groupby(keys).size().unstack().fillna(0).astype(int)
+    level = ratio.groupby(keys).median().round(2).unstack()
+    rows.columns = [str(c) for c in rows.columns]
+    level.columns = [str(c) for c in level.columns]
+    return rows, level
+
+
 def _table(frame: pd.DataFrame) -> list[str]:
     head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
     rows = [[str(i)] + [f"{v:g}" if isinstance(v, float) else str(v) for v in r] for i, r in frame.iterrows()]
@@ -338,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     fp8_split = fp8_scaling_split(args.data)
     same_work = prefill_same_work(args.data)
     neusight_long, layernorm_width = neusight_long_level(args.data)
+    pipe_rows, pipe_level = fp32_gemm_by_pipe(args.data)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -375,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
             "layernorm_measured_over_env_over_200us_by_width": {
                 g: {h: v for h, v in r.items() if pd.notna(v)}
                 for g, r in layernorm_width.to_dict(orient="index").items()
+            },
+            "gemm_fp32_rows_by_bound_pipe": pipe_rows.to_dict(orient="index"),
+            "gemm_fp32_measured_over_env_by_bound_pipe": {
+                g: {k: v for k, v in r.items() if pd.notna(v)} for g, r in pipe_level.to_dict(orient="index").items()
             },
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
@@ -470,6 +489,12 @@ def main(argv: list[str] | None = None) -> int:
         "layernorm_fp32 only, by row width H (hidden_size):",
         "",
         *_table(layernorm_width),
+        "",
+        "## 14. gemm_fp32 (NeuSight) by the pipe the front-end says binds: launches, median measured / envelope",
+        "",
+        *_table(pipe_rows),
+        "",
+        *_table(pipe_level),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")

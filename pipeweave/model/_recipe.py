@@ -147,7 +147,10 @@ FAMILY_COMPANION: dict[str, float] = {
 #: 24.49); element-wise FP32 14.93 -> 12.65 / 11.84 / 16.71 at 0.05 / 0.1 / 0.25; layernorm 17.98 -> 16.61 /
 #: 17.17 / 25.16; FP32 GEMM (its shipped recipe: NeuSight-joint booster + crude companion) 25.99 -> 24.75 /
 #: 24.03 / 23.82 / 24.09 / 24.80 / 27.27 at 0.05 / 0.1 / 0.15 / 0.2 / 0.25 / 0.35 (each better on every
-#: inner fold at the chosen weight). Not blended: RMSNorm (13.70 -> 13.83
+#: inner fold at the chosen weight). FP32 GEMM re-screened on its fixed shape (session 36, frame "session 35
+#: (f5aca4d): FP32 GEMM's shape read right", companion 0.2, three seeds): 0.1 -> inner 19.63 / 19.77 / 19.54 against
+#: 19.94 / 20.15 / 19.93 at 0.15, every seed below every seed (0.05: 19.87 / 19.96 / 19.73 does not pass); now 0.1.
+#: Not blended: RMSNorm (13.70 -> 13.83
 #: at 0.05) and SiLU-and-mul (11.01 -> 11.88), the fork sample's kernel-timed families. The NeuSight families
 #: time one PyTorch call with CUDA events: their per-GPU level (host floor, clocks) is what an unseen GPU's
 #: trees get wrong, and the roofline, which knows only the spec sheet, tempers it. Every screened gain is on
@@ -177,7 +180,7 @@ FAMILY_COMPANION: dict[str, float] = {
 #: three seeds): fp8 inner 21.64 / 21.65 / 21.65 at 0.15 against 23.87 / 23.89 / 23.88 at 0.3, bf16 13.50 / 13.55 /
 #: 13.57 against 14.30 / 14.36 / 14.36. So every GEMM dtype keeps 0.15.
 FAMILY_ROOFLINE_BLEND: dict[str, float] = {
-    "gemm_fp32": 0.15,
+    "gemm_fp32": 0.1,
     "softmax_fp32": 0.1,
     "elementwise_fp32": 0.1,
     "layernorm_fp32": 0.05,
