@@ -65,7 +65,7 @@ def recorded_split(data: Path) -> pd.DataFrame:
 
 
 def _patched_build(plain):  # noqa: ANN001, ANN202
-    """The FP32 GEMM builder with ``_split_k`` rows split: same tiles, a tiled matmul over k / split per slice."""
+    """The FP32 GEMM builder with ``_split_k`` rows split: same tiles, ``simt_gemm(split_k=...)``."""
     from pipeweave.frontend import _fp32ops as f32
 
     def build(df, spec, ctx):  # noqa: ANN001, ANN202
@@ -77,37 +77,20 @@ def _patched_build(plain):  # noqa: ANN001, ANN202
         m, n, k = (pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float) for c in ("m", "n", "k"))
         bm, bn, bk = (tiles[c].to_numpy(dtype=float) for c in ("block_m", "block_n", "block_k"))
         warps, stages = tiles["num_warps"].to_numpy(dtype=float), tiles["num_stages"].to_numpy(dtype=float)
-        tm = np.ceil(m / bm)
-        kd = f32.tiled_matmul(
+        kd = f32.simt_gemm(
             "gemm_fp32",
-            rows=batch * tm * bm,
+            batch=batch,
+            m=m,
             n=n,
             k=k,
             bm=bm,
             bn=bn,
             bk=bk,
-            group_m=np.ones_like(bm),
             warps=warps,
             stages=stages,
-            a_bytes=4.0,
-            b_bytes=4.0,
-            out_bytes=4.0,
-            tensor_rate=np.ones_like(bm),
             spec=spec,
             split_k=split,
-            loaded_rows=batch * m,
-            a_comp_rows=batch * m,
-            b_groups=batch,
-            useful_rows=batch * m,
         )
-        # the SIMT rewrite of pipeweave.frontend.simt_gemm, unchanged
-        threads = warps * 32.0
-        micro = np.sqrt(np.maximum(bm * bn / threads, 1.0))
-        kd.fma_it = bm * bn * bk
-        kd.tensor_flop_it = np.zeros_like(kd.fma_it)
-        kd.smem_bytes_it = threads * 2.0 * micro * 4.0 * bk + (bm + bn) * bk * 4.0
-        kd.alu_it = threads * 4.0 * bk / 8.0 + kd.alu_it * 0.0
-        kd.useful_flop = 2.0 * batch * m * n * k
         return [kd], tiles
 
     return build

@@ -54,8 +54,12 @@ def simt_gemm(
     warps: np.ndarray,
     stages: np.ndarray,
     spec: Spec,
+    split_k: np.ndarray | float = 1.0,
 ) -> KernelDemand:
     """Demand of ``batch`` FP32 GEMMs C[m,n] = A[m,k] B[k,n] on the FMA pipe with BM x BN x BK tiles.
+
+    ``split_k``: CTAs per output tile along the reduction (cuBLAS split-K: each over k / split_k, fp32 partials
+    written and summed; 1 = none, what the FP32 GEMM family's builder passes).
 
     Built as a tiled matmul over ``batch * m`` rows (each batch's tiles are independent; the L2
     reuse model sees one tall operand), then the tensor work moves to the FMA pipe
@@ -80,6 +84,7 @@ def simt_gemm(
         out_bytes=4.0,
         tensor_rate=np.ones_like(bm),
         spec=spec,
+        split_k=split_k,
         loaded_rows=batch * m,
         a_comp_rows=batch * m,
         b_groups=batch,
