@@ -237,9 +237,13 @@ def long_gemm_level(data: str | None) -> pd.DataFrame:
     )
 
 
-def neusight_fp32(data: str | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def neusight_frame(data: str | None) -> pd.DataFrame:
+    """NeuSight's four FP32 families, featurized once for sections 10, 13 and 14."""
     fams = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
-    frame, _ = prepare_training_frame(load_profiles(data, families=fams, sources=["neusight"]))
+    return prepare_training_frame(load_profiles(data, families=fams, sources=["neusight"]))[0]
+
+
+def neusight_fp32(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     ratio = frame["latency_us"] / frame["t_env_us"]
     gemm = frame["family"].astype(str) == "gemm_fp32"
     level = np.log(ratio[gemm]).groupby(frame.loc[gemm, "gpu"], observed=True).median().round(2).to_frame("median_ln")
@@ -299,9 +303,7 @@ def prefill_same_work(data: str | None) -> pd.DataFrame:
     return out.astype(float).round(1).set_index("batch_size")
 
 
-def neusight_long_level(data: str | None, min_us: float = 200.0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    fams = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
-    frame, _ = prepare_training_frame(load_profiles(data, families=fams, sources=["neusight"]))
+def neusight_long_level(frame: pd.DataFrame, min_us: float = 200.0) -> tuple[pd.DataFrame, pd.DataFrame]:
     long = frame[frame["latency_us"] > min_us]
     ratio = long["latency_us"] / long["t_env_us"]
     out = ratio.groupby([long["gpu"], long["family"]], observed=True).median().round(2).unstack()
@@ -317,8 +319,8 @@ def neusight_long_level(data: str | None, min_us: float = 200.0) -> tuple[pd.Dat
     return out, by_h
 
 
-def fp32_gemm_by_pipe(data: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    frame, _ = prepare_training_frame(load_profiles(data, families=["gemm_fp32"], sources=["neusight"]))
+def fp32_gemm_by_pipe(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    frame = frame[frame["family"].astype(str) == "gemm_fp32"]
     ratio = frame["latency_us"] / frame["t_env_us"]
     keys = [frame["gpu"].astype(str).rename("gpu"), frame["bound_pipe"].astype(str).rename("bound pipe")]
     rows = ratio.groupby(keys).size().unstack().fillna(0).astype(int)
@@ -348,11 +350,12 @@ def main(argv: list[str] | None = None) -> int:
     rms_small = rmsnorm_small_latency(args.data)
     long_gemm = long_gemm_level(args.data)
     long_decode = long_decode_level(args.data)
-    fp32_level, fp32_floor, fp32_kernels = neusight_fp32(args.data)
+    neusight = neusight_frame(args.data)
+    fp32_level, fp32_floor, fp32_kernels = neusight_fp32(neusight)
     fp8_split = fp8_scaling_split(args.data)
     same_work = prefill_same_work(args.data)
-    neusight_long, layernorm_width = neusight_long_level(args.data)
-    pipe_rows, pipe_level = fp32_gemm_by_pipe(args.data)
+    neusight_long, layernorm_width = neusight_long_level(neusight)
+    pipe_rows, pipe_level = fp32_gemm_by_pipe(neusight)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
