@@ -64,6 +64,7 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
         "operator inside a family: elementwise_fp32 add/addu/mul/mulu/div/divu/pow/powu/relu/"
         "tanh/gelu; gemm_fp32 bmm (default) or linear",
     ),
+    "--split-k": ("split_k", int, "gemm_fp32: CTAs per output tile along the reduction (cuBLAS split-K; default 1)"),
     "--q-lengths": ("q_lengths", str, "attention_flashinfer: per-request query lengths, e.g. 128;512"),
     "--kv-lengths": ("kv_lengths", str, "attention_flashinfer: per-request KV lengths, e.g. 1024;2048"),
 }
@@ -84,6 +85,7 @@ _FLAG_EXAMPLE: dict[str, object] = {
     "--head-dim": 128,
     "--step": 4096,
     "--op": "add",
+    "--split-k": 4,
     "--q-lengths": "128;512",
     "--kv-lengths": "1024;2048",
 }

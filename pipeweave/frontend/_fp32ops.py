@@ -59,7 +59,7 @@ def simt_gemm(
     """Demand of ``batch`` FP32 GEMMs C[m,n] = A[m,k] B[k,n] on the FMA pipe with BM x BN x BK tiles.
 
     ``split_k``: CTAs per output tile along the reduction (cuBLAS split-K: each over k / split_k, fp32 partials
-    written and summed; 1 = none, what the FP32 GEMM family's builder passes).
+    written and summed; 1 = none).
 
     Built as a tiled matmul over ``batch * m`` rows (each batch's tiles are independent; the L2
     reuse model sees one tall operand), then the tensor work moves to the FMA pipe
@@ -141,7 +141,22 @@ def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
         sub = {key: v[idx] for key, v in spec.items()}
         h = _heuristic(batch[idx], m[idx], n[idx], k[idx], sub)
         bm[idx], bn[idx], bk[idx], warps[idx], stages[idx] = h.T
-    kd = simt_gemm("gemm_fp32", batch=batch, m=m, n=n, k=k, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages, spec=spec)
+    # the recorded split-K (blank: none); the heuristic tile above assumes none
+    split = np.nan_to_num(num_values(df, "split_k"), nan=1.0) if "split_k" in df else np.ones(len(df))
+    kd = simt_gemm(
+        "gemm_fp32",
+        batch=batch,
+        m=m,
+        n=n,
+        k=k,
+        bm=bm,
+        bn=bn,
+        bk=bk,
+        warps=warps,
+        stages=stages,
+        spec=spec,
+        split_k=split,
+    )
     tiles = pd.DataFrame(
         {
             "block_m": bm,

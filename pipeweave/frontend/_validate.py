@@ -121,6 +121,7 @@ COLUMN_DOMAINS: dict[str, Domain] = {
     "group_m": Domain(1, 256, meaning="Triton GROUP_M"),
     "num_warps": Domain(1, 32, power_of_two=True, meaning="warps per CTA (<= 1024 threads)"),
     "num_stages": Domain(1, 8, meaning="software-pipeline stages"),
+    "split_k": Domain(1, 1024, meaning="gemm_fp32: CTAs per output tile along the reduction (cuBLAS split-K)"),
 }
 
 #: Families whose recorded tile plan (``block_m`` ...) is a Triton tiled-matmul plan the front-end uses.
@@ -147,7 +148,7 @@ OPTIONAL_LAUNCH_COLUMNS: dict[str, tuple[str, ...]] = {
     "attention_context": ("kv_cache_dtype", "step", "window_size"),
     "attention_generation": ("kv_cache_dtype", "isl", "window_size"),
     "attention_flashinfer": ("kv_cache_dtype", "backend"),  # its FlashInfer code path, checked by its own rule
-    "gemm_fp32": ("batch_size", "op"),
+    "gemm_fp32": ("batch_size", "op", "split_k"),
     "elementwise_fp32": ("op",),
     "moe_w13": ("moe_tp_size", "moe_ep_size"),
 }

@@ -35,7 +35,7 @@ import pandas as pd
 
 from .._errors import DataError, PipeweaveError
 from .._io import read_error_text
-from ..sources import cublas_tile_from_kernel_name
+from ..sources import cublas_tile_from_kernel_name, recorded_split_k
 from ._files import input_file, note_relabelled
 
 __all__ = ["LAUNCH_KEY", "TORCH_DTYPES", "import_kineto", "kineto_launches"]
@@ -200,7 +200,15 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
             continue
         rec = per_op.setdefault(
             int(cast(int, ext)),
-            {"op": op, "dur": 0.0, "n": 0, "device": args.get("device"), "names": [], "block": args.get("block")},
+            {
+                "op": op,
+                "dur": 0.0,
+                "n": 0,
+                "device": args.get("device"),
+                "names": [],
+                "block": args.get("block"),
+                "grid": args.get("grid"),
+            },
         )
         rec["dur"] += float(ev.get("dur", np.nan))
         rec["n"] += 1
@@ -249,7 +257,7 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
         if fp32:
             row["op"] = "linear" if str(op["name"]) in ("aten::linear", "aten::addmm") else "bmm"
         rows.append(row)
-        blocks.append(rec["block"])
+        blocks.append((rec["block"], rec["grid"]))
     out = pd.DataFrame(rows)
     if gpu and len(out):
         note_relabelled(path.name, profiled, gpu)
@@ -264,15 +272,20 @@ def _kineto_launches(path: str | os.PathLike[str], *, gpu: str | None = None) ->
 
 
 def _with_simt_tile(rows: pd.DataFrame, blocks: list) -> pd.DataFrame:
-    """gemm_fp32 rows + the CTA tile their (first) kernel's name encodes and its warps (block threads / 32)."""
+    """gemm_fp32 rows + the CTA tile their (first) kernel's name encodes, its warps (block threads / 32) and,
+    for a legacy cuBLAS SGEMM, the split-K its grid records (grid z / batch: ``pipeweave.sources.recorded_split_k``).
+    ``blocks``: (block, grid) of each row's first kernel."""
     tiles = cublas_tile_from_kernel_name(rows["kernel_name"])
     fp32 = (rows["family"] == "gemm_fp32").to_numpy()
     has = fp32 & np.isfinite(tiles["block_m"].to_numpy())
     out = rows.copy()
     for c in tiles.columns:
         out[c] = np.where(has, tiles[c].to_numpy(), np.nan)
-    threads = np.array([float(np.prod(b)) if isinstance(b, list) and b else np.nan for b in blocks])
+    threads = np.array([float(np.prod(b)) if isinstance(b, list) and b else np.nan for b, _ in blocks])
     out["num_warps"] = np.where(has, threads / 32.0, np.nan)  # NaN: the front-end resolves the warps
+    grid_z = np.array([float(g[2]) if isinstance(g, list) and len(g) == 3 else np.nan for _, g in blocks])
+    split = recorded_split_k(out["kernel_name"], pd.Series(grid_z), out["batch_size"])
+    out["split_k"] = np.where(fp32, split, np.nan)
     return out
 
 

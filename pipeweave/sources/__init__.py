@@ -59,7 +59,7 @@ from ._sglang import (
     sglang_moe_config_table,
 )
 from ._sglang import _device_names as sglang_device_names  # catalog name -> SGLang file device name
-from ._transforms import cublas_tile_from_kernel_name
+from ._transforms import cublas_tile_from_kernel_name, recorded_split_k
 from ._validate import validate_profiles
 
 __all__ = [
@@ -89,4 +89,5 @@ __all__ = [
     "LOADER_VERSION",
     "cache_dir",
     "cublas_tile_from_kernel_name",
+    "recorded_split_k",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["Transform", "TRANSFORMS", "cublas_tile_from_kernel_name"]
+__all__ = ["Transform", "TRANSFORMS", "cublas_tile_from_kernel_name", "recorded_split_k"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,31 @@ def _neusight_gemm(raw: pd.DataFrame) -> pd.DataFrame:
     ).to_numpy(dtype=float)
     # warps per CTA: part of the kernel's identity (the launch's block size), NaN with the tile
     out["_num_warps"] = np.where(np.isfinite(tiles["block_m"].to_numpy()), threads / 32.0, np.nan)
+    out["_split_k"] = recorded_split_k(raw["Kernel Name"], raw["Grid z"], raw["B"])
     return out
+
+
+#: legacy cuBLAS SGEMM names (column-major tile, one CTA per output tile in grid x * y: neusight_grids.md)
+_LEGACY_SGEMM = r"^(?:maxwell|pascal|volta|turing|ampere)_sgemm_"
+
+
+def recorded_split_k(names: pd.Series, grid_z: pd.Series, batch: pd.Series) -> np.ndarray:
+    """CTAs per output tile along the reduction that a launch ran (cuBLAS split-K), read off its grid.
+
+    A legacy cuBLAS SGEMM (``volta_sgemm_128x64_tn`` ...) lays its output tiles over grid x * y and the batch and
+    the reduction slices over z: split = grid z / batch (1 when z equals the batch; a third of NeuSight's
+    ``linear`` launches split, by 2 to 162). NaN for other kernels, whose grid z means something else (the P4's
+    ``sgemm_128x128x8_NT_vec`` tiles M over z): the front-end then assumes no split.
+
+    >>> recorded_split_k(pd.Series(["volta_sgemm_128x64_tn", "sgemm_128x128x8_NT_vec"]), pd.Series([4, 256]),
+    ...                  pd.Series([1, 1])).tolist()
+    [4.0, nan]
+    """
+    legacy = pd.Series(np.asarray(names, dtype=object)).astype(str).str.contains(_LEGACY_SGEMM, regex=True)
+    z = pd.to_numeric(pd.Series(np.asarray(grid_z)), errors="coerce").to_numpy(dtype=float)
+    b = pd.to_numeric(pd.Series(np.asarray(batch)), errors="coerce").to_numpy(dtype=float)
+    split = np.maximum(np.round(z / np.where(b > 0, b, np.nan)), 1.0)
+    return np.where(legacy.to_numpy() & np.isfinite(split), split, np.nan)
 
 
 def _fork_silu(raw: pd.DataFrame) -> pd.DataFrame:
@@ -122,8 +146,8 @@ TRANSFORMS: dict[str, Transform] = {
     for t in (
         Transform(
             "neusight_gemm",
-            ("Kernel Name", "Block x", "Block y", "Block z"),
-            ("_block_m", "_block_n", "_block_k", "_num_stages", "_num_warps"),
+            ("Kernel Name", "Block x", "Block y", "Block z", "Grid z", "B"),
+            ("_block_m", "_block_n", "_block_k", "_num_stages", "_num_warps", "_split_k"),
             _neusight_gemm,
         ),
         Transform("fork_silu_mul", ("dim",), ("_inter_size",), _fork_silu),

@@ -246,3 +246,23 @@ def test_simt_gemm_split_k_divides_the_reduction() -> None:
     assert split.dram_bytes[0] > plain.dram_bytes[0]
     sched = {key: spec[key] for key in SCHEDULE_SPEC_KEYS if key in spec}
     assert envelope_us(split, sched)[0] < envelope_us(plain, sched)[0] / 4
+
+
+def test_gemm_fp32_split_k_divides_the_reduction() -> None:
+    """A recorded split-K (hand-made launch: one 128 x 128 output tile over k = 65,536): split_k CTAs each run
+    k / split_k, with fp32 partials through memory; one CTA on a 108-SM GPU is far slower."""
+    base = {"family": "gemm_fp32", "gpu": "A100-PCIe-40GB", "dtype": "float32", "m": 128, "n": 128, "k": 65536}
+    tile = {"block_m": 128, "block_n": 128, "block_k": 8, "num_warps": 8, "num_stages": 2}
+    df = pd.DataFrame([{**base, **tile}, {**base, **tile, "split_k": 16}, {**base, **tile, "split_k": None}])
+    f = featurize(df)
+    assert f["split_k"].tolist() == [1.0, 16.0, 1.0]  # blank = no split
+    assert f["iters"].iloc[0] == 16 * f["iters"].iloc[1]
+    assert f["t_env_us"].iloc[1] < f["t_env_us"].iloc[0] / 4
+    assert f["work_dram"].iloc[1] > f["work_dram"].iloc[0]  # the partials
+
+
+def test_gemm_fp32_split_k_is_range_checked() -> None:
+    row = {"family": "gemm_fp32", "gpu": "T4", "m": 64, "n": 512, "k": 8192, "split_k": 0}
+    problems = row_problems(pd.DataFrame([row, {**row, "split_k": 4}]))
+    assert "split_k=0" in str(problems.iloc[0]) and "whole number in [1, 1024]" in str(problems.iloc[0])
+    assert problems.iloc[1] == ""

@@ -346,3 +346,43 @@ def test_public_fit_on_profiles(tmp_path):
     np.testing.assert_allclose(model2.predict(rows), pred)
     with pytest.raises(DataError, match="canonical profile rows themselves"):
         PipeweaveRegressor(n_estimators=3).fit(featurize(rows), rows["latency_us"])
+
+
+def test_kineto_legacy_sgemm_records_its_split_k(tmp_path):
+    """A legacy cuBLAS SGEMM whose grid z exceeds the batch split its reduction: the row's split_k is grid z / batch.
+    Hand-made trace (one F.linear on a T4; made-up times, the real event layout)."""
+    events = [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::linear",
+            "pid": 1,
+            "tid": 1,
+            "ts": 10.0,
+            "dur": 30.0,
+            "args": {
+                "External id": 7,
+                "Input type": ["float", "float", "float"],
+                "Input Dims": [[64, 8192], [512, 8192], [512]],
+            },
+        },
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": "volta_sgemm_128x32_sliced1x4_tn",
+            "pid": 0,
+            "tid": 7,
+            "ts": 20.0,
+            "dur": 25.0,
+            # column-major tile: grid x = ceil(n / 128), y = ceil(m / 32), z = the reduction's 8 slices
+            "args": {"External id": 7, "device": 0, "correlation": 9, "grid": [4, 2, 8], "block": [128, 1, 1]},
+        },
+    ]
+    trace = {"deviceProperties": [{"id": 0, "name": "Tesla T4"}], "traceEvents": events}
+    path = tmp_path / "t4_linear.json"
+    path.write_text(json.dumps(trace))
+    rows, _ = import_kineto(path)
+    row = rows[rows["family"] == "gemm_fp32"].iloc[0]
+    assert (row["m"], row["n"], row["k"], row["op"]) == (64, 512, 8192, "linear")
+    assert (row["block_m"], row["block_n"], row["split_k"]) == (32, 128, 8)
+    assert pw.featurize(rows.drop(columns=["latency_us"]))["split_k"].iloc[0] == 8

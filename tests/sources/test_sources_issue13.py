@@ -122,6 +122,14 @@ def test_neusight_gemm_shape_and_tile_match_the_launch_grids(real_data_dir, op) 
     # the loaded rows (this file's and the test file's T4 rows) hold each of the file's shapes as (B, M, K, N)
     loaded = set(map(tuple, got[key].to_numpy(dtype=float)))
     assert set(map(tuple, want.to_numpy(dtype=float))) <= loaded
+    # grid x * y is one CTA per output tile on every legacy launch (above), so grid z / B is the reduction's split:
+    # the loaded split_k is it (the linear file's T4 launches split about half the time, by 2 to 162)
+    split = r["Grid z"].to_numpy(dtype=float) / r["B"].to_numpy(dtype=float)
+    share = float(np.mean(split > 1))
+    assert share > 0.3 if op == "linear" else share < 0.01
+    by_key = dict(zip(map(tuple, got[key].to_numpy(dtype=float)), got["split_k"].to_numpy(dtype=float), strict=True))
+    shapes = map(tuple, r[["B", "M", "K", "N"]].to_numpy(dtype=float))
+    assert np.array_equal(np.array([by_key[s] for s in shapes]), np.maximum(split, 1.0))
 
 
 def test_gemm_fp32_tiles_mostly_recorded(new_rows) -> None:  # noqa: ANN001
