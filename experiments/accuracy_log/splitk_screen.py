@@ -6,11 +6,12 @@ k / split of the reduction, and the fp32 partials are summed afterwards. A third
 launches do (K up to 65,536 with few output tiles); the front-end models every FP32 GEMM as one CTA per output
 tile (``split_k`` 1), so their envelope, waves and k-loop are those of a launch cuBLAS did not run.
 
-This script rebuilds the cached evaluation frame of NeuSight's four families with the recorded split on every
-FP32 GEMM row whose legacy-SGEMM grid has z > B: ``split_k`` = z / B is passed to the front-end's tiled matmul
-(``pipeweave.frontend`` already models split-K for the tensor-core GEMM: k per slice, CTAs x split, fp32 partials
-written and read), and the row's features are recomputed. The product's loader and front-end are untouched (the
-builder is patched in this process only); ``run.py --cache`` then scores the recipe on the frame it writes.
+This script rebuilds a cached evaluation frame of NeuSight's four families made before the loader read the split
+(session 35's, /tmp/neusight4_fixed.pkl) with the recorded split on every FP32 GEMM row whose legacy-SGEMM grid
+has z > B: ``split_k`` = z / B (``pipeweave.sources.recorded_split_k``) goes through the front-end's FP32 GEMM
+builder, and the row's features are recomputed; ``run.py --cache`` then scores the recipe on the frame it writes.
+Since session 37 the product's loader reads the split itself (``datasets/sources/neusight.toml``), so
+``load_eval_frame`` gives this frame directly; the script stays to reproduce the screen that decided it.
 
     python experiments/accuracy_log/splitk_screen.py --cache /tmp/neusight4_fixed.pkl --out /tmp/neusight4_splitk.pkl
 """
@@ -18,7 +19,6 @@ builder is patched in this process only); ``run.py --cache`` then scores the rec
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from pathlib import Path
 
@@ -28,6 +28,7 @@ import pandas as pd
 import pipeweave as pw
 from pipeweave.evaluation import load_eval_frame
 from pipeweave.frontend import featurize
+from pipeweave.sources import recorded_split_k
 
 NEUSIGHT_FAMILIES = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
 
@@ -40,10 +41,7 @@ def recorded_split(data: Path) -> pd.DataFrame:
         files = sorted((data / "neusight/dataset/train/collect" / op / "p2.1.0").glob("*.csv.gz"))
         files.append(data / "neusight/dataset/test" / f"{op}.csv.gz")
         raw = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-        # the column-major legacy names (maxwell_ / volta_ / turing_ / ampere_sgemm_AxB_*), whose grid x * y is one
-        # CTA per output tile (experiments/checks/neusight_grids.md); P4's sgemm_128x128x8_NT_vec tiles M over z
-        legacy = raw["Kernel Name"].astype(str).str.contains(r"^(?:maxwell|volta|turing|ampere)_sgemm_", regex=True)
-        split = np.where(legacy, raw["Grid z"].to_numpy(dtype=float) / raw["B"].to_numpy(dtype=float), 1.0)
+        split = np.nan_to_num(recorded_split_k(raw["Kernel Name"], raw["Grid z"], raw["B"]), nan=1.0)
         names = {d: pw.get_gpu(d).name for d in raw["Device"].unique()}
         parts.append(
             pd.DataFrame(
@@ -62,38 +60,6 @@ def recorded_split(data: Path) -> pd.DataFrame:
     spread = rec.groupby(key)["split_rec"].nunique()
     print(f"recorded split: {int((spread > 1).sum())} of {len(spread)} launches timed twice disagree (median kept)")
     return rec.groupby(key, as_index=False)["split_rec"].median()
-
-
-def _patched_build(plain):  # noqa: ANN001, ANN202
-    """The FP32 GEMM builder with ``_split_k`` rows split: same tiles, ``simt_gemm(split_k=...)``."""
-    from pipeweave.frontend import _fp32ops as f32
-
-    def build(df, spec, ctx):  # noqa: ANN001, ANN202
-        kds, tiles = plain(df, spec, ctx)
-        if "_split_k" not in df.columns:
-            return kds, tiles
-        split = np.nan_to_num(pd.to_numeric(df["_split_k"], errors="coerce").to_numpy(dtype=float), nan=1.0)
-        batch = np.maximum(np.nan_to_num(pd.to_numeric(df["batch_size"], errors="coerce").to_numpy(float), nan=1.0), 1)
-        m, n, k = (pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float) for c in ("m", "n", "k"))
-        bm, bn, bk = (tiles[c].to_numpy(dtype=float) for c in ("block_m", "block_n", "block_k"))
-        warps, stages = tiles["num_warps"].to_numpy(dtype=float), tiles["num_stages"].to_numpy(dtype=float)
-        kd = f32.simt_gemm(
-            "gemm_fp32",
-            batch=batch,
-            m=m,
-            n=n,
-            k=k,
-            bm=bm,
-            bn=bn,
-            bk=bk,
-            warps=warps,
-            stages=stages,
-            spec=spec,
-            split_k=split,
-        )
-        return [kd], tiles
-
-    return build
 
 
 def main() -> None:
@@ -118,15 +84,8 @@ def main() -> None:
     print(f"FP32 GEMM rows: {int(g.sum())}, matched {np.isfinite(split).mean():.1%}, split > 1: {(split > 1).sum()}")
     rows = frame.index[g][split > 1]
     launches = frame.loc[rows].copy()
-    launches["_split_k"] = split[split > 1]
-    from pipeweave.frontend import _families as fam
-
-    plain = fam.FAMILIES["gemm_fp32"]
-    fam.FAMILIES["gemm_fp32"] = dataclasses.replace(plain, build=_patched_build(plain.build))
-    try:
-        feats = featurize(launches)
-    finally:
-        fam.FAMILIES["gemm_fp32"] = plain
+    launches["split_k"] = split[split > 1]
+    feats = featurize(launches)
     common = [c for c in feats.columns if c in frame.columns]
     out = frame.copy()
     for c in common:
