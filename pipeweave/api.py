@@ -201,8 +201,9 @@ def predict_frame(
     families the model was trained on (``model.families_``); rows with a reason (or a reason already in
     ``problems``) are not predicted. Absent/blank optional
     columns take :data:`pipeweave.frontend.LAUNCH_DEFAULTS`, a blank ``source`` the family's default
-    (:data:`pipeweave.vocab.DEFAULT_SOURCE`); columns pipeweave computes itself (``t_env_us`` ...)
-    are ignored for featurization.
+    (:data:`pipeweave.vocab.DEFAULT_SOURCE`), a blank FP32 GEMM ``split_k`` the split of the smallest envelope
+    (:func:`pipeweave.frontend.infer_split_k`; a fitted estimator's own ``predict``, like training, reads it as
+    none); columns pipeweave computes itself (``t_env_us`` ...) are ignored for featurization.
 
     Parameters
     ----------
@@ -257,6 +258,7 @@ def predict_frame(
 
         sub = work.iloc[np.flatnonzero(ok)]
         sub = with_default_source(sub, also=_untrained_user_source(model, sub))
+        sub = _with_inferred_split_k(sub, gpus)
         _note_unmeasured_sources(sub["source"], sub["family"].astype(str))
         from .model import PipeweaveRegressor
 
@@ -273,6 +275,25 @@ def predict_frame(
             vals = np.where(bad, np.nan, vals)
         pred.iloc[np.flatnonzero(ok)] = vals  # type: ignore[call-overload]  # pandas-stubs: float arrays are fine
     return pred, found
+
+
+def _with_inferred_split_k(rows: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> pd.DataFrame:
+    """``rows`` with the blank ``split_k`` of its ``gemm_fp32`` rows filled by
+    :func:`pipeweave.frontend.infer_split_k` (the split of the smallest envelope); ``rows`` itself when none is
+    blank. Training rows are never filled: they keep what their source records."""
+    import numpy as np
+
+    from ._frame import num_values
+    from .frontend import infer_split_k
+
+    if "family" not in rows.columns or not (rows["family"].astype(str) == "gemm_fp32").any():
+        return rows
+    given = num_values(rows, "split_k") if "split_k" in rows.columns else np.full(len(rows), np.nan)
+    split = infer_split_k(rows, dict(gpus) if gpus else None)
+    fill = np.isfinite(split) & ~np.isfinite(given)
+    if not fill.any():
+        return rows
+    return rows.assign(split_k=np.where(fill, split, given))
 
 
 def _note_floored(rows: pd.DataFrame, floored: Any) -> None:
@@ -539,9 +560,9 @@ def featurize(
 
 
 def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb: str = "described") -> pd.DataFrame:
-    """``df`` with the launch defaults :func:`predict` fills (:data:`pipeweave.frontend.LAUNCH_DEFAULTS`),
-    or a :class:`DataError` naming every row :func:`predict` would not predict (rows count from 1; the message
-    says they cannot be ``verb``)."""
+    """``df`` with the launch defaults :func:`predict` fills (:data:`pipeweave.frontend.LAUNCH_DEFAULTS`, and a
+    blank FP32 GEMM ``split_k``: :func:`pipeweave.frontend.infer_split_k`), or a :class:`DataError` naming every
+    row :func:`predict` would not predict (rows count from 1; the message says they cannot be ``verb``)."""
     import numpy as np
 
     from .frontend import fill_launch_defaults, row_problems
@@ -558,7 +579,7 @@ def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb
             if len(df) == 1
             else "fix those rows; pipeweave.predict(rows, bad_rows='nan') predicts the others",
         )
-    return work
+    return _with_inferred_split_k(work, gpus)
 
 
 def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:

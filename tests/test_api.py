@@ -76,6 +76,28 @@ def test_predict_default_source_per_family():
     assert rec.sources[:2] == [pw.vocab.default_source("moe_w13"), pw.vocab.default_source("gemm")]
 
 
+def test_predict_fills_a_blank_fp32_split_k_with_the_inferred_split():
+    """Hand-made FP32 GEMM launches on the V100: a blank split_k is predicted with
+    pipeweave.frontend.infer_split_k's split (a long reduction over few tiles splits), a given one as given; the
+    caller's frame keeps its blanks."""
+    from pipeweave.frontend import infer_split_k
+
+    class Recorder:  # stands in for a model: records the split each row is predicted with
+        def predict(self, df):
+            self.split = df["split_k"].astype(float).tolist()
+            return np.full(len(df), 1.0)
+
+    fp32 = {"family": "gemm_fp32", "dtype": "float32", "op": "linear", "m": 321, "n": 4973, "k": 25605}
+    rows = pd.DataFrame([fp32, {**fp32, "split_k": 1}, {**fp32, "m": 4096, "n": 4096, "k": 4096}, GEMM])
+    before = rows.copy()
+    rec = Recorder()
+    pw.predict(rows, gpu="V100-PCIe", model=rec, bad_rows="nan")
+    pd.testing.assert_frame_equal(rows, before)
+    expected = infer_split_k(rows.iloc[[0]].assign(gpu="V100-PCIe"))[0]
+    assert expected > 1 and rec.split[:3] == [expected, 1.0, 1.0]
+    assert pw.featurize(fp32, gpu="V100-PCIe")["split_k"].iloc[0] == expected  # explain / featurize: the same
+
+
 def test_user_source_is_predicted_as_the_default_unless_the_model_trained_on_it():
     import warnings
 

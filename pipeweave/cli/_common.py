@@ -64,7 +64,12 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
         "operator inside a family: elementwise_fp32 add/addu/mul/mulu/div/divu/pow/powu/relu/"
         "tanh/gelu; gemm_fp32 bmm (default) or linear",
     ),
-    "--split-k": ("split_k", int, "gemm_fp32: CTAs per output tile along the reduction (cuBLAS split-K; default 1)"),
+    "--split-k": (
+        "split_k",
+        int,
+        "gemm_fp32: CTAs per output tile along the reduction (cuBLAS split-K: a legacy SGEMM's grid z / batch; "
+        "default: the split of the smallest envelope, 1 = none)",
+    ),
     "--q-lengths": ("q_lengths", str, "attention_flashinfer: per-request query lengths, e.g. 128;512"),
     "--kv-lengths": ("kv_lengths", str, "attention_flashinfer: per-request KV lengths, e.g. 1024;2048"),
 }

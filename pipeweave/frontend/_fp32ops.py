@@ -14,9 +14,16 @@ W stored [n, k], which cuBLAS runs as a ``tn`` kernel; 0 for ``op="bmm"``: row-m
 The demand model does not change with it (same FFMA count, same tile traffic); the FP32 GEMM booster
 reads it (``pipeweave.model.FAMILY_EXTRA_FEATURES``): the layout changes the kernel cuBLAS picks and its
 global-load pattern, which the spec sheet does not describe.
+
+A recorded ``split_k`` (a legacy SGEMM's grid z / batch) splits each output tile's reduction over that many CTAs.
+Training rows keep what their source records (blank: none); for launches a user asks about without it,
+:func:`infer_split_k` gives the split of the smallest envelope, which ``pipeweave.predict`` fills in.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -25,7 +32,18 @@ from .._frame import num_values, str_codes
 from ._demand import SCHEDULE_SPEC_KEYS, KernelDemand, envelope_us
 from ._kernels import tiled_matmul
 
-__all__ = ["FP32_FAMILIES", "SIMT_TILES", "b_transposed", "simt_gemm"]
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
+__all__ = [
+    "FP32_FAMILIES",
+    "SIMT_TILES",
+    "SPLIT_K_CANDIDATES",
+    "SPLIT_K_MIN_SLICE",
+    "b_transposed",
+    "infer_split_k",
+    "simt_gemm",
+]
 
 Spec = dict[str, np.ndarray]
 
@@ -125,7 +143,9 @@ def b_transposed(df: pd.DataFrame) -> np.ndarray:
     return np.array([str(n).strip() == "linear" for n in names], dtype=float)[codes]
 
 
-def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+def _resolved_launch(df: pd.DataFrame, spec: Spec) -> dict[str, np.ndarray]:
+    """Shape (batch, m, n, k) and tile plan (bm, bn, bk, warps, stages; ``has``: recorded) of FP32 GEMM rows: the
+    recorded tile (the cuBLAS kernel name's), else the SIMT tile with the smallest envelope (assuming no split)."""
     m, n, k = num_values(df, "m"), num_values(df, "n"), num_values(df, "k")
     batch = np.nan_to_num(num_values(df, "batch_size"), nan=1.0) if "batch_size" in df else np.ones(len(df))
     rec = {
@@ -141,14 +161,78 @@ def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[Kern
         sub = {key: v[idx] for key, v in spec.items()}
         h = _heuristic(batch[idx], m[idx], n[idx], k[idx], sub)
         bm[idx], bn[idx], bk[idx], warps[idx], stages[idx] = h.T
+    return {
+        "batch": batch,
+        "m": m,
+        "n": n,
+        "k": k,
+        "bm": bm,
+        "bn": bn,
+        "bk": bk,
+        "warps": warps,
+        "stages": stages,
+        "has": has,
+    }
+
+
+#: Splits a blank ``split_k`` is chosen among (:func:`infer_split_k`), and the least of the reduction each slice
+#: keeps (a slice of fewer than 128 k-steps would be mostly prologue; fixed before any measurement was compared)
+SPLIT_K_CANDIDATES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
+SPLIT_K_MIN_SLICE = 128
+
+
+def infer_split_k(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -> np.ndarray:
+    """``split_k`` per row (CTAs per output tile along the reduction): the given value where there is one, and for
+    ``gemm_fp32`` rows with a blank or absent ``split_k`` the candidate of :data:`SPLIT_K_CANDIDATES` with the
+    smallest envelope time whose slices keep at least :data:`SPLIT_K_MIN_SLICE` of k (1 when none does better);
+    NaN on other families' rows.
+
+    cuBLAS's legacy SGEMMs split long reductions over few output tiles (a third of NeuSight's ``linear``
+    launches, split 2-162): a launch predicted as one CTA per tile there runs many times slower than measured.
+    ``pipeweave.predict`` and ``pipeweave.explain`` fill a blank ``split_k`` with this; training rows keep what
+    their source records (blank: none). Rows must be valid launches (:func:`row_problems`).
+    """
+    from ._featurize import spec_arrays
+
+    out = np.full(len(df), np.nan)
+    if not len(df) or "family" not in df.columns:
+        return out
+    fam = df["family"].astype(str).str.strip().to_numpy() == "gemm_fp32"
+    given = num_values(df, "split_k") if "split_k" in df.columns else np.full(len(df), np.nan)
+    out[fam] = given[fam]
+    idx = np.flatnonzero(fam & ~np.isfinite(given))
+    if not len(idx):
+        return out
+    sub = df.iloc[idx]
+    spec = spec_arrays(sub["gpu"], gpus)
+    launch = _resolved_launch(sub, spec)
+    keys = {key: spec[key] for key in SCHEDULE_SPEC_KEYS if key in spec}
+    best, choice = np.full(len(idx), np.inf), np.ones(len(idx))
+    for cand in SPLIT_K_CANDIDATES:
+        kd = simt_gemm(
+            "gemm_fp32",
+            **{c: launch[c] for c in ("batch", "m", "n", "k", "bm", "bn", "bk", "warps", "stages")},
+            spec=spec,
+            split_k=float(cand),
+        )
+        env = np.where((cand == 1) | (launch["k"] / cand >= SPLIT_K_MIN_SLICE), envelope_us(kd, keys), np.inf)
+        better = env < best
+        best, choice = np.where(better, env, best), np.where(better, float(cand), choice)
+    out[idx] = choice
+    return out
+
+
+def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
+    launch = _resolved_launch(df, spec)
+    bm, bn, bk, warps, stages, has = (launch[c] for c in ("bm", "bn", "bk", "warps", "stages", "has"))
     # the recorded split-K (blank: none); the heuristic tile above assumes none
     split = np.nan_to_num(num_values(df, "split_k"), nan=1.0) if "split_k" in df else np.ones(len(df))
     kd = simt_gemm(
         "gemm_fp32",
-        batch=batch,
-        m=m,
-        n=n,
-        k=k,
+        batch=launch["batch"],
+        m=launch["m"],
+        n=launch["n"],
+        k=launch["k"],
         bm=bm,
         bn=bn,
         bk=bk,

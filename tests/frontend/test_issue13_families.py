@@ -261,6 +261,31 @@ def test_gemm_fp32_split_k_divides_the_reduction() -> None:
     assert f["work_dram"].iloc[1] > f["work_dram"].iloc[0]  # the partials
 
 
+def test_infer_split_k_splits_long_reductions_only() -> None:
+    """Hand-made launches on the A100 PCIe: one 128 x 128 output tile over k = 65,536 (one CTA on 108 SMs) gets the
+    largest candidate split; a 4096^3 GEMM (1,024 tiles) none; a given split is kept; a short k keeps slices of at
+    least SPLIT_K_MIN_SLICE; other families' rows are NaN."""
+    from pipeweave.frontend import SPLIT_K_CANDIDATES, SPLIT_K_MIN_SLICE, infer_split_k
+
+    base = {"family": "gemm_fp32", "gpu": "A100-PCIe-40GB", "dtype": "float32"}
+    df = pd.DataFrame(
+        [
+            {**base, "m": 128, "n": 128, "k": 65536},
+            {**base, "m": 4096, "n": 4096, "k": 4096},
+            {**base, "m": 128, "n": 128, "k": 65536, "split_k": 3},
+            {**base, "m": 128, "n": 128, "k": 512},
+            {"family": "gemm", "gpu": "H100-SXM", "dtype": "bfloat16", "m": 128, "n": 128, "k": 128},
+        ]
+    )
+    split = infer_split_k(df)
+    assert split[0] == max(SPLIT_K_CANDIDATES) and split[1] == 1.0 and split[2] == 3.0
+    assert 512 / split[3] >= SPLIT_K_MIN_SLICE and split[3] > 1
+    assert np.isnan(split[4])
+    # the chosen split is the candidate with the smallest envelope among the allowed ones
+    env = [featurize(df.iloc[[0]].assign(split_k=c))["t_env_us"].iloc[0] for c in SPLIT_K_CANDIDATES]
+    assert SPLIT_K_CANDIDATES[int(np.argmin(env))] == split[0]
+
+
 def test_gemm_fp32_split_k_is_range_checked() -> None:
     row = {"family": "gemm_fp32", "gpu": "T4", "m": 64, "n": 512, "k": 8192, "split_k": 0}
     problems = row_problems(pd.DataFrame([row, {**row, "split_k": 4}]))
