@@ -29,7 +29,9 @@ The input CSV has the canonical profile columns: family, dtype and the family's 
 {shapes}
 tile-plan columns (block_m, block_n, block_k, group_m, num_warps, num_stages) are optional;
 attention rows may give `backend` (flash_attention, trtllm_mha or triton; default
-flash_attention); a `gpu` column may replace --gpu. The output is the input plus
+flash_attention); gemm_fp32 rows may give `split_k` (cuBLAS split-K, a legacy SGEMM's grid z /
+batch; blank: the split of the smallest envelope, shown by `pipeweave explain`); a `gpu` column
+may replace --gpu. The output is the input plus
 `latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,
 divisibility, a tile plan fit for that GPU, memory); rows outside it are reported on
 stderr as `row N: not predicted: <reason>` (N = data row, 1 = the first line after the header; a
