@@ -584,12 +584,19 @@ def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb
 
 def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Explanation dict of the first row of ``df`` on ``spec`` (see :func:`explain`)."""
+    import pandas as pd
+
     from .frontend import PIPES
     from .frontend import featurize as _featurize
     from .vocab import TILE_COLUMNS
 
-    one = _checked_launches(df.iloc[:1].assign(gpu=spec.name), {spec.name: spec})
+    first = df.iloc[:1].assign(gpu=spec.name)
+    one = _checked_launches(first, {spec.name: spec})
     f = _featurize(one, gpus={spec.name: spec}, data=data).iloc[0]
+    # an FP32 GEMM's split: as given, or inferred (the smallest envelope) where the launch left it blank
+    inferred = str(one["family"].iloc[0]) == "gemm_fp32" and (
+        "split_k" not in first or pd.isna(pd.to_numeric(first["split_k"], errors="coerce").iloc[0])
+    )
     pipes = {
         p: {
             "work": float(f[f"work_{p}"]),
@@ -606,7 +613,7 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
             # whole numbers as ints (block_m 128, not 128.0: the form --config and the tile columns take)
             **{c: int(f[c]) if float(f[c]).is_integer() else float(f[c]) for c in TILE_COLUMNS},
             "split_k": int(f["split_k"]) if float(f["split_k"]).is_integer() else float(f["split_k"]),
-            "origin": str(f["tile_origin"]),
+            "origin": str(f["tile_origin"]) + ("; split_k of the smallest envelope" if inferred else ""),
         },
         "grid_ctas": float(f["grid_ctas"]),
         "ctas_per_sm": float(f["ctas_per_sm"]),

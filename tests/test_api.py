@@ -96,6 +96,10 @@ def test_predict_fills_a_blank_fp32_split_k_with_the_inferred_split():
     expected = infer_split_k(rows.iloc[[0]].assign(gpu="V100-PCIe"))[0]
     assert expected > 1 and rec.split[:3] == [expected, 1.0, 1.0]
     assert pw.featurize(fp32, gpu="V100-PCIe")["split_k"].iloc[0] == expected  # explain / featurize: the same
+    ex = pw.explain(fp32, gpu="V100-PCIe")
+    assert ex["tile_plan"]["split_k"] == expected and "smallest envelope" in ex["tile_plan"]["origin"]
+    given = pw.explain({**fp32, "split_k": 2}, gpu="V100-PCIe")["tile_plan"]
+    assert given["split_k"] == 2 and "smallest envelope" not in given["origin"]
 
 
 def test_user_source_is_predicted_as_the_default_unless_the_model_trained_on_it():
