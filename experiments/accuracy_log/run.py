@@ -1451,17 +1451,27 @@ for _w in (0.05, 0.1):
         f"joint_neusight_shapefix_comp20 (the recipe) with FP32 GEMM's roofline blend at weight {_w} (the recipe: "
         "0.15)",
     )
-JOINT_VARIANTS["joint_neusight_c20_fmapower"] = (
-    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
-    {
-        **_C20,
-        "family_extra_features": {"gemm_fp32": ("b_transposed", "log2_fma_power_headroom")},
-        "patch_extra_features": ("log2_fma_power_headroom",),
-    },
+
+
+def _gemm_fp32_extra_feature(name: str, base: dict, column: str, transform, desc: str) -> None:  # noqa: ANN001
+    """Register a screen: ``base`` with FP32 GEMM's booster alone also reading ``column`` (a family extra feature,
+    beside ``b_transposed``; the column made by ``transform``, a JOINT_TRANSFORMS)."""
+    JOINT_VARIANTS[name] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {**base, "family_extra_features": {"gemm_fp32": ("b_transposed", column)}, "patch_extra_features": (column,)},
+        desc,
+    )
+    JOINT_TRANSFORMS[name] = transform
+
+
+_gemm_fp32_extra_feature(
+    "joint_neusight_c20_fmapower",
+    _C20,
+    "log2_fma_power_headroom",
+    _fma_power_headroom,
     "joint_neusight_shapefix_comp20 (the recipe) with FP32 GEMM's booster alone also reading log2(board power W / "
     "(FP32 FMA peak TFLOPS x process node nm)) beside b_transposed (a family extra feature)",
 )
-JOINT_TRANSFORMS["joint_neusight_c20_fmapower"] = _fma_power_headroom
 # session 36: NeuSight's recorded split-K. A legacy SGEMM launch with grid z > B splits its reduction over z / B CTAs
 # per output tile (a third of the linear launches; the front-end models none). Frame built by splitk_screen.py (the
 # recorded split on those rows, features recomputed; product code untouched), frame label "session 36 screen:
@@ -1494,17 +1504,14 @@ def _log2_split_k(f: pd.DataFrame) -> pd.DataFrame:
     return f.assign(log2_split_k=np.where(f["family"].astype(str) == "gemm_fp32", val, np.nan))
 
 
-JOINT_VARIANTS["joint_neusight_c20_splitfeat"] = (
-    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
-    {
-        **JOINT_VARIANTS["joint_neusight_c20_roof10"][1],
-        "family_extra_features": {"gemm_fp32": ("b_transposed", "log2_split_k")},
-        "patch_extra_features": ("log2_split_k",),
-    },
+_gemm_fp32_extra_feature(
+    "joint_neusight_c20_splitfeat",
+    JOINT_VARIANTS["joint_neusight_c20_roof10"][1],
+    "log2_split_k",
+    _log2_split_k,
     "joint_neusight_c20_roof10 (the recipe) with FP32 GEMM's booster alone also reading log2(split_k), the recorded "
     "split-K (0 on unsplit rows), beside b_transposed (a family extra feature)",
 )
-JOINT_TRANSFORMS["joint_neusight_c20_splitfeat"] = _log2_split_k
 # session 37: FP32 GEMM's companion weight (0.2) and roofline blend (0.1) were chosen before the split-K landed, which
 # changed the detailed model's view of a third of the linear launches. Re-screened on the landed frame ("session 37:
 # the loader reads the recorded split-K") under the same rule (written before the runs): base the recipe
@@ -2365,18 +2372,20 @@ DECISIONS: dict = {
     "frame",
     ("softmax_fp32", _SPLITK, "joint_neusight_c20_roof10_seed2"): "see gemm_fp32's joint_neusight_c20_roof10 on this "
     "frame",
-    ("gemm_fp32", _S37, "joint_neusight_s37_comp10"): "not adopted, seed 0 only: inner 19.42 against the recipe's "
-    "19.22 / 19.14 / 19.35 on this frame; the companion weight 0.2 holds with the split-K landed",
-    ("gemm_fp32", _S37, "joint_neusight_s37_comp35"): "not adopted, seed 0 only: inner 19.44 against 19.22 / 19.14 / "
-    "19.35",
-    ("gemm_fp32", _S37, "joint_neusight_s37_roof05"): "not adopted, seed 0 only: inner 19.59 against 19.22 / 19.14 / "
-    "19.35; the roofline blend 0.1 holds with the split-K landed",
-    ("gemm_fp32", _S37, "joint_neusight_s37_roof15"): "not adopted, seed 0 only: inner 19.43 against 19.22 / 19.14 / "
-    "19.35",
-    ("softmax_fp32", _S37, "joint_neusight_s37_comp10"): "FP32 GEMM's weight screen; softmax's booster unchanged",
-    ("softmax_fp32", _S37, "joint_neusight_s37_comp35"): "FP32 GEMM's weight screen; softmax's booster unchanged",
-    ("softmax_fp32", _S37, "joint_neusight_s37_roof05"): "FP32 GEMM's weight screen; softmax's booster unchanged",
-    ("softmax_fp32", _S37, "joint_neusight_s37_roof15"): "FP32 GEMM's weight screen; softmax's booster unchanged",
+    **{
+        ("gemm_fp32", _S37, f"joint_neusight_s37_{v}"): f"not adopted, seed 0 only: inner {inner} against the "
+        f"recipe's 19.22 / 19.14 / 19.35 on this frame; {what} holds with the split-K landed"
+        for v, inner, what in (
+            ("comp10", "19.42", "the companion weight 0.2"),
+            ("comp35", "19.44", "the companion weight 0.2"),
+            ("roof05", "19.59", "the roofline blend 0.1"),
+            ("roof15", "19.43", "the roofline blend 0.1"),
+        )
+    },
+    **{
+        ("softmax_fp32", _S37, f"joint_neusight_s37_{v}"): "FP32 GEMM's weight screen; softmax's booster unchanged"
+        for v in ("comp10", "comp35", "roof05", "roof15")
+    },
     ("gemm_fp32", _S37I, "joint_neusight_c20_roof10"): "not adopted, seed 0 only: the recipe with training reading "
     "a blank split as predict does (inferred on the 4,779 rows that record none) scores inner 19.33 against 19.22 / "
     "19.14 / 19.35 with those rows unsplit: not below every base seed; training keeps reading a blank as none",

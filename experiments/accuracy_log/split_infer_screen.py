@@ -13,17 +13,18 @@ evaluation frame with the inferred split on those rows (features recomputed thro
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeweave.evaluation import load_eval_frame
-from pipeweave.frontend import featurize, infer_split_k
+from pipeweave.frontend import infer_split_k
 from pipeweave.sources import recorded_split_k
 
-NEUSIGHT_FAMILIES = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from splitk_screen import cached_frame, refeaturized  # noqa: E402  (the sibling script)
 
 
 def main() -> None:
@@ -32,10 +33,7 @@ def main() -> None:
     ap.add_argument("--out", required=True, help="pickle to write (the screening frame)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    if args.cache and Path(args.cache).exists():
-        frame = pd.read_pickle(args.cache)
-    else:
-        frame = load_eval_frame(None, NEUSIGHT_FAMILIES)[0]
+    frame = cached_frame(args.cache)
     g = (frame["family"].astype(str) == "gemm_fp32").to_numpy()
     ones = pd.Series(np.ones(len(frame)))
     # the loader's rule: a split is recorded for the arch-prefixed legacy SGEMM names only (NaN elsewhere)
@@ -45,16 +43,7 @@ def main() -> None:
     launches["split_k"] = infer_split_k(launches.assign(split_k=np.nan))
     print(f"{len(rows)} FP32 GEMM rows record no split; inferred > 1 on {int((launches['split_k'] > 1).sum())}")
     print(launches.groupby(launches["gpu"].astype(str))["split_k"].apply(lambda s: (s > 1).sum()).to_string())
-    feats = featurize(launches)
-    common = [c for c in feats.columns if c in frame.columns]
-    out = frame.copy()
-    for c in common:
-        cat = isinstance(out[c].dtype, pd.CategoricalDtype)
-        if cat:
-            out[c] = out[c].astype(object)
-        out.loc[rows, c] = np.asarray(feats[c].astype(object) if cat else feats[c])
-        if cat:
-            out[c] = out[c].astype("category")
+    out, common = refeaturized(frame, launches)
     out.to_pickle(args.out)
     print(
         f"wrote {args.out} ({len(common)} columns recomputed on {len(rows)} rows) in {time.perf_counter() - t0:.0f} s"

@@ -62,6 +62,30 @@ def recorded_split(data: Path) -> pd.DataFrame:
     return rec.groupby(key, as_index=False)["split_rec"].median()
 
 
+def cached_frame(cache: str | None) -> pd.DataFrame:
+    """The featurized evaluation frame of NeuSight's four families: the pickle ``cache`` when it exists, else
+    loaded (``load_eval_frame``)."""
+    if cache and Path(cache).exists():
+        return pd.read_pickle(cache)
+    return load_eval_frame(None, NEUSIGHT_FAMILIES)[0]
+
+
+def refeaturized(frame: pd.DataFrame, launches: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """A copy of ``frame`` whose ``launches.index`` rows carry the front-end features of ``launches`` (the same rows,
+    some launch column changed), and the names of the columns recomputed."""
+    feats = featurize(launches)
+    common = [c for c in feats.columns if c in frame.columns]
+    out = frame.copy()
+    for c in common:
+        cat = isinstance(out[c].dtype, pd.CategoricalDtype)
+        if cat:
+            out[c] = out[c].astype(object)
+        out.loc[launches.index, c] = np.asarray(feats[c].astype(object) if cat else feats[c])
+        if cat:
+            out[c] = out[c].astype("category")
+    return out, common
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", default=None, help="pickle of load_eval_frame's frame of NeuSight's four families")
@@ -69,10 +93,7 @@ def main() -> None:
     ap.add_argument("--out", required=True, help="pickle to write (the screening frame)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    if args.cache and Path(args.cache).exists():
-        frame = pd.read_pickle(args.cache)
-    else:
-        frame = load_eval_frame(None, NEUSIGHT_FAMILIES)[0]
+    frame = cached_frame(args.cache)
     rec = recorded_split(Path(args.data))
     g = (frame["family"].astype(str) == "gemm_fp32").to_numpy()
     sub = frame.loc[g, ["gpu", "op", "m", "n", "k"]].copy()
@@ -85,16 +106,7 @@ def main() -> None:
     rows = frame.index[g][split > 1]
     launches = frame.loc[rows].copy()
     launches["split_k"] = split[split > 1]
-    feats = featurize(launches)
-    common = [c for c in feats.columns if c in frame.columns]
-    out = frame.copy()
-    for c in common:
-        cat = isinstance(out[c].dtype, pd.CategoricalDtype)
-        if cat:
-            out[c] = out[c].astype(object)
-        out.loc[rows, c] = np.asarray(feats[c].astype(object) if cat else feats[c])
-        if cat:
-            out[c] = out[c].astype("category")
+    out, common = refeaturized(frame, launches)
     before = np.log(frame.loc[rows, "latency_us"] / frame.loc[rows, "t_env_us"])
     after = np.log(out.loc[rows, "latency_us"] / out.loc[rows, "t_env_us"].astype(float))
     by_gpu = pd.DataFrame({"before": before, "after": after, "gpu": frame.loc[rows, "gpu"].astype(str)})
