@@ -28,38 +28,18 @@ import pandas as pd
 import pipeweave as pw
 from pipeweave.evaluation import load_eval_frame
 from pipeweave.frontend import featurize
-from pipeweave.sources import recorded_split_k
 
 NEUSIGHT_FAMILIES = ["gemm_fp32", "elementwise_fp32", "softmax_fp32", "layernorm_fp32"]
 
 
-def recorded_split(data: Path) -> pd.DataFrame:
-    """One row per (gpu, op, m, n, k) of NeuSight's bmm / linear files: the recorded split (grid z / B) of the
-    launch, for legacy-SGEMM kernels (1 elsewhere); canonical shape (m = M, n = K, k = N, as the manifest)."""
-    parts = []
-    for op in ("bmm", "linear"):
-        files = sorted((data / "neusight/dataset/train/collect" / op / "p2.1.0").glob("*.csv.gz"))
-        files.append(data / "neusight/dataset/test" / f"{op}.csv.gz")
-        raw = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-        split = np.nan_to_num(recorded_split_k(raw["Kernel Name"], raw["Grid z"], raw["B"]), nan=1.0)
-        names = {d: pw.get_gpu(d).name for d in raw["Device"].unique()}
-        parts.append(
-            pd.DataFrame(
-                {
-                    "gpu": raw["Device"].map(names),
-                    "op": op,
-                    "m": raw["M"].astype(float),
-                    "n": raw["K"].astype(float),
-                    "k": raw["N"].astype(float),
-                    "split_rec": np.maximum(np.round(split), 1.0),
-                }
-            )
-        )
-    rec = pd.concat(parts, ignore_index=True)
-    key = ["gpu", "op", "m", "n", "k"]
-    spread = rec.groupby(key)["split_rec"].nunique()
-    print(f"recorded split: {int((spread > 1).sum())} of {len(spread)} launches timed twice disagree (median kept)")
-    return rec.groupby(key, as_index=False)["split_rec"].median()
+def recorded_split(data: str | None) -> pd.DataFrame:
+    """One row per (gpu, op, m, n, k) of NeuSight's FP32 GEMM launches: the split the product loader reads off the
+    grid (``pipeweave.sources.recorded_split_k``; 1 where the kernel records none), canonical shape."""
+    prof = pw.load_profiles(data, sources="neusight", families="gemm_fp32")
+    rec = prof[["gpu", "op", "m", "n", "k"]].astype({"gpu": str, "op": str})
+    rec = rec.astype({c: float for c in ("m", "n", "k")})
+    rec["split_rec"] = pd.to_numeric(prof["split_k"], errors="coerce").fillna(1.0).to_numpy()
+    return rec.groupby(["gpu", "op", "m", "n", "k"], as_index=False)["split_rec"].median()
 
 
 def cached_frame(cache: str | None) -> pd.DataFrame:
@@ -89,12 +69,12 @@ def refeaturized(frame: pd.DataFrame, launches: pd.DataFrame) -> tuple[pd.DataFr
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache", default=None, help="pickle of load_eval_frame's frame of NeuSight's four families")
-    ap.add_argument("--data", default="../shared/datasets")
+    ap.add_argument("--data", default=None, help="data directory (default: PIPEWEAVE_DATA or ../shared/datasets)")
     ap.add_argument("--out", required=True, help="pickle to write (the screening frame)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     frame = cached_frame(args.cache)
-    rec = recorded_split(Path(args.data))
+    rec = recorded_split(args.data)
     g = (frame["family"].astype(str) == "gemm_fp32").to_numpy()
     sub = frame.loc[g, ["gpu", "op", "m", "n", "k"]].copy()
     for c in ("gpu", "op"):
