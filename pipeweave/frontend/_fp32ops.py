@@ -225,7 +225,8 @@ def infer_split_k(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -
 def _build_gemm_fp32(df: pd.DataFrame, spec: Spec, ctx: dict) -> tuple[list[KernelDemand], pd.DataFrame]:
     launch = _resolved_launch(df, spec)
     bm, bn, bk, warps, stages, has = (launch[c] for c in ("bm", "bn", "bk", "warps", "stages", "has"))
-    # the recorded split-K (blank: none); the heuristic tile above assumes none
+    # the recorded split-K (blank: none; pipeweave.predict fills a blank with infer_split_k); the heuristic tile
+    # of _resolved_launch assumes none
     split = np.nan_to_num(num_values(df, "split_k"), nan=1.0) if "split_k" in df else np.ones(len(df))
     kd = simt_gemm(
         "gemm_fp32",
