@@ -46,6 +46,13 @@
 14. Data: gemm_fp32 (NeuSight) per GPU and the pipe the front-end says binds (``bound_pipe``): launches
    and median measured / envelope. Which low-power cards' launches could teach a model how a 70-75 W
    card runs FMA-bound SGEMMs (the T4 is the only one with many).
+15. Data: the NeuSight FP32 families by launch length. (a) gemm_fp32, per GPU and the pipe that binds (FMA or
+   DRAM), the median log2(measured / envelope) per decade of envelope time: on every GPU but the T4 it falls with
+   the length (fixed costs amortized); on the T4 it rises past ~300 us (a 70 W card that cannot hold its clock
+   under a long FMA-bound kernel). (b) elementwise_fp32, per GPU, the median share of the data-sheet DRAM
+   bandwidth that launches longer than 300 us reach (bytes the front-end says move / latency): a GPU-level
+   constant (the HBM2 V100 and HBM2e A100s ~0.86-0.90, the HBM2 P100 and the GDDR cards ~0.70-0.78) that no
+   spec-sheet column carries, which the trees copy from the training GPUs onto a held-out one.
 """
 
 from __future__ import annotations
@@ -330,6 +337,34 @@ def fp32_gemm_by_pipe(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return rows, level
 
 
+#: envelope-time edges (us) of section 15's length bins
+LENGTH_EDGES_US: tuple[float, ...] = (0.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, np.inf)
+
+
+def fp32_gemm_by_length(frame: pd.DataFrame) -> pd.DataFrame:
+    """Section 15a: median log2(measured / envelope) per (GPU, binding pipe in {fma, dram}) and envelope-time bin."""
+    frame = frame[(frame["family"].astype(str) == "gemm_fp32") & frame["bound_pipe"].isin(["fma", "dram"])]
+    edges = LENGTH_EDGES_US
+    names = [f"{a:g}-{b:g} us" if np.isfinite(b) else f"> {a:g} us" for a, b in zip(edges[:-1], edges[1:])]
+    length = pd.cut(frame["t_env_us"], list(edges), labels=names)
+    level = np.log2(frame["latency_us"] / frame["t_env_us"])
+    keys = [frame["gpu"].astype(str).rename("gpu / pipe") + " / " + frame["bound_pipe"].astype(str), length]
+    out = level.groupby(keys, observed=True).median().round(2).unstack()
+    out.columns = [str(c) for c in out.columns]
+    out.index.name = "gpu / pipe"
+    return out[[n for n in names if n in out.columns]]
+
+
+def long_stream_fraction(frame: pd.DataFrame, min_us: float = 300.0) -> pd.DataFrame:
+    """Section 15b: per GPU, the median share of the data-sheet DRAM bandwidth the element-wise launches longer
+    than ``min_us`` reach (the front-end's DRAM bytes / measured latency / ``dram_bw_gbps``), and their count."""
+    ew = frame[(frame["family"].astype(str) == "elementwise_fp32") & (frame["latency_us"] > min_us)]
+    # work_dram in bytes, latency in us: bytes / us = 1e-3 GB/s
+    share = ew["work_dram"] / ew["latency_us"] / 1e3 / ew["gpu_dram_bw_gbps"]
+    g = ew["gpu"].astype(str).rename("gpu")
+    return pd.DataFrame({"dram_bw_share": share.groupby(g).median().round(3), "launches": share.groupby(g).size()})
+
+
 def _table(frame: pd.DataFrame) -> list[str]:
     head = [str(frame.index.name or "")] + [str(c) for c in frame.columns]
     rows = [[str(i)] + [f"{v:g}" if isinstance(v, float) else str(v) for v in r] for i, r in frame.iterrows()]
@@ -356,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     same_work = prefill_same_work(args.data)
     neusight_long, layernorm_width = neusight_long_level(neusight)
     pipe_rows, pipe_level = fp32_gemm_by_pipe(neusight)
+    by_length, stream_share = fp32_gemm_by_length(neusight), long_stream_fraction(neusight)
     out = Path(args.out)
     atomic_write_json(
         out / "results.json",
@@ -398,6 +434,10 @@ def main(argv: list[str] | None = None) -> int:
             "gemm_fp32_measured_over_env_by_bound_pipe": {
                 g: {k: v for k, v in r.items() if pd.notna(v)} for g, r in pipe_level.to_dict(orient="index").items()
             },
+            "gemm_fp32_log2_measured_over_env_by_length": {
+                g: {k: v for k, v in r.items() if pd.notna(v)} for g, r in by_length.to_dict(orient="index").items()
+            },
+            "elementwise_dram_bw_share_over_300us": stream_share.to_dict(orient="index"),
             "elapsed_s": round(time.perf_counter() - t, 1),
         },
     )
@@ -498,6 +538,16 @@ def main(argv: list[str] | None = None) -> int:
         *_table(pipe_rows),
         "",
         *_table(pipe_level),
+        "",
+        "## 15. NeuSight FP32 families by launch length",
+        "",
+        "gemm_fp32, median log2(measured / envelope) per GPU and binding pipe, by envelope time:",
+        "",
+        *_table(by_length),
+        "",
+        "elementwise_fp32, launches over 300 us: median share of the data-sheet DRAM bandwidth reached:",
+        "",
+        *_table(stream_share),
         "",
     ]
     atomic_write_text(out / "results.md", "\n".join(lines) + "\n")
