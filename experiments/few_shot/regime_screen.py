@@ -11,11 +11,19 @@ the plain model without the routing 12-19%, with it 5-8%). This runs the few-sho
 - ``routing``: the regime coordinates + ``routing_alpha`` (one unit = balanced to power-law 1.0);
 - ``moe_shape``: those + the five MoE shape slots ``log2_shape_1..5`` (one unit = a factor 4);
 - for bf16 GEMM, ``gemm_tile``: the regime coordinates + the front-end tile's k-loop length ``log2_iters``, its wave
-  efficiency and padding overhead (what a library's per-shape kernel choice moves).
+  efficiency and padding overhead (what a library's per-shape kernel choice moves);
+- for FP32 GEMM (session 38), ``fp32_pipes``: the regime coordinates + the shares of the envelope the FMA pipe and
+  shared memory need (``r_chip_fma``, ``r_chip_smem``; a quarter = one unit). The generic set reads the tensor share,
+  0 on every FP32 launch, so it cannot tell an FMA-bound launch from a DRAM-bound one of the same length; the T4
+  runs its long FMA-bound FP32 GEMMs ~2.3x its envelope where its DRAM-bound ones of the same length run ~1.5x
+  (``experiments/checks``, section 14; per envelope-time decade in the session-38 closing note).
 
 The decision rule (for each family, set before its runs): the extended set joins the protocol's options and
 ``calibrate fit``'s default if its best option is below the best generic one in at least 14 of the 16 inner cells
 at 32 and 128 shots (two plan seeds x four held-out generations), by more than 0.2 points on average at 32 shots.
+For FP32 GEMM (six held-out generations, so 24 such cells; rule written before its first run, session 38): at least
+21 of the 24 cells, by more than 0.2 points on average at 32 shots; then ``fp32_pipes`` joins
+``pipeweave.calibrate.FAMILY_REGIME_FEATURES`` for ``gemm_fp32``.
 
 The inner folds (each training generation playing the new GPU) score every option; the protocol chooses per shot
 count and held-out generation as always. Written: ``regime_screen.<family>.json`` (per held-out generation and
@@ -44,9 +52,16 @@ REGIMES: dict[str, dict[str, float]] = {
     # GEMM: the front-end tile's k-loop length (log2), wave efficiency and padding (a quarter = one unit), what a
     # library's per-shape kernel choice (split-k, tile) moves
     "gemm_tile": {**REGIME_FEATURES, "log2_iters": 1.0, "wave_efficiency": 0.25, "pad_overhead": 0.25},
+    # FP32 GEMM: the shares of the envelope its CUDA-core pipes need (FMA, shared memory; a quarter = one unit), the
+    # pipes it binds on besides DRAM; the generic set's tensor share is 0 on every FP32 launch
+    "fp32_pipes": {**REGIME_FEATURES, "r_chip_fma": 0.25, "r_chip_smem": 0.25},
 }
 #: the extended sets screened per evaluation family
-FAMILY_SETS: dict[str, tuple[str, ...]] = {"fused_moe_bf16": ("routing", "moe_shape"), "gemm_bf16": ("gemm_tile",)}
+FAMILY_SETS: dict[str, tuple[str, ...]] = {
+    "fused_moe_bf16": ("routing", "moe_shape"),
+    "gemm_bf16": ("gemm_tile",),
+    "gemm_fp32": ("fp32_pipes",),
+}
 
 
 def extra_options(families: list[str]) -> tuple[dict, ...]:
@@ -90,6 +105,12 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
         "bf16 GEMM's `gemm_tile` set (+ the front-end tile's k-loop length, wave efficiency and padding; same rule,",
         "set before its run): above the best generic option in all 12 cells of seed 0, so the rule cannot be met;",
         "not adopted, seed 1 not run.",
+        "FP32 GEMM's `fp32_pipes` set (+ the shares of the envelope the FMA pipe and shared memory need; session 38,",
+        "rule set before its run: six held-out generations, so at least 21 of 24 cells and > 0.2 points at 32 shots):",
+        "below the best generic option in 10 of the 12 cells of seed 0 at 32 and 128 shots (level on Pascal at 32,",
+        "above on Hopper at 32), but by 0.05 points on average at 32 shots (0.00-0.21) and 0.04 at 128, so the margin",
+        "cannot be met; not adopted, seed 1 not run (held out, reported only: Turing 8 shots 17.2 -> 26.9, where the",
+        "inner folds chose its GP alone over the refit).",
         "",
     ]
     for fam, rows in summaries.items():
