@@ -10,7 +10,7 @@ The domain (also printed in the README):
   multiple of; the reason names the column, the bad value and the valid range.
 * :data:`FAMILY_RULES` - cross-column rules per family: ``topk <= num_experts``, ``moe_ep_size``
   divides ``num_experts``, ``moe_tp_size`` divides ``inter_size``, ``num_key_value_heads`` divides
-  ``num_heads``.
+  ``num_heads``, ``split_k <= k`` (FP32 GEMM, where given).
 * tile plans (``block_m`` ... of the Triton-tiled families gemm, moe_w13, fused_moe): block_m, block_n
   and block_k come together (a lone ``block_m`` is an error, not ignored); the plan must launch on the
   row's GPU: shared memory (:func:`pipeweave.frontend.triton_smem_bytes`, the one rule) within
@@ -424,6 +424,9 @@ FAMILY_RULES: dict[str, list[tuple[tuple[str, ...], Callable]]] = {
     ],
     "attention_context": [(("num_key_value_heads", "num_heads"), _rule_divides("num_key_value_heads", "num_heads"))],
     "attention_generation": [(("num_key_value_heads", "num_heads"), _rule_divides("num_key_value_heads", "num_heads"))],
+    # a split's CTAs each reduce a slice of k: more slices than k leaves CTAs with nothing to reduce (checked where
+    # split_k is given)
+    "gemm_fp32": [(("split_k", "k"), _rule_le("split_k", "k"))],
 }
 
 #: Optional numeric columns per family (those of OPTIONAL_LAUNCH_COLUMNS with a domain), checked where given

@@ -291,3 +291,12 @@ def test_gemm_fp32_split_k_is_range_checked() -> None:
     problems = row_problems(pd.DataFrame([row, {**row, "split_k": 4}]))
     assert "split_k=0" in str(problems.iloc[0]) and "whole number in [1, 1024]" in str(problems.iloc[0])
     assert problems.iloc[1] == ""
+
+
+def test_gemm_fp32_split_k_above_k_is_named() -> None:
+    """Hand-made rows: a split into more slices than k has is an input error, named with both values; a split of
+    exactly k slices and a blank split pass."""
+    row = {"family": "gemm_fp32", "gpu": "T4", "dtype": "float32", "m": 64, "n": 64, "k": 16}
+    problems = row_problems(pd.DataFrame([{**row, "split_k": 64}, {**row, "split_k": 16}, row]))
+    assert "split_k=64, k=16: split_k must be <= k" in str(problems.iloc[0])
+    assert list(problems.iloc[1:]) == ["", ""]
