@@ -23,6 +23,7 @@ from ._errors import DataError
 __all__ = [
     "TILE_COLUMNS",
     "LATENCY_ORDERED_FAMILIES",
+    "RECORDED_TILE_FAMILIES",
     "FAMILIES",
     "FAMILY_REQUIRED_COLUMNS",
     "closest_family",
@@ -62,6 +63,10 @@ TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "group_m", "nu
 #: is 1.08x the exhaustive best by predicted latency, 1.28x by the ranker, 1.23x for four random configs); no
 #: other GEMM sweep exists here.
 LATENCY_ORDERED_FAMILIES: tuple[str, ...] = ("gemm",)
+#: Families whose tile plan is the library's choice, recorded from the kernel that ran (gemm_fp32: the cuBLAS /
+#: CUTLASS SIMT tile its kernel name encodes), not a launch parameter: a row may carry it, read without the Triton
+#: checks; a launch planned for another GPU leaves it blank (that GPU's library may pick another tile).
+RECORDED_TILE_FAMILIES: tuple[str, ...] = ("gemm_fp32",)
 
 # ------------------------------------------------------------------------------------ families
 #: Kernel families a profile row can belong to (the front-end registry has one entry per name).

@@ -19,7 +19,7 @@ ridge, waves, working set over L2, share of each pipe, MoE rows per expert and E
 by k-means into N groups and the launch nearest each centroid is chosen (coverage of the
 regimes). Candidates: --candidates (your canonical rows, without latency; the plan is a subset
 with the same columns, earlier measurements' columns left out) or every distinct launch of the
-families in the shared data."""
+families in the shared data (an FP32 GEMM's cuBLAS tile left blank: your GPU's library picks its own)."""
 _FIT = """fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured.csv` on the GPU),
 then fit: the base model's residuals log(measured / predicted) on the GPU are modelled per family
 as a constant plus a Gaussian process over the regime coordinates (method gp; scalar = constant
@@ -155,9 +155,14 @@ def _candidates_from_data(
     data: str | os.PathLike[str] | None, families: list[str], dtype: str | None, gpu_name: str
 ) -> pd.DataFrame:
     """Every distinct launch (shape + tile plan) of ``families`` in the shared data, moved to ``gpu_name`` (``dtype``
-    None: each family's default dtype)."""
+    None: each family's default dtype). A tile the library chose (:data:`pipeweave.vocab.RECORDED_TILE_FAMILIES`,
+    e.g. the cuBLAS tile of an FP32 GEMM on the GPU that measured it) is left blank: on ``gpu_name`` the library may
+    pick another, which the measurement records."""
+    import numpy as np
+
     from ..frontend import default_dtype
     from ..sources import FAMILY_KEY_COLUMNS, TILE_COLUMNS, load_profiles
+    from ..vocab import RECORDED_TILE_FAMILIES
 
     want = {f: dtype or default_dtype(f) for f in families}
     df = load_profiles(data, families=families, dtypes=sorted(set(want.values())))
@@ -176,6 +181,11 @@ def _candidates_from_data(
     keep = ["family", "dtype", *dict.fromkeys(c for f in families for c in FAMILY_KEY_COLUMNS[f]), *TILE_COLUMNS]
     keep = [c for c in keep if c in df.columns]
     cand = df[keep].astype({c: object for c in keep if str(df[c].dtype) == "category"})
+    chosen_by_library = cand["family"].astype(str).isin(RECORDED_TILE_FAMILIES).to_numpy()
+    tiles = [c for c in TILE_COLUMNS if c in cand.columns]
+    if chosen_by_library.any() and tiles:
+        cand = cand.astype({c: float for c in tiles})
+        cand.loc[chosen_by_library, tiles] = np.nan
     cand = cand.drop_duplicates(ignore_index=True)
     return cand.assign(gpu=gpu_name)
 

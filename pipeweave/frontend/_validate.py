@@ -43,7 +43,7 @@ import pandas as pd
 
 from .._errors import shown
 from .._frame import is_missing
-from ..vocab import closest_family
+from ..vocab import RECORDED_TILE_FAMILIES, closest_family
 from ._constants import DTYPE_BYTES, DTYPE_TENSOR_KEY
 from ._families import FAMILIES
 
@@ -126,9 +126,9 @@ COLUMN_DOMAINS: dict[str, Domain] = {
 
 #: Families whose recorded tile plan (``block_m`` ...) is a Triton tiled-matmul plan the front-end uses.
 TILED_FAMILIES: tuple[str, ...] = ("gemm", "moe_w13", "fused_moe")
-#: Families that read a recorded tile plan without the Triton checks (gemm_fp32: the cuBLAS / CUTLASS tile named by
-#: the kernel); every other family chooses its own launch configuration, and tile cells on its rows are refused.
-_RECORDED_TILE_FAMILIES: tuple[str, ...] = ("gemm_fp32",)
+#: Families that read a recorded tile plan without the Triton checks (:data:`pipeweave.vocab.RECORDED_TILE_FAMILIES`);
+#: every other family chooses its own launch configuration, and tile cells on its rows are refused.
+_RECORDED_TILE_FAMILIES: tuple[str, ...] = RECORDED_TILE_FAMILIES
 _ATTENTION_FAMILIES = ("attention_context", "attention_generation")
 #: row kernels whose launch reads one num_tokens x hidden_size tensor and writes one (the memory check)
 _ROW_FAMILIES = ("rmsnorm", "elementwise_fp32", "softmax_fp32", "layernorm_fp32")

@@ -609,6 +609,22 @@ def test_plan_candidates_from_the_shared_data_are_measurable(capsys):
     assert "power-law routing left out" in capsys.readouterr().err
 
 
+def test_plan_candidates_leave_a_library_tile_blank():
+    """Real rows (NeuSight's FP32 GEMMs): a planned FP32 GEMM carries no cuBLAS tile of the GPU that measured it (the
+    new GPU's cuBLAS may pick another), so each shape is one candidate; the Triton-tiled families keep their tiles."""
+    import pipeweave as pw
+    from pipeweave.cli._calibrate import _candidates_from_data
+    from pipeweave.vocab import TILE_COLUMNS
+
+    cand = _candidates_from_data(None, ["gemm_fp32"], None, "T4")
+    assert len(cand) and cand[list(TILE_COLUMNS)].isna().all().all()
+    assert not cand.drop(columns="gpu").duplicated().any()
+    shapes = pw.load_profiles(families=["gemm_fp32"])[["op", "batch_size", "m", "n", "k"]].astype(str)
+    assert len(cand) == len(shapes.drop_duplicates())
+    moe = _candidates_from_data(None, ["moe_w13"], None, "H100")
+    assert moe["block_m"].notna().any()  # the Triton configs the sweeps recorded stay
+
+
 def test_padded_cells_and_a_blank_dtype_flag(tmp_path, capsys):
     """Hand-made launches: 'gemm ' and 'bfloat16 ' cells are gemm / bfloat16; --dtype ' ' is the family's."""
     rows = tmp_path / "rows.csv"
