@@ -12,7 +12,11 @@ the model's training rows, so this is the in-distribution view of the choice; th
 generation, the recipe (``PipeweaveRegressor`` defaults) trained on NeuSight's four families on the other
 generations (4,000 rows per family and GPU, as the leave-one-generation-out report caps them; seed 0) and scored
 on the held-out generation's FP32 GEMM launches the same three ways ("recorded" is 1 where the kernel does not
-record a split, as in training). Writes ``split_inference.md`` (MAPE only; no measurement is copied).
+record a split, as in training), and a fourth (session 38): ``shape only``, the launch as a user asks about a GPU
+nobody ran it on, without the cuBLAS tile its kernel name records either (the front-end's SIMT heuristic tile, then
+the split inferred for that tile). The leave-one-generation-out report predicts the held-out rows with their
+recorded tile and split; this column says how much its FP32 GEMM numbers lean on them. Writes
+``split_inference.md`` (MAPE only; no measurement is copied).
 
     python experiments/checks/split_inference.py [--model models/pipeweave_default.ubj]
 """
@@ -29,6 +33,7 @@ import pandas as pd
 
 import pipeweave as pw
 from pipeweave.frontend import infer_split_k
+from pipeweave.vocab import TILE_COLUMNS
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -72,8 +77,11 @@ def held_out(data: str | None) -> pd.DataFrame:
         launches, lat = test[cols], test["latency_us"].to_numpy(dtype=float)
         row: dict = {"generation": gen, "n": len(test), "n_split": int((rec > 1).sum())}
         inferred = infer_split_k(launches.assign(split_k=np.nan))
-        for name, split in (("recorded", rec), ("none", np.ones(len(test))), ("blank", inferred)):
-            ape = np.abs(np.asarray(model.predict(launches.assign(split_k=split)), dtype=float) / lat - 1.0) * 100.0
+        bare = launches.assign(**{c: np.nan for c in TILE_COLUMNS if c in launches.columns})  # no recorded tile
+        ways = (("recorded", launches, rec), ("none", launches, np.ones(len(test))), ("blank", launches, inferred))
+        for name, rows_in, split in (*ways, ("shape", bare, infer_split_k(bare.assign(split_k=np.nan)))):
+            pred = np.asarray(model.predict(rows_in.assign(split_k=split)), dtype=float)
+            ape = np.abs(pred / lat - 1.0) * 100.0
             row[f"{name}_all"] = ape.mean()
             row[f"{name}_split"] = ape[rec > 1].mean() if (rec > 1).any() else np.nan
         rows.append(row)
@@ -117,19 +125,23 @@ def main() -> None:
     lines += [
         "",
         "Held out (each generation predicted by the recipe trained on the others; all its FP32 GEMM launches, and "
-        "the ones cuBLAS split):",
+        "the ones cuBLAS split). `shape only`: neither the recorded tile nor the recorded split (the SIMT heuristic "
+        "tile and the split inferred for it), what a user knows of a launch on a GPU nobody ran it on:",
         "",
-        "| generation | n | n split | recorded | none | blank (inferred) | split: recorded | none | blank |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| generation | n | n split | recorded | none | blank (inferred) | shape only | split: recorded | none | blank "
+        "| shape only |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in ho.itertuples(index=False):
         lines.append(
             f"| {r.generation} | {r.n:,} | {r.n_split:,} | {r.recorded_all:.1f} | {r.none_all:.1f} | "
-            f"{r.blank_all:.1f} | {r.recorded_split:.1f} | {r.none_split:.1f} | {r.blank_split:.1f} |"
+            f"{r.blank_all:.1f} | {r.shape_all:.1f} | {r.recorded_split:.1f} | {r.none_split:.1f} | "
+            f"{r.blank_split:.1f} | {r.shape_split:.1f} |"
         )
-    means = ho[["recorded_all", "none_all", "blank_all"]].mean()
+    means = ho[["recorded_all", "none_all", "blank_all", "shape_all"]].mean()
     lines.append(
-        f"| mean of generations | | | {means.recorded_all:.1f} | {means.none_all:.1f} | {means.blank_all:.1f} | | | |"
+        f"| mean of generations | | | {means.recorded_all:.1f} | {means.none_all:.1f} | {means.blank_all:.1f} | "
+        f"{means.shape_all:.1f} | | | | |"
     )
     out = Path(args.out)
     fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".tmp")

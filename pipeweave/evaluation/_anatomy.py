@@ -741,6 +741,7 @@ def run_anatomy(
         ABLATION_FAMILIES,
         L2_SCHED_FEATURES,
         SASS_ABLATION_FAMILIES,
+        as_asked,
         labels_to_load,
         load_eval_frame,
         make_methods,
@@ -787,14 +788,17 @@ def run_anatomy(
             ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
         ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
+        flags = semantics_flags(sub)
+        asked = as_asked(sub)  # scored as asked (no recorded cuBLAS tile / split), as the LOGO report scores them
         preds.append(
             run_protocol(
-                sub.assign(semantics_flagged=semantics_flags(sub)),
+                sub.assign(semantics_flagged=flags),
                 ms,
                 "logo",
                 family_col="eval_family",
                 progress=progress,
                 keep=keep,
+                test_frame=None if asked is sub else asked.assign(semantics_flagged=flags),
             )
         )
     pred = pd.concat(preds, ignore_index=True)

@@ -245,11 +245,17 @@ def _fit_predict(spec: MethodFactory, train: pd.DataFrame, test: pd.DataFrame) -
 
 
 def _fit_predict_at(
-    spec: MethodFactory, df: pd.DataFrame, train_pos: np.ndarray, test_pos: np.ndarray, target_col: str
+    spec: MethodFactory,
+    df: pd.DataFrame,
+    train_pos: np.ndarray,
+    test_pos: np.ndarray,
+    target_col: str,
+    test_df: pd.DataFrame | None = None,
 ) -> tuple[np.ndarray, str | None]:
     """:func:`_fit_predict` on rows of ``df`` picked by position (a Dask task: ``df`` is scattered
-    to the workers once, each task sends only its positions)."""
-    return _fit_predict(spec, df.iloc[train_pos].copy(), df.iloc[test_pos].drop(columns=[target_col]))
+    to the workers once, each task sends only its positions); test rows from ``test_df`` when given."""
+    test = (df if test_df is None else test_df).iloc[test_pos].drop(columns=[target_col])
+    return _fit_predict(spec, df.iloc[train_pos].copy(), test)
 
 
 @dataclass(frozen=True)
@@ -278,9 +284,14 @@ def run_protocol(
     keep: Sequence[str] = (),
     client: Any = None,
     train_gpus: Sequence[str] | None = None,
+    test_frame: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Run ``protocol`` (``"logo"``, ``"unseen-gpu"``, ``"unseen-shape"`` or ``"gpu-split"`` with
     ``train_gpus``) for every method on every (family, source).
+
+    ``test_frame``: the rows as the predictions are asked for, when that differs from how they train (same index
+    as ``df``; e.g. :func:`~pipeweave.evaluation.as_asked`: without the kernel choice only running a launch
+    records); default ``df``. Training rows, folds and the output's columns come from ``df``.
 
     ``df`` needs ``family_col``, ``source``, ``gpu``, ``group_col`` and ``target_col`` (measured
     latency, us, finite > 0) plus whatever the methods read; its index must be unique (it
@@ -307,6 +318,12 @@ def run_protocol(
         raise DataError(
             "the frame's index has duplicates; it is used as row_id", hint="call df.reset_index(drop=True) first"
         )
+    if test_frame is not None and not test_frame.index.equals(df.index):
+        raise DataError(
+            f"test_frame must hold the frame's rows in its order (same index); got {len(test_frame):,} rows for "
+            f"{len(df):,}",
+            hint="build it from the same frame, e.g. pipeweave.evaluation.as_asked(df)",
+        )
     y = df[target_col].to_numpy(dtype=np.float64)
     bad = ~(np.isfinite(y) & (y > 0))
     if bad.any():
@@ -318,6 +335,7 @@ def run_protocol(
     # fold's row selection and per-method copy below would otherwise merge them again (a third of
     # the harness's time before this line existed)
     df = df.copy()
+    asked = df if test_frame is None else test_frame.copy()
     folds = list(
         _iter_all_folds(
             df,
@@ -338,7 +356,7 @@ def run_protocol(
     def frames() -> Iterator[tuple[_Fold, pd.DataFrame, pd.DataFrame]]:
         # built one fold at a time so only one fold's train/test copy is alive
         for f in folds:
-            yield f, df.iloc[f.train_pos], df.iloc[f.test_pos].drop(columns=[target_col])
+            yield f, df.iloc[f.train_pos], asked.iloc[f.test_pos].drop(columns=[target_col])
 
     from .._progress import progress_bar
 
@@ -356,8 +374,18 @@ def run_protocol(
             from distributed import as_completed
 
             shared = client.scatter(df, broadcast=True, hash=False)
+            shared_test = None if test_frame is None else client.scatter(asked, broadcast=True, hash=False)
             futures = [
-                client.submit(_fit_predict_at, methods[name], shared, f.train_pos, f.test_pos, target_col, pure=False)
+                client.submit(
+                    _fit_predict_at,
+                    methods[name],
+                    shared,
+                    f.train_pos,
+                    f.test_pos,
+                    target_col,
+                    shared_test,
+                    pure=False,
+                )
                 for f, name in tasks
             ]
             index = {fut.key: i for i, fut in enumerate(futures)}

@@ -503,6 +503,40 @@ def load_eval_frame(
     return frame, drops, fp
 
 
+def as_asked(frame: pd.DataFrame) -> pd.DataFrame:
+    """Featurized rows as a user asks for them on a GPU nobody ran them on (same index, columns and order).
+
+    The rows of the families whose tile plan the library chose (:data:`pipeweave.vocab.RECORDED_TILE_FAMILIES`:
+    FP32 GEMM's cuBLAS tile and split-K, read off the kernel that ran on the measured GPU) are re-featurized
+    without that record: the front-end's heuristic tile and the split :func:`pipeweave.predict` infers for a blank
+    (:func:`pipeweave.frontend.infer_split_k`). Every other row is unchanged. The evaluation protocols train on the
+    recorded rows and score these.
+    """
+    from ..frontend import DERIVED_COLUMNS, infer_split_k
+    from ..model import ensure_features
+    from ..vocab import RECORDED_TILE_FAMILIES, TILE_COLUMNS
+
+    recorded = frame["family"].astype(str).isin(RECORDED_TILE_FAMILIES).to_numpy()
+    if not recorded.any():
+        return frame
+    rows = frame.loc[recorded]
+    derived = [c for c in rows.columns if c in DERIVED_COLUMNS or str(c).startswith("sass_")]
+    raw = rows.drop(columns=derived).assign(**{c: np.nan for c in (*TILE_COLUMNS, "split_k")})
+    raw = raw.assign(split_k=infer_split_k(raw))
+    feats = ensure_features(raw.reset_index(drop=True))  # the front-end recomputes every feature column
+    out = frame.copy()
+    for col in [c for c in feats.columns if c in out.columns]:
+        new = feats[col].to_numpy()
+        if pd.Series(new, dtype=object).equals(pd.Series(rows[col].to_numpy(), dtype=object)):
+            continue  # unchanged (shape, GPU, source ... columns): dtypes and categories stay as they are
+        if isinstance(out[col].dtype, pd.CategoricalDtype):  # e.g. tile_origin gains "simt_heuristic"
+            known = set(out[col].cat.categories)
+            extra = [v for v in pd.unique(pd.Series(new).dropna()) if v not in known]
+            out[col] = out[col].cat.add_categories(extra)
+        out.loc[recorded, col] = new
+    return out
+
+
 def _run_families(
     frame: pd.DataFrame,
     names: Sequence[str],
@@ -537,9 +571,11 @@ def _run_families(
             frame if not train_gpus else frame[(frame["eval_family"] == label) | frame["gpu"].isin(train_gpus)]
         )
         ms = with_group_training(ms, label, group_frame, max_train_rows_per_gpu, all_dtypes=all_dtypes)
+        flags = semantics_flags(sub)
+        asked = as_asked(sub)
         preds.append(
             run_protocol(
-                sub.assign(semantics_flagged=semantics_flags(sub)),
+                sub.assign(semantics_flagged=flags),
                 ms,
                 protocol,
                 family_col="eval_family",
@@ -547,6 +583,7 @@ def _run_families(
                 keep=("dtype", "semantics_flagged", *(["op"] if "op" in sub.columns else [])),
                 client=client,
                 train_gpus=train_gpus,
+                test_frame=None if asked is sub else asked.assign(semantics_flagged=flags),
             )
         )
     return preds

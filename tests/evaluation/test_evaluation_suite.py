@@ -374,3 +374,61 @@ def test_train_dtypes_all_on_real_rows(tmp_path, data_dir) -> None:
         run_evaluation("logo", out=tmp_path / "x", train_dtypes="every", **kw)
     with pytest.raises(DataError, match="train_dtypes"):  # a refresh keeps the report's own training rows
         run_evaluation("logo", out=tmp_path / "all", refresh=True, **kw)
+
+
+def test_as_asked_scores_fp32_gemm_without_the_kernel_it_recorded(load_real_rows):
+    """Real NeuSight rows: an FP32 GEMM is scored as a user asks for it on a GPU nobody ran it on (the front-end's
+    heuristic tile, the split predict infers), not with the cuBLAS tile / split its kernel recorded; the other
+    families' rows, the index, the columns and their dtypes are untouched."""
+    from pipeweave.evaluation import as_asked
+    from pipeweave.frontend import infer_split_k
+    from pipeweave.model import ensure_features
+    from pipeweave.vocab import TILE_COLUMNS
+
+    rows = load_real_rows(["gemm_fp32", "softmax_fp32"], ["V100-PCIe", "T4"], 60).reset_index(drop=True)
+    rows.index = rows.index * 2 + 5  # not a range: the view keeps the frame's own index
+    asked = as_asked(rows)
+    assert asked.index.equals(rows.index) and list(asked.columns) == list(rows.columns)
+    assert [str(t) for t in asked.dtypes] == [str(t) for t in rows.dtypes]  # a category may gain a value
+    gemm = (rows["family"] == "gemm_fp32").to_numpy()
+    assert gemm.any() and (~gemm).any()
+    # values and order unchanged (a categorical column's category list may have grown)
+    pd.testing.assert_frame_equal(asked.loc[~gemm], rows.loc[~gemm], check_categorical=False)
+    assert set(rows.loc[gemm, "tile_origin"].astype(str)) == {"kernel_name"}
+    assert set(asked.loc[gemm, "tile_origin"].astype(str)) == {"simt_heuristic"}
+    # the same rows given without the record and featurized by the front-end: what `asked` holds
+    bare = rows.loc[gemm, ["gpu", "family", "dtype", "op", "batch_size", "m", "n", "k", "latency_us"]]
+    bare = bare.assign(**{c: np.nan for c in TILE_COLUMNS}, split_k=np.nan)
+    split = infer_split_k(bare)
+    np.testing.assert_array_equal(asked.loc[gemm, "split_k"].to_numpy(dtype=float), split)
+    expect = ensure_features(bare.assign(split_k=split).reset_index(drop=True))
+    np.testing.assert_allclose(asked.loc[gemm, "t_env_us"].to_numpy(dtype=float), expect["t_env_us"], rtol=1e-12)
+    other = rows.loc[~gemm]
+    assert as_asked(other) is other  # nothing recorded to take away: the frame itself
+
+
+def test_run_protocol_predicts_the_asked_rows_and_trains_on_the_recorded_ones(load_real_rows):
+    """Real rows: with test_frame, every fit trains on the frame's rows and predicts test_frame's rows (same index);
+    a test_frame of other rows is refused with the reason."""
+    import pytest
+
+    from pipeweave import DataError
+    from pipeweave.evaluation import as_asked
+
+    rows = load_real_rows(["gemm_fp32"], ["V100-PCIe", "T4", "A100-PCIe-40GB"], 40).reset_index(drop=True)
+    seen: list[tuple[set, set]] = []
+
+    class Probe(_Recorder):
+        def fit(self, df, y=None):
+            self.train_origin_ = set(df["tile_origin"].astype(str))
+            return self
+
+        def predict(self, df):
+            seen.append((self.train_origin_, set(df["tile_origin"].astype(str))))
+            return np.ones(len(df))
+
+    pred = run_protocol(rows, {"probe": Probe}, "logo", progress=False, test_frame=as_asked(rows))
+    assert len(seen) == 3 and all(tr == {"kernel_name"} and te == {"simt_heuristic"} for tr, te in seen)
+    assert set(pred["row_id"]) == set(rows.index)
+    with pytest.raises(DataError, match="same index"):
+        run_protocol(rows, {"probe": Probe}, "logo", progress=False, test_frame=rows.iloc[1:])
