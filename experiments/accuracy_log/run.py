@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeweave.evaluation import EVAL_FAMILIES, load_eval_frame
+from pipeweave.evaluation import EVAL_FAMILIES, as_asked, load_eval_frame
 from pipeweave.frontend import PIPES, l2_resident_share, warm_l2_envelope_us
 from pipeweave.model import FAMILY_COMPANION, FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, cap_rows
 from pipeweave.vocab import ATTENTION_BACKENDS
@@ -926,8 +926,12 @@ def score_joint(
     cap: int = 4000,
     inner_test_rows: int = 10000,
     group: str = "generation",
+    asked: bool = False,
 ) -> dict[str, dict]:
     """:func:`score` for a model trained on several evaluation families at once.
+
+    ``asked``: predict the scored rows as a user asks for them (:func:`pipeweave.evaluation.as_asked`: FP32 GEMM
+    without the cuBLAS tile / split its kernel recorded), as the evaluation protocols do since session 38.
 
     ``group="gpu"`` scores the unseen-gpu protocol instead (``pipeweave evaluate --protocol unseen-gpu``):
     every "generation" below reads "GPU", outer folds hold out one GPU, inner folds one more.
@@ -938,6 +942,7 @@ def score_joint(
     set of left-out generations serves every target family. Returns ``{family: score-dict}``.
     """
     pool = frame if train_families is None else frame[frame["eval_family"].isin(train_families)]
+    view = as_asked(frame) if asked else frame  # the rows as predicted
     gen_all = frame[group].astype(str).to_numpy()
     gen_pool = pool[group].astype(str).to_numpy()
     lat = frame["latency_us"].to_numpy(dtype=float)
@@ -975,6 +980,8 @@ def score_joint(
 
         kw = dict(params)
         kw.pop("train_drop", None)
+        if kw.pop("train_as_asked", False):  # screening: training rows featurized as asked too
+            train = as_asked(train)
         level_fams = kw.pop("gpu_level_families", ())
         if level_fams:  # screening: each training GPU's rows of these families moved to the median GPU level
             train = _common_gpu_level(train, tuple(level_fams))
@@ -1007,13 +1014,13 @@ def score_joint(
                 if not post or memo not in _BLEND_MEMO:
                     est = PipeweaveRegressor(n_jobs=1, **kw).fit(train)
                     if sib is not None:
-                        _BLEND_MEMO[memo] = _sibling_parts(est.predict(frame.iloc[idx]), train, frame.iloc[idx], kw)
+                        _BLEND_MEMO[memo] = _sibling_parts(est.predict(view.iloc[idx]), train, view.iloc[idx], kw)
                     elif gate is None:
-                        _BLEND_MEMO[memo] = est.predict(frame.iloc[idx])
+                        _BLEND_MEMO[memo] = est.predict(view.iloc[idx])
                     else:
-                        on = est.predict(frame.iloc[idx])
+                        on = est.predict(view.iloc[idx])
                         est.roofline_trained_generations_ = {}
-                        _BLEND_MEMO[memo] = {"on": on, "off": est.predict(frame.iloc[idx])}
+                        _BLEND_MEMO[memo] = {"on": on, "off": est.predict(view.iloc[idx])}
                 p = _BLEND_MEMO.pop(memo) if not post else _BLEND_MEMO[memo]
                 if gate is not None:
                     p = p[gate]
@@ -1022,7 +1029,7 @@ def score_joint(
                         p["sibling"], np.exp((1.0 - sib) * np.log(p["model"]) + sib * np.log(p["crude"])), p["model"]
                     )
             if blend is not None:  # screening: blended with an analytical baseline
-                p = _blend_analytical(p, frame.iloc[idx], blend)
+                p = _blend_analytical(p, view.iloc[idx], blend)
             if shift is not None:
                 p = p * np.exp(float(shift))
             preds[out_gens] = pd.Series(p, index=idx)
@@ -1567,6 +1574,19 @@ JOINT_VARIANTS["joint_neusight_s38_gpulevel"] = (
     "joint_neusight_c20_roof10 (the recipe) with each training GPU's FP32 GEMM rows moved to the median GPU level "
     "before the fit (latency x exp(m - l_g), l_g the GPU's median ln(measured / envelope), m the median over GPUs): "
     "the trees learn the shape dependence, every GPU gets the median level",
+)
+# session 38: the evaluation protocols now score FP32 GEMM as asked (pipeweave.evaluation.as_asked: the held-out
+# GPU's recorded cuBLAS tile and split are not given; the front-end's SIMT heuristic tile and the split predict
+# infers). Trained on recorded tiles, the recipe then predicts from a tile it never trained on for most rows. Frame
+# "session 38: FP32 GEMM scored as asked" (the landed frame, /tmp/neusight4_s37.pkl, with --asked). Variant: the
+# training rows featurized as asked too (the booster learns to correct the heuristic tile's envelope). Rule, written
+# before the runs: base the recipe (joint_neusight_c20_roof10) on this frame, seeds 0 / 1 / 2; variant seed 0 first;
+# seeds 1 and 2 if its seed 0 is below every base seed; it passes if all three seeds are below all three base seeds
+JOINT_VARIANTS["joint_neusight_s38_train_asked"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    {**JOINT_VARIANTS["joint_neusight_c20_roof10"][1], "train_as_asked": True},
+    "joint_neusight_c20_roof10 (the recipe) trained on FP32 GEMM rows featurized as asked too (the SIMT heuristic "
+    "tile and the inferred split instead of the recorded ones), as its held-out rows are scored",
 )
 # session 37: training reads a blank split as none, predict as the split of the smallest envelope
 # (pipeweave.frontend.infer_split_k). Frame "session 37 screen: inferred split on unrecorded rows"
@@ -3012,6 +3032,12 @@ def main() -> None:
     ap.add_argument("--cache", default=None, help="pickle of the featurized evaluation frame")
     ap.add_argument("--no-inner", action="store_true")
     ap.add_argument(
+        "--asked",
+        action="store_true",
+        help="joint screens: predict the scored rows as asked (pipeweave.evaluation.as_asked: FP32 GEMM without "
+        "its recorded cuBLAS tile / split), as the evaluation protocols do since session 38",
+    )
+    ap.add_argument(
         "--joint",
         nargs="+",
         default=None,
@@ -3123,7 +3149,7 @@ def main() -> None:
             scored = frame[frame["eval_family"].isin(set(train_families) | set(args.families))].reset_index(drop=True)
         if name in JOINT_TRANSFORMS:
             scored = JOINT_TRANSFORMS[name](scored)
-        scores = score_joint(scored, list(args.families), train_families, params, group=args.group)
+        scores = score_joint(scored, list(args.families), train_families, params, group=args.group, asked=args.asked)
         for fam, res in scores.items():
             rec = {
                 "family": fam,

@@ -87,6 +87,7 @@ def estimate_error_bands(
     are the same, the folds without a held-out row of them are skipped (module docstring).
     """
     from ..model import band_table, cap_rows, check_error_bands, seen_keys
+    from ._suite import as_asked
 
     need = ["latency_us", "family", "dtype", "gpu", "generation"]
     missing = [c for c in need if c not in frame.columns]
@@ -137,7 +138,7 @@ def estimate_error_bands(
     try:
         for held_gen, train_pos, test_pos in logo:
             bar.set_postfix_str(f"held-out={held_gen}")
-            test = frame.iloc[test_pos]
+            test = as_asked(frame.iloc[test_pos])  # scored as asked (no recorded cuBLAS tile / split)
             pred = _refit_predict(
                 estimator, capped(train_pos), test, seen_gpu={}, max_rows_per_group=None, progress=False
             )
@@ -145,7 +146,7 @@ def estimate_error_bands(
             bar.update(1)
         for held, train_pos, test_pos in siblings:
             bar.set_postfix_str(f"held-out={held}")
-            test = frame.iloc[test_pos]
+            test = as_asked(frame.iloc[test_pos])  # scored as asked (no recorded cuBLAS tile / split)
             pred = _refit_predict(
                 estimator, capped(train_pos), test, seen_gpu={}, max_rows_per_group=None, progress=False
             )
@@ -153,7 +154,7 @@ def estimate_error_bands(
             bar.update(1)
         for _, train_pos, test_pos in iter_folds(frame, UNSEEN_SHAPE_FOLD, test_size=test_size, seed=seed):
             bar.set_postfix_str("held-out shapes")
-            test = frame.iloc[test_pos[wanted[test_pos]]]
+            test = as_asked(frame.iloc[test_pos[wanted[test_pos]]])
             pred = _refit_predict(estimator, capped(train_pos), test, max_rows_per_group=None, progress=False)
             parts["seen"].append(test[["family", "dtype", "gpu", "latency_us"]].assign(pred_us=pred))
             bar.update(1)

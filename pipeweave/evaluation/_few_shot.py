@@ -117,17 +117,20 @@ class _GPUCase:
 
     def __init__(self, rows: pd.DataFrame, shots: Sequence[int], seed: int) -> None:
         from ..calibrate import plan_positions
+        from ._suite import as_asked
 
-        self.rows = rows
+        self.rows = rows  # as measured: a refit trains on its shots as they ran
+        # as a user asks for them (no recorded cuBLAS tile / split): what is planned, predicted and corrected
+        self.asked = as_asked(rows)
         self.family = str(rows["family"].iloc[0]) if len(rows) and "family" in rows else ""
         self.lat = rows["latency_us"].to_numpy(dtype=float)
-        self.t_lower = rows["t_lower_us"].to_numpy(dtype=float)
-        self.plans = {s: plan_positions(rows, s, seed=seed) for s in shots if s > 0}
+        self.t_lower = self.asked["t_lower_us"].to_numpy(dtype=float)
+        self.plans = {s: plan_positions(self.asked, s, seed=seed) for s in shots if s > 0}
         used = np.zeros(len(rows), dtype=bool)
         for p in self.plans.values():
             used[p] = True
         self.score = ~used
-        self.score_rows = rows.loc[self.score]
+        self.score_rows = self.asked.loc[self.score]
 
     def errors(self, base_pred: np.ndarray, shots: int, option: dict[str, Any]) -> np.ndarray:
         """APE (%) of the scored rows after calibrating on ``shots`` planned launches with ``option``."""
@@ -137,7 +140,7 @@ class _GPUCase:
             return ape(base_pred[self.score], self.lat[self.score])
         plan = self.plans[shots]
         r = np.log(self.lat[plan] / base_pred[plan])
-        corr = ResidualCorrection(**_correction_settings(option, self.family)).fit(self.rows.iloc[plan], r, band=False)
+        corr = ResidualCorrection(**_correction_settings(option, self.family)).fit(self.asked.iloc[plan], r, band=False)
         pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(self.score_rows)), self.t_lower[self.score])
         return ape(pred, self.lat[self.score])
 
@@ -176,7 +179,7 @@ class _BaseModels:
                 self._models[without] = clone(self.estimator).fit(train)
                 if self.progress is not None:
                     self.progress.update()
-            self._preds[(without, gpu)] = np.asarray(self._models[without].predict(case.rows), dtype=float)
+            self._preds[(without, gpu)] = np.asarray(self._models[without].predict(case.asked), dtype=float)
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 np.save(path, self._preds[(without, gpu)])
@@ -213,7 +216,7 @@ class _BaseModels:
                 {"held_out": sorted(without)} if isinstance(est, GroupTraining) else {}
             )  # shots are not training rows
             model = clone(est).fit(rows, sample_weight=w, **held)
-            self._refits[key] = {g: np.asarray(model.predict(c.rows), dtype=float) for g, c in cases.items()}
+            self._refits[key] = {g: np.asarray(model.predict(c.asked), dtype=float) for g, c in cases.items()}
             if self.progress is not None:
                 self.progress.update()
         return self._refits[key]
@@ -641,11 +644,11 @@ def band_coverage_fold(
         coords = regime_features(case.family)  # calibrate fit's default coordinates for the family
         for n in shots:
             plan = case.plans[n]
-            corr = ResidualCorrection(features=coords).fit(case.rows.iloc[plan], np.log(case.lat[plan] / base[plan]))
+            corr = ResidualCorrection(features=coords).fit(case.asked.iloc[plan], np.log(case.lat[plan] / base[plan]))
             if refit_weight is not None:
                 refit = models.refit_predict(without, cases, n, float(refit_weight))[gpu]
                 own = ResidualCorrection(features=coords).fit(
-                    case.rows.iloc[plan], np.log(case.lat[plan] / refit[plan]), band=False
+                    case.asked.iloc[plan], np.log(case.lat[plan] / refit[plan]), band=False
                 )
                 corr, base_n = own.borrow_band(corr), refit
             else:

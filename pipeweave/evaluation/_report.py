@@ -622,6 +622,16 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
         )
     else:
         out.append("- the held-out shapes were never in the training rows, on any GPU.")
+    from ..vocab import RECORDED_TILE_FAMILIES
+
+    asked = sorted({f for k in results.get("results", {}) for f in RECORDED_TILE_FAMILIES if str(k).startswith(f)})
+    if asked:  # pipeweave.evaluation.as_asked
+        out.append(
+            f"- scored as asked: a test launch of {', '.join(f'`{f}`' for f in asked)} is predicted without the tile "
+            "and split-K its kernel recorded on the measured GPU (the front-end's heuristic tile and the split "
+            "`pipeweave.predict` infers for a blank: what a user knows of a launch nobody ran; "
+            "`pipeweave.evaluation.as_asked`); training rows keep them."
+        )
     # families re-run since (merge_results); the others are the whole run's. The same refresh repeated (the record
     # keeps each) is one line with its count
     refreshes: dict[str, int] = {}

@@ -375,3 +375,50 @@ def test_a_refresh_keeps_the_other_families_and_refuses_other_settings(tmp_path)
     (tmp_path / "results.json").write_text("[1, 2]")
     with pytest.raises(DataError, match="is not a few-shot report"):
         _refreshed_few_shot(tmp_path, ["a"], [0, 8], [{"method": "none"}], settings)
+
+
+def test_a_case_plans_predicts_and_corrects_fp32_gemm_as_asked_and_refits_on_the_recorded_shots(load_real_rows):
+    """Real NeuSight rows of one GPU: the scored and planned launches are the asked ones (no recorded cuBLAS tile),
+    the model predicts those, and a refit trains on the shots as they ran (their recorded tile)."""
+    frame = load_real_rows(["gemm_fp32"], ["T4", "V100-PCIe"], 80).reset_index(drop=True)
+    rows = frame[frame["gpu"].astype(str) == "T4"]
+    case = _GPUCase(rows, [0, 8], seed=0)
+    assert set(case.rows["tile_origin"].astype(str)) == {"kernel_name"}
+    assert set(case.asked["tile_origin"].astype(str)) == {"simt_heuristic"}
+    assert set(case.score_rows["tile_origin"].astype(str)) == {"simt_heuristic"}
+
+    class Probe(EnvelopeTimes):
+        def fit(self, df: pd.DataFrame, sample_weight=None) -> Probe:
+            trained.append(set(df["tile_origin"].astype(str)))
+            return super().fit(df)
+
+        def predict(self, df: pd.DataFrame) -> np.ndarray:
+            asked.append(set(df["tile_origin"].astype(str)))
+            return super().predict(df)
+
+    asked: list[set] = []
+    trained: list[set] = []
+    models = _BaseModels(frame, Probe(), None, None)
+    models.predict(frozenset({"turing"}), case, "T4")
+    refit = models.refit_predict(frozenset({"turing"}), {"T4": case}, 8, 10.0)
+    assert asked == [{"simt_heuristic"}, {"simt_heuristic"}] and len(refit["T4"]) == len(rows)
+    # the zero-shot model trained on the V100's rows, the refit on those and the 8 T4 shots, all as measured
+    assert trained == [{"kernel_name"}, {"kernel_name"}]
+
+
+def test_error_bands_score_fp32_gemm_as_asked(load_real_rows, monkeypatch):
+    """Real NeuSight rows: the error bands' refits predict FP32 GEMM rows without their recorded cuBLAS tile."""
+    import pipeweave.evaluation._bands as bands
+    from pipeweave.evaluation import estimate_error_bands
+    from pipeweave.model import PipeweaveRegressor
+
+    rows = load_real_rows(["gemm_fp32"], ["T4", "V100-PCIe", "P100-PCIe"], 40).reset_index(drop=True)
+    seen: list[set] = []
+
+    def probe(estimator, train, test, **overrides):
+        seen.append(set(test["tile_origin"].astype(str)))
+        return np.ones(len(test))
+
+    monkeypatch.setattr(bands, "_refit_predict", probe)
+    estimate_error_bands(PipeweaveRegressor(n_estimators=5, n_jobs=1), rows, progress=False)
+    assert seen and all(s == {"simt_heuristic"} for s in seen)
