@@ -117,8 +117,8 @@ FAMILY_REFERENCE: dict[str, str] = {"attention_generation": "warm_envelope"}
 #: 20.97 at 0.5 (three seeds; 0 / 0.35 / 0.65 seed 0: 20.27 / 20.26 / 21.99; frame "session 35 (f5aca4d)"),
 #: so FP32 GEMM blended at 0.2, until session 38 scored held-out FP32 GEMMs as asked (without the cuBLAS tile and
 #: split their kernels recorded on the held-out GPU, ``pipeweave.evaluation.as_asked``; the crude view reads no tile):
-#: re-screened so, w = 0.35 scored inner 22.38 / 22.33 / 22.47 and 0.5 22.48 / 22.48 / ... against 22.64 / 22.55 /
-#: 22.75 at 0.2 (three seeds; frame "session 38: FP32 GEMM scored as asked"), so FP32 GEMM now blends at 0.35.
+#: re-screened so, w = 0.35 scored inner 22.38 / 22.33 / 22.47 and 0.5 22.48 / 22.48 / 22.56 against 22.64 / 22.55
+#: / 22.75 at 0.2 (three seeds; frame "session 38: FP32 GEMM scored as asked"), so FP32 GEMM now blends at 0.35.
 #: Not blended: prefill attention
 #: (27.01 / 26.68 against 27.40 / 26.68, no better) and moe_w13 (w = 0 chosen). The row kernels, once
 #: the crude view described them (one CTA per row, compulsory bytes at the DRAM roofline), were screened
