@@ -1556,6 +1556,8 @@ for _w in (0.05, 0.15):
         {**_R10, "roofline_blend": {**_R10["roofline_blend"], "gemm_fp32": _w}},
         f"joint_neusight_c20_roof10 (the recipe) with FP32 GEMM's roofline blend at weight {_w} (the recipe: 0.1)",
     )
+
+
 # session 38: FP32 GEMM's GPU levels taken out of the trees' target. With the shape read right (session 35) and the
 # split landed (session 37), error_anatomy attributes the Volta miss wholly to a GPU level (one scalar per GPU: 18.8 ->
 # 11.1) and most of Pascal's (19.6 -> 16.8): the V100 is predicted 1.18x too slow. The trees can copy a training GPU's
@@ -1568,12 +1570,21 @@ for _w in (0.05, 0.15):
 # error was in the shape part. Rule, written before the runs: base the recipe (joint_neusight_c20_roof10) on the frame
 # "session 37: the loader reads the recorded split-K" (19.22 / 19.14 / 19.35); variant seed 0 first; seeds 1 and 2 if
 # its seed 0 is below every base seed; it passes if all three seeds are below all three base seeds
-JOINT_VARIANTS["joint_neusight_s38_gpulevel"] = (
-    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
-    {**JOINT_VARIANTS["joint_neusight_c20_roof10"][1], "gpu_level_families": ("gemm_fp32",)},
+def _recipe_variant(name: str, desc: str, **params: object) -> None:
+    """Register a screen of the recipe (joint_neusight_c20_roof10, NeuSight's four families) with ``params`` over it."""
+    JOINT_VARIANTS[name] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {**JOINT_VARIANTS["joint_neusight_c20_roof10"][1], **params},
+        desc,
+    )
+
+
+_recipe_variant(
+    "joint_neusight_s38_gpulevel",
     "joint_neusight_c20_roof10 (the recipe) with each training GPU's FP32 GEMM rows moved to the median GPU level "
     "before the fit (latency x exp(m - l_g), l_g the GPU's median ln(measured / envelope), m the median over GPUs): "
     "the trees learn the shape dependence, every GPU gets the median level",
+    gpu_level_families=("gemm_fp32",),
 )
 # session 38: the evaluation protocols now score FP32 GEMM as asked (pipeweave.evaluation.as_asked: the held-out
 # GPU's recorded cuBLAS tile and split are not given; the front-end's SIMT heuristic tile and the split predict
@@ -1582,11 +1593,11 @@ JOINT_VARIANTS["joint_neusight_s38_gpulevel"] = (
 # training rows featurized as asked too (the booster learns to correct the heuristic tile's envelope). Rule, written
 # before the runs: base the recipe (joint_neusight_c20_roof10) on this frame, seeds 0 / 1 / 2; variant seed 0 first;
 # seeds 1 and 2 if its seed 0 is below every base seed; it passes if all three seeds are below all three base seeds
-JOINT_VARIANTS["joint_neusight_s38_train_asked"] = (
-    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
-    {**JOINT_VARIANTS["joint_neusight_c20_roof10"][1], "train_as_asked": True},
+_recipe_variant(
+    "joint_neusight_s38_train_asked",
     "joint_neusight_c20_roof10 (the recipe) trained on FP32 GEMM rows featurized as asked too (the SIMT heuristic "
     "tile and the inferred split instead of the recorded ones), as its held-out rows are scored",
+    train_as_asked=True,
 )
 # session 38: FP32 GEMM's crude companion weight (0.2) was chosen with the held-out rows scored with their recorded
 # cuBLAS tile; the crude view reads no tile at all (a fixed 128 x 128 x 64 one), and scored as asked it is level
@@ -1595,11 +1606,11 @@ JOINT_VARIANTS["joint_neusight_s38_train_asked"] = (
 # first; seeds 1 and 2 for one whose seed 0 is below every base seed; adopted if all three seeds are below all three
 # base seeds (of several, the lowest mean)
 for _w in (0.35, 0.5):
-    JOINT_VARIANTS[f"joint_neusight_s38_asked_comp{int(round(_w * 100)):02d}"] = (
-        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
-        {**_R10, "companion": {**_R10["companion"], "gemm_fp32": _w}},
+    _recipe_variant(
+        f"joint_neusight_s38_asked_comp{int(round(_w * 100)):02d}",
         f"joint_neusight_c20_roof10 (the recipe) with FP32 GEMM's crude companion at weight {_w} (the recipe: 0.2), "
         "scored as asked",
+        companion={**_R10["companion"], "gemm_fp32": _w},
     )
 # session 37: training reads a blank split as none, predict as the split of the smallest envelope
 # (pipeweave.frontend.infer_split_k). Frame "session 37 screen: inferred split on unrecorded rows"
