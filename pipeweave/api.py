@@ -584,8 +584,9 @@ def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb
 
 def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Explanation dict of the first row of ``df`` on ``spec`` (see :func:`explain`)."""
-    import pandas as pd
+    import numpy as np
 
+    from ._frame import num_values
     from .frontend import PIPES
     from .frontend import featurize as _featurize
     from .vocab import TILE_COLUMNS
@@ -595,7 +596,7 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
     f = _featurize(one, gpus={spec.name: spec}, data=data).iloc[0]
     # an FP32 GEMM's split: as given, or inferred (the smallest envelope) where the launch left it blank
     inferred = str(one["family"].iloc[0]) == "gemm_fp32" and (
-        "split_k" not in first or pd.isna(pd.to_numeric(first["split_k"], errors="coerce").iloc[0])
+        "split_k" not in first or not np.isfinite(num_values(first, "split_k")[0])
     )
     pipes = {
         p: {

@@ -741,12 +741,11 @@ def run_anatomy(
         ABLATION_FAMILIES,
         L2_SCHED_FEATURES,
         SASS_ABLATION_FAMILIES,
-        as_asked,
+        flagged_and_asked,
         labels_to_load,
         load_eval_frame,
         make_methods,
         present_labels,
-        semantics_flags,
         with_group_training,
     )
 
@@ -788,18 +787,9 @@ def run_anatomy(
             ms["pipeweave_no_sass"] = clone(base).set_params(estimator__use_sass=False)
         ms = with_group_training(ms, label, frame, max_train_rows_per_gpu)
         keep = tuple(c for c in ANATOMY_KEEP if c in sub.columns or c == "semantics_flagged")
-        flags = semantics_flags(sub)
-        asked = as_asked(sub)  # scored as asked (no recorded cuBLAS tile / split), as the LOGO report scores them
+        rows, asked = flagged_and_asked(sub)  # scored as asked (no recorded cuBLAS tile / split), as the LOGO report
         preds.append(
-            run_protocol(
-                sub.assign(semantics_flagged=flags),
-                ms,
-                "logo",
-                family_col="eval_family",
-                progress=progress,
-                keep=keep,
-                test_frame=None if asked is sub else asked.assign(semantics_flagged=flags),
-            )
+            run_protocol(rows, ms, "logo", family_col="eval_family", progress=progress, keep=keep, test_frame=asked)
         )
     pred = pd.concat(preds, ignore_index=True)
     meta = {

@@ -537,6 +537,15 @@ def as_asked(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def flagged_and_asked(sub: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """``sub`` with its ``semantics_flagged`` column (what a protocol trains on and reports), and the same rows as
+    asked (:func:`as_asked`) for :func:`~pipeweave.evaluation.run_protocol`'s ``test_frame``; None when asking
+    changes nothing (no family with a recorded tile)."""
+    flags = semantics_flags(sub)
+    asked = as_asked(sub)
+    return sub.assign(semantics_flagged=flags), None if asked is sub else asked.assign(semantics_flagged=flags)
+
+
 def _run_families(
     frame: pd.DataFrame,
     names: Sequence[str],
@@ -571,11 +580,10 @@ def _run_families(
             frame if not train_gpus else frame[(frame["eval_family"] == label) | frame["gpu"].isin(train_gpus)]
         )
         ms = with_group_training(ms, label, group_frame, max_train_rows_per_gpu, all_dtypes=all_dtypes)
-        flags = semantics_flags(sub)
-        asked = as_asked(sub)
+        rows, asked = flagged_and_asked(sub)
         preds.append(
             run_protocol(
-                sub.assign(semantics_flagged=flags),
+                rows,
                 ms,
                 protocol,
                 family_col="eval_family",
@@ -583,7 +591,7 @@ def _run_families(
                 keep=("dtype", "semantics_flagged", *(["op"] if "op" in sub.columns else [])),
                 client=client,
                 train_gpus=train_gpus,
-                test_frame=None if asked is sub else asked.assign(semantics_flagged=flags),
+                test_frame=asked,
             )
         )
     return preds
