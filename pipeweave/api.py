@@ -203,7 +203,9 @@ def predict_frame(
     columns take :data:`pipeweave.frontend.LAUNCH_DEFAULTS`, a blank ``source`` the family's default
     (:data:`pipeweave.vocab.DEFAULT_SOURCE`), a blank FP32 GEMM ``split_k`` the split of the smallest envelope
     (:func:`pipeweave.frontend.infer_split_k`; a fitted estimator's own ``predict``, like training, reads it as
-    none); columns pipeweave computes itself (``t_env_us`` ...) are ignored for featurization.
+    none), and an FP32 GEMM launch without a tile the geometric mean of the model's predictions for its fastest
+    cuBLAS SIMT tiles (:meth:`pipeweave.model.PipeweaveRegressor.library_tiles`, each tile with its inferred split); columns
+    pipeweave computes itself (``t_env_us`` ...) are ignored for featurization.
 
     Parameters
     ----------
@@ -258,9 +260,11 @@ def predict_frame(
 
         sub = work.iloc[np.flatnonzero(ok)]
         sub = with_default_source(sub, also=_untrained_user_source(model, sub))
-        sub = _with_inferred_split_k(sub, gpus)
-        _note_unmeasured_sources(sub["source"], sub["family"].astype(str))
         from .model import PipeweaveRegressor
+
+        # a PipeweaveRegressor chooses an FP32 GEMM's tile, and the split with it, where the launch gives none
+        sub = _with_inferred_split_k(sub, gpus, tiled_only=isinstance(model, PipeweaveRegressor))
+        _note_unmeasured_sources(sub["source"], sub["family"].astype(str))
 
         if isinstance(model, PipeweaveRegressor):  # the hot path: each distinct launch featurized once, no frame
             raw, floored = model.predict(sub, gpus=gpus, data=data, return_floored=True)
@@ -277,20 +281,27 @@ def predict_frame(
     return pred, found
 
 
-def _with_inferred_split_k(rows: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None) -> pd.DataFrame:
-    """``rows`` with the blank ``split_k`` of its ``gemm_fp32`` rows filled by
-    :func:`pipeweave.frontend.infer_split_k` (the split of the smallest envelope); ``rows`` itself when none is
-    blank. Training rows are never filled: they keep what their source records."""
+def _with_inferred_split_k(
+    rows: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, *, tiled_only: bool = False
+) -> pd.DataFrame:
+    """``rows`` with the blank ``split_k`` of its ``gemm_fp32`` rows filled by :func:`pipeweave.frontend.infer_split_k`
+    (the split of the smallest envelope for the row's tile, the front-end's heuristic one where it gives none);
+    ``rows`` itself when none is blank. ``tiled_only`` (prediction): only rows that give a tile; a row without one
+    keeps its blank, and the model infers the split with each tile it tries
+    (:meth:`pipeweave.model.PipeweaveRegressor.library_tiles`). Training rows are never filled: they keep what
+    their source records."""
     import numpy as np
 
     from ._frame import num_values
-    from .frontend import infer_split_k
+    from .frontend import infer_split_k, library_tile_rows
 
     if "family" not in rows.columns or not (rows["family"].astype(str) == "gemm_fp32").any():
         return rows
     given = num_values(rows, "split_k") if "split_k" in rows.columns else np.full(len(rows), np.nan)
     split = infer_split_k(rows, dict(gpus) if gpus else None)
     fill = np.isfinite(split) & ~np.isfinite(given)
+    if tiled_only:
+        fill &= ~library_tile_rows(rows)
     if not fill.any():
         return rows
     return rows.assign(split_k=np.where(fill, split, given))

@@ -13,8 +13,9 @@ generation, the recipe (``PipeweaveRegressor`` defaults) trained on NeuSight's f
 generations (4,000 rows per family and GPU, as the leave-one-generation-out report caps them; seed 0) and scored
 on the held-out generation's FP32 GEMM launches the same three ways ("recorded" is 1 where the kernel does not
 record a split, as in training), and a fourth (session 38): ``shape only``, the launch as a user asks about a GPU
-nobody ran it on, without the cuBLAS tile its kernel name records either (the front-end's SIMT heuristic tile, then
-the split inferred for that tile). The leave-one-generation-out report predicts the held-out rows with their
+nobody ran it on, without the cuBLAS tile its kernel name records either (since session 39 the model predicts it
+under every SIMT tile, each with its inferred split, and averages the 3 fastest: ``PipeweaveRegressor.library_tiles``;
+the front-end's smallest-envelope tile before). The leave-one-generation-out report predicts the held-out rows with their
 recorded tile and split; this column says how much its FP32 GEMM numbers lean on them. Writes
 ``split_inference.md`` (MAPE only; no measurement is copied).
 
@@ -79,7 +80,9 @@ def held_out(data: str | None) -> pd.DataFrame:
         inferred = infer_split_k(launches.assign(split_k=np.nan))
         bare = launches.assign(**{c: np.nan for c in TILE_COLUMNS if c in launches.columns})  # no recorded tile
         ways = (("recorded", launches, rec), ("none", launches, np.ones(len(test))), ("blank", launches, inferred))
-        for name, rows_in, split in (*ways, ("shape", bare, infer_split_k(bare.assign(split_k=np.nan)))):
+        # shape only: tile and split blank, as pipeweave.predict passes them (the model tries every SIMT tile, each
+        # with its inferred split: PipeweaveRegressor.library_tiles)
+        for name, rows_in, split in (*ways, ("shape", bare, np.full(len(test), np.nan))):
             pred = np.asarray(model.predict(rows_in.assign(split_k=split)), dtype=float)
             ape = np.abs(pred / lat - 1.0) * 100.0
             row[f"{name}_all"] = ape.mean()
@@ -125,8 +128,9 @@ def main() -> None:
     lines += [
         "",
         "Held out (each generation predicted by the recipe trained on the others; all its FP32 GEMM launches, and "
-        "the ones cuBLAS split). `shape only`: neither the recorded tile nor the recorded split (the SIMT heuristic "
-        "tile and the split inferred for it), what a user knows of a launch on a GPU nobody ran it on:",
+        "the ones cuBLAS split). `shape only`: neither the recorded tile nor the recorded split (the model's 3 fastest "
+        "SIMT tiles, each with its inferred split, as `pipeweave.predict` does with both blank), what a user knows "
+        "of a launch on a GPU nobody ran it on:",
         "",
         "| generation | n | n split | recorded | none | blank (inferred) | shape only | split: recorded | none | blank "
         "| shape only |",

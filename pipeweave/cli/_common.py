@@ -68,7 +68,7 @@ _SHAPE_FLAGS: dict[str, tuple[str, type, str]] = {
         "split_k",
         int,
         "gemm_fp32: CTAs per output tile along the reduction (cuBLAS split-K: a legacy SGEMM's grid z / batch; "
-        "default: the split of the smallest envelope, 1 = none)",
+        "default: the split of the smallest envelope for the tile, each SIMT tile's when no tile is given; 1 = none)",
     ),
     "--q-lengths": ("q_lengths", str, "attention_flashinfer: per-request query lengths, e.g. 128;512"),
     "--kv-lengths": ("kv_lengths", str, "attention_flashinfer: per-request KV lengths, e.g. 1024;2048"),

@@ -30,7 +30,8 @@ The input CSV has the canonical profile columns: family, dtype and the family's 
 tile-plan columns (block_m, block_n, block_k, group_m, num_warps, num_stages) are optional;
 attention rows may give `backend` (flash_attention, trtllm_mha or triton; default
 flash_attention); gemm_fp32 rows may give `split_k` (cuBLAS split-K, a legacy SGEMM's grid z /
-batch; blank: the split of the smallest envelope, shown by `pipeweave explain`); a `gpu` column
+batch; blank: the split of the smallest envelope); a gemm_fp32 row without a tile is predicted
+under each cuBLAS SIMT tile, with its split, and gets the geometric mean of the 3 fastest; a `gpu` column
 may replace --gpu. The output is the input plus
 `latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,
 divisibility, a tile plan fit for that GPU, memory); rows outside it are reported on

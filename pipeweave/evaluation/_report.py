@@ -628,9 +628,11 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
     if asked:  # pipeweave.evaluation.as_asked
         out.append(
             f"- scored as asked: a test launch of {', '.join(f'`{f}`' for f in asked)} is predicted without the tile "
-            "and split-K its kernel recorded on the measured GPU (the front-end's heuristic tile and the split "
-            "`pipeweave.predict` infers for a blank: what a user knows of a launch nobody ran; "
-            "`pipeweave.evaluation.as_asked`); training rows keep them."
+            "and split-K its kernel recorded on the measured GPU (what a user knows of a launch nobody ran; "
+            "`pipeweave.evaluation.as_asked`): `pipeweave` predicts it under each cuBLAS SIMT tile with the split "
+            "inferred for that tile and gives the geometric mean of the `LIBRARY_TILE_FASTEST` fastest, as "
+            "`pipeweave.predict` does (`PipeweaveRegressor.library_tiles`); the other methods read the front-end's "
+            "heuristic tile (the smallest envelope) and its inferred split. Training rows keep the recorded ones."
         )
     # families re-run since (merge_results); the others are the whole run's. The same refresh repeated (the record
     # keeps each) is one line with its count

@@ -509,8 +509,11 @@ def as_asked(frame: pd.DataFrame) -> pd.DataFrame:
     The rows of the families whose tile plan the library chose (:data:`pipeweave.vocab.RECORDED_TILE_FAMILIES`:
     FP32 GEMM's cuBLAS tile and split-K, read off the kernel that ran on the measured GPU) are re-featurized
     without that record: the front-end's heuristic tile and the split :func:`pipeweave.predict` infers for a blank
-    (:func:`pipeweave.frontend.infer_split_k`). Every other row is unchanged. The evaluation protocols train on the
-    recorded rows and score these.
+    (:func:`pipeweave.frontend.infer_split_k`), with ``tile_origin`` ``"simt_heuristic"``: what the baselines read.
+    A :class:`~pipeweave.model.PipeweaveRegressor` predicts such a row under every SIMT tile and averages the fastest
+    (geometric mean), as for a raw launch without a tile (:meth:`~pipeweave.model.PipeweaveRegressor.library_tiles`).
+    Every other row
+    is unchanged. The evaluation protocols train on the recorded rows and score these.
     """
     from ..frontend import DERIVED_COLUMNS, infer_split_k
     from ..model import ensure_features

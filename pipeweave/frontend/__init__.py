@@ -31,7 +31,14 @@ from ._featurize import (
     spec_arrays,
     warm_l2_envelope_us,
 )
-from ._fp32ops import SPLIT_K_CANDIDATES, SPLIT_K_MIN_SLICE, infer_split_k
+from ._fp32ops import (
+    SIMT_TILES,
+    SPLIT_K_CANDIDATES,
+    SPLIT_K_MIN_SLICE,
+    infer_split_k,
+    library_tile_rows,
+    simt_tile_launches,
+)
 from ._occupancy import ctas_per_sm
 from ._roofline import ROOFLINE_COLUMNS, ROOFLINE_ETA_COMPUTE, ROOFLINE_ETA_MEMORY, calibrated_roofline_us, wave_factor
 from ._routing import distribution_alpha, routing_stats
@@ -50,9 +57,12 @@ from ._validate import (
 )
 
 __all__ = [
+    "SIMT_TILES",
     "SPLIT_K_CANDIDATES",
     "SPLIT_K_MIN_SLICE",
     "infer_split_k",
+    "library_tile_rows",
+    "simt_tile_launches",
     "CRUDE_FEATURES",
     "CRUDE_INPUT_COLUMNS",
     "CRUDE_ROW_CHUNK",

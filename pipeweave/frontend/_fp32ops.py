@@ -6,8 +6,10 @@ cuBLAS runs SIMT SGEMM kernels (``maxwell_sgemm_128x64_nn``, ``volta_sgemm_128x1
 multiply-add is an FFMA on the FMA pipe (``fp32_lanes_per_sm`` per clock), and each thread
 computes a TM x TN register micro-tile, reading TM + TN operands from shared memory per k-step.
 The tile comes from the kernel name the source recorded (``block_m`` ... columns filled by the
-loader); rows without one (gemv, split-K reduce, unrecorded) get the SIMT tile with the smallest
-envelope among cuBLAS's SGEMM tiles, like the bf16 path's cuBLAS-like heuristic.
+loader); the front-end gives a row without one the SIMT tile with the smallest envelope among cuBLAS's
+SGEMM tiles, like the bf16 path's cuBLAS-like heuristic. A fitted model predicts such a launch under
+every SIMT tile instead and averages the fastest (:func:`library_tile_rows`, :func:`simt_tile_launches`;
+``pipeweave.model.PipeweaveRegressor.library_tiles``).
 
 The operator's operand layout is reported as ``b_transposed`` (1 for ``op="linear"``: y = x W^T with
 W stored [n, k], which cuBLAS runs as a ``tn`` kernel; 0 for ``op="bmm"``: row-major A and B, ``nn``).
@@ -17,7 +19,8 @@ global-load pattern, which the spec sheet does not describe.
 
 A recorded ``split_k`` (a legacy SGEMM's grid z / batch) splits each output tile's reduction over that many CTAs.
 Training rows keep what their source records (blank: none); for launches a user asks about without it,
-:func:`infer_split_k` gives the split of the smallest envelope, which ``pipeweave.predict`` fills in.
+:func:`infer_split_k` gives the split of the smallest envelope, which ``pipeweave.predict`` fills in (for a launch
+without a tile, with each tile it tries).
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ __all__ = [
     "SPLIT_K_MIN_SLICE",
     "b_transposed",
     "infer_split_k",
+    "library_tile_rows",
     "simt_gemm",
+    "simt_tile_launches",
 ]
 
 Spec = dict[str, np.ndarray]
@@ -267,3 +272,44 @@ FP32_FAMILIES = (
         "FP32 GEMM / batched GEMM on the CUDA cores (cuBLAS SIMT SGEMM; batch_size GEMMs of m x n x k)",
     ),
 )
+
+
+def library_tile_rows(df: pd.DataFrame) -> np.ndarray:
+    """Bool per row: a ``gemm_fp32`` launch whose tile the library chooses, because the row does not give one
+    (``block_m`` / ``block_n`` / ``block_k`` not all given; in a featurized frame, ``tile_origin`` is
+    ``"simt_heuristic"``). A fitted :class:`~pipeweave.model.PipeweaveRegressor` predicts such a row under every
+    tile of :data:`SIMT_TILES` (:func:`simt_tile_launches`) and averages the fastest, as cuBLAS picks a fast kernel."""
+    if not len(df) or "family" not in df.columns:
+        return np.zeros(len(df), dtype=bool)
+    fam = df["family"].astype(str).str.strip().to_numpy() == "gemm_fp32"
+    if "tile_origin" in df.columns:
+        return fam & (df["tile_origin"].astype(str).to_numpy() == "simt_heuristic")
+    given = np.ones(len(df), dtype=bool)
+    for col in ("block_m", "block_n", "block_k"):
+        given &= np.isfinite(num_values(df, col)) if col in df.columns else False
+    return fam & ~given
+
+
+def simt_tile_launches(
+    df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None
+) -> list[tuple[tuple[float, float, float, float, float], pd.DataFrame]]:
+    """The launch rows of ``df`` (``gemm_fp32`` rows without a tile: :func:`library_tile_rows`) once per tile of
+    :data:`SIMT_TILES`: ``[(tile, rows), ...]``, ``rows`` without computed columns, with that tile's
+    ``block_m`` ... ``num_stages`` and a split-K per row: the given ``split_k`` where the launch gives one, else
+    the split :func:`infer_split_k` finds for that tile. A featurized frame's ``split_k`` is a feature (1 for a
+    blank), not what the user gave: its rows get the inferred split. ``gpus``: specs of GPUs outside the catalog."""
+    from ._tileplan import TILE_COLUMNS
+    from ._validate import DERIVED_COLUMNS
+
+    featurized = "t_env_us" in df.columns
+    given = num_values(df, "split_k") if ("split_k" in df.columns and not featurized) else np.full(len(df), np.nan)
+    base = df.drop(columns=[c for c in df.columns if c in DERIVED_COLUMNS or str(c).startswith("sass_")])
+    out = []
+    for tile in SIMT_TILES:
+        bm, bn, bk, warps, stages = tile
+        rows = base.assign(**{c: np.nan for c in TILE_COLUMNS}).assign(
+            block_m=bm, block_n=bn, block_k=bk, num_warps=warps, num_stages=stages, split_k=given
+        )
+        inferred = infer_split_k(rows, gpus)  # the given split where there is one
+        out.append((tile, rows.assign(split_k=inferred)))
+    return out

@@ -29,7 +29,17 @@ __all__ = [
     "ROW_CAP_GROUP",
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
+    "LIBRARY_TILE_FASTEST",
 ]
+
+#: An FP32 GEMM launch without a tile (cuBLAS chooses its SIMT kernel) is predicted as the geometric mean of the
+#: predictions of its this-many fastest tiles of ``pipeweave.frontend.SIMT_TILES``, each with its inferred split
+#: (``PipeweaveRegressor.library_tiles``): a tuned library picks one of the fast kernels, and the smallest of seven
+#: noisy predictions alone is biased low. Chosen by nested leave-one-generation-out over three seeds, scored as
+#: asked (``experiments/accuracy_log``, frame "session 38: FP32 GEMM scored as asked"): the fastest alone 21.60 /
+#: 21.51 / 21.60, two 21.33 / 21.23 / 21.33, three 21.22 / 21.13 / 21.25, against 22.38 / 22.33 / 22.47 for the
+#: front-end's smallest-envelope tile
+LIBRARY_TILE_FASTEST: int = 3
 
 #: seeded random cap on training rows per (GPU, family, dtype, source), so no group dominates
 DEFAULT_MAX_ROWS_PER_GROUP: int = 10_000

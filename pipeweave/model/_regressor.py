@@ -29,7 +29,7 @@ except ImportError:  # only where scikit-learn is blocked on purpose (the `pipew
     from .._estimator import BaseEstimator, RegressorMixin
 
 from .._errors import DataError
-from .._frame import distinct_rows, str_codes, str_values, training_latency
+from .._frame import distinct_rows, num_values, str_codes, str_values, training_latency
 from ..frontend import EXTRA_FEATURES
 from ._bands import band_bounds, check_coverage, check_error_bands
 from ._recipe import (
@@ -1456,13 +1456,25 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         names to :class:`~pipeweave.hardware.GPUSpec` for GPUs outside the catalog (spec files);
         ``data`` is the data directory (SGLang tuned MoE configs). A row of a family the model was not
         trained on raises :class:`~pipeweave.DataError` (``pipeweave.predict`` reports such rows one by one).
+        A ``gemm_fp32`` row without a tile (cuBLAS's choice) gets :meth:`library_tiles`' latency: the geometric
+        mean of its fastest SIMT tiles' predictions.
         """
         self._check_fitted()
         self._check_families(df)
         if isinstance(df, pd.DataFrame):  # the launch defaults pipeweave.predict reads (dtype, MoE routing ...)
-            from ..frontend import fill_launch_defaults
+            from ..frontend import fill_launch_defaults, library_tile_rows
 
             df = fill_launch_defaults(df)
+            chosen = library_tile_rows(df)
+            if chosen.any():  # FP32 GEMM launches without a tile: the model's fastest SIMT tiles (library_tiles)
+                pred, floored = np.empty(len(df)), np.zeros(len(df), dtype=bool)
+                if (~chosen).any():
+                    pred[~chosen], floored[~chosen] = self.predict(
+                        df.iloc[np.flatnonzero(~chosen)], gpus=gpus, data=data, return_floored=True
+                    )
+                tile = self.library_tiles(df.iloc[np.flatnonzero(chosen)], gpus=gpus, data=data)
+                pred[chosen], floored[chosen] = tile["latency_us"].to_numpy(), tile["floored"].to_numpy()
+                return (pred, floored) if return_floored else pred
         if (
             isinstance(df, pd.DataFrame)
             and "t_env_us" not in df.columns
@@ -1486,6 +1498,63 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         floored = pred < lower
         pred = np.maximum(pred, lower)
         return (pred, floored) if return_floored else pred
+
+    def library_tiles(
+        self,
+        df: pd.DataFrame,
+        *,
+        gpus: Mapping[str, GPUSpec] | None = None,
+        data: str | os.PathLike[str] | None = None,
+    ) -> pd.DataFrame:
+        """The tiles this model predicts fastest for each ``gemm_fp32`` launch of ``df`` that gives none, and the
+        latency (us) :meth:`predict` returns for such a launch.
+
+        cuBLAS chooses an FP32 GEMM's SIMT kernel (and its split-K) itself, and a launch asked about on a GPU
+        nobody ran it on has no recorded kernel. Each such row is predicted under every tile of
+        :data:`pipeweave.frontend.SIMT_TILES`, with the given ``split_k`` or else the split
+        :func:`pipeweave.frontend.infer_split_k` finds for that tile (:func:`pipeweave.frontend.simt_tile_launches`);
+        its latency is the geometric mean of the :data:`~pipeweave.model.LIBRARY_TILE_FASTEST` smallest predictions
+        (a tuned library picks one of the fast kernels; chosen on nested leave-one-generation-out folds).
+
+        Returns a frame on ``df.index``: ``block_m``, ``block_n``, ``block_k``, ``num_warps``, ``num_stages`` and
+        ``split_k`` of the fastest tile's launch, ``latency_fastest_us`` (its prediction), ``latency_us`` (the
+        geometric mean) and ``floored`` (one of the averaged predictions was raised to its lower bound, as
+        :meth:`predict`'s ``return_floored``); NaN / False on rows that give a tile or are not ``gemm_fp32``.
+        """
+        from ..frontend import library_tile_rows, simt_tile_launches
+        from ..vocab import TILE_COLUMNS
+        from ._recipe import LIBRARY_TILE_FASTEST
+
+        self._check_fitted()
+        cols = [c for c in TILE_COLUMNS if c != "group_m"] + ["split_k"]
+        values = {c: np.full(len(df), np.nan) for c in (*cols, "latency_fastest_us", "latency_us")}
+        floored = np.zeros(len(df), dtype=bool)
+        pos = np.flatnonzero(library_tile_rows(df))
+        if len(pos):
+            cands = simt_tile_launches(df.iloc[pos], gpus)
+            preds, floors = [], []
+            for _, rows in cands:
+                p, f = self.predict(rows, gpus=gpus, data=data, return_floored=True)
+                preds.append(np.asarray(p, dtype=float))
+                floors.append(np.asarray(f, dtype=bool))
+            # a candidate without a finite positive prediction sorts last and is left out of the mean (none: NaN)
+            stack = np.stack(preds, axis=1)
+            stack = np.where(np.isfinite(stack) & (stack > 0), stack, np.inf)
+            order = np.argsort(stack, axis=1, kind="stable")
+            pick = np.arange(len(pos))
+            best = order[:, 0]
+            for col in cols:
+                values[col][pos] = np.stack([num_values(rows, col) for _, rows in cands], axis=1)[pick, best]
+            fastest = np.take_along_axis(stack, order[:, :LIBRARY_TILE_FASTEST], axis=1)
+            logs = np.log(np.where(np.isfinite(fastest), fastest, np.nan))
+            n_ok = np.isfinite(logs).sum(axis=1)
+            values["latency_fastest_us"][pos] = np.where(n_ok > 0, stack[pick, best], np.nan)
+            values["latency_us"][pos] = np.where(
+                n_ok > 0, np.exp(np.nansum(logs, axis=1) / np.maximum(n_ok, 1)), np.nan
+            )
+            used = np.take_along_axis(np.stack(floors, axis=1), order[:, :LIBRARY_TILE_FASTEST], axis=1)
+            floored[pos] = used.any(axis=1)
+        return pd.DataFrame({**values, "floored": floored}, index=df.index)
 
     def _predict_launches(
         self, df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, data: str | os.PathLike[str] | None

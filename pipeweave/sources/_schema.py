@@ -74,7 +74,7 @@ OP_COLUMNS: tuple[str, ...] = (
     "op",  # operator inside a family (NeuSight OPName: bmm, linear, add, gelu, softmax, ln ...)
     "kernel_name",  # name of the (dominant) CUDA kernel the source recorded, e.g. volta_sgemm_128x64_tn
     "split_k",  # gemm_fp32: CTAs per output tile along the reduction (cuBLAS split-K over grid z; blank: none
-    # in training, the split of the smallest envelope in pipeweave.predict)
+    # in training, the split of the smallest envelope for the row's tile in pipeweave.predict)
     "q_lengths",
     "kv_lengths",  # attention_flashinfer: per-request query / KV lengths, ";"-joined
 )

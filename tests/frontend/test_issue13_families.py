@@ -300,3 +300,33 @@ def test_gemm_fp32_split_k_above_k_is_named() -> None:
     problems = row_problems(pd.DataFrame([{**row, "split_k": 64}, {**row, "split_k": 16}, row]))
     assert "split_k=64, k=16: split_k must be <= k" in str(problems.iloc[0])
     assert list(problems.iloc[1:]) == ["", ""]
+
+
+def test_library_tile_rows_and_the_simt_tile_launches():
+    """Hand-made FP32 GEMM launches on the V100: rows without a tile are the library's choice; each SIMT tile's
+    launches carry that tile and the split inferred for it, or the split the launch gives."""
+    from pipeweave.frontend import SIMT_TILES, featurize, infer_split_k, library_tile_rows, simt_tile_launches
+
+    base = {"family": "gemm_fp32", "dtype": "float32", "gpu": "V100-PCIe", "op": "linear", "m": 321, "n": 4973}
+    rows = pd.DataFrame(
+        [
+            {**base, "k": 25605},
+            {**base, "k": 25605, "split_k": 4},
+            {**base, "k": 512, "block_m": 64, "block_n": 64, "block_k": 8},
+            {"family": "gemm", "dtype": "bfloat16", "gpu": "H100", "m": 64, "n": 64, "k": 64},
+        ]
+    )
+    assert library_tile_rows(rows).tolist() == [True, True, False, False]
+    computed = featurize(rows)
+    feats = pd.concat([rows.drop(columns=[c for c in computed.columns if c in rows.columns]), computed], axis=1)
+    assert library_tile_rows(feats).tolist() == [True, True, False, False]  # tile_origin "simt_heuristic"
+    launches = simt_tile_launches(rows.iloc[:2])
+    assert [t for t, _ in launches] == list(SIMT_TILES)
+    for tile, one in launches:
+        assert (one["block_m"] == tile[0]).all() and (one["num_warps"] == tile[3]).all()
+        assert one["split_k"].iloc[1] == 4  # given: kept
+        assert one["split_k"].iloc[0] == infer_split_k(one.iloc[[0]].assign(split_k=np.nan))[0]
+    assert max(one["split_k"].iloc[0] for _, one in launches) > 1  # a long reduction over few tiles splits
+    # a featurized frame's split_k is a feature (1 for a blank, 4 as given): its rows get the inferred split
+    for (_, raw), (_, fed) in zip(launches, simt_tile_launches(feats.iloc[:2]), strict=True):
+        assert fed["split_k"].tolist() == [raw["split_k"].iloc[0]] * 2
