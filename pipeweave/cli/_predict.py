@@ -219,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
     band = None if no_band else _single_band(model, df, pred, 0.8 if coverage is None else coverage, {spec.name: spec})
+    tile = _library_tile(model, df, {spec.name: spec}, args.data)
     if args.json:
         print_json(
             {
@@ -229,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 "latency_us_pred": float(pred.iloc[0]),
                 "extrapolated": outside,
                 **({"interval": band} if band else {}),
+                **({"library_tile": tile} if tile else {}),
             }
         )
     else:
@@ -239,6 +241,12 @@ def run(args: argparse.Namespace) -> int:
             + (f", {kv} KV cache" if kv and kv != args.dtype else "")
         )
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
+        if tile:
+            print(
+                f"tile: none given (cuBLAS chooses it): the geometric mean of the {tile['averaged']} fastest SIMT tiles' "
+                f"predictions; the fastest {tile['block_m']}x{tile['block_n']}x{tile['block_k']}, "
+                f"{tile['num_warps']} warps, split-K {tile['split_k']}: {tile['latency_fastest_us']:.3f} us"
+            )
         if band:
             situation = _SITUATION_TEXT[band["band"]]
             cal = getattr(model, "calibration_", None)
@@ -273,6 +281,24 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _library_tile(model, df, gpus, data) -> dict | None:  # noqa: ANN001
+    """For an FP32 GEMM launch without a tile, the fastest SIMT tile's launch the model tried and its prediction
+    (``PipeweaveRegressor.library_tiles``) as a JSON-ready dict; None for any other launch or model."""
+    from .._frame import with_default_source
+    from ..frontend import library_tile_rows
+    from ..model import LIBRARY_TILE_FASTEST, PipeweaveRegressor
+
+    if not isinstance(model, PipeweaveRegressor) or not library_tile_rows(df).any():
+        return None
+    row = model.library_tiles(with_default_source(df.iloc[:1]), gpus=gpus, data=data).iloc[0]
+    keys = ("block_m", "block_n", "block_k", "num_warps", "num_stages", "split_k")
+    return {
+        **{k: int(row[k]) if float(row[k]).is_integer() else float(row[k]) for k in keys},
+        "latency_fastest_us": float(row["latency_fastest_us"]),
+        "averaged": LIBRARY_TILE_FASTEST,
+    }
 
 
 #: how a band's situation reads on the terminal

@@ -655,3 +655,24 @@ def test_padded_cells_and_a_blank_dtype_flag(tmp_path, capsys):
         == 0
     )
     assert '"dtype": "bfloat16"' in capsys.readouterr().out
+
+
+def test_predict_names_the_tile_it_tried_for_an_fp32_gemm_without_one(capsys):
+    """Hand-made launch (shipped model): an FP32 GEMM without a tile prints the fastest SIMT tile the model tried and
+    its prediction, which is at most the printed latency (the geometric mean of the fastest); --json carries it."""
+    from pipeweave.frontend import SIMT_TILES
+    from pipeweave.model import LIBRARY_TILE_FASTEST
+
+    argv = ["predict", "--gpu", "T4", "--family", "gemm_fp32", "--m", "64", "--n", "1024", "--k", "8192"]
+    assert main([*argv, "--op", "linear", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    tile = out["library_tile"]
+    assert tile["averaged"] == LIBRARY_TILE_FASTEST
+    assert (tile["block_m"], tile["block_n"], tile["block_k"]) in {t[:3] for t in SIMT_TILES}
+    assert tile["split_k"] >= 1 and tile["latency_fastest_us"] <= out["latency_us_pred"] * (1 + 1e-9)
+    assert main([*argv, "--op", "linear"]) == 0
+    text = capsys.readouterr().out
+    assert f"the geometric mean of the {LIBRARY_TILE_FASTEST} fastest SIMT tiles" in text
+    assert f"{tile['block_m']}x{tile['block_n']}x{tile['block_k']}" in text
+    assert main(["predict", "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--json"]) == 0
+    assert "library_tile" not in json.loads(capsys.readouterr().out)  # not an FP32 GEMM: nothing tried
