@@ -298,13 +298,14 @@ def _with_inferred_split_k(
     if "family" not in rows.columns or not (rows["family"].astype(str) == "gemm_fp32").any():
         return rows
     given = num_values(rows, "split_k") if "split_k" in rows.columns else np.full(len(rows), np.nan)
-    split = infer_split_k(rows, dict(gpus) if gpus else None)
-    fill = np.isfinite(split) & ~np.isfinite(given)
+    fill = (rows["family"].astype(str).str.strip().to_numpy() == "gemm_fp32") & ~np.isfinite(given)
     if tiled_only:
         fill &= ~library_tile_rows(rows)
     if not fill.any():
         return rows
-    return rows.assign(split_k=np.where(fill, split, given))
+    split = given.copy()
+    split[fill] = infer_split_k(rows.iloc[np.flatnonzero(fill)], dict(gpus) if gpus else None)
+    return rows.assign(split_k=split)
 
 
 def _note_floored(rows: pd.DataFrame, floored: Any) -> None:

@@ -1068,25 +1068,12 @@ def score_joint(
 
 def _tile_views(test: pd.DataFrame) -> list[pd.DataFrame]:
     """``test`` (featurized) once per cuBLAS SIMT tile (:data:`pipeweave.frontend.SIMT_TILES`): its FP32 GEMM rows
-    re-featurized with that tile and the split inferred for it (:func:`pipeweave.frontend.simt_tile_launches`), the
-    other rows unchanged. Screening (session 39): the tile a user does not give, chosen from the model's predictions."""
-    from pipeweave.frontend import simt_tile_launches
-    from pipeweave.model import ensure_features
-    from pipeweave.vocab import RECORDED_TILE_FAMILIES
+    re-featurized with that tile and the split inferred for it (:func:`pipeweave.evaluation.as_asked` with the tile),
+    the other rows unchanged. Screening (session 39): the tile a user does not give, chosen from the model's
+    predictions."""
+    from pipeweave.frontend import SIMT_TILES
 
-    rec = test["family"].astype(str).isin(RECORDED_TILE_FAMILIES).to_numpy()
-    views = []
-    for _, raw in simt_tile_launches(test.loc[rec]):
-        feats = ensure_features(raw.reset_index(drop=True))
-        out = test.copy()
-        for col in [c for c in feats.columns if c in out.columns]:
-            new = feats[col].to_numpy()
-            if isinstance(out[col].dtype, pd.CategoricalDtype):
-                extra = [v for v in pd.unique(pd.Series(new).dropna()) if v not in set(out[col].cat.categories)]
-                out[col] = out[col].cat.add_categories(extra)
-            out.loc[rec, col] = new
-        views.append(out)
-    return views
+    return [as_asked(test, tile=tile) for tile in SIMT_TILES]
 
 
 #: classifier features of the cuBLAS tile choice (session 39 screen): shape, layout and the spec's SM count only

@@ -503,7 +503,7 @@ def load_eval_frame(
     return frame, drops, fp
 
 
-def as_asked(frame: pd.DataFrame) -> pd.DataFrame:
+def as_asked(frame: pd.DataFrame, tile: Sequence[float] | None = None) -> pd.DataFrame:
     """Featurized rows as a user asks for them on a GPU nobody ran them on (same index, columns and order).
 
     The rows of the families whose tile plan the library chose (:data:`pipeweave.vocab.RECORDED_TILE_FAMILIES`:
@@ -512,8 +512,9 @@ def as_asked(frame: pd.DataFrame) -> pd.DataFrame:
     (:func:`pipeweave.frontend.infer_split_k`), with ``tile_origin`` ``"simt_heuristic"``: what the baselines read.
     A :class:`~pipeweave.model.PipeweaveRegressor` predicts such a row under every SIMT tile and averages the fastest
     (geometric mean), as for a raw launch without a tile (:meth:`~pipeweave.model.PipeweaveRegressor.library_tiles`).
-    Every other row
-    is unchanged. The evaluation protocols train on the recorded rows and score these.
+    ``tile``: one of :data:`pipeweave.frontend.SIMT_TILES` (block_m, block_n, block_k, num_warps, num_stages) to ask
+    with instead of the heuristic one, with the split inferred for it (one of the launches ``library_tiles`` tries).
+    Every other row is unchanged. The evaluation protocols train on the recorded rows and score these.
     """
     from ..frontend import DERIVED_COLUMNS, infer_split_k
     from ..model import ensure_features
@@ -525,6 +526,8 @@ def as_asked(frame: pd.DataFrame) -> pd.DataFrame:
     rows = frame.loc[recorded]
     derived = [c for c in rows.columns if c in DERIVED_COLUMNS or str(c).startswith("sass_")]
     raw = rows.drop(columns=derived).assign(**{c: np.nan for c in (*TILE_COLUMNS, "split_k")})
+    if tile is not None:
+        raw = raw.assign(**dict(zip(("block_m", "block_n", "block_k", "num_warps", "num_stages"), tile, strict=True)))
     raw = raw.assign(split_k=infer_split_k(raw))
     feats = ensure_features(raw.reset_index(drop=True))  # the front-end recomputes every feature column
     out = frame.copy()

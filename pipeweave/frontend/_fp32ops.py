@@ -279,15 +279,15 @@ def library_tile_rows(df: pd.DataFrame) -> np.ndarray:
     (``block_m`` / ``block_n`` / ``block_k`` not all given; in a featurized frame, ``tile_origin`` is
     ``"simt_heuristic"``). A fitted :class:`~pipeweave.model.PipeweaveRegressor` predicts such a row under every
     tile of :data:`SIMT_TILES` (:func:`simt_tile_launches`) and averages the fastest, as cuBLAS picks a fast kernel."""
+    # the front-end's rule for a given tile (imported here: _families imports this module)
+    from ._families import named_tile_rows
+
     if not len(df) or "family" not in df.columns:
         return np.zeros(len(df), dtype=bool)
     fam = df["family"].astype(str).str.strip().to_numpy() == "gemm_fp32"
     if "tile_origin" in df.columns:
         return fam & (df["tile_origin"].astype(str).to_numpy() == "simt_heuristic")
-    given = np.ones(len(df), dtype=bool)
-    for col in ("block_m", "block_n", "block_k"):
-        given &= np.isfinite(num_values(df, col)) if col in df.columns else False
-    return fam & ~given
+    return fam & ~named_tile_rows(df)
 
 
 def simt_tile_launches(
