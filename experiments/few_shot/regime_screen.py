@@ -17,13 +17,21 @@ the plain model without the routing 12-19%, with it 5-8%). This runs the few-sho
   0 on every FP32 launch, so it cannot tell an FMA-bound launch from a DRAM-bound one of the same length; the T4
   runs its long FMA-bound FP32 GEMMs ~2.3x its envelope where its DRAM-bound ones of the same length run ~1.5x
   (``experiments/checks``, section 14; per envelope-time decade in the session-38 closing note).
+- for FP32 GEMM (session 40), ``fp32_layout``: the regime coordinates + the operand layout ``b_transposed`` (NeuSight's
+  ``linear``, y = x W^T, against ``bmm``; one unit = the other layout), and ``fp32_layout_pipes``: that + the
+  ``fp32_pipes`` shares. Prompted by a held-out observation (disclosed): on the Pascal fold the P4's zero-shot
+  residual grows with the launch length on its ``linear`` rows (median log residual 0.27 at 3-10 ms, 0.92 beyond
+  100 ms) and shrinks on its ``bmm`` rows (-0.14 to -0.15 beyond 1 ms); the generic coordinates cannot tell the two
+  apart, so 8 shots of long ``linear`` launches moved the P4's ``bmm`` rows too (P4 24.4 -> 33.3 with 8 shots).
 
 The decision rule (for each family, set before its runs): the extended set joins the protocol's options and
 ``calibrate fit``'s default if its best option is below the best generic one in at least 14 of the 16 inner cells
 at 32 and 128 shots (two plan seeds x four held-out generations), by more than 0.2 points on average at 32 shots.
 For FP32 GEMM (six held-out generations, so 24 such cells; rule written before its first run, session 38): at least
 21 of the 24 cells, by more than 0.2 points on average at 32 shots; then ``fp32_pipes`` joins
-``pipeweave.calibrate.FAMILY_REGIME_FEATURES`` for ``gemm_fp32``.
+``pipeweave.calibrate.FAMILY_REGIME_FEATURES`` for ``gemm_fp32``. Session 40 (written before the runs): the same
+rule for each of ``fp32_layout`` and ``fp32_layout_pipes`` (``--sets``, plan seeds 0 and 1); if both pass, the one
+with the lower mean inner MAPE at 32 shots over the 12 cells joins ``FAMILY_REGIME_FEATURES``.
 
 The inner folds (each training generation playing the new GPU) score every option; the protocol chooses per shot
 count and held-out generation as always. Written: ``regime_screen.<family>.json`` (per held-out generation and
@@ -55,6 +63,9 @@ REGIMES: dict[str, dict[str, float]] = {
     # FP32 GEMM: the shares of the envelope its CUDA-core pipes need (FMA, shared memory; a quarter = one unit), the
     # pipes it binds on besides DRAM; the generic set's tensor share is 0 on every FP32 launch
     "fp32_pipes": {**REGIME_FEATURES, "r_chip_fma": 0.25, "r_chip_smem": 0.25},
+    # FP32 GEMM (session 40): + the operand layout (NeuSight's linear = 1, bmm = 0; one unit = the other layout)
+    "fp32_layout": {**REGIME_FEATURES, "b_transposed": 1.0},
+    "fp32_layout_pipes": {**REGIME_FEATURES, "b_transposed": 1.0, "r_chip_fma": 0.25, "r_chip_smem": 0.25},
 }
 #: the extended sets screened per evaluation family
 FAMILY_SETS: dict[str, tuple[str, ...]] = {
@@ -68,6 +79,10 @@ def extra_options(families: list[str]) -> tuple[dict, ...]:
     """Every GP option of the protocol's grid (fixed settings and refit + GP) again over each extended set the
     families screen, so the best of each set is chosen from the same settings."""
     names = [n for n in REGIMES if any(n in FAMILY_SETS.get(f, ()) for f in families)]
+    return _options_over(names)
+
+
+def _options_over(names: list[str]) -> tuple[dict, ...]:
     return tuple({**opt, "features": REGIMES[n]} for n in names for opt in GENERIC_OPTIONS if opt.get("method") == "gp")
 
 
@@ -76,13 +91,14 @@ def _regime_of(opt: dict) -> str:
     return next((name for name, f in REGIMES.items() if feats == f), "generic")
 
 
-def summarize(report: dict, committed: dict) -> dict:
-    """Per family, held-out generation and shot count: the inner folds' best generic and extended options."""
+def summarize(report: dict, committed: dict, sets: list[str] | None = None) -> dict:
+    """Per family, held-out generation and shot count: the inner folds' best generic and extended options
+    (``sets``: the extended sets screened, default the family's :data:`FAMILY_SETS`)."""
     options = report["options"]
     regimes = np.array([_regime_of(o) for o in options])
     out: dict = {}
     for fam, opt, inner, head, tail in cells(report, committed):
-        names = ["generic", *(n for n in REGIMES if n in FAMILY_SETS.get(fam, ()))]
+        names = ["generic", *(n for n in REGIMES if n in (sets or FAMILY_SETS.get(fam, ())))]
         best = {f"inner_{n}": round(float(inner[regimes[: len(inner)] == n].min()), 2) for n in names}
         out.setdefault(fam, []).append({**head, "chosen": label(opt, _regime_of(opt)), **best, **tail})
     return out
@@ -111,6 +127,14 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
         "above on Hopper at 32), but by 0.05 points on average at 32 shots (0.00-0.21) and 0.04 at 128, so the margin",
         "cannot be met; not adopted, seed 1 not run (held out, reported only: Turing 8 shots 17.2 -> 26.9, where the",
         "inner folds chose its GP alone over the refit).",
+        "FP32 GEMM's `fp32_layout` (+ the operand layout `b_transposed`, NeuSight's linear against bmm) and",
+        "`fp32_layout_pipes` (+ the layout and the `fp32_pipes` shares) sets (session 40, `--sets`, same rule, set",
+        "before the runs; prompted by the P4's held-out 8-shot cell, where long `linear` launches run far slower than",
+        "predicted and long `bmm` ones slightly faster): `fp32_layout_pipes` was below the best generic option in 23",
+        "of the 24 cells at 32 and 128 shots (above on Pascal at 32 shots with plan seed 1), `fp32_layout` in 23",
+        "too, but at 32 shots by 0.13 / 0.11 points on average (seeds 0 / 1; `fp32_layout` 0.05 / 0.06) and at 128",
+        "by 0.27 / 0.36 (0.17 / 0.19), so the 0.2-point margin at 32 shots is not met: neither adopted. Held out (reported only): the",
+        "Pascal 8-shot cell: 26.2 with plan seed 0 and 25.2 with seed 1, against 25.5 with no shots.",
         "",
     ]
     for fam, rows in summaries.items():
@@ -139,20 +163,24 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
 def main() -> None:
     ap = screen_arguments(__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=0, help="the protocol's seed (shot plans, model seeds)")
+    ap.add_argument("--sets", nargs="+", choices=list(REGIMES), help="extended sets (default: FAMILY_SETS)")
     args = ap.parse_args()
+    extra = _options_over(args.sets) if args.sets else extra_options(args.families)
     committed = json.loads((HERE / "results.json").read_text())  # as committed before the run (see render)
     t0 = time.perf_counter()
     report = run_few_shot(
         families=args.families,
         out=args.out,
         cache_dir=args.cache_dir,
-        options=(*GENERIC_OPTIONS, *extra_options(args.families)),
+        options=(*GENERIC_OPTIONS, *extra),
         seed=args.seed,
         plots=False,
     )
     cmd = "python experiments/few_shot/regime_screen.py --families " + " ".join(args.families)
     cmd += f" --seed {args.seed}" if args.seed else ""
-    rows = {f"{fam}.seed{args.seed}": r for fam, r in summarize(report, committed).items()}
+    cmd += (" --sets " + " ".join(args.sets)) if args.sets else ""
+    tag = ("." + "+".join(args.sets)) if args.sets else ""
+    rows = {f"{fam}{tag}.seed{args.seed}": r for fam, r in summarize(report, committed, args.sets).items()}
     write_records("regime_screen", rows, cmd, (time.perf_counter() - t0) / 60)
     print(render_records("regime_screen", render))
 
