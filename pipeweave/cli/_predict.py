@@ -30,8 +30,10 @@ The input CSV has the canonical profile columns: family, dtype and the family's 
 tile-plan columns (block_m, block_n, block_k, group_m, num_warps, num_stages) are optional;
 attention rows may give `backend` (flash_attention, trtllm_mha or triton; default
 flash_attention); gemm_fp32 rows may give `split_k` (cuBLAS split-K, a legacy SGEMM's grid z /
-batch; blank: the split of the smallest envelope); a gemm_fp32 row without a tile is predicted
-under each cuBLAS SIMT tile, with its split, and gets the geometric mean of the 3 fastest; a `gpu` column
+batch; blank: the split of the smallest envelope); a gemm_fp32 row without a tile gets the tile and
+split cuBLAS ran for the nearest measured launches of its GPU (or of a measured GPU of its compute
+capability), else it is predicted under each cuBLAS SIMT tile, with its split, and gets the geometric
+mean of the 3 fastest; a `gpu` column
 may replace --gpu. The output is the input plus
 `latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,
 divisibility, a tile plan fit for that GPU, memory); rows outside it are reported on
@@ -242,11 +244,20 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"{float(pred.iloc[0]):.3f} us  ({what} on {spec.name})")
         if tile:
-            print(
-                f"tile: none given (cuBLAS chooses it): the geometric mean of the {tile['averaged']} fastest SIMT tiles' "
-                f"predictions; the fastest {tile['block_m']}x{tile['block_n']}x{tile['block_k']}, "
-                f"{tile['num_warps']} warps, split-K {tile['split_k']}: {tile['latency_fastest_us']:.3f} us"
+            kernel = (
+                f"{tile['block_m']}x{tile['block_n']}x{tile['block_k']}, {tile['num_warps']} warps, "
+                f"split-K {tile['split_k']}"
             )
+            if tile["source"] == "fastest":
+                print(
+                    f"tile: none given (cuBLAS chooses it): the geometric mean of the {tile['averaged']} fastest SIMT "
+                    f"tiles' predictions; the fastest {kernel}: {tile['latency_fastest_us']:.3f} us"
+                )
+            else:
+                print(
+                    f"tile: none given (cuBLAS chooses it): {kernel}, what cuBLAS ran for the nearest measured "
+                    f"launches on {tile['source']}"
+                )
         if band:
             situation = _SITUATION_TEXT[band["band"]]
             cal = getattr(model, "calibration_", None)
@@ -284,8 +295,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _library_tile(model, df, gpus, data) -> dict | None:  # noqa: ANN001
-    """For an FP32 GEMM launch without a tile, the fastest SIMT tile's launch the model tried and its prediction
-    (``PipeweaveRegressor.library_tiles``) as a JSON-ready dict; None for any other launch or model."""
+    """For an FP32 GEMM launch without a tile, the tile the model predicted it with (``PipeweaveRegressor.library_tiles``:
+    the kernel cuBLAS ran for the nearest measured launches, ``source`` naming their GPUs; else the fastest SIMT tile,
+    ``source`` "fastest") and its prediction as a JSON-ready dict; None for any other launch or model."""
     from .._frame import with_default_source
     from ..frontend import library_tile_rows
     from ..model import LIBRARY_TILE_FASTEST, PipeweaveRegressor
@@ -297,7 +309,8 @@ def _library_tile(model, df, gpus, data) -> dict | None:  # noqa: ANN001
     return {
         **{k: int(row[k]) if float(row[k]).is_integer() else float(row[k]) for k in keys},
         "latency_fastest_us": float(row["latency_fastest_us"]),
-        "averaged": LIBRARY_TILE_FASTEST,
+        "source": str(row["tile_source"]),
+        **({"averaged": LIBRARY_TILE_FASTEST} if row["tile_source"] == "fastest" else {}),
     }
 
 

@@ -629,10 +629,12 @@ def render_markdown(results: Mapping[str, Any], *, figures: Mapping[str, Mapping
         out.append(
             f"- scored as asked: a test launch of {', '.join(f'`{f}`' for f in asked)} is predicted without the tile "
             "and split-K its kernel recorded on the measured GPU (what a user knows of a launch nobody ran; "
-            "`pipeweave.evaluation.as_asked`): `pipeweave` predicts it under each cuBLAS SIMT tile with the split "
-            "inferred for that tile and gives the geometric mean of the `LIBRARY_TILE_FASTEST` fastest, as "
-            "`pipeweave.predict` does (`PipeweaveRegressor.library_tiles`); the other methods read the front-end's "
-            "heuristic tile (the smallest envelope) and its inferred split. Training rows keep the recorded ones."
+            "`pipeweave.evaluation.as_asked`): `pipeweave` gives it, as `pipeweave.predict` does "
+            "(`PipeweaveRegressor.library_tiles`), the tile and split cuBLAS ran for its nearest training launches "
+            "of the same GPU, or of a training GPU of its compute capability, else the geometric mean of the "
+            "`LIBRARY_TILE_FASTEST` fastest cuBLAS SIMT tiles, each with the split inferred for it; the other "
+            "methods read the front-end's heuristic tile (the smallest envelope) and its inferred split. Training "
+            "rows keep the recorded ones."
         )
     # families re-run since (merge_results); the others are the whole run's. The same refresh repeated (the record
     # keeps each) is one line with its count

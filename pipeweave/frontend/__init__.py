@@ -35,9 +35,11 @@ from ._fp32ops import (
     SIMT_TILES,
     SPLIT_K_CANDIDATES,
     SPLIT_K_MIN_SLICE,
+    b_transposed,
     infer_split_k,
     library_tile_rows,
     simt_tile_launches,
+    tiled_launches,
 )
 from ._occupancy import ctas_per_sm
 from ._roofline import ROOFLINE_COLUMNS, ROOFLINE_ETA_COMPUTE, ROOFLINE_ETA_MEMORY, calibrated_roofline_us, wave_factor
@@ -62,7 +64,9 @@ __all__ = [
     "SPLIT_K_MIN_SLICE",
     "infer_split_k",
     "library_tile_rows",
+    "b_transposed",
     "simt_tile_launches",
+    "tiled_launches",
     "CRUDE_FEATURES",
     "CRUDE_INPUT_COLUMNS",
     "CRUDE_ROW_CHUNK",

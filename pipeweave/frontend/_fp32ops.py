@@ -26,7 +26,7 @@ without a tile, with each tile it tries).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -294,22 +294,30 @@ def simt_tile_launches(
     df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None
 ) -> list[tuple[tuple[float, float, float, float, float], pd.DataFrame]]:
     """The launch rows of ``df`` (``gemm_fp32`` rows without a tile: :func:`library_tile_rows`) once per tile of
-    :data:`SIMT_TILES`: ``[(tile, rows), ...]``, ``rows`` without computed columns, with that tile's
-    ``block_m`` ... ``num_stages`` and a split-K per row: the given ``split_k`` where the launch gives one, else
-    the split :func:`infer_split_k` finds for that tile. A featurized frame's ``split_k`` is a feature (1 for a
-    blank), not what the user gave: its rows get the inferred split. ``gpus``: specs of GPUs outside the catalog."""
+    :data:`SIMT_TILES`: ``[(tile, rows), ...]``, ``rows`` as :func:`tiled_launches` gives them for that tile (the
+    given ``split_k`` where the launch gives one, else the split :func:`infer_split_k` finds for that tile).
+    ``gpus``: specs of GPUs outside the catalog."""
+    names = ("block_m", "block_n", "block_k", "num_warps", "num_stages")
+    return [(tile, tiled_launches(df, dict(zip(names, tile, strict=True)), gpus)) for tile in SIMT_TILES]
+
+
+def tiled_launches(
+    df: pd.DataFrame, tile: Mapping[str, Any], gpus: Mapping[str, GPUSpec] | None = None
+) -> pd.DataFrame:
+    """The launch rows of ``df`` without their computed columns, naming the tile plan ``tile`` (``block_m``,
+    ``block_n``, ``block_k``, ``num_warps``, ``num_stages``: one value or one per row; the other tile columns
+    blank) and a split-K per row: the given ``split_k`` where the launch gives one, else ``tile["split_k"]`` where
+    it holds one, else the split :func:`infer_split_k` finds for that tile. A featurized frame's ``split_k`` is a
+    feature (1 for a blank), not what the user gave: its rows count as giving none."""
     from ._tileplan import TILE_COLUMNS
     from ._validate import DERIVED_COLUMNS
 
     featurized = "t_env_us" in df.columns
     given = num_values(df, "split_k") if ("split_k" in df.columns and not featurized) else np.full(len(df), np.nan)
+    if "split_k" in tile:
+        given = np.where(np.isfinite(given), given, np.broadcast_to(np.asarray(tile["split_k"], dtype=float), len(df)))
     base = df.drop(columns=[c for c in df.columns if c in DERIVED_COLUMNS or str(c).startswith("sass_")])
-    out = []
-    for tile in SIMT_TILES:
-        bm, bn, bk, warps, stages = tile
-        rows = base.assign(**{c: np.nan for c in TILE_COLUMNS}).assign(
-            block_m=bm, block_n=bn, block_k=bk, num_warps=warps, num_stages=stages, split_k=given
-        )
-        inferred = infer_split_k(rows, gpus)  # the given split where there is one
-        out.append((tile, rows.assign(split_k=inferred)))
-    return out
+    rows = base.assign(**{c: np.nan for c in TILE_COLUMNS}).assign(
+        **{c: tile[c] for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")}, split_k=given
+    )
+    return rows.assign(split_k=infer_split_k(rows, gpus))  # the given split where there is one

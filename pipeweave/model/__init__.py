@@ -50,6 +50,7 @@ from ._features import (
     unsupported_backends,
     with_extra_features,
 )
+from ._library import TABLE_TILE_COLUMNS, TileTable, fit_tile_tables, tile_coordinates
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -63,6 +64,9 @@ from ._recipe import (
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
     LIBRARY_TILE_FASTEST,
+    LIBRARY_TILE_MIN_LAUNCHES,
+    LIBRARY_TILE_NEIGHBORS,
+    LIBRARY_TILE_TABLE_ROWS,
     MIN_BACKEND_GPUS,
     ROOFLINE_GENERATION_GATE,
     SEEN_GPU_MIN_ROWS,
@@ -116,6 +120,13 @@ __all__ = [
     "SIBLING_COMPANION",
     "FAMILY_ROOFLINE_BLEND",
     "LIBRARY_TILE_FASTEST",
+    "LIBRARY_TILE_NEIGHBORS",
+    "LIBRARY_TILE_TABLE_ROWS",
+    "LIBRARY_TILE_MIN_LAUNCHES",
+    "TABLE_TILE_COLUMNS",
+    "TileTable",
+    "fit_tile_tables",
+    "tile_coordinates",
     "COMPANION_PARAMS",
     "companion_booster_params",
     "SEEN_GPU_WEIGHT",

@@ -41,6 +41,7 @@ from .._io import atomic_write, read_error_text
 from .._paths import MODELS_DIR
 from ._bands import check_error_bands
 from ._features import model_feature_names
+from ._library import TileTable
 from ._regressor import REFERENCES, PipeweaveRegressor, companion_family
 
 __all__ = [
@@ -196,6 +197,8 @@ def save_model(
         "seen_gpu": {f: {"weight": float(seen_weights[f]), "keys": list(seen_keys[f])} for f in seen_boosters},
         # family -> [fastest, slowest] measured latency (us) of its training rows (PipeweaveRegressor.extrapolated)
         "latency_range_us": dict(getattr(model, "latency_range_us_", None) or {}),
+        # GPU -> its FP32 GEMM launches with the kernel they ran (PipeweaveRegressor.library_tiles); absent: none
+        "library_tiles": {g: t.to_dict() for g, t in (getattr(model, "library_tile_tables_", None) or {}).items()},
         # held-out measured / predicted quantiles per family (PipeweaveRegressor.predict_interval); absent: none
         **({"error_bands": model.error_bands_} if getattr(model, "error_bands_", None) else {}),
         **({"calibration": model.calibration_.to_dict()} if getattr(model, "calibration_", None) is not None else {}),
@@ -766,6 +769,15 @@ def load_model(path: str | os.PathLike[str] | None = None) -> PipeweaveRegressor
             hint=_retrain_hint(path),
         )
     model.latency_range_us_ = {str(k): [float(v[0]), float(v[1])] for k, v in span.items()}
+    # each GPU's FP32 GEMM launches with their kernel (PipeweaveRegressor.library_tiles; a file without: none)
+    tables = stamp.get("library_tiles") or {}
+    try:
+        model.library_tile_tables_ = {str(g): TileTable.from_dict(t) for g, t in dict(tables).items()}
+    except (DataError, TypeError, ValueError) as exc:
+        raise SchemaMismatchError(
+            f"the stamp of {str(path)!r} has a malformed library_tiles field ({str(exc).splitlines()[0]})",
+            hint=_retrain_hint(path),
+        ) from None
     # error bands (pipeweave train --error-bands; a file without them has none: predict_interval refuses)
     model.error_bands_ = None
     if "error_bands" in stamp:

@@ -30,6 +30,9 @@ __all__ = [
     "GPU_BLIND_FAMILIES",
     "INFORMATIVE_SAMPLING_FAMILIES",
     "LIBRARY_TILE_FASTEST",
+    "LIBRARY_TILE_NEIGHBORS",
+    "LIBRARY_TILE_TABLE_ROWS",
+    "LIBRARY_TILE_MIN_LAUNCHES",
 ]
 
 #: An FP32 GEMM launch without a tile (cuBLAS chooses its SIMT kernel) is predicted as the geometric mean of the
@@ -40,6 +43,22 @@ __all__ = [
 #: 21.51 / 21.60, two 21.33 / 21.23 / 21.33, three 21.22 / 21.13 / 21.25, against 22.38 / 22.33 / 22.47 for the
 #: front-end's smallest-envelope tile
 LIBRARY_TILE_FASTEST: int = 3
+#: ... unless the model trained on that GPU's own FP32 GEMM launches with the kernel they ran (or on a GPU of the same
+#: compute capability: cuBLAS's heuristics are per architecture): then the launch gets the tile and split-K cuBLAS ran
+#: for its nearest measured launches (``PipeweaveRegressor.library_tiles``), the majority of this many neighbours
+#: over log2 m, n, k, batch and the operand layout. 0 = always the fastest tiles. Chosen inside the training rows of
+#: the unseen-shape protocol (20% of their shapes held out again, seed 1, session 40;
+#: ``experiments/checks/library_tiles.md``): the neighbours' kernel was the recorded one on 81.7 / 81.8 / 81.9 / 81.9%
+#: of the held-back launches with 1 / 3 / 5 / 9 neighbours (per GPU 65-91%); the alignment of m, n and k (a multiple
+#: of 4, what cuBLAS's vectorized kernels need) as three more coordinates lowered it (80.2-80.6%)
+LIBRARY_TILE_NEIGHBORS: int = 5
+#: the most launches per GPU a model keeps for that choice (seeded random; the model file stores them): the shipped
+#: model's training cap per group, so it keeps every launch its boosters trained on. In the check above, every
+#: training launch of a GPU (~16,000) gave 81.9%, 2,000 of them 79.4%, 1,000 76.9% (5 neighbours)
+LIBRARY_TILE_TABLE_ROWS: int = 10_000
+#: the fewest launches with a recorded kernel a GPU needs before its own launches choose the tile (fewer: a GPU of
+#: the same compute capability, else the fastest tiles); 50 launches cover the shape space of one operator coarsely
+LIBRARY_TILE_MIN_LAUNCHES: int = 50
 
 #: seeded random cap on training rows per (GPU, family, dtype, source), so no group dominates
 DEFAULT_MAX_ROWS_PER_GROUP: int = 10_000

@@ -32,6 +32,7 @@ from .._errors import DataError
 from .._frame import distinct_rows, num_values, str_codes, str_values, training_latency
 from ..frontend import EXTRA_FEATURES
 from ._bands import band_bounds, check_coverage, check_error_bands
+from ._library import TABLE_TILE_COLUMNS, choose_tiles, fit_tile_tables
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -43,6 +44,9 @@ from ._recipe import (
     FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
+    LIBRARY_TILE_MIN_LAUNCHES,
+    LIBRARY_TILE_NEIGHBORS,
+    LIBRARY_TILE_TABLE_ROWS,
     MIN_BACKEND_GPUS,
     ROOFLINE_GENERATION_GATE,
     ROW_CAP_GROUP,
@@ -355,6 +359,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     prediction (learned: ``unsupported_backends_``; :func:`~pipeweave.model.unsupported_backends`). Files written before
     the option hold none, predicting as they did.
 
+    ``library_tile_neighbors`` (default :data:`~pipeweave.model.LIBRARY_TILE_NEIGHBORS`, 5; 0 = off): an FP32 GEMM
+    launch without a tile on a GPU whose launches the model trained on with their kernel recorded (at least
+    :data:`~pipeweave.model.LIBRARY_TILE_MIN_LAUNCHES`), or on a GPU of the compute capability of such GPUs, gets
+    the tile and split-K cuBLAS ran for its nearest measured launches (majority of this many; learned:
+    ``library_tile_tables_``, at most :data:`~pipeweave.model.LIBRARY_TILE_TABLE_ROWS` launches per GPU); on any
+    other GPU, the fastest tiles (:meth:`library_tiles`). Files written before the option keep no launches and
+    predict as they did.
+
     ``error_bands_`` (``None`` until :meth:`set_error_bands`; the shipped model has them): held-out
     ``measured / predicted`` quantiles per family that :meth:`predict_interval` turns into an error band per
     prediction (:func:`pipeweave.evaluation.estimate_error_bands` computes them; ``pipeweave train
@@ -405,6 +417,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         seen_gpu_min_rows: int = SEEN_GPU_MIN_ROWS,
         min_backend_gpus: int = MIN_BACKEND_GPUS,
         dtype_boosters: tuple[str, ...] | None = None,
+        library_tile_neighbors: int = LIBRARY_TILE_NEIGHBORS,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -438,6 +451,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.seen_gpu_min_rows = seen_gpu_min_rows
         self.min_backend_gpus = min_backend_gpus
         self.dtype_boosters = dtype_boosters
+        self.library_tile_neighbors = library_tile_neighbors
 
     # ------------------------------------------------------------------------------------------
     def _check_reference(self, name: Any, param: str = "reference") -> str:
@@ -1264,6 +1278,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         np.minimum.at(lo, codes, lat)
         np.maximum.at(hi, codes, lat)
         self.latency_range_us_ = {str(n): [float(a), float(b)] for n, a, b in zip(fam_names, lo, hi, strict=True)}
+        # each GPU's FP32 GEMM launches with the kernel they ran: the tile a launch without one gets (library_tiles)
+        self.library_tile_tables_ = (
+            fit_tile_tables(
+                df, max_rows=LIBRARY_TILE_TABLE_ROWS, min_launches=LIBRARY_TILE_MIN_LAUNCHES, seed=self.random_state
+            )
+            if self.library_tile_neighbors
+            else {}
+        )
         return self
 
     def extrapolated(self, family: Any, latency_us: Any) -> np.ndarray:
@@ -1456,8 +1478,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         names to :class:`~pipeweave.hardware.GPUSpec` for GPUs outside the catalog (spec files);
         ``data`` is the data directory (SGLang tuned MoE configs). A row of a family the model was not
         trained on raises :class:`~pipeweave.DataError` (``pipeweave.predict`` reports such rows one by one).
-        A ``gemm_fp32`` row without a tile (cuBLAS's choice) gets :meth:`library_tiles`' latency: the geometric
-        mean of its fastest SIMT tiles' predictions.
+        A ``gemm_fp32`` row without a tile (cuBLAS's choice) gets :meth:`library_tiles`' latency: the tile cuBLAS
+        ran for the nearest measured launches of its GPU (or of a trained GPU of its compute capability), else the
+        geometric mean of its fastest SIMT tiles' predictions.
         """
         self._check_fitted()
         self._check_families(df)
@@ -1506,31 +1529,52 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         gpus: Mapping[str, GPUSpec] | None = None,
         data: str | os.PathLike[str] | None = None,
     ) -> pd.DataFrame:
-        """The tiles this model predicts fastest for each ``gemm_fp32`` launch of ``df`` that gives none, and the
-        latency (us) :meth:`predict` returns for such a launch.
+        """The tile each ``gemm_fp32`` launch of ``df`` that gives none is predicted with, and the latency (us)
+        :meth:`predict` returns for such a launch.
 
-        cuBLAS chooses an FP32 GEMM's SIMT kernel (and its split-K) itself, and a launch asked about on a GPU
-        nobody ran it on has no recorded kernel. Each such row is predicted under every tile of
-        :data:`pipeweave.frontend.SIMT_TILES`, with the given ``split_k`` or else the split
-        :func:`pipeweave.frontend.infer_split_k` finds for that tile (:func:`pipeweave.frontend.simt_tile_launches`);
-        its latency is the geometric mean of the :data:`~pipeweave.model.LIBRARY_TILE_FASTEST` smallest predictions
-        (a tuned library picks one of the fast kernels; chosen on nested leave-one-generation-out folds).
+        cuBLAS chooses an FP32 GEMM's SIMT kernel (and its split-K) itself. Two cases:
+
+        - **a GPU whose launches the model trained on** with their kernel recorded (``library_tile_tables_``), or a
+          GPU of the same compute capability as such GPUs (cuBLAS's heuristics are per architecture): the tile and
+          split-K cuBLAS ran for the launch's nearest measured launches (the majority of
+          ``library_tile_neighbors``; a given ``split_k`` is kept), predicted as a launch naming that tile;
+        - **any other GPU** (no launch of its architecture measured): each row is predicted under every tile of
+          :data:`pipeweave.frontend.SIMT_TILES`, with the given ``split_k`` or else the split
+          :func:`pipeweave.frontend.infer_split_k` finds for that tile (:func:`pipeweave.frontend.simt_tile_launches`);
+          its latency is the geometric mean of the :data:`~pipeweave.model.LIBRARY_TILE_FASTEST` smallest
+          predictions (a tuned library picks one of the fast kernels; chosen on nested leave-one-generation-out
+          folds).
 
         Returns a frame on ``df.index``: ``block_m``, ``block_n``, ``block_k``, ``num_warps``, ``num_stages`` and
-        ``split_k`` of the fastest tile's launch, ``latency_fastest_us`` (its prediction), ``latency_us`` (the
-        geometric mean) and ``floored`` (one of the averaged predictions was raised to its lower bound, as
-        :meth:`predict`'s ``return_floored``); NaN / False on rows that give a tile or are not ``gemm_fp32``.
+        ``split_k`` of the tile used (the neighbours' or the fastest), ``latency_fastest_us`` (that tile's
+        prediction), ``latency_us`` (what :meth:`predict` returns: the same, or the geometric mean of the fastest),
+        ``floored`` (a prediction used was raised to its lower bound, as :meth:`predict`'s ``return_floored``) and
+        ``tile_source`` (the GPUs whose measured launches chose the tile, e.g. ``"T4"``, or ``"fastest"``); NaN /
+        False / ``""`` on rows that give a tile or are not ``gemm_fp32``.
         """
-        from ..frontend import library_tile_rows, simt_tile_launches
-        from ..vocab import TILE_COLUMNS
+        from ..frontend import library_tile_rows, simt_tile_launches, tiled_launches
         from ._recipe import LIBRARY_TILE_FASTEST
 
         self._check_fitted()
-        cols = [c for c in TILE_COLUMNS if c != "group_m"] + ["split_k"]
+        cols = list(TABLE_TILE_COLUMNS)
         values = {c: np.full(len(df), np.nan) for c in (*cols, "latency_fastest_us", "latency_us")}
         floored = np.zeros(len(df), dtype=bool)
+        source = np.full(len(df), "", dtype=object)
         pos = np.flatnonzero(library_tile_rows(df))
-        if len(pos):
+        tables = getattr(self, "library_tile_tables_", None) or {}
+        if len(pos) and tables:  # the kernel cuBLAS ran for the nearest measured launches of the GPU (or its arch)
+            kernels, by = choose_tiles(tables, df.iloc[pos], int(self.library_tile_neighbors), gpus)
+            has = np.isfinite(kernels[:, 0])
+            if has.any():
+                at = pos[has]
+                rows = tiled_launches(df.iloc[at], dict(zip(cols, kernels[has].T, strict=True)), gpus)
+                p, f = self.predict(rows, gpus=gpus, data=data, return_floored=True)
+                for j, col in enumerate(cols):
+                    values[col][at] = num_values(rows, col) if col == "split_k" else kernels[has, j]
+                values["latency_fastest_us"][at] = values["latency_us"][at] = np.asarray(p, dtype=float)
+                floored[at], source[at] = np.asarray(f, dtype=bool), by[has]
+                pos = pos[~has]
+        if len(pos):  # the model's fastest SIMT tiles
             cands = simt_tile_launches(df.iloc[pos], gpus)
             preds, floors = [], []
             for _, rows in cands:
@@ -1554,7 +1598,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             )
             used = np.take_along_axis(np.stack(floors, axis=1), order[:, :LIBRARY_TILE_FASTEST], axis=1)
             floored[pos] = used.any(axis=1)
-        return pd.DataFrame({**values, "floored": floored}, index=df.index)
+            source[pos] = "fastest"
+        return pd.DataFrame({**values, "floored": floored, "tile_source": source}, index=df.index)
 
     def _predict_launches(
         self, df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, data: str | os.PathLike[str] | None
@@ -1605,6 +1650,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         cap = self.max_rows_per_group
         check("max_rows_per_group", cap is None or (is_int(cap) and cap >= 0), "None or an integer >= 0 (0: all rows)")
         check("n_jobs", is_int(self.n_jobs) and self.n_jobs >= 1, "an integer >= 1 (threads)")
+        nb = self.library_tile_neighbors
+        check("library_tile_neighbors", is_int(nb) and nb >= 0, "an integer >= 0 (0: the fastest tiles only)")
         self._check_drop_features()
         self._informative_families()
         self.roofline_gated_families()

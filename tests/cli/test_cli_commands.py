@@ -658,19 +658,30 @@ def test_padded_cells_and_a_blank_dtype_flag(tmp_path, capsys):
 
 
 def test_predict_names_the_tile_it_tried_for_an_fp32_gemm_without_one(capsys):
-    """Hand-made launch (shipped model): an FP32 GEMM without a tile prints the fastest SIMT tile the model tried and
-    its prediction, which is at most the printed latency (the geometric mean of the fastest); --json carries it."""
+    """Hand-made launches (shipped model): an FP32 GEMM without a tile on a GPU whose launches the model trained on
+    (the T4) prints the kernel cuBLAS ran for the nearest of them; on a GPU of an architecture with no measured FP32
+    GEMM (the B200), the fastest SIMT tile the model tried and its prediction, which is at most the printed latency
+    (the geometric mean of the fastest); --json carries either."""
     from pipeweave.frontend import SIMT_TILES
     from pipeweave.model import LIBRARY_TILE_FASTEST
 
-    argv = ["predict", "--gpu", "T4", "--family", "gemm_fp32", "--m", "64", "--n", "1024", "--k", "8192"]
-    assert main([*argv, "--op", "linear", "--json"]) == 0
+    shape = ["--family", "gemm_fp32", "--m", "64", "--n", "1024", "--k", "8192", "--op", "linear"]
+    assert main(["predict", "--gpu", "T4", *shape, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     tile = out["library_tile"]
-    assert tile["averaged"] == LIBRARY_TILE_FASTEST
+    assert tile["source"] == "T4" and "averaged" not in tile
+    assert tile["latency_fastest_us"] == pytest.approx(out["latency_us_pred"], rel=1e-9)
+    assert main(["predict", "--gpu", "T4", *shape]) == 0
+    text = capsys.readouterr().out
+    assert "what cuBLAS ran for the nearest measured launches on T4" in text
+    assert f"{tile['block_m']}x{tile['block_n']}x{tile['block_k']}" in text
+    assert main(["predict", "--gpu", "B200", *shape, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    tile = out["library_tile"]
+    assert tile["source"] == "fastest" and tile["averaged"] == LIBRARY_TILE_FASTEST
     assert (tile["block_m"], tile["block_n"], tile["block_k"]) in {t[:3] for t in SIMT_TILES}
     assert tile["split_k"] >= 1 and tile["latency_fastest_us"] <= out["latency_us_pred"] * (1 + 1e-9)
-    assert main([*argv, "--op", "linear"]) == 0
+    assert main(["predict", "--gpu", "B200", *shape]) == 0
     text = capsys.readouterr().out
     assert f"the geometric mean of the {LIBRARY_TILE_FASTEST} fastest SIMT tiles" in text
     assert f"{tile['block_m']}x{tile['block_n']}x{tile['block_k']}" in text

@@ -1,6 +1,8 @@
-"""An FP32 GEMM launch without a tile: the model predicts it under every cuBLAS SIMT tile and returns the geometric
-mean of the LIBRARY_TILE_FASTEST fastest (PipeweaveRegressor.library_tiles). Real NeuSight FP32 GEMM rows on the V100 and T4 train a small model; the
-launches asked about are those rows without their recorded tile and split."""
+"""An FP32 GEMM launch without a tile (PipeweaveRegressor.library_tiles): on a GPU of an architecture nobody measured,
+the model predicts it under every cuBLAS SIMT tile and returns the geometric mean of the LIBRARY_TILE_FASTEST fastest;
+on a measured GPU (or one of its compute capability), it takes the kernel cuBLAS ran for the nearest measured
+launches. Real NeuSight FP32 GEMM rows on the V100 and T4 train a small model; the launches asked about are those rows
+without their recorded tile and split. The neighbour vote itself is checked on hand-made tables (labelled so)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,13 @@ def rows(load_real_rows):
 
 @pytest.fixture(scope="module")
 def model(rows):
+    """The fastest-tile path: the model keeps no measured launches to choose from."""
+    return PipeweaveRegressor(**KW, library_tile_neighbors=0).fit(rows)
+
+
+@pytest.fixture(scope="module")
+def measured_model(rows):
+    """The default: the model keeps each GPU's launches with the kernel they ran."""
     return PipeweaveRegressor(**KW).fit(rows)
 
 
@@ -91,3 +100,105 @@ def test_pipeweave_predict_leaves_the_split_to_the_choice(model, asked):
     """pw.predict does not fill a blank split for a launch without a tile (the model infers it per tile)."""
     out = pw.predict(asked.head(5), model=model)
     np.testing.assert_allclose(out.to_numpy(dtype=float), model.predict(asked.head(5)), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ the kernel of the nearest measured launches
+def test_a_measured_gpu_gets_the_kernel_its_nearest_launches_ran(measured_model, model, rows, asked):
+    """On the V100 and T4 (both trained, 150 launches each), a launch without a tile gets a kernel those GPUs ran,
+    predicted as the launch naming it; the table holds the training launches and their recorded kernels."""
+    from pipeweave.model import LIBRARY_TILE_NEIGHBORS
+
+    tables = measured_model.library_tile_tables_
+    assert set(tables) == {"V100-PCIe", "T4"} and LIBRARY_TILE_NEIGHBORS >= 1
+    assert tables["T4"].compute_capability == "7.5" and len(tables["T4"].label) == (rows["gpu"] == "T4").sum()
+    chosen = measured_model.library_tiles(asked)
+    assert (chosen["tile_source"] == asked["gpu"]).all()
+    ran = {tuple(r) for r in rows[["block_m", "block_n", "block_k", "split_k"]].to_numpy(dtype=float)}
+    assert {tuple(r) for r in chosen[["block_m", "block_n", "block_k", "split_k"]].to_numpy(dtype=float)} <= ran
+    explicit = asked.assign(**{c: chosen[c] for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")})
+    explicit = explicit.assign(split_k=chosen["split_k"])
+    np.testing.assert_allclose(measured_model.predict(asked), measured_model.predict(explicit), rtol=1e-6)
+    np.testing.assert_allclose(chosen["latency_us"], chosen["latency_fastest_us"], rtol=0)
+    # a launch that ran is given (mostly) its own kernel: the recorded one is among its 5 nearest
+    same = (
+        chosen[["block_m", "block_n", "block_k"]].to_numpy()
+        == rows.head(40)[["block_m", "block_n", "block_k"]].to_numpy()
+    ).all(axis=1)
+    assert same.mean() >= 0.5
+    assert (model.library_tiles(asked)["tile_source"] == "fastest").all()  # library_tile_neighbors=0: none kept
+
+
+def test_a_gpu_of_a_measured_architecture_borrows_its_launches_and_others_get_the_fastest(measured_model, model, asked):
+    """A GPU without launches of its own: the tables of its compute capability vote (none for the T4's 7.5 or the
+    V100's 7.0 in the catalog besides them), else the fastest tiles, exactly as a model that keeps none."""
+    other = asked.head(6).assign(gpu="L4")  # 8.9: no measured GPU of that architecture
+    got = measured_model.library_tiles(other)
+    assert (got["tile_source"] == "fastest").all()
+    np.testing.assert_allclose(measured_model.predict(other), model.predict(other), rtol=1e-6)
+    from pipeweave.model import TileTable
+
+    borrowed = TileTable(
+        "8.9",
+        *[
+            x.copy()
+            for x in (
+                measured_model.library_tile_tables_["T4"].coords,
+                measured_model.library_tile_tables_["T4"].label,
+                measured_model.library_tile_tables_["T4"].tiles,
+            )
+        ],
+    )
+    measured_model.library_tile_tables_["L40S"] = borrowed  # hand-made: the T4's launches filed as an Ada GPU's
+    try:
+        got = measured_model.library_tiles(other)
+    finally:
+        del measured_model.library_tile_tables_["L40S"]
+    assert (got["tile_source"] == "L40S").all()
+
+
+def test_the_vote_takes_the_majority_and_the_nearest_on_a_tie():
+    """Hand-made table (not measurements): five launches near the query ran kernel A, one far away B; with one
+    neighbour, the nearest wins; a 1-1 tie among two neighbours goes to the nearer."""
+    from pipeweave.model import TileTable
+
+    coords = np.array(
+        [
+            [10, 10, 10, 0, 0],
+            [10.1, 10, 10, 0, 0],
+            [10, 10.1, 10, 0, 0],
+            [10, 10, 10.1, 0, 0],
+            [10.1, 10.1, 10, 0, 0],
+            [20, 20, 20, 0, 0],
+        ],
+        dtype=float,
+    )
+    tiles = np.array([[128, 128, 8, 8, 2, 1], [64, 64, 8, 4, 2, 4]], dtype=float)
+    table = TileTable("7.5", coords, np.array([0, 0, 0, 0, 0, 1]), tiles)
+    far = np.array([[19.5, 19.5, 19.5, 0, 0]])
+    assert table.choose(far, 5)[0].tolist() == tiles[0].tolist()  # 4 of 5 neighbours ran A
+    assert table.choose(far, 1)[0].tolist() == tiles[1].tolist()  # the nearest ran B
+    assert table.choose(far, 2)[0].tolist() == tiles[1].tolist()  # 1-1: the nearer
+    back = TileTable.from_dict(table.to_dict())
+    assert back.compute_capability == "7.5" and np.array_equal(back.label, table.label)
+    with pytest.raises(pw.DataError, match="malformed"):
+        TileTable.from_dict({**table.to_dict(), "label": [0, 0, 0, 0, 0, 7]})
+
+
+def test_too_few_measured_launches_keep_no_table(rows):
+    """A GPU with fewer than LIBRARY_TILE_MIN_LAUNCHES recorded launches gets no table (its launches would choose
+    from too coarse a sample)."""
+    from pipeweave.model import LIBRARY_TILE_MIN_LAUNCHES, fit_tile_tables
+
+    few = pd.concat([rows[rows["gpu"] == "T4"].head(LIBRARY_TILE_MIN_LAUNCHES - 1), rows[rows["gpu"] == "V100-PCIe"]])
+    tables = fit_tile_tables(few, max_rows=10_000, min_launches=LIBRARY_TILE_MIN_LAUNCHES)
+    assert set(tables) == {"V100-PCIe"}
+    capped = fit_tile_tables(rows, max_rows=60, min_launches=LIBRARY_TILE_MIN_LAUNCHES)
+    assert all(len(t.label) == 60 for t in capped.values())
+
+
+def test_the_tables_survive_a_save_and_load(measured_model, asked, tmp_path):
+    path = pw.save_model(measured_model, tmp_path / "m.ubj")
+    back = pw.load_model(path)
+    assert set(back.library_tile_tables_) == set(measured_model.library_tile_tables_)
+    np.testing.assert_allclose(back.predict(asked), measured_model.predict(asked), rtol=1e-6)
+    assert (back.library_tiles(asked)["tile_source"] == asked["gpu"]).all()

@@ -1,0 +1,134 @@
+"""Check: the kernel cuBLAS ran for an FP32 GEMM launch, read off the nearest measured launches of the same GPU.
+
+Two tables, written to ``library_tiles.md`` beside this script (data only; the choices they record are in
+``pipeweave/model/_recipe.py``, ``LIBRARY_TILE_NEIGHBORS`` and ``LIBRARY_TILE_TABLE_ROWS``):
+
+1. **The choice, inside training rows.** The unseen-shape protocol's training rows (its 80 / 20 shape split, seed 0)
+   are split again by shape (seed 1); each GPU's launches of the inner 80% vote, by their ``k`` nearest launches
+   over log2 m, n, k, batch and the operand layout (optionally also the alignment of m, n and k to 4, what cuBLAS's
+   vectorized kernels need), for the kernel (tile and split-K) of each held-back launch; the share voted the
+   recorded kernel, per GPU and averaged. Nothing of the protocol's test shapes is read.
+2. **The shipped model on its own training GPUs' launches.** Up to 3,000 launches per GPU, each predicted with the
+   kernel it recorded, without it by the model's nearest-launch vote (``PipeweaveRegressor.library_tiles``), and
+   without it by the fastest SIMT tiles (the same model with its tables set aside): MAPE (%) per GPU, operator and
+   length (measured over 10 ms or not). These launches trained the model, so this is a fit check of the kernel
+   choice, not a held-out score (held out: ``experiments/neusight_split/unseen_shape``, ``experiments/unseen_gpu``).
+
+    python experiments/checks/library_tiles.py            # ~1 min on 2 cores
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.neighbors import KNeighborsClassifier
+
+import pipeweave as pw
+from pipeweave.evaluation import as_asked, iter_folds, load_eval_frame
+from pipeweave.model import TABLE_TILE_COLUMNS, tile_coordinates
+
+HERE = Path(__file__).resolve().parent
+
+
+def _markdown(t: pd.DataFrame) -> str:
+    """A DataFrame as a Markdown table (blank cells for NaN)."""
+    cells = [[("" if pd.isna(v) else str(v)) for v in row] for row in t.itertuples(index=False)]
+    head = "| " + " | ".join(map(str, t.columns)) + " |"
+    rule = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(t[c]) else "---" for c in t.columns) + "|"
+    return "\n".join([head, rule, *("| " + " | ".join(r) + " |" for r in cells)])
+
+
+def _labels(d: pd.DataFrame) -> np.ndarray:
+    return d[list(TABLE_TILE_COLUMNS)].fillna(-1).astype(str).agg("|".join, axis=1).to_numpy()
+
+
+def _coords(d: pd.DataFrame, align: bool) -> np.ndarray:
+    x = tile_coordinates(d)
+    if not align:
+        return x
+    return np.column_stack([x, *(2.0 * (d[c].to_numpy(dtype=float) % 4 == 0) for c in ("m", "n", "k"))])
+
+
+def choice_table(sub: pd.DataFrame) -> pd.DataFrame:
+    """Share (%) of held-back training launches voted their recorded kernel, per setting and GPU."""
+    _, tr, _ = next(iter_folds(sub, "unseen-shape"))
+    train = sub.iloc[tr].reset_index(drop=True)
+    _, a_pos, b_pos = next(iter_folds(train, "unseen-shape", seed=1))
+    a, b = train.iloc[a_pos], train.iloc[b_pos]
+    rows = []
+    for cap in (None, 2000, 1000):
+        for align in (False, True):
+            for k in (1, 3, 5, 9):
+                rec = {"launches per GPU": "all" if cap is None else cap, "alignment": align, "neighbours": k}
+                for g in sorted(set(b["gpu"].astype(str))):
+                    ag, bg = a[a["gpu"].astype(str) == g], b[b["gpu"].astype(str) == g]
+                    if cap and len(ag) > cap:
+                        ag = ag.sample(cap, random_state=0)
+                    clf = KNeighborsClassifier(n_neighbors=k).fit(_coords(ag, align), _labels(ag))
+                    rec[g] = round(float((clf.predict(_coords(bg, align)) == _labels(bg)).mean() * 100), 1)
+                rec["mean"] = round(float(np.mean([rec[g] for g in sorted(set(b["gpu"].astype(str)))])), 2)
+                rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+def fit_table(sub: pd.DataFrame, model: pw.PipeweaveRegressor) -> pd.DataFrame:
+    """MAPE (%) of the model on its training GPUs' launches: recorded kernel, nearest-launch vote, fastest tiles."""
+    rows = sub[sub["gpu"].astype(str).isin(model.library_tile_tables_)]
+    rows = rows.sample(frac=1.0, random_state=0).groupby("gpu", observed=True).head(3000)
+    lat = rows["latency_us"].to_numpy(dtype=float)
+    asked = as_asked(rows)
+    pred = {"recorded": model.predict(rows), "vote": model.predict(asked)}
+    tables, model.library_tile_tables_ = model.library_tile_tables_, {}
+    try:
+        pred["fastest"] = model.predict(asked)
+    finally:
+        model.library_tile_tables_ = tables
+    out = pd.DataFrame(
+        {
+            "gpu": rows["gpu"].astype(str).to_numpy(),
+            "operator": rows["dataset"].astype(str).to_numpy(),
+            "over 10 ms": lat > 1e4,
+            **{k: np.abs(np.asarray(v) / lat - 1) * 100 for k, v in pred.items()},
+        }
+    )
+    agg = {"n": ("recorded", "size"), **{k: (k, "mean") for k in pred}}
+    table = out.groupby(["gpu", "operator", "over 10 ms"]).agg(**agg).round(1).reset_index()
+    total = out[list(pred)].mean().round(1)
+    return pd.concat([table, pd.DataFrame([{"gpu": "all", "n": len(out), **total.to_dict()}])], ignore_index=True)
+
+
+def main() -> None:
+    frame, _, _ = load_eval_frame(None, ["gemm_fp32"])
+    sub = frame[frame["eval_family"] == "gemm_fp32"].reset_index(drop=True)
+    choice = choice_table(sub)
+    model = pw.load_model()
+    fit = fit_table(sub, model)
+    text = [
+        "# The kernel cuBLAS ran, read off the nearest measured launches (FP32 GEMM)",
+        "",
+        "Written by `python experiments/checks/library_tiles.py` (see its docstring).",
+        "",
+        "## 1. The choice, inside training rows",
+        "",
+        "Share (%) of held-back training launches (the unseen-shape split's training shapes, split again) given their",
+        "recorded kernel (tile and split-K) by the vote of their nearest launches of the same GPU.",
+        "",
+        _markdown(choice),
+        "",
+        "## 2. The shipped model on its own training GPUs' launches",
+        "",
+        "MAPE (%) with the recorded kernel, with the nearest-launch vote (what `predict` does for a launch without a",
+        "tile on these GPUs) and with the fastest SIMT tiles (what it did before session 40, and does on a GPU of an",
+        "architecture it has no launches of). A fit check: these launches trained the model.",
+        "",
+        _markdown(fit),
+        "",
+    ]
+    (HERE / "library_tiles.md").write_text("\n".join(text))
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
