@@ -781,6 +781,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 hint="load rows with pipeweave.sources.load_profiles or pandas.read_csv",
             )
         df = ensure_features(df, baselines=False, **featurize_kwargs)  # the TileSight column is not a model input
+        if "gpu" not in df.columns:  # a featurized frame that lost it (e.g. pandas 3's groupby().apply drops the key)
+            raise DataError(
+                "the rows lack the column 'gpu' (the GPU each launch ran or is asked on)",
+                hint="keep the gpu column in the frame, e.g. df.groupby('gpu').head(n) instead of groupby().apply, or "
+                "df.assign(gpu='H100')",
+            )
         if self.use_sass and not any(c.startswith("sass_") for c in df.columns):
             from ._features import attach_sass_features
 

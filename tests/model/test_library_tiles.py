@@ -202,3 +202,9 @@ def test_the_tables_survive_a_save_and_load(measured_model, asked, tmp_path):
     assert set(back.library_tile_tables_) == set(measured_model.library_tile_tables_)
     np.testing.assert_allclose(back.predict(asked), measured_model.predict(asked), rtol=1e-6)
     assert (back.library_tiles(asked)["tile_source"] == asked["gpu"]).all()
+
+
+def test_featurized_rows_without_their_gpu_get_a_clear_error(measured_model, rows):
+    """A featurized frame that lost its gpu column (pandas 3's groupby().apply drops the key) is refused by name."""
+    with pytest.raises(pw.DataError, match="lack the column 'gpu'"):
+        measured_model.predict(rows.head(3).drop(columns="gpu"))
