@@ -50,7 +50,7 @@ from ._features import (
     unsupported_backends,
     with_extra_features,
 )
-from ._library import TABLE_TILE_COLUMNS, TileTable, fit_tile_tables, tile_coordinates
+from ._library import TABLE_TILE_COLUMNS, TileTable, choose_tiles, fit_tile_tables, tile_coordinates
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -126,6 +126,7 @@ __all__ = [
     "TABLE_TILE_COLUMNS",
     "TileTable",
     "fit_tile_tables",
+    "choose_tiles",
     "tile_coordinates",
     "COMPANION_PARAMS",
     "companion_booster_params",
