@@ -28,7 +28,7 @@ from .._frame import num_values
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["TABLE_TILE_COLUMNS", "TileTable", "choose_tiles", "fit_tile_tables", "tile_coordinates"]
+__all__ = ["TABLE_TILE_COLUMNS", "TileTable", "choose_tiles", "fit_tile_tables", "row_spec_values", "tile_coordinates"]
 
 #: what a table keeps of each launch's kernel: its tile plan, then its split-K
 TABLE_TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "num_warps", "num_stages", "split_k")
@@ -138,7 +138,7 @@ def fit_tile_tables(
     if not keep.any():
         return {}
     keys = seen_keys(rows)
-    ccs = row_compute_capabilities(rows, gpus)
+    ccs = row_spec_values(rows, "compute_capability", gpus)
     coords = tile_coordinates(rows)
     rng = np.random.default_rng(seed)
     out: dict[str, TileTable] = {}
@@ -153,9 +153,10 @@ def fit_tile_tables(
     return out
 
 
-def row_compute_capabilities(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -> np.ndarray:
-    """Each row's GPU compute capability (``"8.0"``): from ``gpus``, then the catalog; ``""`` where neither
-    knows the GPU or the rows name none."""
+def row_spec_values(df: pd.DataFrame, attr: str, gpus: Mapping[str, GPUSpec] | None = None) -> np.ndarray:
+    """Each row's GPU spec field ``attr`` as text (``"compute_capability"`` -> ``"8.0"``, ``"generation"``): from
+    ``gpus``, then the catalog, one lookup per distinct GPU; ``""`` where neither knows the GPU or the rows name
+    none."""
     from .._errors import PipeweaveError
     from .._frame import str_codes
     from ..hardware import get_gpu
@@ -166,7 +167,7 @@ def row_compute_capabilities(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | Non
     found = []
     for name in names:
         try:
-            found.append(str(((gpus or {}).get(name) or get_gpu(name)).compute_capability))
+            found.append(str(getattr((gpus or {}).get(name) or get_gpu(name), attr)))
         except PipeweaveError:
             found.append("")
     return np.asarray(found, dtype=object)[codes]
@@ -189,7 +190,7 @@ def choose_tiles(
     if not tables or not len(df) or neighbors <= 0 or "gpu" not in df.columns:
         return kernels, source
     keys = seen_keys(df)
-    ccs = row_compute_capabilities(df, gpus)
+    ccs = row_spec_values(df, "compute_capability", gpus)
     coords = tile_coordinates(df)
     by_cc: dict[str, list[str]] = {}
     for name, t in sorted(tables.items()):

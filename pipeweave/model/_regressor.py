@@ -32,7 +32,7 @@ from .._errors import DataError
 from .._frame import distinct_rows, num_values, str_codes, str_values, training_latency
 from ..frontend import EXTRA_FEATURES
 from ._bands import band_bounds, check_coverage, check_error_bands
-from ._library import TABLE_TILE_COLUMNS, choose_tiles, fit_tile_tables
+from ._library import TABLE_TILE_COLUMNS, choose_tiles, fit_tile_tables, row_spec_values
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -171,25 +171,13 @@ def launch_groups(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
 def _row_generations(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None = None) -> np.ndarray:
     """Each row's GPU generation: the ``generation`` column where given, else the GPU's spec (``gpus``, then
     the catalog); ``""`` where neither knows the GPU."""
-    from .._errors import PipeweaveError
-    from ..hardware import get_gpu
-
     if "generation" in df.columns:
         given = str_values(df["generation"].astype(object).where(df["generation"].notna(), ""))
     else:
         given = np.full(len(df), "", dtype=object)
     if "gpu" not in df.columns:
         return given
-    codes, names = str_codes(df["gpu"])
-    found = []
-    for name in names:
-        try:
-            spec = (gpus or {}).get(name) or get_gpu(name)
-            found.append(str(spec.generation))
-        except PipeweaveError:
-            found.append("")
-    from_gpu = np.asarray(found, dtype=object)[codes] if len(codes) else np.array([], dtype=object)
-    return np.where(given != "", given, from_gpu)
+    return np.where(given != "", given, row_spec_values(df, "generation", gpus))
 
 
 def _family_tuple(
@@ -1575,8 +1563,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                 at = pos[has]
                 rows = tiled_launches(df.iloc[at], dict(zip(cols, kernels[has].T, strict=True)), gpus)
                 p, f = self.predict(rows, gpus=gpus, data=data, return_floored=True)
-                for j, col in enumerate(cols):
-                    values[col][at] = num_values(rows, col) if col == "split_k" else kernels[has, j]
+                for col in cols:  # the voted kernel, with the launch's own split where it gives one
+                    values[col][at] = num_values(rows, col)
                 values["latency_fastest_us"][at] = values["latency_us"][at] = np.asarray(p, dtype=float)
                 floored[at], source[at] = np.asarray(f, dtype=bool), by[has]
                 pos = pos[~has]
