@@ -39,6 +39,7 @@ __all__ = [
     "featurize",
     "explain",
     "explain_launch",
+    "library_tile_choice",
     "load_profiles",
     "load_profiles_report",
     "evaluate",
@@ -594,22 +595,88 @@ def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb
     return _with_inferred_split_k(work, gpus)
 
 
-def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Explanation dict of the first row of ``df`` on ``spec`` (see :func:`explain`)."""
+def library_tile_choice(
+    model: Any,
+    df: pd.DataFrame,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+) -> dict[str, Any] | None:
+    """For an FP32 GEMM launch without a tile (the first row of ``df``; cuBLAS chooses its kernel), the kernel
+    ``model`` predicts it with (:meth:`pipeweave.model.PipeweaveRegressor.library_tiles`) as a JSON-ready dict:
+    ``block_m`` ... ``num_stages``, ``split_k``, ``latency_fastest_us`` (that kernel's prediction, us), ``source``
+    (the GPUs whose measured launches voted for it, or ``"fastest"``: the model's fastest SIMT tile, and then
+    ``averaged``, how many fastest tiles the prediction averages), ``split_source`` (``"given"``, ``"voted"`` or
+    ``"inferred"`` for that tile on this GPU). None for any other launch, or a model that is not a
+    :class:`~pipeweave.model.PipeweaveRegressor`."""
+    from ._frame import with_default_source
+    from .frontend import library_tile_rows
+    from .model import LIBRARY_TILE_FASTEST, TABLE_TILE_COLUMNS, PipeweaveRegressor
+
+    if not isinstance(model, PipeweaveRegressor) or not len(df) or not library_tile_rows(df.iloc[:1]).any():
+        return None
+    row = model.library_tiles(with_default_source(df.iloc[:1]), gpus=gpus, data=data).iloc[0]
+    return {
+        **{k: int(row[k]) if float(row[k]).is_integer() else float(row[k]) for k in TABLE_TILE_COLUMNS},
+        "latency_fastest_us": float(row["latency_fastest_us"]),
+        "source": str(row["tile_source"]),
+        "split_source": str(row["split_source"]),
+        **({"averaged": LIBRARY_TILE_FASTEST} if row["tile_source"] == "fastest" else {}),
+    }
+
+
+def _explain_model(model: Any) -> Any:
+    """The model whose kernel choice :func:`explain` shows for an FP32 GEMM without a tile: ``False`` none; ``None``
+    the shipped model when it loads (else none: the explanation is analytical and does not need it)."""
+    from ._errors import PipeweaveError
+
+    if model is False:
+        return None
+    if model is None:
+        try:
+            return _default_model()
+        except PipeweaveError:
+            return None
+    return _model(model)
+
+
+def explain_launch(
+    df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str] | None = None, model: Any = False
+) -> dict[str, Any]:
+    """Explanation dict of the first row of ``df`` on ``spec`` (see :func:`explain`; ``model`` as there, default
+    ``False``: the front-end's heuristic tile)."""
     import numpy as np
 
     from ._frame import num_values
     from .frontend import PIPES
     from .frontend import featurize as _featurize
+    from .model import TABLE_TILE_COLUMNS
     from .vocab import TILE_COLUMNS
 
     first = df.iloc[:1].assign(gpu=spec.name)
     one = _checked_launches(first, {spec.name: spec})
+    fp32 = str(one["family"].iloc[0]) == "gemm_fp32"
+    # (the launch as given: the checked one carries the split the front-end infers for its heuristic tile)
+    chosen = library_tile_choice(_explain_model(model), first, {spec.name: spec}, data) if fp32 else None
+    if chosen is not None:  # the kernel predict uses for this launch (cuBLAS's vote, or the model's fastest tile)
+        one = one.assign(**{c: float(chosen[c]) for c in TABLE_TILE_COLUMNS})
     f = _featurize(one, gpus={spec.name: spec}, data=data).iloc[0]
-    # an FP32 GEMM's split: as given, or inferred (the smallest envelope) where the launch left it blank
-    inferred = str(one["family"].iloc[0]) == "gemm_fp32" and (
-        "split_k" not in first or not np.isfinite(num_values(first, "split_k")[0])
-    )
+    given_split = "split_k" in first and bool(np.isfinite(num_values(first, "split_k")[0]))
+    if chosen is None:  # an FP32 GEMM's split: as given, or inferred (the smallest envelope) where left blank
+        origin = str(f["tile_origin"]) + ("; split_k of the smallest envelope" if fp32 and not given_split else "")
+    elif chosen["source"] == "fastest":
+        origin = (
+            "the model's fastest cuBLAS SIMT tile (no measured launch of this architecture; its prediction is the "
+            f"geometric mean of the {chosen['averaged']} fastest tiles')"
+        )
+    elif chosen["split_source"] == "inferred":
+        origin = (
+            f"the tile cuBLAS ran for the nearest measured launches on {chosen['source']} (its architecture); "
+            "split_k of the smallest envelope on this GPU"
+        )
+    else:
+        origin = f"the kernel cuBLAS ran for the nearest measured launches on {chosen['source']}"
+    if chosen is not None and given_split:
+        origin += "; split_k as given"
     pipes = {
         p: {
             "work": float(f[f"work_{p}"]),
@@ -626,8 +693,9 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
             # whole numbers as ints (block_m 128, not 128.0: the form --config and the tile columns take)
             **{c: int(f[c]) if float(f[c]).is_integer() else float(f[c]) for c in TILE_COLUMNS},
             "split_k": int(f["split_k"]) if float(f["split_k"]).is_integer() else float(f["split_k"]),
-            "origin": str(f["tile_origin"]) + ("; split_k of the smallest envelope" if inferred else ""),
+            "origin": origin,
         },
+        **({"library_tile": chosen} if chosen is not None else {}),
         "grid_ctas": float(f["grid_ctas"]),
         "ctas_per_sm": float(f["ctas_per_sm"]),
         "waves": float(f["waves"]),
@@ -644,7 +712,9 @@ def explain_launch(df: pd.DataFrame, spec: GPUSpec, data: str | os.PathLike[str]
     }
 
 
-def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def explain(
+    launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None = None, model: Any = None
+) -> dict[str, Any]:
     """The analytical view of one launch: tile plan, per-pipe work and time, binding pipe, bounds.
 
     Parameters
@@ -655,6 +725,11 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
         The GPU; default: the launch's ``gpu`` value.
     data : path, optional
         Measurement directory (SGLang tuned configs for ``fused_moe``).
+    model : PipeweaveRegressor, path, None or False, optional
+        Read only for an FP32 GEMM launch without a tile (cuBLAS chooses its kernel): it is explained with the
+        kernel this model predicts it with, as :func:`predict` does (:func:`library_tile_choice`). Default: the
+        shipped model (the front-end's heuristic tile when no model file is installed); ``False``: the heuristic
+        tile (the smallest envelope).
 
     Returns
     -------
@@ -662,7 +737,8 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
         ``tile_plan`` (the six tile columns, ``split_k``, ``origin``), ``grid_ctas``, ``ctas_per_sm``,
         ``waves``, ``pipes`` (per pipe: ``work``, ``time_us``, ``busiest_sm_time_us``),
         ``bound_pipe``, ``envelope_us``, ``warm_l2_envelope_us``, ``lower_bound_us``, ``roofline_us``,
-        ``tilesight_us``.
+        ``tilesight_us``; for an FP32 GEMM launch a model chose the kernel of, ``library_tile``
+        (:func:`library_tile_choice`).
 
     Raises
     ------
@@ -685,7 +761,7 @@ def explain(launch: Any, gpu: Any = None, *, data: str | os.PathLike[str] | None
         if "gpu" not in df.columns:
             raise DataError("the launch has no `gpu` value and no gpu was given", hint="pass gpu='H100'")
         gpu = str(df["gpu"].iloc[0])
-    return explain_launch(df, _resolve_gpu(gpu), data=_checked_data(data))
+    return explain_launch(df, _resolve_gpu(gpu), data=_checked_data(data), model=model)
 
 
 # ------------------------------------------------------------------------------------- profiles

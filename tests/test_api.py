@@ -96,10 +96,37 @@ def test_predict_fills_a_blank_fp32_split_k_with_the_inferred_split():
     expected = infer_split_k(rows.iloc[[0]].assign(gpu="V100-PCIe"))[0]
     assert expected > 1 and rec.split[:3] == [expected, 1.0, 1.0]
     assert pw.featurize(fp32, gpu="V100-PCIe")["split_k"].iloc[0] == expected  # explain / featurize: the same
-    ex = pw.explain(fp32, gpu="V100-PCIe")
+    ex = pw.explain(fp32, gpu="V100-PCIe", model=False)  # the front-end's heuristic tile, as featurize
     assert ex["tile_plan"]["split_k"] == expected and "smallest envelope" in ex["tile_plan"]["origin"]
-    given = pw.explain({**fp32, "split_k": 2}, gpu="V100-PCIe")["tile_plan"]
+    given = pw.explain({**fp32, "split_k": 2}, gpu="V100-PCIe", model=False)["tile_plan"]
     assert given["split_k"] == 2 and "smallest envelope" not in given["origin"]
+
+
+def test_explain_shows_the_kernel_predict_uses_for_an_fp32_gemm_without_a_tile():
+    """Hand-made launches, shipped model: explain (default) shows the tile and split predict picked (the T4's kernel
+    vote; on the B200 the fastest tile), with the same envelope as the launch given that tile; model=False keeps the
+    front-end's heuristic tile; a given split is kept; other families never read the model."""
+    from pipeweave.api import library_tile_choice
+
+    fp32 = {"family": "gemm_fp32", "dtype": "float32", "op": "linear", "m": 64, "n": 1024, "k": 8192}
+    model = pw.load_model()
+    for gpu, source in (("T4", "T4"), ("B200", "fastest")):
+        chosen = library_tile_choice(model, pd.DataFrame([{**fp32, "gpu": gpu}]))
+        assert chosen is not None and chosen["source"] == source
+        ex = pw.explain(fp32, gpu=gpu)
+        assert ex["library_tile"] == chosen
+        plan = ex["tile_plan"]
+        kernel = {c: chosen[c] for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages", "split_k")}
+        assert {c: plan[c] for c in kernel} == kernel
+        assert ("nearest measured launches on T4" if source == "T4" else "fastest cuBLAS SIMT tile") in plan["origin"]
+        same = pw.explain({**fp32, **kernel}, gpu=gpu, model=False)  # that tile given: the same analytical view
+        assert same["envelope_us"] == pytest.approx(ex["envelope_us"], rel=1e-12)
+    heuristic = pw.explain(fp32, gpu="T4", model=False)
+    assert "library_tile" not in heuristic and heuristic["tile_plan"]["origin"].startswith("simt_heuristic")
+    split = pw.explain({**fp32, "split_k": 3}, gpu="T4")["tile_plan"]
+    assert split["split_k"] == 3 and split["origin"].endswith("split_k as given")
+    assert library_tile_choice(model, pd.DataFrame([GEMM | {"gpu": "H100"}])) is None
+    assert "library_tile" not in pw.explain(GEMM, gpu="H100", model="no/such/model.ubj")  # never read for gemm
 
 
 def test_user_source_is_predicted_as_the_default_unless_the_model_trained_on_it():

@@ -39,6 +39,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from ._diagnose import add_kernel_arguments
 
     add_kernel_arguments(p)  # --kernel FILE.py:NAME: a user's Triton kernel through the SASS front-end
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        help="an FP32 GEMM launch without a tile (cuBLAS chooses its kernel) is explained with the kernel this model "
+        "predicts it with, as predict does (default: models/pipeweave_default.ubj; 'none': the front-end's heuristic "
+        "tile, the smallest envelope); other launches never read it",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--plot",
@@ -66,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
         return run_kernel(args, "explain")
     spec = resolve_gpu_arg(args.gpu)
-    ex = explain_launch(launch_frame(args, spec), spec, data=args.data)
+    model = getattr(args, "model", None)
+    chooser = False if model is not None and str(model).strip().lower() == "none" else model  # None: shipped
+    ex = explain_launch(launch_frame(args, spec), spec, data=args.data, model=chooser)
     if args.json:
         print_json(ex)
     else:

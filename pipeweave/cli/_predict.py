@@ -116,7 +116,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_kernel_arguments(p)  # --kernel FILE.py:NAME: a user's Triton kernel through the SASS front-end
 
 
-from ..api import predict_frame  # noqa: E402,F401  (moved to the public API; kept for old importers)
+from ..api import library_tile_choice, predict_frame  # noqa: E402,F401  (predict_frame: moved to the public API; kept for old importers)
 
 #: Exit statuses of `pipeweave predict` (also in --help): every row predicted / some rows reported
 #: and the others written / nothing predicted or a usage/input error.
@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     backend = str(df["backend"].iloc[0]) if "backend" in df.columns else None
     outside = bool(model.extrapolated(df["family"], pred.to_numpy())[0])
     band = None if no_band else _single_band(model, df, pred, 0.8 if coverage is None else coverage, {spec.name: spec})
-    tile = _library_tile(model, df, {spec.name: spec}, args.data)
+    tile = library_tile_choice(model, df, {spec.name: spec}, args.data)
     if args.json:
         print_json(
             {
@@ -252,6 +252,12 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"tile: none given (cuBLAS chooses it): the geometric mean of the {tile['averaged']} fastest SIMT "
                     f"tiles' predictions; the fastest {kernel}: {tile['latency_fastest_us']:.3f} us"
+                )
+            elif tile["split_source"] == "inferred":
+                print(
+                    f"tile: none given (cuBLAS chooses it): {kernel}; the tile is what cuBLAS ran for the nearest "
+                    f"measured launches on {tile['source']} (the same architecture), the split the smallest "
+                    "envelope on this GPU"
                 )
             else:
                 print(
@@ -292,26 +298,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
-
-
-def _library_tile(model, df, gpus, data) -> dict | None:  # noqa: ANN001
-    """For an FP32 GEMM launch without a tile, the tile the model predicted it with (``PipeweaveRegressor.library_tiles``:
-    the kernel cuBLAS ran for the nearest measured launches, ``source`` naming their GPUs; else the fastest SIMT tile,
-    ``source`` "fastest") and its prediction as a JSON-ready dict; None for any other launch or model."""
-    from .._frame import with_default_source
-    from ..frontend import library_tile_rows
-    from ..model import LIBRARY_TILE_FASTEST, PipeweaveRegressor
-
-    if not isinstance(model, PipeweaveRegressor) or not library_tile_rows(df).any():
-        return None
-    row = model.library_tiles(with_default_source(df.iloc[:1]), gpus=gpus, data=data).iloc[0]
-    keys = ("block_m", "block_n", "block_k", "num_warps", "num_stages", "split_k")
-    return {
-        **{k: int(row[k]) if float(row[k]).is_integer() else float(row[k]) for k in keys},
-        "latency_fastest_us": float(row["latency_fastest_us"]),
-        "source": str(row["tile_source"]),
-        **({"averaged": LIBRARY_TILE_FASTEST} if row["tile_source"] == "fastest" else {}),
-    }
 
 
 #: how a band's situation reads on the terminal

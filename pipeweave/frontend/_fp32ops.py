@@ -44,10 +44,12 @@ __all__ = [
     "SPLIT_K_CANDIDATES",
     "SPLIT_K_MIN_SLICE",
     "b_transposed",
+    "given_split_k",
     "infer_split_k",
     "library_tile_rows",
     "simt_gemm",
     "simt_tile_launches",
+    "tiled_launches",
 ]
 
 Spec = dict[str, np.ndarray]
@@ -301,6 +303,14 @@ def simt_tile_launches(
     return [(tile, tiled_launches(df, dict(zip(names, tile, strict=True)), gpus)) for tile in SIMT_TILES]
 
 
+def given_split_k(df: pd.DataFrame) -> np.ndarray:
+    """The ``split_k`` each launch row of ``df`` gives (NaN where it gives none). A featurized frame's ``split_k`` is
+    a feature (1 for a blank), not what the user gave: its rows count as giving none."""
+    if "split_k" not in df.columns or "t_env_us" in df.columns:
+        return np.full(len(df), np.nan)
+    return num_values(df, "split_k")
+
+
 def tiled_launches(
     df: pd.DataFrame, tile: Mapping[str, Any], gpus: Mapping[str, GPUSpec] | None = None
 ) -> pd.DataFrame:
@@ -312,8 +322,7 @@ def tiled_launches(
     from ._tileplan import TILE_COLUMNS
     from ._validate import DERIVED_COLUMNS
 
-    featurized = "t_env_us" in df.columns
-    given = num_values(df, "split_k") if ("split_k" in df.columns and not featurized) else np.full(len(df), np.nan)
+    given = given_split_k(df)
     if "split_k" in tile:
         given = np.where(np.isfinite(given), given, np.broadcast_to(np.asarray(tile["split_k"], dtype=float), len(df)))
     base = df.drop(columns=[c for c in df.columns if c in DERIVED_COLUMNS or str(c).startswith("sass_")])

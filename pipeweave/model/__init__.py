@@ -50,7 +50,7 @@ from ._features import (
     unsupported_backends,
     with_extra_features,
 )
-from ._library import TABLE_TILE_COLUMNS, TileTable, choose_tiles, fit_tile_tables, tile_coordinates
+from ._library import TABLE_TILE_COLUMNS, TILE_BORROW_RULES, TileTable, choose_tiles, fit_tile_tables, tile_coordinates
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -63,6 +63,7 @@ from ._recipe import (
     FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
+    LIBRARY_TILE_BORROW,
     LIBRARY_TILE_FASTEST,
     LIBRARY_TILE_MIN_LAUNCHES,
     LIBRARY_TILE_NEIGHBORS,
@@ -121,6 +122,8 @@ __all__ = [
     "FAMILY_ROOFLINE_BLEND",
     "LIBRARY_TILE_FASTEST",
     "LIBRARY_TILE_NEIGHBORS",
+    "LIBRARY_TILE_BORROW",
+    "TILE_BORROW_RULES",
     "LIBRARY_TILE_TABLE_ROWS",
     "LIBRARY_TILE_MIN_LAUNCHES",
     "TABLE_TILE_COLUMNS",

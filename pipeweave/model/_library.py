@@ -7,8 +7,10 @@ launches the model trained on (their kernel names give the tile and split-K), th
 e.g. on the P4 it runs ``maxwell_sgemm_64x64_tn`` for unaligned ``linear`` shapes, ~2.5x slower than its fastest
 tile would be. A :class:`TileTable` keeps a GPU's measured launches (shape coordinates, the tile and split they ran)
 and gives a new launch the majority tile of its nearest neighbours (:data:`~pipeweave.model.LIBRARY_TILE_NEIGHBORS`).
-A GPU without a table borrows the launches of the trained GPUs of its compute capability (the same heuristics); a
-GPU of an architecture nobody measured keeps the fastest tiles.
+A GPU without a table borrows the launches of the trained GPUs of its compute capability (the same heuristics), else
+(:data:`~pipeweave.model.LIBRARY_TILE_BORROW`) the tile of those of its major compute capability (the same SIMT kernels;
+the split-K is then inferred for the GPU asked about); a GPU of an architecture nobody measured keeps the fastest
+tiles.
 
 A table is a few arrays, so the model file stores it in its stamp as plain JSON (no pickle).
 """
@@ -22,16 +24,32 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
 from .._frame import num_values
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["TABLE_TILE_COLUMNS", "TileTable", "choose_tiles", "fit_tile_tables", "row_spec_values", "tile_coordinates"]
+__all__ = [
+    "TABLE_TILE_COLUMNS",
+    "TILE_BORROW_RULES",
+    "TileTable",
+    "choose_tiles",
+    "fit_tile_tables",
+    "row_spec_values",
+    "tile_coordinates",
+]
 
 #: what a table keeps of each launch's kernel: its tile plan, then its split-K
 TABLE_TILE_COLUMNS: tuple[str, ...] = ("block_m", "block_n", "block_k", "num_warps", "num_stages", "split_k")
+#: which trained GPUs' launches vote for a GPU without a table of its own: ``"compute_capability"``, those of its
+#: exact compute capability (``"7.5"``); ``"architecture"``, those, else those of its major compute capability (the
+#: architecture cuBLAS's SIMT kernels are built for: the T4, 7.5, runs the V100's ``volta_sgemm`` kernels, the L4,
+#: 8.9, the A100's ``ampere_sgemm``, the P4, 6.1, the P100's ``maxwell_sgemm``); ``"architecture_tile"``, the same
+#: GPUs, but from those of another compute capability only the tile: the split-K is the one
+#: :func:`pipeweave.frontend.infer_split_k` finds for that tile on the GPU asked about (cuBLAS splits K by how many
+#: CTAs fill the GPU, and its SM count is not theirs)
+TILE_BORROW_RULES: tuple[str, ...] = ("compute_capability", "architecture", "architecture_tile")
 
 
 def tile_coordinates(df: pd.DataFrame) -> np.ndarray:
@@ -178,13 +196,21 @@ def choose_tiles(
     df: pd.DataFrame,
     neighbors: int,
     gpus: Mapping[str, GPUSpec] | None = None,
+    borrow: str = "architecture_tile",
 ) -> tuple[np.ndarray, np.ndarray]:
     """For FP32 GEMM launch rows without a tile: ``(kernels, source)``. ``kernels``: rows x 6
     (:data:`TABLE_TILE_COLUMNS`) voted by the ``neighbors`` nearest launches of the row's GPU's table, else of the
-    tables of its compute capability (pooled); NaN where there is neither. ``source``: the GPU names whose launches
-    voted (``"T4"``, ``"A100-PCIe-40GB"``; several joined by ``" + "``), ``""`` where none."""
+    tables of its compute capability (pooled), else (``borrow="architecture"`` or ``"architecture_tile"``,
+    :data:`TILE_BORROW_RULES`) of its major compute capability (``"architecture_tile"``: the split NaN there, for
+    the caller to infer); NaN where there is none. ``source``: the GPU names whose launches voted (``"T4"``,
+    ``"A100-PCIe-40GB"``; several joined by ``" + "``), ``""`` where none."""
     from ._regressor import seen_keys
 
+    if borrow not in TILE_BORROW_RULES:
+        raise DataError(
+            f"the tile borrowing rule must be one of {list(TILE_BORROW_RULES)}, got {shown(borrow)}",
+            hint="use 'architecture_tile' (the default), 'architecture' or 'compute_capability'",
+        )
     kernels = np.full((len(df), len(TABLE_TILE_COLUMNS)), np.nan)
     source = np.full(len(df), "", dtype=object)
     if not tables or not len(df) or neighbors <= 0 or "gpu" not in df.columns:
@@ -193,16 +219,29 @@ def choose_tiles(
     ccs = row_spec_values(df, "compute_capability", gpus)
     coords = tile_coordinates(df)
     by_cc: dict[str, list[str]] = {}
+    by_major: dict[str, list[str]] = {}
     for name, t in sorted(tables.items()):
         if t.compute_capability:
             by_cc.setdefault(t.compute_capability, []).append(name)
-    # which tables vote for a row: its GPU's own, else those of its compute capability (one test per distinct pair)
+            by_major.setdefault(_major(t.compute_capability), []).append(name)
+    # which tables vote for a row: its GPU's own, else those of its compute capability, else (architecture) those of
+    # its major compute capability (one test per distinct pair)
     pairs, codes = np.unique(np.column_stack([keys.astype(str), ccs.astype(str)]), axis=0, return_inverse=True)
     codes = codes.ravel()
     for j, (key, cc) in enumerate(pairs):
         names = [str(key)] if str(key) in tables else by_cc.get(str(cc), [])
+        other_cc = not names and borrow != "compute_capability" and bool(str(cc))
+        if other_cc:
+            names = by_major.get(_major(str(cc)), [])
         pos = np.flatnonzero(codes == j)
         if names and len(pos):
             kernels[pos] = _vote([tables[n] for n in names], coords[pos], neighbors)
             source[pos] = " + ".join(names)
+            if other_cc and borrow == "architecture_tile":
+                kernels[pos, TABLE_TILE_COLUMNS.index("split_k")] = np.nan  # inferred for the GPU asked about
     return kernels, source
+
+
+def _major(cc: str) -> str:
+    """The major part of a compute capability: ``"8.9"`` -> ``"8"``."""
+    return cc.split(".")[0].strip()

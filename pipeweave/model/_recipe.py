@@ -31,6 +31,7 @@ __all__ = [
     "INFORMATIVE_SAMPLING_FAMILIES",
     "LIBRARY_TILE_FASTEST",
     "LIBRARY_TILE_NEIGHBORS",
+    "LIBRARY_TILE_BORROW",
     "LIBRARY_TILE_TABLE_ROWS",
     "LIBRARY_TILE_MIN_LAUNCHES",
 ]
@@ -44,7 +45,8 @@ __all__ = [
 #: front-end's smallest-envelope tile
 LIBRARY_TILE_FASTEST: int = 3
 #: ... unless the model trained on that GPU's own FP32 GEMM launches with the kernel they ran (or on a GPU of the same
-#: compute capability: cuBLAS's heuristics are per architecture): then the launch gets the tile and split-K cuBLAS ran
+#: compute capability: cuBLAS's heuristics are per architecture; or of its architecture, LIBRARY_TILE_BORROW): then
+#: the launch gets the tile and split-K cuBLAS ran
 #: for its nearest measured launches (``PipeweaveRegressor.library_tiles``), the majority of this many neighbours
 #: over log2 m, n, k, batch and the operand layout. 0 = always the fastest tiles. Chosen inside the training rows of
 #: the unseen-shape protocol (20% of their shapes held out again, seed 1, session 40;
@@ -54,6 +56,15 @@ LIBRARY_TILE_FASTEST: int = 3
 #: with the tile: on the same held-back launches a model trained on the others scored 9.67% MAPE with the voted
 #: split, 10.01% with the split ``infer_split_k`` finds for the voted tile (7.90% with the recorded kernel)
 LIBRARY_TILE_NEIGHBORS: int = 5
+#: whose launches vote for a GPU without a table of its own (``pipeweave.model.TILE_BORROW_RULES``): the trained GPUs
+#: of its compute capability, else (``"architecture_tile"``) those of its major compute capability, which run the
+#: same cuBLAS SIMT kernels (the T4, 7.5, the V100's ``volta_sgemm``; the L4, 8.9, the A100's ``ampere_sgemm``),
+#: for the tile only: the split is inferred for the GPU asked about (cuBLAS splits K by how many CTAs fill the GPU).
+#: Chosen by nested leave-one-generation-out, three seeds, scored as asked (``experiments/accuracy_log``, frame
+#: "session 41: kernel vote by architecture"): exact compute capability only (the rule before, which never fires
+#: across generations) 21.22 / 21.14 / 21.25; the sibling's tile and split ("architecture") 21.44 / 21.31 / 21.47;
+#: its tile with the split inferred 20.58 / 20.46 / 20.61, lower on all 18 (outer fold, seed) inner means
+LIBRARY_TILE_BORROW: str = "architecture_tile"
 #: the most launches per GPU a model keeps for that choice (seeded random; the model file stores them): the shipped
 #: model's training cap per group, so it keeps every launch its boosters trained on. In the check above, every
 #: training launch of a GPU (~16,000) gave 81.9%, 2,000 of them 79.4%, 1,000 76.9% (5 neighbours)

@@ -32,7 +32,7 @@ from .._errors import DataError
 from .._frame import distinct_rows, num_values, str_codes, str_values, training_latency
 from ..frontend import EXTRA_FEATURES
 from ._bands import band_bounds, check_coverage, check_error_bands
-from ._library import TABLE_TILE_COLUMNS, choose_tiles, fit_tile_tables, row_spec_values
+from ._library import TABLE_TILE_COLUMNS, TILE_BORROW_RULES, choose_tiles, fit_tile_tables, row_spec_values
 from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
@@ -44,6 +44,7 @@ from ._recipe import (
     FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
+    LIBRARY_TILE_BORROW,
     LIBRARY_TILE_MIN_LAUNCHES,
     LIBRARY_TILE_NEIGHBORS,
     LIBRARY_TILE_TABLE_ROWS,
@@ -353,7 +354,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     the tile and split-K cuBLAS ran for its nearest measured launches (majority of this many; learned:
     ``library_tile_tables_``, at most :data:`~pipeweave.model.LIBRARY_TILE_TABLE_ROWS` launches per GPU); on any
     other GPU, the fastest tiles (:meth:`library_tiles`). Files written before the option keep no launches and
-    predict as they did.
+    predict as they did. ``library_tile_borrow`` (default :data:`~pipeweave.model.LIBRARY_TILE_BORROW`,
+    ``"architecture_tile"``; one of :data:`~pipeweave.model.TILE_BORROW_RULES`): whether a GPU with no trained GPU
+    of its compute capability borrows from those of its major one (``"compute_capability"``: no; ``"architecture"``:
+    their tile and split; ``"architecture_tile"``: their tile, its split inferred for this GPU).
 
     ``error_bands_`` (``None`` until :meth:`set_error_bands`; the shipped model has them): held-out
     ``measured / predicted`` quantiles per family that :meth:`predict_interval` turns into an error band per
@@ -406,6 +410,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         min_backend_gpus: int = MIN_BACKEND_GPUS,
         dtype_boosters: tuple[str, ...] | None = None,
         library_tile_neighbors: int = LIBRARY_TILE_NEIGHBORS,
+        library_tile_borrow: str = LIBRARY_TILE_BORROW,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -440,6 +445,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.min_backend_gpus = min_backend_gpus
         self.dtype_boosters = dtype_boosters
         self.library_tile_neighbors = library_tile_neighbors
+        self.library_tile_borrow = library_tile_borrow
 
     # ------------------------------------------------------------------------------------------
     def _check_reference(self, name: Any, param: str = "reference") -> str:
@@ -1531,7 +1537,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         - **a GPU whose launches the model trained on** with their kernel recorded (``library_tile_tables_``), or a
           GPU of the same compute capability as such GPUs (cuBLAS's heuristics are per architecture): the tile and
           split-K cuBLAS ran for the launch's nearest measured launches (the majority of
-          ``library_tile_neighbors``; a given ``split_k`` is kept), predicted as a launch naming that tile;
+          ``library_tile_neighbors``; a given ``split_k`` is kept), predicted as a launch naming that tile; a GPU
+          with no such GPU but trained GPUs of its major compute capability (the same SIMT kernels:
+          ``library_tile_borrow``): their launches' tile, with the split inferred for this GPU;
         - **any other GPU** (no launch of its architecture measured): each row is predicted under every tile of
           :data:`pipeweave.frontend.SIMT_TILES`, with the given ``split_k`` or else the split
           :func:`pipeweave.frontend.infer_split_k` finds for that tile (:func:`pipeweave.frontend.simt_tile_launches`);
@@ -1543,10 +1551,12 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         ``split_k`` of the tile used (the neighbours' or the fastest), ``latency_fastest_us`` (that tile's
         prediction), ``latency_us`` (what :meth:`predict` returns: the same, or the geometric mean of the fastest),
         ``floored`` (a prediction used was raised to its lower bound, as :meth:`predict`'s ``return_floored``) and
-        ``tile_source`` (the GPUs whose measured launches chose the tile, e.g. ``"T4"``, or ``"fastest"``); NaN /
-        False / ``""`` on rows that give a tile or are not ``gemm_fp32``.
+        ``tile_source`` (the GPUs whose measured launches chose the tile, e.g. ``"T4"``, or ``"fastest"``) and
+        ``split_source`` (``"given"``: the launch's own; ``"voted"``: the neighbours'; ``"inferred"``: the split of
+        the smallest envelope for that tile on this GPU); NaN / False / ``""`` on rows that give a tile or are not
+        ``gemm_fp32``.
         """
-        from ..frontend import library_tile_rows, simt_tile_launches, tiled_launches
+        from ..frontend import given_split_k, library_tile_rows, simt_tile_launches, tiled_launches
         from ._recipe import LIBRARY_TILE_FASTEST
 
         self._check_fitted()
@@ -1555,9 +1565,14 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         floored = np.zeros(len(df), dtype=bool)
         source = np.full(len(df), "", dtype=object)
         pos = np.flatnonzero(library_tile_rows(df))
+        # where each chosen row's split comes from: the launch's own, else the vote's, else inferred for the tile
+        split_source = np.full(len(df), "", dtype=object)
+        split_source[pos] = np.where(np.isfinite(given_split_k(df.iloc[pos])), "given", "inferred")
         tables = getattr(self, "library_tile_tables_", None) or {}
         if len(pos) and tables:  # the kernel cuBLAS ran for the nearest measured launches of the GPU (or its arch)
-            kernels, by = choose_tiles(tables, df.iloc[pos], int(self.library_tile_neighbors), gpus)
+            kernels, by = choose_tiles(
+                tables, df.iloc[pos], int(self.library_tile_neighbors), gpus, str(self.library_tile_borrow)
+            )
             has = np.isfinite(kernels[:, 0])
             if has.any():
                 at = pos[has]
@@ -1567,6 +1582,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     values[col][at] = num_values(rows, col)
                 values["latency_fastest_us"][at] = values["latency_us"][at] = np.asarray(p, dtype=float)
                 floored[at], source[at] = np.asarray(f, dtype=bool), by[has]
+                split_source[at] = np.where(
+                    (split_source[at] == "inferred") & np.isfinite(kernels[has, cols.index("split_k")]),
+                    "voted",
+                    split_source[at],
+                )
                 pos = pos[~has]
         if len(pos):  # the model's fastest SIMT tiles
             cands = simt_tile_launches(df.iloc[pos], gpus)
@@ -1593,7 +1613,9 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             used = np.take_along_axis(np.stack(floors, axis=1), order[:, :LIBRARY_TILE_FASTEST], axis=1)
             floored[pos] = used.any(axis=1)
             source[pos] = "fastest"
-        return pd.DataFrame({**values, "floored": floored, "tile_source": source}, index=df.index)
+        return pd.DataFrame(
+            {**values, "floored": floored, "tile_source": source, "split_source": split_source}, index=df.index
+        )
 
     def _predict_launches(
         self, df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, data: str | os.PathLike[str] | None
@@ -1646,6 +1668,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         check("n_jobs", is_int(self.n_jobs) and self.n_jobs >= 1, "an integer >= 1 (threads)")
         nb = self.library_tile_neighbors
         check("library_tile_neighbors", is_int(nb) and nb >= 0, "an integer >= 0 (0: the fastest tiles only)")
+        check(
+            "library_tile_borrow",
+            isinstance(self.library_tile_borrow, str) and self.library_tile_borrow in TILE_BORROW_RULES,
+            f"one of {list(TILE_BORROW_RULES)}",
+        )
         self._check_drop_features()
         self._informative_families()
         self.roofline_gated_families()

@@ -687,3 +687,29 @@ def test_predict_names_the_tile_it_tried_for_an_fp32_gemm_without_one(capsys):
     assert f"{tile['block_m']}x{tile['block_n']}x{tile['block_k']}" in text
     assert main(["predict", "--gpu", "H100", "--family", "gemm", "--m", "64", "--n", "64", "--k", "64", "--json"]) == 0
     assert "library_tile" not in json.loads(capsys.readouterr().out)  # not an FP32 GEMM: nothing tried
+
+
+def test_explain_shows_the_tile_predict_used_for_an_fp32_gemm_without_one(capsys):
+    """Hand-made launch, shipped model: explain's tile plan is the kernel predict printed (the T4's nearest measured
+    launches); --model none gives the front-end's heuristic tile."""
+    shape = ["--family", "gemm_fp32", "--m", "64", "--n", "1024", "--k", "8192", "--op", "linear"]
+    assert main(["predict", "--gpu", "T4", *shape, "--json"]) == 0
+    tile = json.loads(capsys.readouterr().out)["library_tile"]
+    assert main(["explain", "--gpu", "T4", *shape, "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)["tile_plan"]
+    assert all(plan[c] == tile[c] for c in ("block_m", "block_n", "block_k", "num_warps", "split_k"))
+    assert main(["explain", "--gpu", "T4", *shape]) == 0
+    assert "(the kernel cuBLAS ran for the nearest measured launches on T4)" in capsys.readouterr().out
+    assert main(["explain", "--gpu", "T4", *shape, "--model", "none"]) == 0
+    assert "(simt_heuristic; split_k of the smallest envelope)" in capsys.readouterr().out
+    # the A40 (8.6): no trained GPU of its compute capability; the tile of those of its architecture (8.x), the
+    # split inferred for the A40
+    assert main(["predict", "--gpu", "A40", *shape, "--json"]) == 0
+    tile = json.loads(capsys.readouterr().out)["library_tile"]
+    assert "L4" in tile["source"] and "A100-PCIe-40GB" in tile["source"] and tile["split_source"] == "inferred"
+    assert main(["predict", "--gpu", "A40", *shape]) == 0
+    assert "(the same architecture), the split the smallest envelope on this GPU" in capsys.readouterr().out
+    assert main(["explain", "--gpu", "A40", *shape, "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)["tile_plan"]
+    assert all(plan[c] == tile[c] for c in ("block_m", "block_n", "block_k", "num_warps", "split_k"))
+    assert plan["origin"].endswith("(its architecture); split_k of the smallest envelope on this GPU")

@@ -208,3 +208,43 @@ def test_featurized_rows_without_their_gpu_get_a_clear_error(measured_model, row
     """A featurized frame that lost its gpu column (pandas 3's groupby().apply drops the key) is refused by name."""
     with pytest.raises(pw.DataError, match="lack the column 'gpu'"):
         measured_model.predict(rows.head(3).drop(columns="gpu"))
+
+
+def test_borrowing_by_architecture_reaches_the_major_compute_capability(rows, asked):
+    """A GPU without a table of its own or of its compute capability gets the tile of the trained GPUs of its major
+    one (the T4, 7.5, the V100's, 7.0: both run volta_sgemm kernels): by default (LIBRARY_TILE_BORROW,
+    "architecture_tile") with the split inferred for the T4; "architecture" with the V100's split too;
+    "compute_capability" gives it the fastest tiles. A table of the exact compute capability still comes first."""
+    from pipeweave.model import LIBRARY_TILE_BORROW, TileTable, choose_tiles
+
+    assert (
+        LIBRARY_TILE_BORROW == "architecture_tile" and PipeweaveRegressor().library_tile_borrow == LIBRARY_TILE_BORROW
+    )
+    v100 = rows[rows["gpu"] == "V100-PCIe"]
+    by_cc = PipeweaveRegressor(**KW, library_tile_borrow="compute_capability").fit(v100)
+    by_arch = PipeweaveRegressor(**KW, library_tile_borrow="architecture").fit(v100)
+    by_tile = PipeweaveRegressor(**KW).fit(v100)
+    t4 = asked[asked["gpu"] == "T4"].head(6)
+    assert len(t4) and set(by_arch.library_tile_tables_) == {"V100-PCIe"}
+    assert (by_cc.library_tiles(t4)["tile_source"] == "fastest").all()
+    got = by_arch.library_tiles(t4)
+    assert (got["tile_source"] == "V100-PCIe").all() and (got["split_source"] == "voted").all()
+    kernels, _ = choose_tiles(by_arch.library_tile_tables_, t4, 5, borrow="architecture")
+    np.testing.assert_array_equal(got[["block_m", "block_n", "split_k"]].to_numpy(), kernels[:, [0, 1, 5]])
+    tile = by_tile.library_tiles(t4)  # the same tiles; the split the front-end infers for them on the T4
+    assert (tile["tile_source"] == "V100-PCIe").all() and (tile["split_source"] == "inferred").all()
+    np.testing.assert_array_equal(tile[["block_m", "block_n"]].to_numpy(), kernels[:, [0, 1]])
+    named = t4.assign(**{c: tile[c].to_numpy() for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")})
+    np.testing.assert_array_equal(tile["split_k"].to_numpy(), infer_split_k(named))
+    given = by_tile.library_tiles(t4.assign(split_k=3.0))
+    assert (given["split_k"] == 3.0).all() and (given["split_source"] == "given").all()
+    # an Ada GPU has no trained GPU of its major compute capability: the fastest tiles, as before
+    assert (by_tile.library_tiles(t4.assign(gpu="L4"))["tile_source"] == "fastest").all()
+    own = by_arch.library_tile_tables_["V100-PCIe"]
+    tables = {**by_arch.library_tile_tables_, "T4-like": TileTable("7.5", own.coords, own.label, own.tiles)}
+    kernels, source = choose_tiles(tables, t4, 5)  # hand-made: the V100's launches filed as 7.5
+    assert (source == "T4-like").all() and np.isfinite(kernels[:, 5]).all()  # same compute capability: its split
+    with pytest.raises(pw.DataError, match="borrowing rule"):
+        choose_tiles(tables, t4, 5, borrow="family")
+    with pytest.raises(pw.DataError, match="library_tile_borrow"):
+        PipeweaveRegressor(**KW, library_tile_borrow="family").fit(v100)
