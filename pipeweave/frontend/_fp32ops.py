@@ -159,7 +159,9 @@ def _resolved_launch(df: pd.DataFrame, spec: Spec) -> dict[str, np.ndarray]:
         c: (num_values(df, c) if c in df else np.full(len(df), np.nan))
         for c in ("block_m", "block_n", "block_k", "num_warps", "num_stages")
     }
-    has = np.isfinite(rec["block_m"]) & np.isfinite(rec["block_n"]) & np.isfinite(rec["block_k"])
+    from ._families import named_tile_rows  # the front-end's one rule for a given tile (_families imports this module)
+
+    has = named_tile_rows(df)
     bm, bn, bk = rec["block_m"].copy(), rec["block_n"].copy(), rec["block_k"].copy()
     warps = np.where(np.isfinite(rec["num_warps"]), rec["num_warps"], np.clip(bm * bn / 2048.0, 1.0, 8.0))
     stages = np.where(np.isfinite(rec["num_stages"]), rec["num_stages"], 2.0)
@@ -279,8 +281,10 @@ FP32_FAMILIES = (
 def library_tile_rows(df: pd.DataFrame) -> np.ndarray:
     """Bool per row: a ``gemm_fp32`` launch whose tile the library chooses, because the row does not give one
     (``block_m`` / ``block_n`` / ``block_k`` not all given; in a featurized frame, ``tile_origin`` is
-    ``"simt_heuristic"``). A fitted :class:`~pipeweave.model.PipeweaveRegressor` predicts such a row under every
-    tile of :data:`SIMT_TILES` (:func:`simt_tile_launches`) and averages the fastest, as cuBLAS picks a fast kernel."""
+    ``"simt_heuristic"``). A fitted :class:`~pipeweave.model.PipeweaveRegressor` gives such a row the kernel cuBLAS ran
+    for the nearest measured launches of its GPU or its architecture, else predicts it under every tile of
+    :data:`SIMT_TILES` (:func:`simt_tile_launches`) and averages the fastest
+    (:meth:`~pipeweave.model.PipeweaveRegressor.library_tiles`)."""
     # the front-end's rule for a given tile (imported here: _families imports this module)
     from ._families import named_tile_rows
 
