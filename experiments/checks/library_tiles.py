@@ -17,6 +17,13 @@ Two tables, written to ``library_tiles.md`` beside this script (data only; the c
    ``pipeweave`` method (4,000 rows per GPU) trained on the inner 80% predicts the held-back launches without their
    kernel: with the voted tile and split (what ``library_tiles`` does), with the voted tile and the split
    ``infer_split_k`` finds for it, and with the recorded kernel; MAPE (%) per GPU.
+4. **Another compute capability's tiles, one architecture** (session 41, ``LIBRARY_TILE_BORROW``; data only). Each
+   GPU's launches are asked without their kernel and given the tile (block m, n, k and warps) voted by the launches
+   of the measured GPUs of its major compute capability but not its own (the T4 the V100's, the A100s the L4's ...;
+   every launch, at most ``LIBRARY_TILE_TABLE_ROWS`` per GPU, 5 neighbours): the share given their recorded tile,
+   beside the share the front-end's smallest-envelope tile gets right. How far cuBLAS's choices carry across an
+   architecture; the decision itself was made on the leave-one-generation-out inner folds
+   (``experiments/accuracy_log``).
 
     python experiments/checks/library_tiles.py            # ~1 min on 2 cores
 """
@@ -31,7 +38,15 @@ from sklearn.neighbors import KNeighborsClassifier
 
 import pipeweave as pw
 from pipeweave.evaluation import as_asked, iter_folds, load_eval_frame
-from pipeweave.model import TABLE_TILE_COLUMNS, choose_tiles, tile_coordinates
+from pipeweave.model import (
+    LIBRARY_TILE_MIN_LAUNCHES,
+    LIBRARY_TILE_NEIGHBORS,
+    LIBRARY_TILE_TABLE_ROWS,
+    TABLE_TILE_COLUMNS,
+    choose_tiles,
+    fit_tile_tables,
+    tile_coordinates,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -137,6 +152,36 @@ def split_table(sub: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([table, pd.DataFrame([{"gpu": "all", **out[list(pred)].mean().round(2)}])], ignore_index=True)
 
 
+def sibling_table(sub: pd.DataFrame) -> pd.DataFrame:
+    """Share (%) of each GPU's launches given their recorded tile by the vote of the GPUs of its architecture (major
+    compute capability) but another compute capability, and by the front-end's smallest-envelope tile."""
+    tables = fit_tile_tables(sub, max_rows=LIBRARY_TILE_TABLE_ROWS, min_launches=LIBRARY_TILE_MIN_LAUNCHES)
+    tile = list(TABLE_TILE_COLUMNS[:4])  # block m, n, k and warps (the stages are the SIMT tiles' 2)
+    rows = []
+    for g in sorted(tables):
+        cc = tables[g].compute_capability
+        others = {n: t for n, t in tables.items() if t.compute_capability != cc}
+        voters = sorted(n for n, t in others.items() if t.compute_capability.split(".")[0] == cc.split(".")[0])
+        if not voters:
+            continue
+        mine = sub[sub["gpu"].astype(str) == g]
+        asked = as_asked(mine)
+        kernels, _ = choose_tiles({n: others[n] for n in voters}, asked, LIBRARY_TILE_NEIGHBORS)
+        recorded = mine[tile].to_numpy(dtype=float)
+        heuristic = asked[tile].to_numpy(dtype=float)
+        rows.append(
+            {
+                "gpu": g,
+                "compute capability": cc,
+                "voters": " + ".join(voters),
+                "launches": len(mine),
+                "voted tile right (%)": round(float((kernels[:, :4] == recorded).all(axis=1).mean() * 100), 1),
+                "smallest-envelope tile right (%)": round(float((heuristic == recorded).all(axis=1).mean() * 100), 1),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     frame, _, _ = load_eval_frame(None, ["gemm_fp32"])
     sub = frame[frame["eval_family"] == "gemm_fp32"].reset_index(drop=True)
@@ -144,6 +189,7 @@ def main() -> None:
     model = pw.load_model()
     fit = fit_table(sub, model)
     split = split_table(sub)
+    sibling = sibling_table(sub)
     text = [
         "# The kernel cuBLAS ran, read off the nearest measured launches (FP32 GEMM)",
         "",
@@ -170,6 +216,14 @@ def main() -> None:
         "method, 4,000 launches per GPU), asked without their kernel.",
         "",
         _markdown(split),
+        "",
+        "## 4. Another compute capability's tiles, one architecture",
+        "",
+        "Share (%) of each GPU's launches given their recorded tile (block m, n, k and warps) by the vote of the",
+        "measured GPUs of its major compute capability but not its own (what `predict` gives a GPU with no trained GPU",
+        "of its compute capability, `LIBRARY_TILE_BORROW`), beside the front-end's smallest-envelope tile. Data only.",
+        "",
+        _markdown(sibling),
         "",
     ]
     (HERE / "library_tiles.md").write_text("\n".join(text))
