@@ -999,6 +999,8 @@ def score_joint(
         tile_mode = kw.pop("asked_tile", None)
         post = blend is not None or shift is not None or gate is not None or sib is not None  # post-hoc: memoized
         layout = _companion_layout() if kw.pop("companion_layout", False) else contextlib.nullcontext()
+        if kw.pop("sm_scaled_borrow", False):  # screening (session 41): a borrowed vote queried at an SM-scaled shape
+            layout = _with_sm_scaled_borrow(layout)
         patched = kw.pop("patch_extra_features", ())  # screening: columns a family booster may read as extras
         if patched:
             layout = _with_extra_names(layout, tuple(patched))
@@ -1064,6 +1066,40 @@ def score_joint(
                 out["inner"][g] = float(np.mean(inner))
         res[f] = out
     return res
+
+
+@contextlib.contextmanager
+def _with_sm_scaled_borrow(inner):  # noqa: ANN001, ANN202
+    """Screening (session 41): while active, a GPU that borrows the tiles of other compute capabilities of its
+    architecture queries their launches at its shape scaled to their SM count (m and n each times sqrt(SMs of the
+    voters / SMs of the GPU): the same CTAs per SM for a given tile), the split still inferred for it."""
+    import pipeweave.model._regressor as mr
+    from pipeweave.hardware import get_gpu
+    from pipeweave.model import choose_tiles
+
+    def scaled(tables, df, neighbors, gpus=None, borrow="architecture_tile"):  # noqa: ANN001, ANN202
+        kernels, source = choose_tiles(tables, df, neighbors, gpus, borrow)
+        names = df["gpu"].astype(str).to_numpy()
+        for g in sorted(set(names)):
+            pos = np.flatnonzero(names == g)
+            voters = str(source[pos[0]]).split(" + ") if source[pos[0]] else []
+            cc = get_gpu(g).compute_capability
+            if not voters or g in tables or any(tables[v].compute_capability == cc for v in voters):
+                continue  # its own table, one of its compute capability, or none: as the recipe
+            ratio = np.mean([get_gpu(v).sm_count for v in voters]) / get_gpu(g).sm_count
+            sub = df.iloc[pos]
+            sub = sub.assign(m=sub["m"].astype(float) * np.sqrt(ratio), n=sub["n"].astype(float) * np.sqrt(ratio))
+            k2, _ = choose_tiles({v: tables[v] for v in voters}, sub, neighbors, gpus, borrow)  # the voters pooled
+            kernels[pos, :5] = k2[:, :5]  # the tile; the split stays NaN (inferred for the GPU asked about)
+        return kernels, source
+
+    saved = mr.choose_tiles
+    mr.choose_tiles = scaled
+    try:
+        with inner:
+            yield
+    finally:
+        mr.choose_tiles = saved
 
 
 def _tile_views(test: pd.DataFrame) -> list[pd.DataFrame]:
@@ -1802,6 +1838,19 @@ _s41_variant(
     "joint_neusight_s41_borrow_arch with only the tile borrowed from a GPU of another compute capability, the split "
     "inferred for the GPU asked about (library_tile_borrow='architecture_tile'), scored as asked",
     library_tile_borrow="architecture_tile",
+)
+# session 41, after joint_neusight_s41_borrow_k9 / k15 (no change): cuBLAS picks a tile so that a launch's CTAs fill
+# the GPU, and the GPUs of one architecture differ in SM count (T4 40, V100 80; L4 58, A100 108; P4 20, P100 56).
+# Variant: a GPU borrowing another compute capability's launches queries them at its shape scaled to their SM count
+# (m and n each times sqrt(voters' SMs / its SMs): the same CTAs per SM for a given tile); the split still inferred
+# for it. Rule, written before the runs: seeds 0 / 1 / 2; adopted (a borrow rule of the library) if every seed is
+# below every seed of joint_neusight_s41_borrow_arch_tile (20.58 / 20.46 / 20.61) and the mean lower by more than 0.2
+_s41_variant(
+    "joint_neusight_s41_borrow_sm_scaled",
+    "joint_neusight_s41_borrow_arch_tile with the borrowed vote queried at the shape scaled to the voters' SM count "
+    "(m and n times sqrt(their SMs / the GPU's)), scored as asked",
+    library_tile_borrow="architecture_tile",
+    sm_scaled_borrow=True,
 )
 # session 41, after joint_neusight_s41_borrow_arch_tile was adopted (20.58 / 20.46 / 20.61): the vote's neighbour
 # count (5) was chosen on a GPU's own launches (experiments/checks/library_tiles.md: 1 / 3 / 5 / 9 -> 81.7 / 81.8 /
@@ -2761,6 +2810,13 @@ DECISIONS: dict = {
         "against 20.58 / 20.46 / 20.61 (joint_neusight_s41_borrow_arch_tile), not below every seed and nowhere near "
         "0.2 lower; seeds 1 and 2 stopped: a wider vote over another GPU's launches changes almost no tile"
         for k, inner in ((9, "20.56"), (15, "20.55"))
+    },
+    **{
+        ("gemm_fp32", _S41, f"joint_neusight_s41_borrow_sm_scaled_seed{k}"): "not adopted: inner 20.72 (seed 0) / "
+        "20.76 (seed 2) against 20.58 / 20.46 / 20.61 (joint_neusight_s41_borrow_arch_tile); seed 1 stopped. Scaling "
+        "the query by the SM ratio moves a quarter of the borrowed tiles and the vote gets worse: cuBLAS's choice is "
+        "not a function of CTAs per SM alone"
+        for k in (0, 2)
     },
     ("gemm_fp32", _S38, "joint_neusight_s39_tile_clf"): "not adopted, seed 0 only: inner 22.51 against 22.38 / "
     "22.33 / 22.47: a classifier of the training GPUs' recorded cuBLAS tiles (shape, layout, SM count, shared "
