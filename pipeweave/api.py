@@ -40,6 +40,8 @@ __all__ = [
     "explain",
     "explain_launch",
     "library_tile_choice",
+    "library_tile_frame",
+    "LIBRARY_TILE_FRAME_COLUMNS",
     "load_profiles",
     "load_profiles_report",
     "evaluate",
@@ -593,6 +595,52 @@ def _checked_launches(df: pd.DataFrame, gpus: Mapping[str, GPUSpec] | None, verb
             else "fix those rows; pipeweave.predict(rows, bad_rows='nan') predicts the others",
         )
     return _with_inferred_split_k(work, gpus)
+
+
+#: the columns :func:`library_tile_frame` adds: the kernel an FP32 GEMM launch without a tile was predicted with
+LIBRARY_TILE_FRAME_COLUMNS: tuple[str, ...] = (
+    "tile_block_m",
+    "tile_block_n",
+    "tile_block_k",
+    "tile_num_warps",
+    "tile_num_stages",
+    "tile_split_k",
+    "tile_source",
+    "split_source",
+)
+
+
+def library_tile_frame(
+    model: Any,
+    df: pd.DataFrame,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
+    """For each ``gemm_fp32`` launch of ``df`` without a tile (cuBLAS chooses its kernel), the kernel ``model``
+    predicts it with (:meth:`pipeweave.model.PipeweaveRegressor.library_tiles`): :data:`LIBRARY_TILE_FRAME_COLUMNS`
+    on ``df.index`` (``tile_block_m`` ... ``tile_split_k``; ``tile_source``: the GPUs whose measured launches voted
+    for the tile, or ``"fastest"``, the model's fastest SIMT tile; ``split_source``: ``"given"``, ``"voted"`` or
+    ``"inferred"``); NaN / ``""`` on every other row, and on all rows for a model that is not a
+    :class:`~pipeweave.model.PipeweaveRegressor`. Rows must be predictable (see :func:`predict_frame`)."""
+    import numpy as np
+    import pandas as pd
+
+    from ._frame import with_default_source
+    from .frontend import library_tile_rows
+    from .model import TABLE_TILE_COLUMNS, PipeweaveRegressor
+
+    cols: dict[str, np.ndarray] = {
+        c: (np.full(len(df), "", dtype=object) if c.endswith("source") else np.full(len(df), np.nan))
+        for c in LIBRARY_TILE_FRAME_COLUMNS
+    }
+    pos = np.flatnonzero(library_tile_rows(df)) if len(df) else np.array([], dtype=int)
+    if isinstance(model, PipeweaveRegressor) and len(pos):
+        got = model.library_tiles(with_default_source(df.iloc[pos]), gpus=gpus, data=data)
+        for c in TABLE_TILE_COLUMNS:
+            cols[f"tile_{c}"][pos] = got[c].to_numpy(dtype=float)
+        cols["tile_source"][pos] = got["tile_source"].to_numpy()
+        cols["split_source"][pos] = got["split_source"].to_numpy()
+    return pd.DataFrame(cols, index=df.index)
 
 
 def library_tile_choice(

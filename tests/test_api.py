@@ -577,3 +577,31 @@ def test_lookalike_input_column_is_named_with_the_launch_column_it_resembles():
     msgs = [str(w.message) for w in seen if "launch column" in str(w.message)]
     assert len(msgs) == 1 and "'moe_tp'" in msgs[0] and "did you mean 'moe_tp_size'" in msgs[0]
     assert float(pred.iloc[0]) > 0
+
+
+def test_library_tile_frame_names_the_kernel_of_fp32_gemm_rows_without_one():
+    """Hand-made launches, shipped model: one row per launch, on the launches' index; the FP32 GEMM rows without a
+    tile get what library_tile_choice gives each alone; the others (and any model that is not a PipeweaveRegressor)
+    blank."""
+    from pipeweave.api import LIBRARY_TILE_FRAME_COLUMNS, library_tile_choice, library_tile_frame
+
+    fp32 = {"family": "gemm_fp32", "dtype": "float32", "op": "bmm", "m": 256, "n": 512, "k": 1024, "batch_size": 4}
+    rows = pd.DataFrame(
+        [
+            {**fp32, "gpu": "T4"},
+            {**GEMM, "gpu": "H100"},
+            {**fp32, "gpu": "A40"},
+            {**fp32, "gpu": "T4", "block_m": 64, "block_n": 64, "block_k": 8},
+        ],
+        index=[10, 11, 12, 13],
+    )
+    model = pw.load_model()
+    got = library_tile_frame(model, rows)
+    assert list(got.columns) == list(LIBRARY_TILE_FRAME_COLUMNS) and list(got.index) == [10, 11, 12, 13]
+    for i in (10, 12):
+        one = library_tile_choice(model, rows.loc[[i]])
+        assert got.loc[i, "tile_block_n"] == one["block_n"] and got.loc[i, "tile_split_k"] == one["split_k"]
+        assert got.loc[i, "tile_source"] == one["source"] and got.loc[i, "split_source"] == one["split_source"]
+    assert got.loc[[11, 13], "tile_block_m"].isna().all() and (got.loc[[11, 13], "tile_source"] == "").all()
+    blank = library_tile_frame(object(), rows)
+    assert blank["tile_block_m"].isna().all() and (blank["split_source"] == "").all()

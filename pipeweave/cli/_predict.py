@@ -89,6 +89,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "80%% unless P is given",
     )
     p.add_argument(
+        "--tiles",
+        action="store_true",
+        help="--input: add the kernel each gemm_fp32 row without a tile was predicted with (cuBLAS chooses it): "
+        "tile_block_m, tile_block_n, tile_block_k, tile_num_warps, tile_num_stages, tile_split_k, tile_source (the "
+        "GPUs whose measured launches voted for it, or 'fastest') and split_source (given / voted / inferred); "
+        "blank on other rows. A single launch prints it always",
+    )
+    p.add_argument(
         "--chunk-rows",
         type=int,
         default=None,
@@ -116,7 +124,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_kernel_arguments(p)  # --kernel FILE.py:NAME: a user's Triton kernel through the SASS front-end
 
 
-from ..api import library_tile_choice, predict_frame  # noqa: E402,F401  (predict_frame: moved to the public API; kept for old importers)
+from ..api import LIBRARY_TILE_FRAME_COLUMNS, library_tile_choice, library_tile_frame, predict_frame  # noqa: E402,F401  (predict_frame: moved to the public API; kept for old importers)
 
 #: Exit statuses of `pipeweave predict` (also in --help): every row predicted / some rows reported
 #: and the others written / nothing predicted or a usage/input error.
@@ -353,6 +361,11 @@ def _predict_on_dask(args: argparse.Namespace) -> int:
                 "error bands",
                 hint="retrain it with `pipeweave train --error-bands`, or drop --interval",
             )
+    if getattr(args, "tiles", False):
+        raise DataError(
+            "--tiles is not available with --dask (the partitions carry the predictions only)",
+            hint="drop --dask to get the tile columns, or drop --tiles",
+        )
     if not args.input or not args.output:
         raise DataError(
             "--dask predicts files: give --input FILE and --output FOLDER",
@@ -464,6 +477,17 @@ def _predict_input(args: argparse.Namespace, model, spec, coverage: float | None
             tally["rows"] += len(df)
             tally["bad"] += len(positions)
             out = out.assign(latency_us_pred=pred.to_numpy())
+            if args.tiles:  # the kernel of each predicted FP32 GEMM row without a tile (blank elsewhere)
+                ok = (problems == "").to_numpy()
+                found = library_tile_frame(model, df[ok], gpus, data=args.data)
+                cells = {c: np.full(len(df), "", dtype=object) for c in LIBRARY_TILE_FRAME_COLUMNS}
+                for c in LIBRARY_TILE_FRAME_COLUMNS:
+                    v = found[c].to_numpy()
+                    if c.endswith("source"):
+                        cells[c][ok] = v
+                    else:  # whole numbers as such (128, not 128.0); blank where no tile was chosen
+                        cells[c][ok] = [f"{x:g}" if np.isfinite(x) else "" for x in v.astype(float)]
+                out = out.assign(**cells)
             if coverage is not None:  # the band of each predicted row (blank where none)
                 out = out.assign(**band_columns(model, df, pred, coverage, gpus))
             out.to_csv(fh, index=False, header=first)

@@ -689,6 +689,46 @@ def test_predict_names_the_tile_it_tried_for_an_fp32_gemm_without_one(capsys):
     assert "library_tile" not in json.loads(capsys.readouterr().out)  # not an FP32 GEMM: nothing tried
 
 
+def test_predict_input_tiles_adds_the_kernel_of_each_fp32_gemm_without_one(tmp_path, capsys):
+    """Hand-made launches (shipped model): --tiles adds the kernel each FP32 GEMM row without a tile was predicted
+    with, as the single-launch --json names it (the T4's own vote, the A40's architecture's tile with its split
+    inferred, the B200's fastest tile); blank on a bf16 GEMM, a row giving its tile and a row not predicted; without
+    --tiles the columns are absent; --dask refuses it."""
+    from pipeweave.api import LIBRARY_TILE_FRAME_COLUMNS
+
+    rows = tmp_path / "rows.csv"
+    rows.write_text(
+        "family,dtype,op,m,n,k,batch_size,gpu,block_m,block_n,block_k\n"
+        "gemm_fp32,float32,linear,64,1024,8192,1,T4,,,\n"
+        "gemm_fp32,float32,bmm,512,512,512,8,A40,,,\n"
+        "gemm_fp32,float32,linear,64,1024,8192,1,B200,,,\n"
+        "gemm,bfloat16,,4096,4096,4096,,H100,,,\n"
+        "gemm_fp32,float32,linear,-5,1024,8192,1,T4,,,\n"
+        "gemm_fp32,float32,bmm,512,512,512,8,T4,64,64,8\n"
+    )
+    out = tmp_path / "preds.csv"
+    assert main(["predict", "--input", str(rows), "--output", str(out), "--tiles"]) == 1  # row 5 is not predicted
+    capsys.readouterr()
+    got = pd.read_csv(out, keep_default_na=False)
+    assert list(got.columns[-len(LIBRARY_TILE_FRAME_COLUMNS) :]) == list(LIBRARY_TILE_FRAME_COLUMNS)
+    assert got["tile_source"].tolist()[:3] == ["T4", "A100-PCIe-40GB + A100-PCIe-80GB + L4", "fastest"]
+    assert got["split_source"].tolist() == ["voted", "inferred", "inferred", "", "", ""]
+    assert (got.loc[3:, "tile_block_m"] == "").all() and (got.loc[3:, "tile_split_k"] == "").all()
+    for i, gpu in enumerate(("T4", "A40", "B200")):
+        shape = ["--family", "gemm_fp32", "--op", got["op"][i], "--batch-size", str(got["batch_size"][i])]
+        shape += ["--m", str(got["m"][i]), "--n", str(got["n"][i]), "--k", str(got["k"][i])]
+        assert main(["predict", "--gpu", gpu, *shape, "--json"]) == 0
+        one = json.loads(capsys.readouterr().out)
+        tile = one["library_tile"]
+        assert int(got["tile_block_m"][i]) == tile["block_m"] and int(got["tile_split_k"][i]) == tile["split_k"]
+        assert float(got["latency_us_pred"][i]) == pytest.approx(one["latency_us_pred"], rel=1e-6)
+    assert main(["predict", "--input", str(rows), "--output", str(tmp_path / "plain.csv")]) == 1
+    capsys.readouterr()
+    assert "tile_source" not in pd.read_csv(tmp_path / "plain.csv").columns
+    assert main(["predict", "--dask", "local:1", "--input", str(rows), "--output", str(tmp_path / "d"), "--tiles"]) == 2
+    assert "--tiles is not available with --dask" in capsys.readouterr().err
+
+
 def test_explain_shows_the_tile_predict_used_for_an_fp32_gemm_without_one(capsys):
     """Hand-made launch, shipped model: explain's tile plan is the kernel predict printed (the T4's nearest measured
     launches); --model none gives the front-end's heuristic tile."""
