@@ -1001,6 +1001,8 @@ def score_joint(
         layout = _companion_layout() if kw.pop("companion_layout", False) else contextlib.nullcontext()
         if kw.pop("sm_scaled_borrow", False):  # screening (session 41): a borrowed vote queried at an SM-scaled shape
             layout = _with_sm_scaled_borrow(layout)
+        if kw.pop("any_gpu_borrow", False):  # screening (session 41): no GPU of its architecture: every GPU's tiles
+            layout = _with_any_gpu_borrow(layout)
         patched = kw.pop("patch_extra_features", ())  # screening: columns a family booster may read as extras
         if patched:
             layout = _with_extra_names(layout, tuple(patched))
@@ -1095,6 +1097,34 @@ def _with_sm_scaled_borrow(inner):  # noqa: ANN001, ANN202
 
     saved = mr.choose_tiles
     mr.choose_tiles = scaled
+    try:
+        with inner:
+            yield
+    finally:
+        mr.choose_tiles = saved
+
+
+@contextlib.contextmanager
+def _with_any_gpu_borrow(inner):  # noqa: ANN001, ANN202
+    """Screening (session 41): while active, a GPU with no trained GPU of its own architecture (major compute
+    capability) gets the tile voted by every trained GPU's launches pooled, the split inferred for it, instead of the
+    model's fastest tiles."""
+    import pipeweave.model._regressor as mr
+    from pipeweave.model import TABLE_TILE_COLUMNS, choose_tiles, tile_coordinates
+    from pipeweave.model._library import _vote
+
+    def pooled(tables, df, neighbors, gpus=None, borrow="architecture_tile"):  # noqa: ANN001, ANN202
+        kernels, source = choose_tiles(tables, df, neighbors, gpus, borrow)
+        none = np.flatnonzero(source == "")
+        if len(none) and tables and neighbors > 0:
+            names = sorted(tables)
+            kernels[none] = _vote([tables[n] for n in names], tile_coordinates(df.iloc[none]), neighbors)
+            kernels[none, TABLE_TILE_COLUMNS.index("split_k")] = np.nan  # inferred for the GPU asked about
+            source[none] = " + ".join(names)
+        return kernels, source
+
+    saved = mr.choose_tiles
+    mr.choose_tiles = pooled
     try:
         with inner:
             yield
@@ -1851,6 +1881,18 @@ _s41_variant(
     "(m and n times sqrt(their SMs / the GPU's)), scored as asked",
     library_tile_borrow="architecture_tile",
     sm_scaled_borrow=True,
+)
+# session 41, after joint_neusight_s41_borrow_sm_scaled (not adopted): a GPU with no trained GPU of its
+# architecture (a new generation such as Pascal or Hopper here) keeps the model's 3 fastest SIMT tiles. Variant: the
+# tile voted by every trained GPU's launches pooled (what cuBLAS picks for the shape on any measured GPU), the split
+# inferred for it. Rule, written before the runs: seeds 0 / 1 / 2; adopted if every seed is below every seed of
+# joint_neusight_s41_borrow_arch_tile (20.58 / 20.46 / 20.61) and the mean lower by more than 0.2
+_s41_variant(
+    "joint_neusight_s41_borrow_any",
+    "joint_neusight_s41_borrow_arch_tile with a GPU of an architecture nobody measured given the tile voted by every "
+    "trained GPU's launches (the split inferred for it) instead of the 3 fastest tiles, scored as asked",
+    library_tile_borrow="architecture_tile",
+    any_gpu_borrow=True,
 )
 # session 41, after joint_neusight_s41_borrow_arch_tile was adopted (20.58 / 20.46 / 20.61): the vote's neighbour
 # count (5) was chosen on a GPU's own launches (experiments/checks/library_tiles.md: 1 / 3 / 5 / 9 -> 81.7 / 81.8 /
@@ -2816,6 +2858,13 @@ DECISIONS: dict = {
         "20.76 (seed 2) against 20.58 / 20.46 / 20.61 (joint_neusight_s41_borrow_arch_tile); seed 1 stopped. Scaling "
         "the query by the SM ratio moves a quarter of the borrowed tiles and the vote gets worse: cuBLAS's choice is "
         "not a function of CTAs per SM alone"
+        for k in (0, 2)
+    },
+    **{
+        ("gemm_fp32", _S41, f"joint_neusight_s41_borrow_any_seed{k}"): "not adopted: inner 21.54 (seed 0) / 21.53 "
+        "(seed 2) against 20.58 / 20.46 / 20.61 (joint_neusight_s41_borrow_arch_tile); seed 1 stopped. Another "
+        "architecture's cuBLAS choices are worse than the model's fastest tiles (as session 39's classifier found); "
+        "outer (not used) hopper 12.2 -> 16.6"
         for k in (0, 2)
     },
     ("gemm_fp32", _S38, "joint_neusight_s39_tile_clf"): "not adopted, seed 0 only: inner 22.51 against 22.38 / "
