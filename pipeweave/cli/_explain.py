@@ -24,6 +24,7 @@ DESCRIPTION = (
 example:
   pipeweave explain --gpu H100 --family gemm --dtype bfloat16 --m 4096 --n 4096 --k 4096
   pipeweave explain --gpu L4 --family rmsnorm --num-tokens 4096 --hidden-size 4096 --plot /tmp/rmsnorm_l4.png
+  pipeweave explain --gpu T4 --family gemm_fp32 --op linear --m 64 --n 1024 --k 8192   # the kernel predict assumes
   pipeweave explain --gpu B300 --family fused_moe --num-tokens 256 --hidden-size 7168 --inter-size 2048 \\
       --topk 8 --num-experts 256 --moe-ep-size 8
   pipeweave explain --gpu H100 --kernel examples/triton_kernels.py:add_relu --config 1,1024,1,1,4,1 --grid 'cdiv(n, BLOCK)' \\

@@ -66,6 +66,7 @@ examples:
   pipeweave predict --gpu L40S --family attention_generation --batch-size 16 --step 4096 --num-heads 32 \\
       --num-kv-heads 8 --head-dim 128
   pipeweave predict --gpu B300 --input rows.csv --output preds.csv
+  pipeweave predict --gpu A40 --input fp32_gemms.csv --output preds.csv --tiles   # + the kernel each row assumed
   pipeweave predict --gpu my_gpu.toml --input rows.csv --output preds.csv
 """
 ).format(shapes="\n".join(f"  {fam}: {', '.join(cols)}" for fam, cols in FAMILY_REQUIRED_COLUMNS.items()))
