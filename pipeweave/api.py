@@ -694,8 +694,7 @@ def explain_launch(
     ``False``: the front-end's heuristic tile)."""
     import numpy as np
 
-    from ._frame import num_values
-    from .frontend import PIPES
+    from .frontend import PIPES, given_split_k
     from .frontend import featurize as _featurize
     from .model import TABLE_TILE_COLUMNS
     from .vocab import TILE_COLUMNS
@@ -708,7 +707,7 @@ def explain_launch(
     if chosen is not None:  # the kernel predict uses for this launch (cuBLAS's vote, or the model's fastest tile)
         one = one.assign(**{c: float(chosen[c]) for c in TABLE_TILE_COLUMNS})
     f = _featurize(one, gpus={spec.name: spec}, data=data).iloc[0]
-    given_split = "split_k" in first and bool(np.isfinite(num_values(first, "split_k")[0]))
+    given_split = bool(np.isfinite(given_split_k(first)[0]))
     if chosen is None:  # an FP32 GEMM's split: as given, or inferred (the smallest envelope) where left blank
         origin = str(f["tile_origin"]) + ("; split_k of the smallest envelope" if fp32 and not given_split else "")
     elif chosen["source"] == "fastest":

@@ -32,7 +32,8 @@ attention rows may give `backend` (flash_attention, trtllm_mha or triton; defaul
 flash_attention); gemm_fp32 rows may give `split_k` (cuBLAS split-K, a legacy SGEMM's grid z /
 batch; blank: the split of the smallest envelope); a gemm_fp32 row without a tile gets the tile and
 split cuBLAS ran for the nearest measured launches of its GPU (or of a measured GPU of its compute
-capability), else it is predicted under each cuBLAS SIMT tile, with its split, and gets the geometric
+capability; else the tile of a measured GPU of its architecture, with the split of the smallest
+envelope), else it is predicted under each cuBLAS SIMT tile, with its split, and gets the geometric
 mean of the 3 fastest; a `gpu` column
 may replace --gpu. The output is the input plus
 `latency_us_pred`. Every row is checked against its family's valid domain (whole numbers, ranges,

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .._errors import DataError, shown
 from .._frame import num_values
+from ._recipe import LIBRARY_TILE_BORROW
 
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
@@ -196,7 +197,7 @@ def choose_tiles(
     df: pd.DataFrame,
     neighbors: int,
     gpus: Mapping[str, GPUSpec] | None = None,
-    borrow: str = "architecture_tile",
+    borrow: str = LIBRARY_TILE_BORROW,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For FP32 GEMM launch rows without a tile: ``(kernels, source)``. ``kernels``: rows x 6
     (:data:`TABLE_TILE_COLUMNS`) voted by the ``neighbors`` nearest launches of the row's GPU's table, else of the
@@ -209,7 +210,7 @@ def choose_tiles(
     if borrow not in TILE_BORROW_RULES:
         raise DataError(
             f"the tile borrowing rule must be one of {list(TILE_BORROW_RULES)}, got {shown(borrow)}",
-            hint="use 'architecture_tile' (the default), 'architecture' or 'compute_capability'",
+            hint=f"use {LIBRARY_TILE_BORROW!r} (the default) or another of {list(TILE_BORROW_RULES)}",
         )
     kernels = np.full((len(df), len(TABLE_TILE_COLUMNS)), np.nan)
     source = np.full(len(df), "", dtype=object)

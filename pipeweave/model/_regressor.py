@@ -1479,8 +1479,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         ``data`` is the data directory (SGLang tuned MoE configs). A row of a family the model was not
         trained on raises :class:`~pipeweave.DataError` (``pipeweave.predict`` reports such rows one by one).
         A ``gemm_fp32`` row without a tile (cuBLAS's choice) gets :meth:`library_tiles`' latency: the tile cuBLAS
-        ran for the nearest measured launches of its GPU (or of a trained GPU of its compute capability), else the
-        geometric mean of its fastest SIMT tiles' predictions.
+        ran for the nearest measured launches of its GPU (or of a trained GPU of its compute capability, else of its
+        architecture, ``library_tile_borrow``), else the geometric mean of its fastest SIMT tiles' predictions.
         """
         self._check_fitted()
         self._check_families(df)
