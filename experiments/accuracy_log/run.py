@@ -35,7 +35,7 @@ import pandas as pd
 
 from pipeweave.evaluation import EVAL_FAMILIES, as_asked, load_eval_frame
 from pipeweave.frontend import PIPES, l2_resident_share, warm_l2_envelope_us
-from pipeweave.model import FAMILY_COMPANION, FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, cap_rows
+from pipeweave.model import FAMILY_COMPANION, FAMILY_EXTRA_FEATURES, FAMILY_ROOFLINE_BLEND, PipeweaveRegressor, cap_rows
 from pipeweave.vocab import ATTENTION_BACKENDS
 
 HERE = Path(__file__).resolve().parent
@@ -154,6 +154,17 @@ def _boost_over_base_cols(f: pd.DataFrame) -> dict:
 
 def _gddr_cols(f: pd.DataFrame) -> dict:
     return {"is_gddr": f["gpu"].astype(str).isin(_GDDR).to_numpy(dtype=float)}
+
+
+#: session 42 screening: every catalog GPU whose DRAM is GDDR (GDDR5 / 6 / 6X / 7; the rest are HBM), from the
+#: catalog's notes and data sheets; the session-6 `gddr` screen (gemm_bf16 only) listed the aiconfigurator GPUs alone
+_GDDR_ALL = _GDDR | {"P4", "T4", "L4"}
+
+
+def _gddr_all_cols(f: pd.DataFrame) -> dict:
+    """1 on a GPU with GDDR DRAM, 0 on HBM: streaming kernels reach a lower share of the data-sheet bandwidth on
+    GDDR (read / write turnarounds and refresh on a narrow, fast bus) than on HBM's wide, slow one."""
+    return {"is_gddr": f["gpu"].astype(str).isin(_GDDR_ALL).to_numpy(dtype=float)}
 
 
 def _gemm_plan_cols(f: pd.DataFrame) -> dict:
@@ -350,6 +361,12 @@ _register(
 _register("tdp_per_tflop", "+ log2(board power W / peak bf16 tensor TFLOPS)", add=_tdp_cols)
 _register("gddr", "+ memory technology flag (GDDR vs HBM)", add=_gddr_cols)
 _register("tdp_gddr", "+ both", add=lambda f: {**_tdp_cols(f), **_gddr_cols(f)})
+_register(
+    "mem_gddr",
+    "+ memory technology flag (1 on GDDR DRAM: P4, T4, L4 and the aiconfigurator GDDR cards; 0 on HBM): streaming "
+    "kernels reach a lower share of the data-sheet bandwidth on GDDR (session 42, the memory-bound row families)",
+    add=_gddr_all_cols,
+)
 _register(
     "tdp_per_fp32_tflop",
     "+ log2(board power W / peak FP32 CUDA-core TFLOPS): low-power cards (P4, T4, L4) cannot hold the boost "
@@ -1936,6 +1953,33 @@ _s41_variant(
     library_tile_borrow="architecture_tile",
     sm_scaled_split=True,
 )
+# session 42: large streaming launches of the row kernels (measured over 1 ms) run at 1.10-1.16x their compulsory
+# DRAM time on the HBM GPUs (A100s, V100) and 1.28-1.34x on the GDDR ones (P4, T4, L4; the P100's first HBM2 1.36),
+# and the memory-bound families' boosters see no GPU constant. Variant: the memory technology as a column (is_gddr,
+# 1 on GDDR DRAM), read by softmax's booster alone as a family extra feature (elementwise and layernorm, fitted on
+# their own rows, screened through --variants mem_gddr). Frame "session 42: memory technology on the row families".
+# Rule, written before the runs: per family, seeds 0 / 1 / 2 of base and variant; adopted for a family (a catalog
+# field and a family extra feature) if every variant seed's inner mean is below every base seed's and the mean over
+# seeds is lower by more than 0.2
+_S42_RECIPE = JOINT_VARIANTS["joint_neusight_s41_borrow_arch_tile"][1]
+JOINT_VARIANTS["joint_neusight_s42_recipe"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    dict(_S42_RECIPE),
+    "the shipped recipe (session 41: FP32 GEMM's tile borrowed by architecture)",
+)
+JOINT_VARIANTS["joint_neusight_s42_gddr_softmax"] = (
+    JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+    {
+        **_S42_RECIPE,
+        "family_extra_features": {**FAMILY_EXTRA_FEATURES, "softmax_fp32": ("is_gddr",)},
+        "patch_extra_features": ("is_gddr",),
+    },
+    "the shipped recipe with softmax's booster also reading is_gddr (1 on GDDR DRAM, 0 on HBM) as a family extra "
+    "feature",
+)
+JOINT_TRANSFORMS["joint_neusight_s42_gddr_softmax"] = lambda f: f.assign(**_gddr_all_cols(f))
+
+
 # session 41, after joint_neusight_s41_borrow_arch_tile was adopted (20.58 / 20.46 / 20.61): the vote's neighbour
 # count (5) was chosen on a GPU's own launches (experiments/checks/library_tiles.md: 1 / 3 / 5 / 9 -> 81.7 / 81.8 /
 # 81.9 / 81.9%); another GPU's launches may call for a wider vote. In leave-one-generation-out a scored GPU is never
@@ -2061,6 +2105,7 @@ _S37 = "session 37: the loader reads the recorded split-K"
 _S38 = "session 38: FP32 GEMM scored as asked"
 _S37I = "session 37 screen: inferred split on unrecorded rows (split_infer_screen.py)"
 _S41 = "session 41: kernel vote by architecture"
+_S42 = "session 42: memory technology on the row families"
 DECISIONS: dict = {
     # roofline blend weights re-screened after the row kernels' re-reads (session 23)
     ("layernorm_fp32", "roofline_ln_000"): "dropped: inner 16.65 vs 15.22 at the recipe's 0.05",
@@ -2921,6 +2966,36 @@ DECISIONS: dict = {
     "memory) does not carry to a held-out generation's library",
     ("gemm_fp32", _S38, "joint_neusight_s39_tile_clf_mix"): "not adopted, seed 0 only: inner 22.38 (not below every "
     "base seed); the classifier's probabilities as weights",
+    **{
+        (fam, _S42, f"{v}{sfx}"): dec
+        for fam, v, dec in (
+            ("elementwise_fp32", "base", "base of the session-42 screen: inner 11.84 / 11.84 / 11.83 (seeds 0 / 1 / 2)"),
+            (
+                "elementwise_fp32",
+                "mem_gddr",
+                "not adopted: inner 12.24 / 12.07 / 11.93 against 11.84 / 11.84 / 11.83, above every base seed. Outer "
+                "(not used): turing 7.8 -> 9.5-9.8",
+            ),
+            ("layernorm_fp32", "base", "base of the session-42 screen: inner 15.22 / 14.93 / 14.99 (seeds 0 / 1 / 2)"),
+            (
+                "layernorm_fp32",
+                "mem_gddr",
+                "not adopted: inner 15.21 / 15.10 / 15.31 against 15.22 / 14.93 / 14.99 (not below every base seed)",
+            ),
+        )
+        for sfx in ("", "_seed1", "_seed2")
+    },
+    **{
+        ("softmax_fp32", _S42, f"joint_neusight_s42_recipe_seed{k}"): "base of the session-42 screen: the shipped "
+        "recipe, inner 18.56 / 18.49 / 18.12"
+        for k in (0, 1, 2)
+    },
+    **{
+        ("softmax_fp32", _S42, f"joint_neusight_s42_gddr_softmax_seed{k}"): "not adopted: inner 18.54 / 18.66 / "
+        "18.52 against 18.56 / 18.49 / 18.12 (not below every base seed). Outer (not used): volta 18.3 -> 15.4, "
+        "turing 13.0 -> 15.8-16.1"
+        for k in (0, 1, 2)
+    },
     "joint_neusight_c20_fmapower": "not adopted, seed 0 only: inner 20.12 against 19.94 / 20.15 / 19.93 (not below "
     "every base seed). On the fixed shape as on the swapped one, the board-power column splits the 70-75 W cards "
     "from the rest and the inner folds do not improve (outer Turing 26.9 -> 27.9, not used to decide)",
@@ -3389,6 +3464,18 @@ NOTES: list[str] = [
     "  split-K`). The crude companion (0.2) and the roofline blend (0.1) were chosen before the split; re-screened",
     "  at seed 0: companion 0.1 / 0.35 inner 19.42 / 19.44, roofline 0.05 / 0.15 inner 19.59 / 19.43, against the",
     "  recipe's 19.22 / 19.14 / 19.35: both weights hold.",
+    "- **Memory technology on the row families** (session 42; frame `session 42: memory technology on the row",
+    "  families`). Held out (LOGO, from a scratch run of the report's predictions), the NeuSight row kernels'",
+    "  launches over 300 us are predicted 20-24% too slow on the HBM GPUs (A100s, V100: element-wise mean",
+    "  ln(predicted / measured) +0.20 / +0.22 / +0.21) and within 2-6% on the GDDR ones (P4, T4, L4), where the",
+    "  roofline is 2-4% off on the former and 14% too fast on the latter: launches over 1 ms run at 1.10-1.16x their",
+    "  compulsory DRAM time on HBM and 1.28-1.34x on GDDR (the P100's first HBM2 1.36x), and the memory-bound",
+    "  families' boosters see no GPU constant. A memory-technology column (`is_gddr`, 1 on GDDR DRAM) read by the",
+    "  element-wise, layernorm (`mem_gddr`) and softmax (`joint_neusight_s42_gddr_softmax`) boosters failed the rule",
+    "  written before the runs on all three (inner 12.24 / 12.07 / 11.93 vs 11.84 / 11.84 / 11.83; 15.21 / 15.10 /",
+    "  15.31 vs 15.22 / 14.93 / 14.99; 18.54 / 18.66 / 18.52 vs 18.56 / 18.49 / 18.12). With Ampere held out the",
+    "  HBM rows left to learn from are the V100's (1.10x) and the P100's (1.36x): the flag cannot say which an A100",
+    "  is like, and the long launches are a small share of the rows the inner folds score.",
 ]
 
 
