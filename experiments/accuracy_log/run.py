@@ -2969,7 +2969,11 @@ DECISIONS: dict = {
     **{
         (fam, _S42, f"{v}{sfx}"): dec
         for fam, v, dec in (
-            ("elementwise_fp32", "base", "base of the session-42 screen: inner 11.84 / 11.84 / 11.83 (seeds 0 / 1 / 2)"),
+            (
+                "elementwise_fp32",
+                "base",
+                "base of the session-42 screen: inner 11.84 / 11.84 / 11.83 (seeds 0 / 1 / 2)",
+            ),
             (
                 "elementwise_fp32",
                 "mem_gddr",
