@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_MODEL_PARAMS",
     "FAMILY_BOOSTER_ROWS",
     "FAMILY_EXTRA_FEATURES",
+    "FAMILY_REG_LAMBDA",
     "FAMILY_REFERENCE",
     "DTYPE_BOOSTERS",
     "FAMILY_COMPANION",
@@ -127,6 +128,16 @@ FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
 #: bfa19ad: FP32 GEMM operator (bmm / linear) as a feature"). Softmax, whose booster trains on the same rows,
 #: was neutral with it (17.99 / 18.28 / 18.38 against 18.57 / 18.26 / 18.20) and does not read it
 FAMILY_EXTRA_FEATURES: dict[str, tuple[str, ...]] = {"gemm_fp32": ("b_transposed",)}
+#: family -> the L2 penalty on leaf values (XGBoost ``lambda``) of its booster, in place of
+#: ``PipeweaveRegressor.reg_lambda`` (1.0) there: leaf values shrunk harder, so a few GPUs' shape patterns carry
+#: less into a new one. Chosen by nested leave-one-generation-out inside the training generations, three seeds,
+#: every seed below every base seed and the mean lower by more than 0.2 (``experiments/accuracy_log``, frame
+#: "session 42: booster capacity on the row families"): element-wise inner 11.73 / 11.57 / 11.55 against 11.84 /
+#: 11.84 / 11.83, layernorm 14.73 / 14.69 / 14.70 against 15.22 / 14.93 / 14.99 (30 and 100 no better than 10 on
+#: either). Not used: rmsnorm (13.75 / 13.46 / 13.98 against 13.70 / 13.65 / 13.85), SiLU-and-mul (11.61 / 11.63 /
+#: 11.66 against 11.01 / 11.27 / 11.62), FP32 GEMM (20.56 at seed 0 against 20.58 / 20.46 / 20.61) and softmax
+#: (18.20 against 18.56 / 18.49 / 18.12); min_child_weight 60 and max_depth 4 did not pass on element-wise
+FAMILY_REG_LAMBDA: dict[str, float] = {"elementwise_fp32": 10.0, "layernorm_fp32": 10.0}
 #: family -> the reference time of its booster, when not ``PipeweaveRegressor.reference`` (the envelope):
 #: the booster's target is log(latency / reference) on every row it trains on, and its family's rows
 #: are predicted as reference x exp(booster). Decode attention uses the warm-L2 replay envelope

@@ -28,7 +28,7 @@ try:
 except ImportError:  # only where scikit-learn is blocked on purpose (the `pipeweave predict` process, for start-up)
     from .._estimator import BaseEstimator, RegressorMixin
 
-from .._errors import DataError
+from .._errors import DataError, shown
 from .._frame import distinct_rows, num_values, str_codes, str_values, training_latency
 from ..frontend import EXTRA_FEATURES
 from ._bands import band_bounds, check_coverage, check_error_bands
@@ -41,6 +41,7 @@ from ._recipe import (
     FAMILY_COMPANION,
     FAMILY_EXTRA_FEATURES,
     FAMILY_REFERENCE,
+    FAMILY_REG_LAMBDA,
     FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
@@ -307,6 +308,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     (``None``, the default: the family's own when the rows are of one family, else none; learned:
     ``shared_extra_features_``); the evaluation harness sets it to the evaluated family's when that family's
     booster trains on other families' rows too, as it sets ``reference``.
+    ``family_reg_lambda`` maps a family to the L2 penalty on leaf values (XGBoost ``lambda``) of its booster, in
+    place of ``reg_lambda`` there (``None``, the default: :data:`~pipeweave.model.FAMILY_REG_LAMBDA`, element-wise
+    and layernorm at 10; ``{}``: ``reg_lambda`` everywhere), and of the shared booster when every row is of that
+    family. It only changes training.
     ``family_reference`` maps a family to the reference of its booster (``None``, the default:
     :data:`~pipeweave.model.FAMILY_REFERENCE`, decode attention on ``warm_envelope``; ``{}``: every
     booster on ``reference``); a family with a reference of its own gets a booster of its own.
@@ -401,6 +406,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         family_extra_features: Mapping[str, tuple[str, ...]] | None = None,
         shared_extra_features: tuple[str, ...] | None = None,
         family_reference: Mapping[str, str] | None = None,
+        family_reg_lambda: Mapping[str, float] | None = None,
         companion: Mapping[str, float] | None = None,
         sibling_companion: Mapping[str, float] | None = None,
         roofline_blend: Mapping[str, float] | None = None,
@@ -436,6 +442,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_extra_features = family_extra_features
         self.shared_extra_features = shared_extra_features
         self.family_reference = family_reference
+        self.family_reg_lambda = family_reg_lambda
         self.companion = companion
         self.sibling_companion = sibling_companion
         self.roofline_blend = roofline_blend
@@ -466,6 +473,29 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             "e.g. {'attention_generation': 'warm_envelope'}; None = the recipe, {} = none",
         )
         return {k: self._check_reference(v, f"family_reference[{k!r}]") for k, v in refs.items()}
+
+    def family_reg_lambdas(self) -> dict[str, float]:
+        """Family -> L2 penalty on the leaf values of its booster (``family_reg_lambda`` resolved and validated:
+        ``None`` -> :data:`~pipeweave.model.FAMILY_REG_LAMBDA`); families not listed use ``reg_lambda``."""
+        import math
+
+        pen = _family_mapping(
+            "family_reg_lambda",
+            self.family_reg_lambda,
+            FAMILY_REG_LAMBDA,
+            "L2 penalties",
+            "e.g. {'elementwise_fp32': 10.0}; None = the recipe, {} = reg_lambda for every booster",
+        )
+        out: dict[str, float] = {}
+        for k, v in pen.items():
+            x = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
+            if not (math.isfinite(x) and x >= 0.0):
+                raise DataError(
+                    f"family_reg_lambda[{k!r}] must be a finite number >= 0, got {shown(v)}",
+                    hint="e.g. 10.0 (pipeweave.model.FAMILY_REG_LAMBDA); the default reg_lambda is 1.0",
+                )
+            out[k] = x
+        return out
 
     def reference_of(self, family: str) -> str:
         """The reference the rows of ``family`` are predicted from (fitted: what was trained; else the settings)."""
@@ -1125,6 +1155,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows_of = self.booster_rows()  # validated before any booster is trained
         extras_of = self.extra_features()
         refs = self.family_references()
+        penalties = self.family_reg_lambdas()
         companions = self.companion_weights()
         siblings = self.sibling_companion_weights()
         self.roofline_blend_weights()  # validated before any booster is trained (used by fit_blend_lists)
@@ -1176,22 +1207,29 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
                     hint="use model feature names (pipeweave.model.model_feature_names()) -> -1, 0 or +1",
                 )
 
-        def params_for(cols: list[str]) -> dict[str, Any]:
-            """XGBoost settings of a booster on ``cols`` (its monotone constraints, one per column)."""
-            if not mono:
-                return base_params
-            return {**base_params, "monotone_constraints": "(" + ",".join(str(int(mono.get(n, 0))) for n in cols) + ")"}
+        def params_for(cols: list[str], family: str | None = None) -> dict[str, Any]:
+            """XGBoost settings of a booster on ``cols`` (its monotone constraints, one per column) for ``family``
+            (its L2 penalty where ``family_reg_lambda`` lists it)."""
+            out = dict(base_params)
+            if family in penalties:
+                out["lambda"] = penalties[family]
+            if mono:
+                out["monotone_constraints"] = "(" + ",".join(str(int(mono.get(n, 0))) for n in cols) + ")"
+            return out
 
         callbacks = []
         if self.progress:
             callbacks.append(_tqdm_callback(int(self.n_estimators)))
         self.booster_ = xgb.train(
-            params_for(snames), dtrain, num_boost_round=int(self.n_estimators), callbacks=callbacks
+            params_for(snames, own[0] if len(own) == 1 else None),  # one family: the shared booster is its own
+            dtrain,
+            num_boost_round=int(self.n_estimators),
+            callbacks=callbacks,
         )
 
-        def train_rows(m: np.ndarray, ref: str, ext: tuple[str, ...]) -> Any:
-            """A booster on the rows of mask ``m``: target relative to ``ref``, extra columns ``ext``, the settings
-            (feature weights, blind columns) of the families of those rows."""
+        def train_rows(m: np.ndarray, ref: str, ext: tuple[str, ...], family: str) -> Any:
+            """A booster of ``family`` on the rows of mask ``m``: target relative to ``ref``, extra columns ``ext``,
+            the settings (feature weights, blind columns) of the families of those rows, ``family``'s L2 penalty."""
             Xf, fnames = with_extra_features(X[m], names, ext, df[m])
             dm = xgb.DMatrix(
                 Xf,
@@ -1203,7 +1241,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             on = np.unique(fam[m])  # the families of the booster's rows
             blind = self._blind_columns(fnames) if set(on) <= set(self.blind_families()) else None
             self._set_feature_weights(dm, Xf, blind, informative=self._informative(on))
-            return xgb.train(params_for(fnames), dm, num_boost_round=int(self.n_estimators))
+            return xgb.train(params_for(fnames, family), dm, num_boost_round=int(self.n_estimators))
 
         # per_family: one more booster per family on its own rows (plus those of the families
         # booster_rows() lists for it); the shared booster above stays as the fallback for families without one
@@ -1211,19 +1249,19 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_extra_features_: dict[str, tuple[str, ...]] = {}
         family_refs: dict[str, str] = {}
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
-            # (families of the rows, reference, extra columns) -> booster: same inputs, same booster
-            trained: dict[tuple[tuple[str, ...], str, tuple[str, ...]], Any] = {}
+            # (families of the rows, reference, extra columns, L2 penalty) -> booster: same inputs, same booster
+            trained: dict[tuple[tuple[str, ...], str, tuple[str, ...], float | None], Any] = {}
             for name in sorted(set(fam)):
                 m = np.isin(fam, rows_of.get(name, (name,)))
                 ref = family_refs[name] = refs.get(name, base_ref)
                 ext = extras_of.get(name, ())
                 if ext:
                     self.family_extra_features_[name] = ext
-                key = (tuple(np.unique(fam[m])), ref, ext)
+                key = (tuple(np.unique(fam[m])), ref, ext, penalties.get(name))
                 if key in trained:  # e.g. FP32 GEMM and softmax of FAMILY_BOOSTER_ROWS: one fit
                     self.family_boosters_[name] = trained[key]
                     continue
-                self.family_boosters_[name] = trained[key] = train_rows(m, ref, ext)
+                self.family_boosters_[name] = trained[key] = train_rows(m, ref, ext, name)
         # dtype boosters: a (family, dtype)'s own booster on its rows alone (the family's reference, extra columns and
         # settings), where the family has rows of another dtype; the family's booster (or the shared one) keeps
         # every row and predicts the other dtypes
@@ -1237,7 +1275,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             ext = extras_of.get(name, ())
             if ext:
                 self.family_extra_features_[bkey] = ext
-            self.family_boosters_[bkey] = train_rows(m, ref, ext)
+            self.family_boosters_[bkey] = train_rows(m, ref, ext, name)
         # crude companions: an XGBoost on the crude view of the launch, on each listed family's own rows
         self.companion_boosters_: MutableMapping[str, Any] = {}  # load_model gives a LazyBoosters
         self.companion_weights_: dict[str, float] = {}
