@@ -2170,6 +2170,7 @@ _S41 = "session 41: kernel vote by architecture"
 _S42 = "session 42: memory technology on the row families"
 _S42N = "session 42: nearest architecture's tile"
 _S42C = "session 42: booster capacity on the row families"
+_S42T = "session 42: booster capacity on the tensor-core families"
 DECISIONS: dict = {
     # roofline blend weights re-screened after the row kernels' re-reads (session 23)
     ("layernorm_fp32", "roofline_ln_000"): "dropped: inner 16.65 vs 15.22 at the recipe's 0.05",
@@ -3110,6 +3111,34 @@ DECISIONS: dict = {
         )
         for sfx in ("", "_seed1", "_seed2")
     },
+    **{
+        (fam, _S42T, f"{v}{sfx}"): dec
+        for fam, v, sfx, dec in (
+            ("gemm_bf16", "base", "", "base of the session-42 capacity screen on the tensor-core families"),
+            ("gemm_bf16", "base", "_seed1", "base (seed 1)"),
+            ("gemm_bf16", "base", "_seed2", "base (seed 2)"),
+            (
+                "gemm_bf16",
+                "lambda10",
+                "",
+                "not adopted, seed 0 only: inner 16.67 against 16.64 / 16.77 / 16.45; seeds 1 and 2 stopped",
+            ),
+            ("moe_w13", "base", "", "base of the session-42 capacity screen on the tensor-core families"),
+            ("moe_w13", "base", "_seed1", "base (seed 1)"),
+            ("moe_w13", "base", "_seed2", "base (seed 2)"),
+            *(
+                ("moe_w13", "lambda10", sfx, "not adopted: inner 9.71 / 9.67 / 9.64 against 9.83 / 9.65 / 9.57")
+                for sfx in ("", "_seed1", "_seed2")
+            ),
+            ("fused_moe_bf16", "base", "", "base of the session-42 capacity screen on the tensor-core families"),
+            (
+                "fused_moe_bf16",
+                "lambda10",
+                "",
+                "not adopted, seed 0 only: inner 26.09 against 26.02 (seed 0); the other seeds stopped",
+            ),
+        )
+    },
     ("gemm_fp32", _S42C, "joint_neusight_s42_lambda10_seed0"): "not adopted, seed 0 only: inner 20.56 against the "
     "shipped recipe's 20.58 / 20.46 / 20.61 (not below every base seed); seeds 1 and 2 stopped",
     ("softmax_fp32", _S42C, "joint_neusight_s42_lambda10_seed0"): "not adopted, seed 0 only: inner 18.20 against "
@@ -3612,7 +3641,10 @@ NOTES: list[str] = [
     "  11.84 / 11.84 / 11.83 and 14.73 / 14.69 / 14.70 against 15.22 / 14.93 / 14.99; 30 and 100 were no better",
     "  than 10; max_depth 4 failed both, min_child_weight 60 passed on layernorm only (lower mean: lambda 10).",
     "  rmsnorm and SiLU-and-mul failed at 10 (seeds 0-2), FP32 GEMM and softmax (joint recipe) at seed 0. Landed as",
-    "  `pipeweave.model.FAMILY_REG_LAMBDA` (`PipeweaveRegressor(family_reg_lambda=...)`).",
+    "  `pipeweave.model.FAMILY_REG_LAMBDA` (`PipeweaveRegressor(family_reg_lambda=...)`). On the tensor-core",
+    "  families (frame `session 42: booster capacity on the tensor-core families`) it failed: bf16 GEMM 16.67 at",
+    "  seed 0 against 16.64 / 16.77 / 16.45, moe_w13 9.71 / 9.67 / 9.64 against 9.83 / 9.65 / 9.57, fused MoE 26.09",
+    "  against 26.02 at seed 0.",
 ]
 
 
