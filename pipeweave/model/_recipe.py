@@ -136,7 +136,8 @@ FAMILY_EXTRA_FEATURES: dict[str, tuple[str, ...]] = {"gemm_fp32": ("b_transposed
 #: 11.84 / 11.83, layernorm 14.73 / 14.69 / 14.70 against 15.22 / 14.93 / 14.99 (30 and 100 no better than 10 on
 #: either). Not used: rmsnorm (13.75 / 13.46 / 13.98 against 13.70 / 13.65 / 13.85), SiLU-and-mul (11.61 / 11.63 /
 #: 11.66 against 11.01 / 11.27 / 11.62), FP32 GEMM (20.56 at seed 0 against 20.58 / 20.46 / 20.61) and softmax
-#: (18.20 against 18.56 / 18.49 / 18.12); min_child_weight 60 and max_depth 4 did not pass on element-wise
+#: (18.20 against 18.56 / 18.49 / 18.12), nor bf16 GEMM, moe_w13 and fused MoE (frame "session 42: booster capacity
+#: on the tensor-core families"); min_child_weight 60 and max_depth 4 did not pass on element-wise
 FAMILY_REG_LAMBDA: dict[str, float] = {"elementwise_fp32": 10.0, "layernorm_fp32": 10.0}
 #: family -> the reference time of its booster, when not ``PipeweaveRegressor.reference`` (the envelope):
 #: the booster's target is log(latency / reference) on every row it trains on, and its family's rows
