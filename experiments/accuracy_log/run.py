@@ -372,6 +372,10 @@ _register("lambda10", "reg_lambda 10 (default 1): leaf values shrunk harder", re
 # compared with lambda10 by the same rule
 _register("lambda30", "reg_lambda 30 (default 1): leaf values shrunk harder", reg_lambda=30.0)
 _register("lambda100", "reg_lambda 100 (default 1): leaf values shrunk harder", reg_lambda=100.0)
+# session 42, the fork sample's families (rmsnorm, silu_mul), where lambda10 failed: a milder penalty and the two
+# other capacity settings, same rule against the base seeds (rmsnorm 13.70 / 13.65 / 13.85, silu_mul 11.01 / 11.27
+# / 11.62)
+_register("lambda3", "reg_lambda 3 (default 1): leaf values shrunk harder", reg_lambda=3.0)
 _register(
     "mem_gddr",
     "+ memory technology flag (1 on GDDR DRAM: P4, T4, L4 and the aiconfigurator GDDR cards; 0 on HBM): streaming "
@@ -3108,6 +3112,12 @@ DECISIONS: dict = {
             ("rmsnorm", "lambda10", "not adopted: inner 13.75 / 13.46 / 13.98 against 13.70 / 13.65 / 13.85"),
             ("silu_mul", "base", "base of the session-42 capacity screen: inner 11.01 / 11.27 / 11.62"),
             ("silu_mul", "lambda10", "not adopted: inner 11.61 / 11.63 / 11.66 against 11.01 / 11.27 / 11.62"),
+            ("rmsnorm", "lambda3", "not adopted: inner 13.82 / 13.69 / 13.43 against 13.70 / 13.65 / 13.85"),
+            ("rmsnorm", "mcw60", "not adopted: inner 15.13 / 14.88 / 14.80, above every base seed"),
+            ("rmsnorm", "depth4", "not adopted: inner 14.18 / 14.10 / 13.65 against 13.70 / 13.65 / 13.85"),
+            ("silu_mul", "lambda3", "not adopted: inner 11.32 / 11.35 / 11.56 against 11.01 / 11.27 / 11.62"),
+            ("silu_mul", "mcw60", "not adopted: inner 11.95 / 12.26 / 12.21, above every base seed"),
+            ("silu_mul", "depth4", "not adopted: inner 11.32 / 11.40 / 11.44 against 11.01 / 11.27 / 11.62"),
         )
         for sfx in ("", "_seed1", "_seed2")
     },
