@@ -376,6 +376,29 @@ _register("lambda100", "reg_lambda 100 (default 1): leaf values shrunk harder", 
 # other capacity settings, same rule against the base seeds (rmsnorm 13.70 / 13.65 / 13.85, silu_mul 11.01 / 11.27
 # / 11.62)
 _register("lambda3", "reg_lambda 3 (default 1): leaf values shrunk harder", reg_lambda=3.0)
+# session 42, after FAMILY_REG_LAMBDA landed (element-wise and layernorm at 10): their blend weights, chosen before
+# it, re-screened. Base: the recipe on frame "session 42: booster capacity on the row families" (= lambda10's seeds:
+# element-wise 11.73 / 11.57 / 11.55, layernorm 14.73 / 14.69 / 14.70). Rule, written before the runs: seed 0 of each
+# weight first; seeds 1 and 2 only for a weight whose seed 0 is below every base seed; adopted if all three seeds are
+# below all three base seeds and the mean lower by more than 0.2
+for _w in (0.2, 0.5):
+    _register(
+        f"s42_ew_comp_{int(_w * 100):03d}",
+        f"element-wise FP32's crude companion at w {_w} (the recipe: 0.35), with its L2 penalty 10",
+        companion={**FAMILY_COMPANION, "elementwise_fp32": _w},
+    )
+for _w in (0.05, 0.15):
+    _register(
+        f"s42_ew_roof_{int(_w * 100):03d}",
+        f"element-wise FP32's roofline blend at w {_w} (the recipe: 0.1), with its L2 penalty 10",
+        roofline_blend={**FAMILY_ROOFLINE_BLEND, "elementwise_fp32": _w},
+    )
+for _w in (0.0, 0.1):
+    _register(
+        f"s42_ln_roof_{int(_w * 100):03d}",
+        f"layernorm FP32's roofline blend at w {_w} (the recipe: 0.05), with its L2 penalty 10",
+        roofline_blend={**FAMILY_ROOFLINE_BLEND, "layernorm_fp32": _w},
+    )
 _register(
     "mem_gddr",
     "+ memory technology flag (1 on GDDR DRAM: P4, T4, L4 and the aiconfigurator GDDR cards; 0 on HBM): streaming "
@@ -3118,6 +3141,32 @@ DECISIONS: dict = {
             ("silu_mul", "lambda3", "not adopted: inner 11.32 / 11.35 / 11.56 against 11.01 / 11.27 / 11.62"),
             ("silu_mul", "mcw60", "not adopted: inner 11.95 / 12.26 / 12.21, above every base seed"),
             ("silu_mul", "depth4", "not adopted: inner 11.32 / 11.40 / 11.44 against 11.01 / 11.27 / 11.62"),
+            (
+                "elementwise_fp32",
+                "s42_ew_comp_020",
+                "not adopted, seed 0 only: inner 11.84, above the base's 11.73 / 11.57 / 11.55",
+            ),
+            (
+                "elementwise_fp32",
+                "s42_ew_comp_050",
+                "not adopted, seed 0 only: inner 11.91; the companion's 0.35 holds",
+            ),
+            ("elementwise_fp32", "s42_ew_roof_005", "not adopted, seed 0 only: inner 12.54"),
+            (
+                "elementwise_fp32",
+                "s42_ew_roof_015",
+                "not adopted, seed 0 only: inner 12.71; the roofline blend's 0.1 holds",
+            ),
+            (
+                "layernorm_fp32",
+                "s42_ln_roof_000",
+                "not adopted, seed 0 only: inner 16.33, above the base's 14.73 / 14.69 / 14.70",
+            ),
+            (
+                "layernorm_fp32",
+                "s42_ln_roof_010",
+                "not adopted, seed 0 only: inner 14.96; the roofline blend's 0.05 holds",
+            ),
         )
         for sfx in ("", "_seed1", "_seed2")
     },
