@@ -2060,6 +2060,20 @@ JOINT_VARIANTS["joint_neusight_s42_lambda10"] = (
     {**_S42_RECIPE, "reg_lambda": 10.0},
     "the shipped recipe with reg_lambda 10 (default 1) on every booster, scored as asked",
 )
+# session 42: FP32 GEMM's booster capacity (the 5050d3c screen tried depth 8, column and row subsampling and a slower
+# rate, all on the swapped shape). Variants: max_depth 4, min_child_weight 60, on the joint recipe (FP32 GEMM's score
+# reads its own booster and companion only). Rule, written before the runs: seed 0 first; seeds 1 and 2 only if seed
+# 0 is below every base seed (20.58 / 20.46 / 20.61); adopted if all three seeds are below all three and the mean is
+# lower by more than 0.2
+for _name, _kw, _what in (
+    ("depth4", {"max_depth": 4}, "max_depth 4 (default 6)"),
+    ("mcw60", {"min_child_weight": 60.0}, "min_child_weight 60 (default 20)"),
+):
+    JOINT_VARIANTS[f"joint_neusight_s42_{_name}"] = (
+        JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
+        {**_S42_RECIPE, **_kw},
+        f"the shipped recipe with {_what} on every booster, scored as asked",
+    )
 JOINT_VARIANTS["joint_neusight_s42_borrow_nearest"] = (
     JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
     {**_S42_RECIPE, "nearest_arch_borrow": True},
@@ -3198,6 +3212,10 @@ DECISIONS: dict = {
             ),
         )
     },
+    ("gemm_fp32", _S42C, "joint_neusight_s42_depth4_seed0"): "not adopted, seed 0 only: inner 20.74 against the "
+    "shipped recipe's 20.58 / 20.46 / 20.61",
+    ("gemm_fp32", _S42C, "joint_neusight_s42_mcw60_seed0"): "not adopted, seed 0 only: inner 20.47, not below every "
+    "base seed (20.46); seeds 1 and 2 not run (rule)",
     ("gemm_fp32", _S42C, "joint_neusight_s42_lambda10_seed0"): "not adopted, seed 0 only: inner 20.56 against the "
     "shipped recipe's 20.58 / 20.46 / 20.61 (not below every base seed); seeds 1 and 2 stopped",
     ("softmax_fp32", _S42C, "joint_neusight_s42_lambda10_seed0"): "not adopted, seed 0 only: inner 18.20 against "
