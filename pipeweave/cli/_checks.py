@@ -95,6 +95,9 @@ PARAM_DOMAINS: dict[str, Callable[[Any], str | None]] = {
     "n_jobs": _num(1, 1024, integer=True),
     "random_state": _num(0, 2**32 - 1, integer=True),
     "max_rows_per_group": _num(1, 2**31, integer=True, none_ok=True),
+    # the recipe's per-family L2 penalties (pipeweave.model.FAMILY_REG_LAMBDA), which reg_lambda does not override:
+    # {} makes reg_lambda apply to every booster
+    "family_reg_lambda": _kind(dict, "an object {family: L2 penalty >= 0} or null", none_ok=True),
 }
 
 
@@ -133,6 +136,10 @@ def parse_params(text: str | None) -> dict[str, Any]:
             )
     if "drop_features" in params:
         params["drop_features"] = tuple(params["drop_features"])
+    if params.get("family_reg_lambda") is not None:  # its families and values, checked as fit checks them
+        from ..model import PipeweaveRegressor
+
+        PipeweaveRegressor(family_reg_lambda=params["family_reg_lambda"]).family_reg_lambdas()
     return params
 
 

@@ -16,6 +16,9 @@ DESCRIPTION = (
 The study lives in --storage, so several processes or machines can share it
 (sqlite:///tune.db locally; postgresql://... or mysql://... across machines). Re-running
 with the same --study-name resumes it. Pass the printed JSON to `pipeweave train --params`.
+The searched reg_lambda applies to every booster but those with an L2 penalty of their own
+(element-wise and layernorm, pipeweave.model.FAMILY_REG_LAMBDA), as in train; add
+"family_reg_lambda": {} to the JSON for train to apply it to those too.
 
 example:
   pipeweave tune --families gemm --storage sqlite:///tune.db --n-trials 20
