@@ -376,7 +376,7 @@ _register("lambda100", "reg_lambda 100 (default 1): leaf values shrunk harder", 
 # other capacity settings, same rule against the base seeds (rmsnorm 13.70 / 13.65 / 13.85, silu_mul 11.01 / 11.27
 # / 11.62)
 _register("lambda3", "reg_lambda 3 (default 1): leaf values shrunk harder", reg_lambda=3.0)
-# session 42, after FAMILY_REG_LAMBDA landed (element-wise and layernorm at 10): their blend weights, chosen before
+# session 42, after element-wise's and layernorm's reg_lambda 10 landed (FAMILY_BOOSTER_PARAMS): their blend weights, chosen before
 # it, re-screened. Base: the recipe on frame "session 42: booster capacity on the row families" (= lambda10's seeds:
 # element-wise 11.73 / 11.57 / 11.55, layernorm 14.73 / 14.69 / 14.70). Rule, written before the runs: seed 0 of each
 # weight first; seeds 1 and 2 only for a weight whose seed 0 is below every base seed; adopted if all three seeds are
@@ -2061,6 +2061,8 @@ JOINT_VARIANTS["joint_neusight_s42_lambda10"] = (
     "the shipped recipe with reg_lambda 10 (default 1) on every booster, scored as asked",
 )
 # session 42: FP32 GEMM's booster capacity (the 5050d3c screen tried depth 8, column and row subsampling and a slower
+# rate, all on the swapped shape), and softmax's (same variants scored on softmax, same rule against its base seeds
+# 18.56 / 18.49 / 18.12). FP32 GEMM's note:
 # rate, all on the swapped shape). Variants: max_depth 4, min_child_weight 60, on the joint recipe (FP32 GEMM's score
 # reads its own booster and companion only). Rule, written before the runs: seed 0 first; seeds 1 and 2 only if seed
 # 0 is below every base seed (20.58 / 20.46 / 20.61); adopted if all three seeds are below all three and the mean is
@@ -3113,7 +3115,7 @@ DECISIONS: dict = {
             (
                 "elementwise_fp32",
                 "lambda10",
-                "ADOPTED (pipeweave.model.FAMILY_REG_LAMBDA['elementwise_fp32'] = 10): inner 11.73 / 11.57 / 11.55, "
+                "ADOPTED (pipeweave.model.FAMILY_BOOSTER_PARAMS['elementwise_fp32'] = {'reg_lambda': 10}): inner 11.73 / 11.57 / 11.55, "
                 "every seed below every base seed (11.84 / 11.84 / 11.83), mean 0.22 lower",
             ),
             ("elementwise_fp32", "mcw60", "not adopted: inner 11.90 / 11.76 / 11.77 (seed 0 above the base's 11.83)"),
@@ -3128,7 +3130,7 @@ DECISIONS: dict = {
             (
                 "layernorm_fp32",
                 "lambda10",
-                "ADOPTED (pipeweave.model.FAMILY_REG_LAMBDA['layernorm_fp32'] = 10): inner 14.73 / 14.69 / 14.70, "
+                "ADOPTED (pipeweave.model.FAMILY_BOOSTER_PARAMS['layernorm_fp32'] = {'reg_lambda': 10}): inner 14.73 / 14.69 / 14.70, "
                 "every seed below every base seed (15.22 / 14.93 / 14.99), mean 0.34 lower; of the two that passed "
                 "(mcw60 too), the lower mean",
             ),
@@ -3211,6 +3213,18 @@ DECISIONS: dict = {
                 "not adopted, seed 0 only: inner 26.09 against 26.02 (seed 0); the other seeds stopped",
             ),
         )
+    },
+    **{
+        ("softmax_fp32", _S42C, f"joint_neusight_s42_depth4_seed{k}"): "ADOPTED (pipeweave.model.FAMILY_BOOSTER_PARAMS"
+        "['softmax_fp32'] = {'max_depth': 4}): inner 17.46 / 17.17 / 17.31, every seed below every base seed (18.56 / "
+        "18.49 / 18.12, the shipped recipe on frame `session 42: memory technology on the row families`), mean 1.08 "
+        "lower; of the two that passed, the lower mean"
+        for k in (0, 1, 2)
+    },
+    **{
+        ("softmax_fp32", _S42C, f"joint_neusight_s42_mcw60_seed{k}"): "passed (inner 17.98 / 17.99 / 17.79, every "
+        "seed below every base seed, mean 0.47 lower); not adopted: depth 4's mean is lower"
+        for k in (0, 1, 2)
     },
     ("gemm_fp32", _S42C, "joint_neusight_s42_depth4_seed0"): "not adopted, seed 0 only: inner 20.74 against the "
     "shipped recipe's 20.58 / 20.46 / 20.61",
@@ -3718,10 +3732,13 @@ NOTES: list[str] = [
     "  11.84 / 11.84 / 11.83 and 14.73 / 14.69 / 14.70 against 15.22 / 14.93 / 14.99; 30 and 100 were no better",
     "  than 10; max_depth 4 failed both, min_child_weight 60 passed on layernorm only (lower mean: lambda 10).",
     "  rmsnorm and SiLU-and-mul failed at 10 (seeds 0-2), FP32 GEMM and softmax (joint recipe) at seed 0. Landed as",
-    "  `pipeweave.model.FAMILY_REG_LAMBDA` (`PipeweaveRegressor(family_reg_lambda=...)`). On the tensor-core",
+    "  `pipeweave.model.FAMILY_BOOSTER_PARAMS` (`PipeweaveRegressor(family_booster_params=...)`). On the tensor-core",
     "  families (frame `session 42: booster capacity on the tensor-core families`) it failed: bf16 GEMM 16.67 at",
     "  seed 0 against 16.64 / 16.77 / 16.45, moe_w13 9.71 / 9.67 / 9.64 against 9.83 / 9.65 / 9.57, fused MoE 26.09",
-    "  against 26.02 at seed 0.",
+    "  against 26.02 at seed 0. Softmax (joint recipe; its booster trains on NeuSight's four families) with",
+    "  shallower trees passed: max_depth 4, inner 17.46 / 17.17 / 17.31 against 18.56 / 18.49 / 18.12 (min_child_weight",
+    "  60 passed too, 17.98 / 17.99 / 17.79, with a higher mean); FP32 GEMM failed both at seed 0 (20.74, 20.47).",
+    "  Landed as FAMILY_BOOSTER_PARAMS['softmax_fp32'] = {'max_depth': 4}.",
 ]
 
 

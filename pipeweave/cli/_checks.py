@@ -95,9 +95,9 @@ PARAM_DOMAINS: dict[str, Callable[[Any], str | None]] = {
     "n_jobs": _num(1, 1024, integer=True),
     "random_state": _num(0, 2**32 - 1, integer=True),
     "max_rows_per_group": _num(1, 2**31, integer=True, none_ok=True),
-    # the recipe's per-family L2 penalties (pipeweave.model.FAMILY_REG_LAMBDA), which reg_lambda does not override:
-    # {} makes reg_lambda apply to every booster
-    "family_reg_lambda": _kind(dict, "an object {family: L2 penalty >= 0} or null", none_ok=True),
+    # the recipe's per-family booster settings (pipeweave.model.FAMILY_BOOSTER_PARAMS), which max_depth,
+    # min_child_weight and reg_lambda do not override: {} makes those apply to every booster
+    "family_booster_params": _kind(dict, "an object {family: {setting: value}} or null", none_ok=True),
 }
 
 
@@ -136,10 +136,10 @@ def parse_params(text: str | None) -> dict[str, Any]:
             )
     if "drop_features" in params:
         params["drop_features"] = tuple(params["drop_features"])
-    if params.get("family_reg_lambda") is not None:  # its families and values, checked as fit checks them
+    if params.get("family_booster_params") is not None:  # its families and values, checked as fit checks them
         from ..model import PipeweaveRegressor
 
-        PipeweaveRegressor(family_reg_lambda=params["family_reg_lambda"]).family_reg_lambdas()
+        PipeweaveRegressor(family_booster_params=params["family_booster_params"]).family_booster_settings()
     return params
 
 

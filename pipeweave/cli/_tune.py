@@ -16,9 +16,10 @@ DESCRIPTION = (
 The study lives in --storage, so several processes or machines can share it
 (sqlite:///tune.db locally; postgresql://... or mysql://... across machines). Re-running
 with the same --study-name resumes it. Pass the printed JSON to `pipeweave train --params`.
-The searched reg_lambda applies to every booster but those with an L2 penalty of their own
-(element-wise and layernorm, pipeweave.model.FAMILY_REG_LAMBDA), as in train; add
-"family_reg_lambda": {} to the JSON for train to apply it to those too.
+The searched max_depth, min_child_weight and reg_lambda apply to every booster but where a
+family's booster has settings of its own (element-wise and layernorm reg_lambda, softmax
+max_depth: pipeweave.model.FAMILY_BOOSTER_PARAMS), as in train; add
+"family_booster_params": {} to the JSON for train to apply them everywhere.
 
 example:
   pipeweave tune --families gemm --storage sqlite:///tune.db --n-trials 20

@@ -168,8 +168,9 @@ class GroupTraining(RegressorMixin, BaseEstimator):
     from other families' rows (``pipeweave.model.FAMILY_BOOSTER_ROWS``) are evaluated: the union is
     exactly that booster's training set, so a :class:`~pipeweave.model.PipeweaveRegressor` is fitted
     with ``per_family=False`` (its shared booster is that booster; the other families' would go unused)
-    and the reference of the evaluated family's booster (``PipeweaveRegressor.reference_of``) and its extra
-    columns (``PipeweaveRegressor.extra_features``, as ``shared_extra_features``)."""
+    and the reference of the evaluated family's booster (``PipeweaveRegressor.reference_of``), its extra
+    columns (``PipeweaveRegressor.extra_features``, as ``shared_extra_features``) and its booster settings
+    (``PipeweaveRegressor.booster_settings_of``)."""
 
     def __init__(
         self,
@@ -226,6 +227,8 @@ class GroupTraining(RegressorMixin, BaseEstimator):
                 est.set_params(reference=est.reference_of(str(own[0])))
             if len(own) == 1 and hasattr(est, "extra_features"):  # ... reading that family's extra columns
                 est.set_params(shared_extra_features=est.extra_features().get(str(own[0]), ()))
+            if len(own) == 1 and hasattr(est, "booster_settings_of"):  # ... with that family's booster settings
+                est.set_params(**est.booster_settings_of(str(own[0])))
         kw = {}
         if sample_weight is not None:  # the extra rows weigh 1 each
             kw["sample_weight"] = np.concatenate([np.asarray(sample_weight, dtype=float), np.ones(len(extra))])

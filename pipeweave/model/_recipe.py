@@ -15,7 +15,8 @@ __all__ = [
     "DEFAULT_MODEL_PARAMS",
     "FAMILY_BOOSTER_ROWS",
     "FAMILY_EXTRA_FEATURES",
-    "FAMILY_REG_LAMBDA",
+    "FAMILY_BOOSTER_PARAMS",
+    "FAMILY_BOOSTER_SETTINGS",
     "FAMILY_REFERENCE",
     "DTYPE_BOOSTERS",
     "FAMILY_COMPANION",
@@ -128,17 +129,27 @@ FAMILY_BOOSTER_ROWS: dict[str, tuple[str, ...]] = {
 #: bfa19ad: FP32 GEMM operator (bmm / linear) as a feature"). Softmax, whose booster trains on the same rows,
 #: was neutral with it (17.99 / 18.28 / 18.38 against 18.57 / 18.26 / 18.20) and does not read it
 FAMILY_EXTRA_FEATURES: dict[str, tuple[str, ...]] = {"gemm_fp32": ("b_transposed",)}
-#: family -> the L2 penalty on leaf values (XGBoost ``lambda``) of its booster, in place of
-#: ``PipeweaveRegressor.reg_lambda`` (1.0) there: leaf values shrunk harder, so a few GPUs' shape patterns carry
-#: less into a new one. Chosen by nested leave-one-generation-out inside the training generations, three seeds,
-#: every seed below every base seed and the mean lower by more than 0.2 (``experiments/accuracy_log``, frame
-#: "session 42: booster capacity on the row families"): element-wise inner 11.73 / 11.57 / 11.55 against 11.84 /
-#: 11.84 / 11.83, layernorm 14.73 / 14.69 / 14.70 against 15.22 / 14.93 / 14.99 (30 and 100 no better than 10 on
-#: either). Not used: rmsnorm (13.75 / 13.46 / 13.98 against 13.70 / 13.65 / 13.85), SiLU-and-mul (11.61 / 11.63 /
-#: 11.66 against 11.01 / 11.27 / 11.62), FP32 GEMM (20.56 at seed 0 against 20.58 / 20.46 / 20.61) and softmax
-#: (18.20 against 18.56 / 18.49 / 18.12), nor bf16 GEMM, moe_w13 and fused MoE (frame "session 42: booster capacity
-#: on the tensor-core families"); min_child_weight 60 and max_depth 4 did not pass on element-wise
-FAMILY_REG_LAMBDA: dict[str, float] = {"elementwise_fp32": 10.0, "layernorm_fp32": 10.0}
+#: the booster settings a family may set for its own booster (``PipeweaveRegressor`` parameter names)
+FAMILY_BOOSTER_SETTINGS: tuple[str, ...] = ("max_depth", "min_child_weight", "reg_lambda")
+#: family -> settings of its booster (:data:`FAMILY_BOOSTER_SETTINGS`) in place of the ``PipeweaveRegressor``
+#: ones there (200 trees of depth 6, min_child_weight 20, reg_lambda 1, chosen on the tensor-core families). Each
+#: chosen by nested leave-one-generation-out inside the training generations, three seeds, every seed below every
+#: base seed and the mean lower by more than 0.2 (``experiments/accuracy_log``, frame "session 42: booster capacity
+#: on the row families"):
+#: - element-wise and layernorm shrink their leaf values harder (reg_lambda 10): inner 11.73 / 11.57 / 11.55
+#:   against 11.84 / 11.84 / 11.83, and 14.73 / 14.69 / 14.70 against 15.22 / 14.93 / 14.99 (30 and 100 no better
+#:   than 10; max_depth 4 failed both, min_child_weight 60 passed on layernorm with a higher mean);
+#: - softmax, whose booster trains on NeuSight's four families' rows, grows shallower trees (max_depth 4): 17.46 /
+#:   17.17 / 17.31 against 18.56 / 18.49 / 18.12 (min_child_weight 60 passed too, 17.98 / 17.99 / 17.79; reg_lambda
+#:   10 failed at seed 0, 18.20).
+#: Not used: reg_lambda 10 on rmsnorm, SiLU-and-mul, FP32 GEMM (20.56 at seed 0 against 20.58 / 20.46 / 20.61), bf16
+#: GEMM, moe_w13 and fused MoE; max_depth 4 and min_child_weight 60 on FP32 GEMM (20.74, 20.47), rmsnorm and
+#: SiLU-and-mul
+FAMILY_BOOSTER_PARAMS: dict[str, dict[str, float]] = {
+    "elementwise_fp32": {"reg_lambda": 10.0},
+    "layernorm_fp32": {"reg_lambda": 10.0},
+    "softmax_fp32": {"max_depth": 4},
+}
 #: family -> the reference time of its booster, when not ``PipeweaveRegressor.reference`` (the envelope):
 #: the booster's target is log(latency / reference) on every row it trains on, and its family's rows
 #: are predicted as reference x exp(booster). Decode attention uses the warm-L2 replay envelope
@@ -310,11 +321,16 @@ COMPANION_PARAMS: dict[str, Any] = {
 #: worsens a seen GPU is not shipped; moe_w13, the NeuSight element-wise / softmax / layernorm families and
 #: silu_mul gain at most 1.7 points on errors of 1.4-4.5% (inner) for 2.5-4.2 MB of model file each; rmsnorm
 #: and FlashInfer attention have fewer than SEEN_GPU_MIN_ROWS rows per GPU (no booster is fitted)
+#: Softmax joined in session 42, when its hybrid booster went to depth 4 (FAMILY_BOOSTER_PARAMS, for GPUs it never
+#: saw): on its inner shapes the model alone went from 4.49 to 5.48 and the seen-GPU booster at w = 1 brings it to
+#: 2.84, every GPU lower or equal (``python experiments/accuracy_log/seen_gpu_screen.py --families softmax_fp32``,
+#: ``seen_gpu_screen_softmax.md``; held-out shapes, reported: 5.31 -> 2.61)
 SEEN_GPU_WEIGHT: dict[str, float] = {
     "gemm": 1.0,
     "fused_moe": 1.0,
     "attention_context": 1.0,
     "attention_generation": 1.0,
+    "softmax_fp32": 1.0,
 }
 #: XGBoost settings of the seen-GPU boosters (400 trees of depth 8: a smaller 200 x 6 booster left GEMM's
 #: inner MAPE at 6.74, the capacity is the point; ~5 MB per family in the model file)

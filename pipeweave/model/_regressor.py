@@ -37,11 +37,12 @@ from ._recipe import (
     COMPANION_PARAMS,
     DEFAULT_MAX_ROWS_PER_GROUP,
     DTYPE_BOOSTERS,
+    FAMILY_BOOSTER_PARAMS,
     FAMILY_BOOSTER_ROWS,
+    FAMILY_BOOSTER_SETTINGS,
     FAMILY_COMPANION,
     FAMILY_EXTRA_FEATURES,
     FAMILY_REFERENCE,
-    FAMILY_REG_LAMBDA,
     FAMILY_ROOFLINE_BLEND,
     GPU_BLIND_FAMILIES,
     INFORMATIVE_SAMPLING_FAMILIES,
@@ -239,6 +240,14 @@ def _family_mapping(
     return out
 
 
+#: PipeweaveRegressor setting -> its XGBoost training parameter (the settings a family booster may set)
+_XGB_SETTING: dict[str, str] = {
+    "max_depth": "max_depth",
+    "min_child_weight": "min_child_weight",
+    "reg_lambda": "lambda",
+}
+
+
 def _blend_weights(param: str, weights: Mapping[str, Any], *, include_one: bool, hint: str) -> dict[str, float]:
     """``weights`` (key -> geometric blend weight) validated: each a number in [0, 1) (``include_one``: [0, 1]),
     else a DataError naming ``param[key]`` and the value; weight 0 entries dropped (no booster for them)."""
@@ -308,10 +317,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     (``None``, the default: the family's own when the rows are of one family, else none; learned:
     ``shared_extra_features_``); the evaluation harness sets it to the evaluated family's when that family's
     booster trains on other families' rows too, as it sets ``reference``.
-    ``family_reg_lambda`` maps a family to the L2 penalty on leaf values (XGBoost ``lambda``) of its booster, in
-    place of ``reg_lambda`` there (``None``, the default: :data:`~pipeweave.model.FAMILY_REG_LAMBDA`, element-wise
-    and layernorm at 10; ``{}``: ``reg_lambda`` everywhere), and of the shared booster when every row is of that
-    family. It only changes training.
+    ``family_booster_params`` maps a family to settings of its booster (``max_depth``, ``min_child_weight``,
+    ``reg_lambda``: :data:`~pipeweave.model.FAMILY_BOOSTER_SETTINGS`) in place of this estimator's there (``None``,
+    the default: :data:`~pipeweave.model.FAMILY_BOOSTER_PARAMS`, element-wise and layernorm at reg_lambda 10,
+    softmax at max_depth 4; ``{}``: this estimator's everywhere), and of the shared booster when every row is of
+    that family (:meth:`booster_settings_of`). It only changes training.
     ``family_reference`` maps a family to the reference of its booster (``None``, the default:
     :data:`~pipeweave.model.FAMILY_REFERENCE`, decode attention on ``warm_envelope``; ``{}``: every
     booster on ``reference``); a family with a reference of its own gets a booster of its own.
@@ -406,7 +416,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         family_extra_features: Mapping[str, tuple[str, ...]] | None = None,
         shared_extra_features: tuple[str, ...] | None = None,
         family_reference: Mapping[str, str] | None = None,
-        family_reg_lambda: Mapping[str, float] | None = None,
+        family_booster_params: Mapping[str, Mapping[str, float]] | None = None,
         companion: Mapping[str, float] | None = None,
         sibling_companion: Mapping[str, float] | None = None,
         roofline_blend: Mapping[str, float] | None = None,
@@ -442,7 +452,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_extra_features = family_extra_features
         self.shared_extra_features = shared_extra_features
         self.family_reference = family_reference
-        self.family_reg_lambda = family_reg_lambda
+        self.family_booster_params = family_booster_params
         self.companion = companion
         self.sibling_companion = sibling_companion
         self.roofline_blend = roofline_blend
@@ -474,28 +484,47 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         )
         return {k: self._check_reference(v, f"family_reference[{k!r}]") for k, v in refs.items()}
 
-    def family_reg_lambdas(self) -> dict[str, float]:
-        """Family -> L2 penalty on the leaf values of its booster (``family_reg_lambda`` resolved and validated:
-        ``None`` -> :data:`~pipeweave.model.FAMILY_REG_LAMBDA`); families not listed use ``reg_lambda``."""
+    def family_booster_settings(self) -> dict[str, dict[str, float]]:
+        """Family -> the settings of its booster that differ from this estimator's (``family_booster_params``
+        resolved and validated: ``None`` -> :data:`~pipeweave.model.FAMILY_BOOSTER_PARAMS`; names of
+        :data:`~pipeweave.model.FAMILY_BOOSTER_SETTINGS`, ``max_depth`` a whole number >= 1, the others >= 0)."""
         import math
 
-        pen = _family_mapping(
-            "family_reg_lambda",
-            self.family_reg_lambda,
-            FAMILY_REG_LAMBDA,
-            "L2 penalties",
-            "e.g. {'elementwise_fp32': 10.0}; None = the recipe, {} = reg_lambda for every booster",
+        hint = "e.g. {'softmax_fp32': {'max_depth': 4}}; None = the recipe, {} = this estimator's settings everywhere"
+        fams = _family_mapping(
+            "family_booster_params", self.family_booster_params, FAMILY_BOOSTER_PARAMS, "booster settings", hint
         )
-        out: dict[str, float] = {}
-        for k, v in pen.items():
-            x = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
-            if not (math.isfinite(x) and x >= 0.0):
+        out: dict[str, dict[str, float]] = {}
+        for fam, settings in fams.items():
+            if not isinstance(settings, Mapping):
                 raise DataError(
-                    f"family_reg_lambda[{k!r}] must be a finite number >= 0, got {shown(v)}",
-                    hint="e.g. 10.0 (pipeweave.model.FAMILY_REG_LAMBDA); the default reg_lambda is 1.0",
+                    f"family_booster_params[{fam!r}] must map setting names to values, got {shown(settings)}",
+                    hint=hint,
                 )
-            out[k] = x
+            unknown = sorted(str(k) for k in settings if k not in FAMILY_BOOSTER_SETTINGS)
+            if unknown:
+                raise DataError(
+                    f"family_booster_params[{fam!r}] names unknown settings {unknown}",
+                    hint=f"a family's booster may set {list(FAMILY_BOOSTER_SETTINGS)}",
+                )
+            out[fam] = {}
+            for k, v in settings.items():
+                x = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else float("nan")
+                whole = k != "max_depth" or (math.isfinite(x) and x == int(x) and x >= 1)
+                if not (math.isfinite(x) and x >= 0.0 and whole):
+                    want = "a whole number >= 1" if k == "max_depth" else "a finite number >= 0"
+                    raise DataError(
+                        f"family_booster_params[{fam!r}][{k!r}] must be {want}, got {shown(v)}",
+                        hint="e.g. {'max_depth': 4} or {'reg_lambda': 10.0} (pipeweave.model.FAMILY_BOOSTER_PARAMS)",
+                    )
+                out[fam][k] = int(x) if k == "max_depth" else x
         return out
+
+    def booster_settings_of(self, family: str) -> dict[str, float]:
+        """The estimator settings (``max_depth``, ``min_child_weight``, ``reg_lambda``) a booster of ``family`` is
+        trained with: this estimator's, with the family's own (:meth:`family_booster_settings`) over them."""
+        own = {k: getattr(self, k) for k in FAMILY_BOOSTER_SETTINGS}
+        return {**own, **self.family_booster_settings().get(family, {})}
 
     def reference_of(self, family: str) -> str:
         """The reference the rows of ``family`` are predicted from (fitted: what was trained; else the settings)."""
@@ -1155,7 +1184,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         rows_of = self.booster_rows()  # validated before any booster is trained
         extras_of = self.extra_features()
         refs = self.family_references()
-        penalties = self.family_reg_lambdas()
+        own_settings = self.family_booster_settings()
         companions = self.companion_weights()
         siblings = self.sibling_companion_weights()
         self.roofline_blend_weights()  # validated before any booster is trained (used by fit_blend_lists)
@@ -1209,10 +1238,10 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
 
         def params_for(cols: list[str], family: str | None = None) -> dict[str, Any]:
             """XGBoost settings of a booster on ``cols`` (its monotone constraints, one per column) for ``family``
-            (its L2 penalty where ``family_reg_lambda`` lists it)."""
+            (its own settings where ``family_booster_params`` lists it)."""
             out = dict(base_params)
-            if family in penalties:
-                out["lambda"] = penalties[family]
+            for k, v in own_settings.get(family or "", {}).items():
+                out[_XGB_SETTING[k]] = v
             if mono:
                 out["monotone_constraints"] = "(" + ",".join(str(int(mono.get(n, 0))) for n in cols) + ")"
             return out
@@ -1229,7 +1258,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
 
         def train_rows(m: np.ndarray, ref: str, ext: tuple[str, ...], family: str) -> Any:
             """A booster of ``family`` on the rows of mask ``m``: target relative to ``ref``, extra columns ``ext``,
-            the settings (feature weights, blind columns) of the families of those rows, ``family``'s L2 penalty."""
+            the settings (feature weights, blind columns) of the families of those rows, ``family``'s own settings."""
             Xf, fnames = with_extra_features(X[m], names, ext, df[m])
             dm = xgb.DMatrix(
                 Xf,
@@ -1249,15 +1278,15 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self.family_extra_features_: dict[str, tuple[str, ...]] = {}
         family_refs: dict[str, str] = {}
         if self.per_family and len(set(fam)) > 1:  # with one family the shared booster is that family's
-            # (families of the rows, reference, extra columns, L2 penalty) -> booster: same inputs, same booster
-            trained: dict[tuple[tuple[str, ...], str, tuple[str, ...], float | None], Any] = {}
+            # (families of the rows, reference, extra columns, own settings) -> booster: same inputs, same booster
+            trained: dict[tuple[tuple[str, ...], str, tuple[str, ...], tuple[tuple[str, float], ...]], Any] = {}
             for name in sorted(set(fam)):
                 m = np.isin(fam, rows_of.get(name, (name,)))
                 ref = family_refs[name] = refs.get(name, base_ref)
                 ext = extras_of.get(name, ())
                 if ext:
                     self.family_extra_features_[name] = ext
-                key = (tuple(np.unique(fam[m])), ref, ext, penalties.get(name))
+                key = (tuple(np.unique(fam[m])), ref, ext, tuple(sorted(own_settings.get(name, {}).items())))
                 if key in trained:  # e.g. FP32 GEMM and softmax of FAMILY_BOOSTER_ROWS: one fit
                     self.family_boosters_[name] = trained[key]
                     continue

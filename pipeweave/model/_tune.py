@@ -67,8 +67,8 @@ def tune(
     and each process samples with its own seed, so they explore different parameters: the process
     that creates the study uses ``seed``; a process that joins an existing study uses a seed derived
     from ``seed`` and its process id (a single process is reproducible; a shared study, like any
-    parallel optuna run, is not bit-for-bit). The searched ``reg_lambda`` leaves the boosters of
-    :data:`~pipeweave.model.FAMILY_REG_LAMBDA` at their own penalty, as a fit with it does.
+    parallel optuna run, is not bit-for-bit). A family booster's own settings
+    (:data:`~pipeweave.model.FAMILY_BOOSTER_PARAMS`) stay over the searched ones, as in a fit with them.
     """
     import optuna
 

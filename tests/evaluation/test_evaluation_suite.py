@@ -159,6 +159,28 @@ def test_group_training_fits_on_the_evaluated_familys_reference(small_frame):
     assert plain.estimator_.reference == "envelope"
 
 
+def test_group_training_fits_with_the_evaluated_familys_booster_settings(small_frame):
+    """The shared booster a grouped family is scored with is trained with that family's own settings (max_depth etc.:
+    ``PipeweaveRegressor.booster_settings_of``), as its booster in the shipped model is."""
+    import json
+
+    from pipeweave.evaluation._suite import GroupTraining, SharedRows
+    from pipeweave.model import PipeweaveRegressor
+
+    frame = small_frame.assign(eval_family=small_frame["family"].astype(str))
+    own = frame[frame["family"] == "moe_w13"]
+    extra = SharedRows(frame[frame["family"] == "gemm"])
+    gens = tuple(sorted(set(own["generation"].astype(str))))
+    settings = {"moe_w13": {"max_depth": 3, "reg_lambda": 7.0}}
+    base = PipeweaveRegressor(n_estimators=2, n_jobs=1, family_booster_params=settings)
+    fitted = GroupTraining(base, extra, gens, max_rows_per_gpu=20).fit(own).estimator_
+    assert (fitted.per_family, fitted.max_depth, fitted.reg_lambda, fitted.min_child_weight) == (False, 3, 7.0, 20.0)
+    train = json.loads(fitted.booster_.save_config())["learner"]["gradient_booster"]["tree_train_param"]
+    assert (float(train["max_depth"]), float(train["lambda"])) == (3.0, 7.0)
+    plain = GroupTraining(PipeweaveRegressor(n_estimators=2, n_jobs=1), extra, gens, max_rows_per_gpu=20).fit(own)
+    assert (plain.estimator_.max_depth, plain.estimator_.reg_lambda) == (6, 1.0)
+
+
 def test_with_group_training_wraps_only_the_pipeweave_methods_of_a_grouped_family(small_frame):
     from pipeweave.evaluation._suite import GroupTraining, group_labels, with_group_training
 
