@@ -320,7 +320,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     ``family_booster_params`` maps a family to settings of its booster (``max_depth``, ``min_child_weight``,
     ``reg_lambda``: :data:`~pipeweave.model.FAMILY_BOOSTER_SETTINGS`) in place of this estimator's there (``None``,
     the default: :data:`~pipeweave.model.FAMILY_BOOSTER_PARAMS`, element-wise and layernorm at reg_lambda 10,
-    softmax at max_depth 4; ``{}``: this estimator's everywhere), and of the shared booster when every row is of
+    softmax at max_depth 3; ``{}``: this estimator's everywhere), and of the shared booster when every row is of
     that family (:meth:`booster_settings_of`). It only changes training.
     ``family_reference`` maps a family to the reference of its booster (``None``, the default:
     :data:`~pipeweave.model.FAMILY_REFERENCE`, decode attention on ``warm_envelope``; ``{}``: every

@@ -1,5 +1,5 @@
 """Per-family booster settings (PipeweaveRegressor(family_booster_params=...)): element-wise and layernorm at
-reg_lambda 10, softmax at max_depth 4 in the recipe. Real NeuSight rows (element-wise, layernorm and softmax on V100
+reg_lambda 10, softmax at max_depth 3 in the recipe. Real NeuSight rows (element-wise, layernorm and softmax on V100
 and T4)."""
 
 from __future__ import annotations
@@ -58,15 +58,15 @@ def test_the_recipes_settings(recipe, plain):
     assert FAMILY_BOOSTER_PARAMS == {
         "elementwise_fp32": {"reg_lambda": 10.0},
         "layernorm_fp32": {"reg_lambda": 10.0},
-        "softmax_fp32": {"max_depth": 4},
+        "softmax_fp32": {"max_depth": 3},
     }
     assert recipe.family_booster_settings() == FAMILY_BOOSTER_PARAMS
     boosters = recipe.family_boosters_
     assert _train_param(boosters["elementwise_fp32"], "lambda") == 10.0
     assert _train_param(boosters["layernorm_fp32"], "lambda") == 10.0
     assert _train_param(boosters["softmax_fp32"], "lambda") == 1.0
-    assert _train_param(boosters["softmax_fp32"], "max_depth") == 4
-    assert _depths(boosters["softmax_fp32"].trees_to_dataframe()).max() <= 4  # the trees are that shallow
+    assert _train_param(boosters["softmax_fp32"], "max_depth") == 3
+    assert _depths(boosters["softmax_fp32"].trees_to_dataframe()).max() <= 3  # the trees are that shallow
     assert _train_param(boosters["elementwise_fp32"], "max_depth") == recipe.max_depth == 6
     assert _train_param(recipe.booster_, "lambda") == 1.0  # the shared fallback of several families: the estimator's
     assert _train_param(recipe.booster_, "max_depth") == 6
@@ -75,7 +75,7 @@ def test_the_recipes_settings(recipe, plain):
 
 
 def test_booster_settings_of_puts_a_familys_own_over_the_estimators(recipe):
-    assert recipe.booster_settings_of("softmax_fp32") == {"max_depth": 4, "min_child_weight": 20.0, "reg_lambda": 1.0}
+    assert recipe.booster_settings_of("softmax_fp32") == {"max_depth": 3, "min_child_weight": 20.0, "reg_lambda": 1.0}
     assert recipe.booster_settings_of("layernorm_fp32") == {
         "max_depth": 6,
         "min_child_weight": 20.0,
@@ -86,7 +86,8 @@ def test_booster_settings_of_puts_a_familys_own_over_the_estimators(recipe):
 
 def test_only_the_listed_families_predictions_change(row_rows, recipe):
     fam = row_rows["family"].astype(str)
-    only_softmax = PipeweaveRegressor(**KW, family_booster_params={"softmax_fp32": {"max_depth": 4}}).fit(row_rows)
+    softmax_own = {"softmax_fp32": FAMILY_BOOSTER_PARAMS["softmax_fp32"]}
+    only_softmax = PipeweaveRegressor(**KW, family_booster_params=softmax_own).fit(row_rows)
     for name in ("elementwise_fp32", "layernorm_fp32"):
         rows = row_rows[fam == name]
         assert not np.allclose(recipe.predict(rows), only_softmax.predict(rows))
