@@ -2086,7 +2086,13 @@ for _name, _kw, _what in (
 # session 42, after softmax's max_depth 4 landed (FAMILY_BOOSTER_PARAMS): the next settings around it, on the landed
 # recipe. Rule, written before the runs: three seeds; adopted if every seed is below every seed of depth 4 (17.46 /
 # 17.17 / 17.31, joint_neusight_s42_depth4) and the mean lower by more than 0.2
-for _name, _set in (("sm_depth3", {"max_depth": 3}), ("sm_depth4_mcw60", {"max_depth": 4, "min_child_weight": 60.0})):
+# Then depth 2, against depth 3's seeds (16.74 / 16.50 / 16.78) by the same rule (run at the end of session 42: a pass
+# is recorded for the next session to land)
+for _name, _set in (
+    ("sm_depth3", {"max_depth": 3}),
+    ("sm_depth4_mcw60", {"max_depth": 4, "min_child_weight": 60.0}),
+    ("sm_depth2", {"max_depth": 2}),
+):
     JOINT_VARIANTS[f"joint_neusight_s42_{_name}"] = (
         JOINT_VARIANTS["joint_neusight_comp_perfamily"][0],
         {**_S42_RECIPE, "family_booster_params": {**FAMILY_BOOSTER_PARAMS, "softmax_fp32": _set}},
@@ -3249,12 +3255,17 @@ DECISIONS: dict = {
             f"joint_neusight_s42_sm_depth3_seed{k}",
         ): "ADOPTED (FAMILY_BOOSTER_PARAMS['softmax_fp32']"
         " = {'max_depth': 3}): inner 16.74 / 16.50 / 16.78, every seed below every seed of depth 4 (17.46 / 17.17 / "
-        "17.31), mean 0.64 lower; of the two that passed, the lower mean. Depth 2 not screened"
+        "17.31), mean 0.64 lower; of the two that passed, the lower mean. Depth 2 did not pass (16.82 / 16.38 / 16.42)"
         for k in (0, 1, 2)
     },
     **{
         ("softmax_fp32", _S42C, f"joint_neusight_s42_sm_depth4_mcw60_seed{k}"): "passed (inner 17.02 / 16.96 / 16.65, "
         "every seed below every seed of depth 4, mean 0.43 lower); not adopted: depth 3's mean is lower"
+        for k in (0, 1, 2)
+    },
+    **{
+        ("softmax_fp32", _S42C, f"joint_neusight_s42_sm_depth2_seed{k}"): "not adopted: inner 16.82 / 16.38 / 16.42, "
+        "not below every seed of depth 3 (16.74 / 16.50 / 16.78): depth 3 stays"
         for k in (0, 1, 2)
     },
     ("gemm_fp32", _S42C, "joint_neusight_s42_depth4_seed0"): "not adopted, seed 0 only: inner 20.74 against the "
@@ -3771,7 +3782,7 @@ NOTES: list[str] = [
     "  60 passed too, 17.98 / 17.99 / 17.79, with a higher mean); FP32 GEMM failed both at seed 0 (20.74, 20.47).",
     "  Landed as FAMILY_BOOSTER_PARAMS['softmax_fp32'] = {'max_depth': 4}, then, screened around it by the same",
     "  rule, max_depth 3: 16.74 / 16.50 / 16.78 against depth 4's 17.46 / 17.17 / 17.31 (depth 4 with",
-    "  min_child_weight 60 passed too, 17.02 / 16.96 / 16.65). Depth 2 was not screened.",
+    "  min_child_weight 60 passed too, 17.02 / 16.96 / 16.65). Depth 2 failed: 16.82 / 16.38 / 16.42.",
 ]
 
 

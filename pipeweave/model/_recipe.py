@@ -142,7 +142,7 @@ FAMILY_BOOSTER_SETTINGS: tuple[str, ...] = ("max_depth", "min_child_weight", "re
 #: - softmax, whose booster trains on NeuSight's four families' rows, grows shallower trees: max_depth 4, 17.46 /
 #:   17.17 / 17.31 against 18.56 / 18.49 / 18.12 (min_child_weight 60 passed too, 17.98 / 17.99 / 17.79; reg_lambda
 #:   10 failed at seed 0, 18.20), then max_depth 3, 16.74 / 16.50 / 16.78 against depth 4's (depth 4 with
-#:   min_child_weight 60 passed too, 17.02 / 16.96 / 16.65; depth 2 not screened).
+#:   min_child_weight 60 passed too, 17.02 / 16.96 / 16.65; depth 2 did not, 16.82 / 16.38 / 16.42).
 #: Not used: reg_lambda 10 on rmsnorm, SiLU-and-mul, FP32 GEMM (20.56 at seed 0 against 20.58 / 20.46 / 20.61), bf16
 #: GEMM, moe_w13 and fused MoE; max_depth 4 and min_child_weight 60 on FP32 GEMM (20.74, 20.47), rmsnorm and
 #: SiLU-and-mul
