@@ -1187,21 +1187,29 @@ def _with_sm_scaled_borrow(inner):  # noqa: ANN001, ANN202
     return _choose_tiles_as(scaled, inner)
 
 
+def _borrowed_tiles(kernels, source, pos, voters, tables, df, neighbors) -> None:  # noqa: ANN001
+    """Screening (sessions 41-42): rows ``pos`` of ``kernels`` / ``source`` (``choose_tiles``'s) get the tile voted by
+    the ``neighbors`` nearest launches of the ``voters``' tables pooled, the split NaN (inferred for the GPU asked
+    about)."""
+    from pipeweave.model import TABLE_TILE_COLUMNS, tile_coordinates
+    from pipeweave.model._library import _vote
+
+    kernels[pos] = _vote([tables[n] for n in voters], tile_coordinates(df.iloc[pos]), neighbors)
+    kernels[pos, TABLE_TILE_COLUMNS.index("split_k")] = np.nan
+    source[pos] = " + ".join(voters)
+
+
 def _with_any_gpu_borrow(inner):  # noqa: ANN001, ANN202
     """Screening (session 41): a GPU with no trained GPU of its own architecture (major compute capability) gets the
     tile voted by every trained GPU's launches pooled, the split inferred for it, instead of the model's fastest
     tiles."""
-    from pipeweave.model import TABLE_TILE_COLUMNS, choose_tiles, tile_coordinates
-    from pipeweave.model._library import _vote
+    from pipeweave.model import choose_tiles
 
     def pooled(tables, df, neighbors, gpus=None, borrow="architecture_tile"):  # noqa: ANN001, ANN202
         kernels, source = choose_tiles(tables, df, neighbors, gpus, borrow)
         none = np.flatnonzero(source == "")
         if len(none) and tables and neighbors > 0:
-            names = sorted(tables)
-            kernels[none] = _vote([tables[n] for n in names], tile_coordinates(df.iloc[none]), neighbors)
-            kernels[none, TABLE_TILE_COLUMNS.index("split_k")] = np.nan  # inferred for the GPU asked about
-            source[none] = " + ".join(names)
+            _borrowed_tiles(kernels, source, none, sorted(tables), tables, df, neighbors)
         return kernels, source
 
     return _choose_tiles_as(pooled, inner)
@@ -1212,8 +1220,7 @@ def _with_nearest_arch_borrow(inner):  # noqa: ANN001, ANN202
     tile voted by the launches of the trained GPUs of the nearest major compute capability (both neighbours pooled on
     a tie), the split inferred for it, instead of the model's fastest tiles."""
     from pipeweave.hardware import get_gpu
-    from pipeweave.model import TABLE_TILE_COLUMNS, choose_tiles, tile_coordinates
-    from pipeweave.model._library import _vote
+    from pipeweave.model import choose_tiles
 
     def nearest(tables, df, neighbors, gpus=None, borrow="architecture_tile"):  # noqa: ANN001, ANN202
         kernels, source = choose_tiles(tables, df, neighbors, gpus, borrow)
@@ -1224,9 +1231,7 @@ def _with_nearest_arch_borrow(inner):  # noqa: ANN001, ANN202
             mine = int(str(get_gpu(g).compute_capability).split(".")[0])
             gap = min(abs(m - mine) for m in majors.values())
             voters = sorted(n for n, m in majors.items() if abs(m - mine) == gap)
-            kernels[pos] = _vote([tables[n] for n in voters], tile_coordinates(df.iloc[pos]), neighbors)
-            kernels[pos, TABLE_TILE_COLUMNS.index("split_k")] = np.nan  # inferred for the GPU asked about
-            source[pos] = " + ".join(voters)
+            _borrowed_tiles(kernels, source, pos, voters, tables, df, neighbors)
         return kernels, source
 
     return _choose_tiles_as(nearest, inner)

@@ -240,14 +240,6 @@ def _family_mapping(
     return out
 
 
-#: PipeweaveRegressor setting -> its XGBoost training parameter (the settings a family booster may set)
-_XGB_SETTING: dict[str, str] = {
-    "max_depth": "max_depth",
-    "min_child_weight": "min_child_weight",
-    "reg_lambda": "lambda",
-}
-
-
 def _blend_weights(param: str, weights: Mapping[str, Any], *, include_one: bool, hint: str) -> dict[str, float]:
     """``weights`` (key -> geometric blend weight) validated: each a number in [0, 1) (``include_one``: [0, 1]),
     else a DataError naming ``param[key]`` and the value; weight 0 entries dropped (no booster for them)."""
@@ -523,8 +515,11 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
     def booster_settings_of(self, family: str) -> dict[str, float]:
         """The estimator settings (``max_depth``, ``min_child_weight``, ``reg_lambda``) a booster of ``family`` is
         trained with: this estimator's, with the family's own (:meth:`family_booster_settings`) over them."""
-        own = {k: getattr(self, k) for k in FAMILY_BOOSTER_SETTINGS}
-        return {**own, **self.family_booster_settings().get(family, {})}
+        return self._settings_over(self.family_booster_settings().get(family, {}))
+
+    def _settings_over(self, own: Mapping[str, float]) -> dict[str, float]:
+        """This estimator's :data:`~pipeweave.model.FAMILY_BOOSTER_SETTINGS` with ``own`` (a family's) over them."""
+        return {**{k: getattr(self, k) for k in FAMILY_BOOSTER_SETTINGS}, **own}
 
     def reference_of(self, family: str) -> str:
         """The reference the rows of ``family`` are predicted from (fitted: what was trained; else the settings)."""
@@ -805,17 +800,20 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         ref = self._reference_us(prepared) if reference is None else self._reference_values(reference, prepared)
         return np.log(lat / ref)
 
-    def _xgb_params(self) -> dict:
+    def _xgb_params(self, own: Mapping[str, float] | None = None) -> dict:
+        """XGBoost parameters of a booster; ``own``: a family's settings over this estimator's
+        (:meth:`family_booster_settings`)."""
+        settings = self._settings_over(own or {})
         params = tree_params(
-            max_depth=self.max_depth,
+            max_depth=int(settings["max_depth"]),
             learning_rate=self.learning_rate,
             subsample=self.subsample,
             colsample_bytree=self.colsample_bytree,
-            min_child_weight=self.min_child_weight,
+            min_child_weight=settings["min_child_weight"],
             n_jobs=self.n_jobs,
             random_state=self.random_state,
         )
-        params.update({"lambda": float(self.reg_lambda), "alpha": float(self.reg_alpha)})
+        params.update({"lambda": float(settings["reg_lambda"]), "alpha": float(self.reg_alpha)})
         if self.quantile is None:
             params["objective"] = "reg:squarederror"
         else:
@@ -1225,7 +1223,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         self._set_feature_weights(
             dtrain, Xs, self._blind_columns(snames) if all_blind else None, informative=self._informative(fam)
         )
-        base_params = self._xgb_params()
+        self._xgb_params()  # the settings checked before any booster is trained
         mono = self.monotone_constraints or {}
         if mono:
             unknown = sorted(set(mono) - set(names) - set(EXTRA_FEATURES))
@@ -1239,9 +1237,7 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         def params_for(cols: list[str], family: str | None = None) -> dict[str, Any]:
             """XGBoost settings of a booster on ``cols`` (its monotone constraints, one per column) for ``family``
             (its own settings where ``family_booster_params`` lists it)."""
-            out = dict(base_params)
-            for k, v in own_settings.get(family or "", {}).items():
-                out[_XGB_SETTING[k]] = v
+            out = self._xgb_params(own_settings.get(family or "", {}))
             if mono:
                 out["monotone_constraints"] = "(" + ",".join(str(int(mono.get(n, 0))) for n in cols) + ")"
             return out
