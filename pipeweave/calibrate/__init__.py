@@ -8,11 +8,13 @@ the few-shot protocol (``pipeweave evaluate --protocol few-shot``), which choose
 its settings inside the training generations.
 """
 
+from ._analog import ANALOG_PREFIX, analog_columns, analog_gpus, analog_matrix, asked_on
 from ._correction import (
     AUTO_CANDIDATES,
     AUTO_MIN_LAUNCHES,
     CALIBRATED_BAND,
     CALIBRATED_BAND_MIN_SHOTS,
+    DEFAULT_ANALOG_PENALTY,
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
     METHODS,
@@ -41,11 +43,17 @@ from ._regime import (
 )
 
 __all__ = [
+    "ANALOG_PREFIX",
+    "analog_columns",
+    "analog_gpus",
+    "analog_matrix",
+    "asked_on",
     "TIMING_MISMATCHES",
     "AUTO_CANDIDATES",
     "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",
     "CALIBRATED_BAND_MIN_SHOTS",
+    "DEFAULT_ANALOG_PENALTY",
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",

@@ -16,6 +16,11 @@ observed residuals (no extrapolation beyond what was measured). ``method="scalar
 mean only, ``"none"`` is the uncorrected model. The calibrated prediction is
 ``max(f(x) * exp(c(z)), t_lower_us)``.
 
+``analog_penalty`` > 0 first fits the residuals with a ridge regression on the analog coordinates (how the
+model says each GPU it trained on differs from this one, :mod:`pipeweave.calibrate._analog`:
+``b + sum_g w_g z_g(x)``, penalty ``analog_penalty`` on ``w``), clipped to its range on the measured launches,
+and the GP above models what remains.
+
 **Choosing the settings from the launches themselves** (``method="auto"``). Each setting of
 :data:`AUTO_CANDIDATES` (none, the scalar, the GP over a grid of length scales, noise ratios and
 linear weights) is scored by its leave-one-out MAPE on the measured launches (each launch predicted
@@ -48,7 +53,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._errors import DataError
+from .._errors import DataError, shown
+from ._analog import ANALOG_PREFIX
 from ._regime import REGIME_FEATURES, regime_matrix
 
 if TYPE_CHECKING:
@@ -59,6 +65,7 @@ __all__ = [
     "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",
     "CALIBRATED_BAND_MIN_SHOTS",
+    "DEFAULT_ANALOG_PENALTY",
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",
@@ -74,6 +81,9 @@ METHODS: tuple[str, ...] = ("gp", "scalar", "none", "auto")
 #: 4 on 3 of 4 folds, noise 0.3 on 3 of 4; for GEMM it chose length scale 2 with noise 0.3 or 1.0)
 DEFAULT_LENGTH_SCALE: float = 4.0
 DEFAULT_NOISE: float = 0.3
+#: default ridge penalty of the analog-GPU term of `pipeweave calibrate fit` (0: none; module docstring): see
+#: experiments/few_shot/analog_screen.md
+DEFAULT_ANALOG_PENALTY: float = 0.0
 #: the settings ``method="auto"`` chooses among by leave-one-out MAPE (module docstring), simplest first:
 #: none, the per-GPU scalar, then the GP over length scales 1-8 (regime units), noise ratios 0.1-1 and
 #: linear-trend weights 0 / 0.02 (the grid the few-shot protocol offers as fixed settings)
@@ -94,12 +104,13 @@ SETTING_RANGES: dict[str, tuple[float, float, bool, str]] = {
     "length_scale": (1e-3, 1e3, True, "in [0.001, 1000] regime units"),
     "noise": (0.0, 1e3, False, "> 0 and <= 1000"),
     "linear": (0.0, 1e3, True, "in [0, 1000]"),
+    "analog_penalty": (0.0, 1e6, True, "in [0, 1e6] (0: no analog GPUs)"),
 }
 
 
 def setting_ok(name: str, value: float) -> bool:
     """Whether ``value`` is finite and inside :data:`SETTING_RANGES` [``name``] (``length_scale``, ``noise``,
-    ``linear``)."""
+    ``linear``, ``analog_penalty``)."""
     import math
 
     lo, hi, lo_ok, _ = SETTING_RANGES[name]
@@ -122,6 +133,8 @@ class ResidualCorrection:
     noise: float = DEFAULT_NOISE
     linear: float = 0.0
     features: dict[str, float] = field(default_factory=lambda: dict(REGIME_FEATURES))
+    #: ridge penalty of the analog-GPU term (module docstring); 0: none
+    analog_penalty: float = 0.0
     mean_: float = 0.0
     lo_: float = 0.0
     hi_: float = 0.0
@@ -135,6 +148,13 @@ class ResidualCorrection:
     #: where ``band_t_`` came from: "" (no band), "shots" (this correction's left-out launches) or
     #: "band_model" (the same correction fitted on another model's residuals: see ``borrow_band``)
     band_source_: str = ""
+    #: with ``analog_penalty`` > 0: the analog GPUs (the frame columns ``ANALOG_PREFIX + gpu``, in this order), the
+    #: ridge intercept and weights, and the range of the analog term on the measured launches (its clip)
+    analog_gpus_: tuple[str, ...] = ()
+    analog_b_: float = 0.0
+    analog_w_: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    analog_lo_: float = 0.0
+    analog_hi_: float = 0.0
     _chol: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def fit(self, frame: pd.DataFrame, residual: np.ndarray, *, band: bool = True) -> ResidualCorrection:
@@ -157,6 +177,11 @@ class ResidualCorrection:
             raise DataError(
                 f"linear (the trend's prior weight) must be in [0, 1000], got {self.linear!r}", hint="e.g. 0"
             )
+        if not setting_ok("analog_penalty", self.analog_penalty):
+            raise DataError(
+                f"analog_penalty must be in [0, 1e6], got {shown(self.analog_penalty)}",
+                hint="0 (no analog GPUs) or a ridge penalty such as 1",
+            )
         r = np.asarray(residual, dtype=float)
         if len(r) != len(frame) or not np.isfinite(r).all():
             raise DataError(
@@ -165,28 +190,66 @@ class ResidualCorrection:
                 "prediction is zero, negative or NaN",
             )
         X = regime_matrix(frame, self.features)
+        A = self._analog_matrix(frame, fitting=True)
         if self.method == "auto":
-            self._select(X, r)
+            self._select(X, r, A)
         Z = X / self.length_scale
-        self._fit_scaled(Z, r)
-        self.band_t_, self.loo_mape_ = self._loo_band(Z, r) if band else (np.zeros(0), float("nan"))
+        self._fit_scaled(Z, r, A)
+        self.band_t_, self.loo_mape_ = self._loo_band(Z, r, A) if band else (np.zeros(0), float("nan"))
         self.band_source_ = "shots" if len(self.band_t_) else ""
         return self
 
     def settings(self) -> dict[str, Any]:
-        """The correction's settings (``method``, ``length_scale``, ``noise``, ``linear``) as keyword arguments."""
-        return {"method": self.method, "length_scale": self.length_scale, "noise": self.noise, "linear": self.linear}
+        """The correction's settings (``method``, ``length_scale``, ``noise``, ``linear``, ``analog_penalty``) as
+        keyword arguments."""
+        return {
+            "method": self.method,
+            "length_scale": self.length_scale,
+            "noise": self.noise,
+            "linear": self.linear,
+            "analog_penalty": self.analog_penalty,
+        }
 
-    def _select(self, X: np.ndarray, r: np.ndarray) -> None:
+    def _analog_matrix(self, frame: pd.DataFrame, *, fitting: bool = False) -> np.ndarray | None:
+        """The analog coordinates of ``frame`` (rows x analog GPUs), None without the analog term. ``fitting``: take
+        the analog GPUs from the frame's ``ANALOG_PREFIX`` columns (``analog_gpus_``); else read those learned."""
+        if self.analog_penalty <= 0 or self.method == "none":
+            if fitting:
+                self.analog_gpus_ = ()
+            return None
+        if fitting:
+            self.analog_gpus_ = tuple(
+                c[len(ANALOG_PREFIX) :] for c in frame.columns if str(c).startswith(ANALOG_PREFIX)
+            )
+            if not self.analog_gpus_:
+                raise DataError(
+                    f"analog_penalty={shown(self.analog_penalty)} needs the analog coordinates, and the rows have no "
+                    f"{ANALOG_PREFIX!r} column",
+                    hint="join pipeweave.calibrate.analog_columns(analog_matrix(model, rows, base_us, analogs), "
+                    "analogs) to the rows, or set analog_penalty=0",
+                )
+        cols = [ANALOG_PREFIX + g for g in self.analog_gpus_]
+        missing = [c for c in cols if c not in frame.columns]
+        if missing:
+            raise DataError(
+                f"the correction reads the analog GPUs {list(self.analog_gpus_)} and the rows lack {missing}",
+                hint="predict through the calibrated model (it adds them), or join "
+                "pipeweave.calibrate.analog_columns(...) for these GPUs",
+            )
+        A = frame[cols].to_numpy(dtype=float)
+        return np.nan_to_num(A, nan=0.0, posinf=0.0, neginf=0.0)
+
+    def _select(self, X: np.ndarray, r: np.ndarray, A: np.ndarray | None = None) -> None:
         """``method="auto"``: take the settings of :data:`AUTO_CANDIDATES` with the lowest leave-one-out MAPE on
-        the launches (regime coordinates ``X``, unscaled; residuals ``r``); the first of equals wins."""
+        the launches (regime coordinates ``X``, unscaled; residuals ``r``; analog coordinates ``A``); the first of
+        equals wins."""
         if len(r) < AUTO_MIN_LAUNCHES:
             self.method, self.auto_loo_ = "none", np.zeros(0)
             return
         scores = np.empty(len(AUTO_CANDIDATES))
         for i, cand in enumerate(AUTO_CANDIDATES):
-            c = ResidualCorrection(**cand, features=self.features)
-            e = c._loo_errors(X / c.length_scale, r)[0]
+            c = ResidualCorrection(**cand, features=self.features, analog_penalty=self.analog_penalty)
+            e = c._loo_errors(X / c.length_scale, r, A if c.method != "none" else None)[0]
             scores[i] = float(np.mean(np.abs(np.expm1(-e))) * 100)
         best = AUTO_CANDIDATES[int(np.argmin(scores))]
         self.method = best["method"]
@@ -218,9 +281,21 @@ class ResidualCorrection:
         self.band_source_ = "band_model" if len(self.band_t_) else ""
         return self
 
-    def _fit_scaled(self, Z: np.ndarray, r: np.ndarray) -> None:
-        """Fit on regime coordinates already divided by the length scale (``Z``) and residuals ``r``."""
+    def _fit_scaled(self, Z: np.ndarray, r: np.ndarray, A: np.ndarray | None = None) -> None:
+        """Fit on regime coordinates already divided by the length scale (``Z``), residuals ``r`` and analog
+        coordinates ``A`` (None: no analog term)."""
         self._chol = None
+        self.analog_b_, self.analog_w_, self.analog_lo_, self.analog_hi_ = 0.0, np.zeros(0), 0.0, 0.0
+        if A is not None and self.method != "none" and len(r) >= 2:
+            # ridge r ~ b + A w: the intercept free, the weights shrunk by analog_penalty
+            X = np.column_stack([np.ones(len(r)), A])
+            P = self.analog_penalty * np.eye(X.shape[1])
+            P[0, 0] = 0.0
+            coef = np.linalg.solve(X.T @ X + P, X.T @ r)
+            part = X @ coef
+            self.analog_b_, self.analog_w_ = float(coef[0]), coef[1:]
+            self.analog_lo_, self.analog_hi_ = float(part.min()), float(part.max())
+            r = r - part
         if self.method == "none" or len(r) == 0:
             self.mean_, self.lo_, self.hi_ = 0.0, 0.0, 0.0
             self.Z_, self.alpha_ = np.zeros((0, len(self.features))), np.zeros(0)
@@ -234,13 +309,16 @@ class ResidualCorrection:
         self.Z_ = Z
         self.alpha_ = np.linalg.solve(K, r - self.mean_)
 
-    def _predict_scaled(self, Z: np.ndarray) -> np.ndarray:
+    def _predict_scaled(self, Z: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
         out = np.full(len(Z), self.mean_)
         if len(self.alpha_):
             for lo in range(0, len(Z), 65536):  # bounded memory: chunks of rows x shots
                 hi = lo + 65536
                 out[lo:hi] += self._kernel(Z[lo:hi], self.Z_) @ self.alpha_
-        return np.clip(out, self.lo_, self.hi_)
+        out = np.clip(out, self.lo_, self.hi_)
+        if A is not None and len(self.analog_w_):  # the analog term, within its range on the measured launches
+            out += np.clip(self.analog_b_ + A @ self.analog_w_, self.analog_lo_, self.analog_hi_)
+        return out
 
     def _variance_scaled(self, Z: np.ndarray) -> np.ndarray:
         """Predictive variance v(z) of the residual at scaled coordinates, kernel units, noise included."""
@@ -256,21 +334,23 @@ class ResidualCorrection:
             out[lo:hi] = prior + self.noise - (A * A).sum(0)
         return np.maximum(out, self.noise)  # the noise floor: rounding never makes it smaller
 
-    def _loo_band(self, Z: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, float]:
+    def _loo_band(self, Z: np.ndarray, r: np.ndarray, A: np.ndarray | None = None) -> tuple[np.ndarray, float]:
         """(quantiles at BAND_LEVELS of the standardized leave-one-out errors, leave-one-out MAPE in %);
         (empty, NaN) with too few launches."""
         from ..model import BAND_LEVELS
 
         if self.method == "none" or len(r) < CALIBRATED_BAND_MIN_SHOTS:
             return np.zeros(0), float("nan")
-        e, t = self._loo_errors(Z, r, standardized=True)
+        e, t = self._loo_errors(Z, r, A, standardized=True)
         # e = log(measured / corrected prediction): APE = |prediction - measured| / measured = |exp(-e) - 1|
         return np.quantile(t, BAND_LEVELS, method="hazen"), float(np.mean(np.abs(np.expm1(-e))) * 100)
 
-    def _loo_errors(self, Z: np.ndarray, r: np.ndarray, *, standardized: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def _loo_errors(
+        self, Z: np.ndarray, r: np.ndarray, A: np.ndarray | None = None, *, standardized: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(e, t): each launch's left-out error ``e_i = r_i - c_{-i}(z_i)`` (log units; ``r`` itself for method
         none) and, with ``standardized``, ``e_i / sqrt(v_{-i}(z_i))`` (else empty). ``Z``: coordinates already
-        divided by the length scale."""
+        divided by the length scale; ``A``: analog coordinates (None: no analog term; refitted per left-out launch)."""
         n = len(r)
         if self.method == "none":
             return r.copy(), np.zeros(0)
@@ -278,9 +358,11 @@ class ResidualCorrection:
         keep = np.ones(n, dtype=bool)
         for i in range(n):  # n refits of n - 1 launches: O(n^4), well under a second for n <= 256
             keep[i] = False
-            sub = ResidualCorrection(self.method, self.length_scale, self.noise, self.linear, self.features)
-            sub._fit_scaled(Z[keep], r[keep])
-            e[i] = r[i] - sub._predict_scaled(Z[i : i + 1])[0]
+            sub = ResidualCorrection(
+                self.method, self.length_scale, self.noise, self.linear, self.features, self.analog_penalty
+            )
+            sub._fit_scaled(Z[keep], r[keep], None if A is None else A[keep])
+            e[i] = r[i] - sub._predict_scaled(Z[i : i + 1], None if A is None else A[i : i + 1])[0]
             if standardized:
                 t[i] = e[i] / np.sqrt(sub._variance_scaled(Z[i : i + 1])[0])
             keep[i] = True
@@ -299,10 +381,15 @@ class ResidualCorrection:
         return np.exp(self.band_t_[i_lo] * sd), np.exp(self.band_t_[i_hi] * sd)
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
-        """Correction c(z) (log units) for featurized rows."""
+        """Correction c(z) (log units) for featurized rows (with the analog columns when the correction has an
+        analog term)."""
+        A = self._analog_matrix(frame) if len(self.analog_w_) else None
         if not len(self.alpha_):
-            return np.clip(np.full(len(frame), self.mean_), self.lo_, self.hi_)
-        return self._predict_scaled(regime_matrix(frame, self.features) / self.length_scale)
+            out = np.clip(np.full(len(frame), self.mean_), self.lo_, self.hi_)
+            if A is not None:
+                out += np.clip(self.analog_b_ + A @ self.analog_w_, self.analog_lo_, self.analog_hi_)
+            return out
+        return self._predict_scaled(regime_matrix(frame, self.features) / self.length_scale, A)
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         K = np.exp(-0.5 * _sqdist(A, B))
@@ -327,6 +414,18 @@ class ResidualCorrection:
             "loo_mape": None if np.isnan(self.loo_mape_) else self.loo_mape_,
             "band_source": self.band_source_,
             **({"auto_loo": [round(float(v), 4) for v in self.auto_loo_]} if len(self.auto_loo_) else {}),
+            **(
+                {
+                    "analog_penalty": self.analog_penalty,
+                    "analog_gpus": list(self.analog_gpus_),
+                    "analog_b": self.analog_b_,
+                    "analog_w": self.analog_w_.tolist(),
+                    "analog_lo": self.analog_lo_,
+                    "analog_hi": self.analog_hi_,
+                }
+                if self.analog_penalty > 0
+                else {}
+            ),
         }
 
     @classmethod
@@ -338,7 +437,18 @@ class ResidualCorrection:
             noise=float(d["noise"]),
             linear=float(d.get("linear", 0.0)),
             features={str(k): float(v) for k, v in d["features"]},
+            analog_penalty=float(d.get("analog_penalty", 0.0)),  # files before the analog term: none
         )
+        c.analog_gpus_ = tuple(str(g) for g in d.get("analog_gpus", []))
+        c.analog_b_ = float(d.get("analog_b", 0.0))
+        c.analog_w_ = np.asarray(d.get("analog_w", []), dtype=float)
+        c.analog_lo_, c.analog_hi_ = float(d.get("analog_lo", 0.0)), float(d.get("analog_hi", 0.0))
+        if len(c.analog_w_) not in (0, len(c.analog_gpus_)) or not np.isfinite(c.analog_w_).all():
+            raise DataError(
+                f"calibration analog_w must hold one finite weight per analog GPU {list(c.analog_gpus_)}, "
+                f"got {d.get('analog_w')!r}",
+                hint="the model file is damaged: re-run `pipeweave calibrate fit`",
+            )
         c.mean_, c.lo_, c.hi_ = float(d["mean"]), float(d["lo"]), float(d["hi"])
         c.alpha_ = np.asarray(d["alpha"], dtype=float)
         c.Z_ = np.asarray(d["Z"], dtype=float).reshape(len(c.alpha_), len(c.features))
@@ -401,8 +511,23 @@ class GPUCalibration:
             return []
         return self.spec_changes(spec)
 
-    def log_correction(self, frame: pd.DataFrame) -> np.ndarray:
-        """Correction (log units) of each featurized row: 0 on other GPUs and uncalibrated families."""
+    def log_correction(
+        self,
+        frame: pd.DataFrame,
+        *,
+        model: Any = None,
+        base_us: np.ndarray | None = None,
+        gpus: Mapping[str, GPUSpec] | None = None,
+        data: Any = None,
+    ) -> np.ndarray:
+        """Correction (log units) of each featurized row: 0 on other GPUs and uncalibrated families.
+
+        A correction with an analog term reads how ``model`` (the uncalibrated model) predicts each row on its
+        analog GPUs against ``base_us`` (its prediction on this GPU, us): both are then required, unless the
+        frame already holds the analog columns (:func:`~pipeweave.calibrate.analog_columns`).
+        """
+        from ._analog import analog_columns, analog_matrix
+
         out = np.zeros(len(frame))
         on_gpu = self._on_gpu(frame)
         if not on_gpu.any():
@@ -410,8 +535,28 @@ class GPUCalibration:
         fam = frame["family"].astype(str).to_numpy()
         for name, corr in self.corrections.items():
             m = on_gpu & (fam == name)
-            if m.any():
-                out[m] = corr.predict(frame.loc[m] if not m.all() else frame)
+            if not m.any():
+                continue
+            rows = frame.loc[m] if not m.all() else frame
+            needed = [ANALOG_PREFIX + g for g in corr.analog_gpus_] if len(corr.analog_w_) else []
+            if needed and not all(c in rows.columns for c in needed):
+                if model is None or base_us is None:
+                    raise DataError(
+                        f"the calibration of {name!r} on {self.gpu} reads the model's predictions on its analog GPUs "
+                        f"{list(corr.analog_gpus_)}, and no model or base prediction was given",
+                        hint="predict through the calibrated model (model.predict), which passes both",
+                    )
+                A = analog_matrix(
+                    model, rows, np.asarray(base_us, dtype=float)[m], corr.analog_gpus_, gpus=gpus, data=data
+                )
+                rows = pd.concat(
+                    [
+                        rows.drop(columns=[c for c in needed if c in rows.columns]).reset_index(drop=True),
+                        analog_columns(A, corr.analog_gpus_),
+                    ],
+                    axis=1,
+                )
+            out[m] = corr.predict(rows)
         return out
 
     def has_band(self) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
+from ._analog import analog_columns, analog_gpus, analog_matrix
 from ._correction import (
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
@@ -160,6 +161,32 @@ def _note_timing_conventions(measured: pd.DataFrame) -> None:
             )
 
 
+def _with_analogs(
+    model: Any, rows: pd.DataFrame, base_us: np.ndarray, analogs: Sequence[str], gpus: Mapping[str, GPUSpec] | None
+) -> pd.DataFrame:
+    """``rows`` (index 0..n-1) joined with their analog coordinates under ``model`` (unchanged without analogs)."""
+    if not analogs:
+        return rows
+    return pd.concat([rows, analog_columns(analog_matrix(model, rows, base_us, analogs, gpus=gpus), analogs)], axis=1)
+
+
+def _usable_gpus(names: Sequence[str], gpus: Mapping[str, GPUSpec] | None = None) -> list[str]:
+    """The names of ``names`` the catalog or ``gpus`` knows (a model's training GPU from a spec file the user no
+    longer passes cannot be predicted on)."""
+    from .._errors import PipeweaveError
+    from ..hardware import get_gpu
+
+    out = []
+    for g in names:
+        try:
+            if not (gpus and g in gpus):
+                get_gpu(g)
+            out.append(g)
+        except PipeweaveError:
+            continue
+    return out
+
+
 def _canonical_gpu(name: Any, gpus: Mapping[str, GPUSpec] | None = None) -> str:
     """The catalog name of GPU ``name`` (an alias, a device string, a GPUSpec), or ``name`` itself when it
     names a spec in ``gpus`` or no catalog GPU (a spec-file GPU keeps its own name)."""
@@ -211,6 +238,7 @@ def calibrate_model(
     regime: str = "family",
     profiles: Sequence[dict] = (),
     band_model: Any = None,
+    analog_penalty: float = 0.0,
 ) -> Any:
     """A copy of fitted ``model`` whose predictions on ``gpu`` are corrected by ``measured`` rows.
 
@@ -231,12 +259,24 @@ def calibrate_model(
     (:data:`~pipeweave.calibrate.AUTO_CANDIDATES`; ``length_scale``, ``noise`` and ``linear`` are then ignored):
     on ``band_model``'s residuals when it is given for a model trained on the launches, else on ``model``'s
     (a model trained on them fits them too well for the choice to mean much).
+
+    ``analog_penalty`` > 0 adds each family's analog term (:mod:`pipeweave.calibrate._analog`): the residuals are
+    first regressed on how ``model`` says each GPU it trained the family on (:func:`analog_gpus`) differs from
+    ``gpu`` on the same launches (ridge penalty ``analog_penalty``), the GP then corrects what remains. The
+    calibrated model then predicts every launch of ``gpu`` on those GPUs too (one more prediction per analog).
     """
     import os
 
     from ..model import load_model
 
     check_regime(regime)  # a bad regime is named before any work
+    from ._correction import setting_ok
+
+    if not setting_ok("analog_penalty", analog_penalty):
+        raise DataError(
+            f"analog_penalty must be in [0, 1e6], got {analog_penalty!r}",
+            hint="0 (no analog GPUs) or a ridge penalty such as 1",
+        )
     model = load_model(model) if isinstance(model, (str, os.PathLike)) else model  # a model file path
     if not callable(getattr(model, "predict", None)):
         raise DataError(
@@ -304,19 +344,32 @@ def calibrate_model(
     fam = feats["family"].astype(str).to_numpy()
     corrections, shots = {}, {}
     ref_r: np.ndarray | None = None
+    lat = feats["latency_us"].to_numpy(dtype=float)
     for name in sorted(set(fam)):
         m = fam == name
         own = not trained_on(model, gpu, name)
         settings: dict[str, Any] = {"method": method, "length_scale": length_scale, "noise": noise, "linear": linear}
         coords = regime_features(name, regime)
+        fam_rows = feats.loc[m].reset_index(drop=True)
+        analogs = _usable_gpus(analog_gpus(model, name, gpu), gpus) if analog_penalty > 0 else []
+        if analog_penalty > 0 and not analogs:
+            warnings.warn(
+                f"no analog GPU for {name!r}: the model trained it on no other GPU than {gpu}; calibrated without "
+                "the analog term",
+                stacklevel=2,
+            )
+        settings["analog_penalty"] = analog_penalty if analogs else 0.0
         ref = None
         if borrows_band(model, band_model, gpu, name):
             if ref_r is None:
                 ref_r = residuals(band_model, measured, gpus=gpus)[1]
             # method "auto" chooses on the residuals of the model that did not train on these launches
-            ref = ResidualCorrection(**settings, features=coords).fit(feats.loc[m], ref_r[m], band=True)
+            ref_rows = _with_analogs(band_model, fam_rows, lat[m] * np.exp(-ref_r[m]), analogs, gpus)
+            ref = ResidualCorrection(**settings, features=coords).fit(ref_rows, ref_r[m], band=True)
             settings = ref.settings()
-        corrections[name] = ResidualCorrection(**settings, features=coords).fit(feats.loc[m], r[m], band=own)
+        # the model's own prediction of each launch on this GPU: measured / exp(residual)
+        fam_rows = _with_analogs(model, fam_rows, lat[m] * np.exp(-r[m]), analogs, gpus)
+        corrections[name] = ResidualCorrection(**settings, features=coords).fit(fam_rows, r[m], band=own)
         if ref is not None:
             corrections[name].auto_loo_ = ref.auto_loo_
             corrections[name].borrow_band(ref)

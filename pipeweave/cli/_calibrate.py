@@ -45,7 +45,7 @@ FIT_DESCRIPTION = f"{_FIT}\n\nexamples:\n{_FIT_EXAMPLES}\n"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS, REGIMES
+    from ..calibrate import DEFAULT_ANALOG_PENALTY, DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS, REGIMES
     from ..frontend import FAMILIES
     from ._checks import nonnegative_int
     from ._common import add_data_argument
@@ -123,6 +123,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         help="prior weight of a linear trend over the regime coordinates (default 0 = none)",
+    )
+    ft.add_argument(
+        "--analog-penalty",
+        type=float,
+        default=None,
+        metavar="PENALTY",
+        help="> 0: before the GP, regress the residuals on how the model says each GPU it trained the family on "
+        "differs from this one on the same launches (ridge penalty PENALTY, e.g. 1); 0: no such term (default "
+        f"{DEFAULT_ANALOG_PENALTY:g}). A calibrated model then predicts each launch of this GPU on those GPUs too",
     )
     ft.add_argument(
         "--regime",
@@ -294,11 +303,14 @@ def _extra_coords(features) -> str:  # noqa: ANN001
 
 
 def _coords_note(corr) -> str:  # noqa: ANN001
-    """What a GP correction reads beyond the generic regime coordinates, in words (else empty)."""
+    """What a GP correction reads beyond the generic regime coordinates, and its analog GPUs with their weights, in
+    words (else empty)."""
     words = _extra_coords(corr.features)
-    if corr.method != "gp" or not words:
-        return ""
-    return f"its GP also reads {words}, "
+    note = f"its GP also reads {words}, " if corr.method == "gp" and words else ""
+    if len(corr.analog_w_):
+        weights = ", ".join(f"{g} {w:+.2f}" for g, w in zip(corr.analog_gpus_, corr.analog_w_))
+        note += f"analog GPUs {weights}, "
+    return note
 
 
 def _band_note(model, gpu: str, family: str, band_model=None) -> str:  # noqa: ANN001
@@ -332,7 +344,7 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
     """--length-scale / --noise / --linear: their defaults where not given; a note naming those given with a
     --method that does not use them (auto chooses its own, scalar and none have no GP)."""
     from .._errors import DataError
-    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, SETTING_RANGES, setting_ok
+    from ..calibrate import DEFAULT_ANALOG_PENALTY, DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, SETTING_RANGES, setting_ok
 
     given = {"--length-scale": args.length_scale, "--noise": args.noise, "--linear": args.linear}
     unused = [flag for flag, v in given.items() if v is not None]
@@ -350,6 +362,7 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
     args.length_scale = DEFAULT_LENGTH_SCALE if args.length_scale is None else args.length_scale
     args.noise = DEFAULT_NOISE if args.noise is None else args.noise
     args.linear = 0.0 if args.linear is None else args.linear
+    args.analog_penalty = DEFAULT_ANALOG_PENALTY if args.analog_penalty is None else args.analog_penalty
 
 
 def run(args: argparse.Namespace) -> int:
@@ -487,6 +500,7 @@ def run(args: argparse.Namespace) -> int:
         regime=args.regime,
         profiles=files,
         band_model=band_model,
+        analog_penalty=args.analog_penalty,
     )
     cmd = (
         "pipeweave calibrate fit --gpu "
@@ -501,6 +515,7 @@ def run(args: argparse.Namespace) -> int:
             else ""
         )
         + ("" if args.regime == "family" else f" --regime {args.regime}")
+        + (f" --analog-penalty {args.analog_penalty:g}" if args.analog_penalty > 0 else "")
         + f" --out {args.out}"
         + (f" --model {args.model}" if args.model else "")
         + ("" if args.band_model is None else f" --band-model {args.band_model}".rstrip())

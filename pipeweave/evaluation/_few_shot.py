@@ -132,16 +132,28 @@ class _GPUCase:
         self.score = ~used
         self.score_rows = self.asked.loc[self.score]
 
-    def errors(self, base_pred: np.ndarray, shots: int, option: dict[str, Any]) -> np.ndarray:
-        """APE (%) of the scored rows after calibrating on ``shots`` planned launches with ``option``."""
-        from ..calibrate import ResidualCorrection
+    def errors(
+        self,
+        base_pred: np.ndarray,
+        shots: int,
+        option: dict[str, Any],
+        analog: tuple[np.ndarray, list[str]] | None = None,
+    ) -> np.ndarray:
+        """APE (%) of the scored rows after calibrating on ``shots`` planned launches with ``option``;
+        ``analog``: (rows x analog GPUs matrix of the analog coordinates, the GPUs) for an option with an
+        ``analog_penalty``."""
+        from ..calibrate import ResidualCorrection, analog_columns
 
         if shots == 0 or option.get("method") == "none":
             return ape(base_pred[self.score], self.lat[self.score])
         plan = self.plans[shots]
         r = np.log(self.lat[plan] / base_pred[plan])
-        corr = ResidualCorrection(**_correction_settings(option, self.family)).fit(self.asked.iloc[plan], r, band=False)
-        pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(self.score_rows)), self.t_lower[self.score])
+        rows, score_rows = self.asked, self.score_rows
+        if option.get("analog_penalty") and analog is not None:
+            rows = pd.concat([self.asked.reset_index(drop=True), analog_columns(*analog)], axis=1)
+            score_rows = rows.loc[self.score]
+        corr = ResidualCorrection(**_correction_settings(option, self.family)).fit(rows.iloc[plan], r, band=False)
+        pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(score_rows)), self.t_lower[self.score])
         return ape(pred, self.lat[self.score])
 
 
@@ -161,10 +173,10 @@ class _BaseModels:
         self._models: dict[frozenset[str], Any] = {}
         self._preds: dict[tuple[frozenset[str], str], np.ndarray] = {}
         self._refits: dict[tuple, dict[str, np.ndarray]] = {}
+        self._analogs: dict[tuple[frozenset[str], str], np.ndarray] = {}
 
     def predict(self, without: frozenset[str], case: _GPUCase, gpu: str) -> np.ndarray:
         """Latency (us) of ``case``'s rows by the model fitted without the generations ``without``."""
-        from sklearn.base import clone
 
         path = None
         if self.cache is not None:
@@ -174,16 +186,50 @@ class _BaseModels:
                 if len(pred) == len(case.rows):
                     self._preds[(without, gpu)] = pred
         if (without, gpu) not in self._preds:
-            if without not in self._models:
-                train = self.frame[~np.isin(self.gen, list(without))]
-                self._models[without] = clone(self.estimator).fit(train)
-                if self.progress is not None:
-                    self.progress.update()
-            self._preds[(without, gpu)] = np.asarray(self._models[without].predict(case.asked), dtype=float)
+            self._preds[(without, gpu)] = np.asarray(self._model(without).predict(case.asked), dtype=float)
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 np.save(path, self._preds[(without, gpu)])
         return self._preds[(without, gpu)]
+
+    def _model(self, without: frozenset[str]) -> Any:
+        """The zero-shot model fitted without the generations ``without`` (fitted on first use)."""
+        from sklearn.base import clone
+
+        if without not in self._models:
+            train = self.frame[~np.isin(self.gen, list(without))]
+            self._models[without] = clone(self.estimator).fit(train)
+            if self.progress is not None:
+                self.progress.update()
+        return self._models[without]
+
+    def analog(self, without: frozenset[str], case: _GPUCase, gpu: str) -> tuple[np.ndarray, list[str]]:
+        """(rows x analogs matrix, analogs): the analog coordinates of ``case``'s rows under the model fitted
+        without ``without`` (:func:`pipeweave.calibrate.analog_matrix`), the analogs being the GPUs of the
+        generations it trained on, as a calibration of a GPU the model never saw would read them."""
+        from ..calibrate import analog_matrix
+
+        analogs = sorted(set(self.frame.loc[~np.isin(self.gen, list(without)), "gpu"].astype(str)) - {gpu})
+        key = (without, gpu)
+        if key not in self._analogs:
+            base = self.predict(without, case, gpu)
+            cols = []
+            for a in analogs:
+                path = None
+                if self.cache is not None:
+                    path = self.cache / f"{'-'.join(sorted(without))}.{gpu}.as.{a}.npy"
+                    if path.is_file():
+                        z = np.load(path)
+                        if len(z) == len(case.rows):
+                            cols.append(z)
+                            continue
+                z = analog_matrix(self._model(without), case.asked, base, [a])[:, 0]
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    np.save(path, z)
+                cols.append(z)
+            self._analogs[key] = np.column_stack(cols) if cols else np.zeros((len(case.rows), 0))
+        return self._analogs[key], analogs
 
     def can_refit(self) -> bool:
         """Whether the estimator's ``fit`` takes ``sample_weight`` (needed by the refit options)."""
@@ -250,8 +296,17 @@ def _option_errors(
     ``base`` (zero-shot predictions per GPU), or for a refit option the model refitted with the shots."""
     preds = base
     if shots > 0 and option.get("refit_weight"):
+        if option.get("analog_penalty"):
+            raise DataError(
+                f"a few-shot option cannot both refit and read analog GPUs, got {shown(option)}",
+                hint="drop refit_weight or analog_penalty",
+            )
         preds = models.refit_predict(without, cases, shots, float(option["refit_weight"]))
-    return {g: c.errors(preds[g], shots, option) for g, c in cases.items()}
+    use_analogs = shots > 0 and bool(option.get("analog_penalty")) and option.get("method") != "none"
+    return {
+        g: c.errors(preds[g], shots, option, models.analog(without, c, g) if use_analogs else None)
+        for g, c in cases.items()
+    }
 
 
 def few_shot_fold(

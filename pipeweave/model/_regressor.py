@@ -1580,7 +1580,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
         lower = df["t_lower_us"].to_numpy(dtype=float)
         calibration = getattr(self, "calibration_", None)  # few-shot correction of one GPU (pipeweave.calibrate)
         if calibration is not None:
-            pred = np.maximum(pred, lower) * np.exp(calibration.log_correction(df))
+            base = np.maximum(pred, lower)  # an analog term reads the model's predictions on its analog GPUs
+            pred = base * np.exp(calibration.log_correction(df, model=self, base_us=base, gpus=gpus, data=data))
         floored = pred < lower
         pred = np.maximum(pred, lower)
         return (pred, floored) if return_floored else pred

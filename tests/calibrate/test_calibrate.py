@@ -379,7 +379,13 @@ def test_auto_takes_the_setting_with_the_lowest_left_out_mape(spread):
     auto = ResidualCorrection(method="auto").fit(spread, r)
     assert len(auto.auto_loo_) == len(AUTO_CANDIDATES)
     best = int(np.argmin(auto.auto_loo_))
-    assert auto.settings() == {"length_scale": 4.0, "noise": 0.3, "linear": 0.0, **AUTO_CANDIDATES[best]}
+    assert auto.settings() == {
+        "length_scale": 4.0,
+        "noise": 0.3,
+        "linear": 0.0,
+        "analog_penalty": 0.0,
+        **AUTO_CANDIDATES[best],
+    }
     # the scores are the settings' own left-out MAPEs: none = the model's error, then the scalar and one GP
     assert auto.auto_loo_[0] == pytest.approx(np.mean(np.abs(np.expm1(-r))) * 100)
     for i in (1, 2, best):

@@ -96,6 +96,7 @@ class PerGPUEnvelopeTimes(BaseEstimator):
         return self
 
     def predict(self, df: pd.DataFrame) -> np.ndarray:
+        df = ensure_features(df)  # launches asked on another GPU (analog options) come without features
         f = df["gpu"].astype(str).map(self.per_gpu_).fillna(self.all_).to_numpy(dtype=float)
         return df["t_env_us"].to_numpy() * f
 
@@ -422,3 +423,36 @@ def test_error_bands_score_fp32_gemm_as_asked(load_real_rows, monkeypatch):
     monkeypatch.setattr(bands, "_refit_predict", probe)
     estimate_error_bands(PipeweaveRegressor(n_estimators=5, n_jobs=1), rows, progress=False)
     assert seen and all(s == {"simt_heuristic"} for s in seen)
+
+
+def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame):
+    """An option with ``analog_penalty`` reads, for each GPU of the model's training generations, how the model
+    fitted without the held-out generation says that GPU differs from the new one (log ratio of its
+    predictions); it is scored like any other option, and an option that would also refit is refused."""
+    from pipeweave import DataError
+
+    shots = [0, 8]
+    cases = {g: _GPUCase(frame[frame["gpu"] == g], shots, seed=0) for g in GPUS}
+    models = _BaseModels(frame, PerGPUEnvelopeTimes())
+    z, analogs = models.analog(frozenset({"ada"}), cases["L40S"], "L40S")
+    assert analogs == ["A100", "H100"] and z.shape == (60, 2)
+    from pipeweave.calibrate import asked_on
+
+    fitted = models._model(frozenset({"ada"}))  # the L40S is unknown to it: the all-rows factor
+    t_l40s = cases["L40S"].asked["t_env_us"].to_numpy()
+    for j, g in enumerate(analogs):  # z = log(envelope on g x g's factor / (envelope on the L40S x the mean factor))
+        t_g = ensure_features(asked_on(cases["L40S"].asked, g))["t_env_us"].to_numpy()
+        np.testing.assert_allclose(z[:, j], np.log(t_g * fitted.per_gpu_[g] / (t_l40s * fitted.all_)))
+    gp = {"method": "gp", "length_scale": 2.0, "noise": 0.3, "linear": 0.0}
+    opts = [{"method": "none"}, gp, {**gp, "analog_penalty": 1.0}]
+    out = few_shot_fold(frame, "ada", models, shots, cases=cases, options=opts)
+    assert len(out["inner"]["8"]) == 3 and out["generation"]["8"]["mape"] < out["generation"]["0"]["mape"]
+    with pytest.raises(DataError, match="cannot both refit and read analog GPUs"):
+        few_shot_fold(
+            frame,
+            "ada",
+            models,
+            shots,
+            cases=cases,
+            options=[opts[0], {**gp, "analog_penalty": 1.0, "refit_weight": 10.0}],
+        )

@@ -1,0 +1,112 @@
+"""Analog GPUs: the model's own view of how each trained GPU differs from the calibrated one.
+
+For a launch ``x`` to be predicted on the calibrated GPU ``G`` and each GPU ``g`` the model trained on (an
+*analog*), the analog coordinate is
+
+    z_g(x) = log(f(x on g) / f(x on G))
+
+with ``f`` the uncalibrated model: how much slower (> 0) or faster the model says ``x`` runs on ``g``. It is
+a function of the launch's shape through every feature the model reads (tile quantization, waves on each
+GPU's SM count, working set against each L2, ...). With ``analog_penalty`` > 0, the residual correction
+(:class:`~pipeweave.calibrate.ResidualCorrection`) first fits ``b + sum_g w_g z_g(x)`` to the measured
+launches' residuals by ridge regression (``analog_penalty`` = the L2 penalty on the weights ``w``; the
+intercept ``b`` is free), then its Gaussian process on what remains: "the new GPU departs from the model the
+way the model says this mixture of trained GPUs departs from it". Screened in the few-shot protocol's
+training generations (``experiments/few_shot/analog_screen.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DataError, shown
+
+if TYPE_CHECKING:
+    from ..hardware import GPUSpec
+
+__all__ = ["ANALOG_PREFIX", "analog_columns", "analog_gpus", "analog_matrix", "asked_on"]
+
+#: prefix of the frame columns that hold the analog coordinates z_g (one column per analog GPU ``g``)
+ANALOG_PREFIX: str = "analog_log_ratio:"
+
+
+def analog_gpus(model: Any, family: str, gpu: str) -> list[str]:
+    """The GPUs ``model`` trained ``family`` on (its error bands' ``seen_gpus`` record when it has one, else
+    every training GPU), by catalog name, sorted, without ``gpu`` itself: the analogs of a calibration of ``gpu``."""
+    bands = getattr(model, "error_bands_", None) or {}
+    seen = (bands.get("seen_gpus") or {}).get(family)
+    names = seen if seen is not None else getattr(model, "gpus_", ())
+    return sorted({_canonical(g) for g in names} - {_canonical(gpu)})
+
+
+def _canonical(name: Any) -> str:
+    """The catalog name of ``name`` (an alias such as "H100" is H100-SXM); a name the catalog lacks as it is."""
+    from .._errors import PipeweaveError
+    from ..hardware import resolve_gpu_name
+
+    try:
+        return str(resolve_gpu_name(str(name)))
+    except PipeweaveError:
+        return str(name)
+
+
+def asked_on(rows: pd.DataFrame, gpu: str, gpus: Mapping[str, GPUSpec] | None = None) -> pd.DataFrame:
+    """``rows``' launch columns (the canonical profile columns, without ``latency_us``) asked on ``gpu``, with its
+    ``generation`` where the rows carry one: what a user would ask the model for that GPU."""
+    from ..sources import PROFILE_COLUMNS
+
+    cols = [c for c in PROFILE_COLUMNS if c in rows.columns and c != "latency_us"]
+    out = rows[cols].reset_index(drop=True).assign(gpu=gpu)
+    if "generation" in out.columns:
+        from ..hardware import get_gpu
+
+        spec = (gpus or {}).get(gpu) or get_gpu(gpu)
+        out["generation"] = spec.generation
+    return out
+
+
+def analog_matrix(
+    model: Any,
+    rows: pd.DataFrame,
+    base_us: np.ndarray,
+    analogs: Sequence[str],
+    *,
+    gpus: Mapping[str, GPUSpec] | None = None,
+    data: str | os.PathLike[str] | None = None,
+) -> np.ndarray:
+    """Rows x analogs matrix of z_g = log(model's latency of the row on analog g / ``base_us``) (module docstring).
+
+    ``rows``: launches (canonical or featurized); ``base_us``: the uncalibrated prediction of each row on the
+    calibrated GPU (us). A row the model cannot predict on an analog gets 0 there (no information).
+    """
+    base = np.asarray(base_us, dtype=float)
+    if len(base) != len(rows):
+        raise DataError(
+            f"base_us has {len(base)} values for {len(rows)} rows",
+            hint="pass one uncalibrated prediction (us) per row",
+        )
+    out = np.zeros((len(rows), len(analogs)))
+    if not len(rows):
+        return out
+    kw = {k: v for k, v in (("gpus", gpus), ("data", data)) if v is not None}
+    for j, g in enumerate(analogs):
+        p = np.asarray(model.predict(asked_on(rows, g, gpus), **kw), dtype=float)
+        z = np.log(p / base)
+        out[:, j] = np.where(np.isfinite(z), z, 0.0)
+    return out
+
+
+def analog_columns(matrix: np.ndarray, analogs: Sequence[str], index: pd.Index | None = None) -> pd.DataFrame:
+    """The analog coordinates as frame columns (``ANALOG_PREFIX + gpu``), to join to featurized rows."""
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.shape[1] != len(analogs):
+        raise DataError(
+            f"the analog matrix must have one column per analog GPU ({len(analogs)}), got shape {shown(m.shape)}",
+            hint="build it with pipeweave.calibrate.analog_matrix",
+        )
+    return pd.DataFrame(m, columns=[ANALOG_PREFIX + str(g) for g in analogs], index=index)
