@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from screens import GENERIC_OPTIONS, HERE, cells, label, render_records, screen_arguments, write_records
+from screens import GENERIC_OPTIONS, HERE, cells, held_out_cells, label, render_records, screen_arguments, write_records
 
 from pipeweave.evaluation import run_few_shot
 
@@ -67,12 +67,9 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
             "|---|---:|---|---:|---:|---:|---:|---:|---:|",
         ]
         for r in rows:
-            old = r["held_out_committed"]
             lines.append(
                 f"| {r['generation']} | {r['shots']} | {r['chosen']} | {r['inner_best']:.2f} | {r['inner_auto']:.2f} "
-                f"| {r['auto_rank']} | {r['inner_none']:.2f} | {r['held_out']:.1f} | "
-                + ("" if old is None else f"{old:.1f}")
-                + " |"
+                f"| {r['auto_rank']} | {r['inner_none']:.2f} | " + held_out_cells(r)
             )
         lines.append("")
     return "\n".join(lines)

@@ -48,7 +48,7 @@ import json
 import time
 
 import numpy as np
-from screens import GENERIC_OPTIONS, HERE, cells, label, render_records, screen_arguments, write_records
+from screens import GENERIC_OPTIONS, HERE, cells, held_out_cells, label, render_records, screen_arguments, write_records
 
 from pipeweave.calibrate import REGIME_FEATURES
 from pipeweave.evaluation import run_few_shot
@@ -148,21 +148,18 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
             "|---|---:|" + "---:|" * len(names) + "---|---:|---:|",
         ]
         for r in rows:
-            old = r["held_out_committed"]
             lines.append(
                 f"| {r['generation']} | {r['shots']} | "
                 + " | ".join(f"{r[f'inner_{n}']:.2f}" for n in names)
-                + f" | {r['chosen']} | {r['held_out']:.1f} | "
-                + ("" if old is None else f"{old:.1f}")
-                + " |"
+                + f" | {r['chosen']} | "
+                + held_out_cells(r)
             )
         lines.append("")
     return "\n".join(lines)
 
 
 def main() -> None:
-    ap = screen_arguments(__doc__.split("\n")[0])
-    ap.add_argument("--seed", type=int, default=0, help="the protocol's seed (shot plans, model seeds)")
+    ap = screen_arguments(__doc__.split("\n")[0], seed=True)
     ap.add_argument("--sets", nargs="+", choices=list(REGIMES), help="extended sets (default: FAMILY_SETS)")
     args = ap.parse_args()
     extra = _options_over(args.sets) if args.sets else extra_options(args.families)

@@ -28,13 +28,21 @@ def label(opt: dict, regime: str = "generic") -> str:
     return refit + text + ("" if regime == "generic" else f" [{regime}]")
 
 
-def screen_arguments(description: str) -> argparse.ArgumentParser:
-    """The arguments every screen takes: ``--families``, ``--cache-dir``, ``--out``."""
+def screen_arguments(description: str, *, seed: bool = False) -> argparse.ArgumentParser:
+    """The arguments every screen takes: ``--families``, ``--cache-dir``, ``--out`` (and ``--seed`` with ``seed``)."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--families", nargs="+", required=True)
     ap.add_argument("--cache-dir", default=None, help="zero-shot prediction cache (as evaluate --cache-dir)")
     ap.add_argument("--out", required=True, help="folder for the protocol's own report of this run (not committed)")
+    if seed:
+        ap.add_argument("--seed", type=int, default=0, help="the protocol's seed (shot plans, model seeds)")
     return ap
+
+
+def held_out_cells(row: dict) -> str:
+    """The last two cells of a screen's table row: the held-out MAPE and the committed report's (blank: none)."""
+    old = row["held_out_committed"]
+    return f"{row['held_out']:.1f} | " + ("" if old is None else f"{old:.1f}") + " |"
 
 
 def cells(report: dict, committed: dict) -> Iterator[tuple[str, dict, np.ndarray, dict, dict]]:

@@ -8,13 +8,21 @@ the few-shot protocol (``pipeweave evaluate --protocol few-shot``), which choose
 its settings inside the training generations.
 """
 
-from ._analog import ANALOG_PREFIX, analog_columns, analog_gpus, analog_matrix, asked_on
+from ._analog import (
+    ANALOG_MIN_LAUNCHES,
+    ANALOG_PREFIX,
+    FAMILY_ANALOG_PENALTY,
+    analog_columns,
+    analog_gpus,
+    analog_matrix,
+    asked_on,
+    default_analog_penalty,
+)
 from ._correction import (
     AUTO_CANDIDATES,
     AUTO_MIN_LAUNCHES,
     CALIBRATED_BAND,
     CALIBRATED_BAND_MIN_SHOTS,
-    DEFAULT_ANALOG_PENALTY,
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
     METHODS,
@@ -43,7 +51,10 @@ from ._regime import (
 )
 
 __all__ = [
+    "ANALOG_MIN_LAUNCHES",
     "ANALOG_PREFIX",
+    "FAMILY_ANALOG_PENALTY",
+    "default_analog_penalty",
     "analog_columns",
     "analog_gpus",
     "analog_matrix",
@@ -53,7 +64,6 @@ __all__ = [
     "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",
     "CALIBRATED_BAND_MIN_SHOTS",
-    "DEFAULT_ANALOG_PENALTY",
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",

@@ -29,10 +29,32 @@ from .._errors import DataError, shown
 if TYPE_CHECKING:
     from ..hardware import GPUSpec
 
-__all__ = ["ANALOG_PREFIX", "analog_columns", "analog_gpus", "analog_matrix", "asked_on"]
+__all__ = [
+    "ANALOG_MIN_LAUNCHES",
+    "ANALOG_PREFIX",
+    "FAMILY_ANALOG_PENALTY",
+    "analog_columns",
+    "analog_gpus",
+    "analog_matrix",
+    "asked_on",
+    "default_analog_penalty",
+]
 
 #: prefix of the frame columns that hold the analog coordinates z_g (one column per analog GPU ``g``)
 ANALOG_PREFIX: str = "analog_log_ratio:"
+#: family -> the analog term's ridge penalty a calibration uses by default for that family, given at least
+#: :data:`ANALOG_MIN_LAUNCHES` launches of it; the few-shot protocol offers its analog options for these families
+#: only. Chosen inside the few-shot protocol's training generations (``experiments/few_shot/analog_screen.md``)
+FAMILY_ANALOG_PENALTY: dict[str, float] = {"fused_moe": 1.0}
+#: fewest launches of a family for its default analog term: with 8 the seven ridge terms of six analogs were worse
+#: inside the training generations on 3 of 4 folds, at 32 and 128 better on all (analog_screen.md)
+ANALOG_MIN_LAUNCHES: int = 32
+
+
+def default_analog_penalty(family: str, n_launches: int) -> float:
+    """The analog term's penalty a calibration of ``family`` on ``n_launches`` measured launches uses when none is
+    asked for: :data:`FAMILY_ANALOG_PENALTY` [``family``] from :data:`ANALOG_MIN_LAUNCHES` launches, else 0 (none)."""
+    return float(FAMILY_ANALOG_PENALTY.get(str(family), 0.0)) if n_launches >= ANALOG_MIN_LAUNCHES else 0.0
 
 
 def analog_gpus(model: Any, family: str, gpu: str) -> list[str]:

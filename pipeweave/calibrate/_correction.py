@@ -65,7 +65,6 @@ __all__ = [
     "AUTO_MIN_LAUNCHES",
     "CALIBRATED_BAND",
     "CALIBRATED_BAND_MIN_SHOTS",
-    "DEFAULT_ANALOG_PENALTY",
     "DEFAULT_LENGTH_SCALE",
     "DEFAULT_NOISE",
     "METHODS",
@@ -81,9 +80,6 @@ METHODS: tuple[str, ...] = ("gp", "scalar", "none", "auto")
 #: 4 on 3 of 4 folds, noise 0.3 on 3 of 4; for GEMM it chose length scale 2 with noise 0.3 or 1.0)
 DEFAULT_LENGTH_SCALE: float = 4.0
 DEFAULT_NOISE: float = 0.3
-#: default ridge penalty of the analog-GPU term of `pipeweave calibrate fit` (0: none; module docstring): see
-#: experiments/few_shot/analog_screen.md
-DEFAULT_ANALOG_PENALTY: float = 0.0
 #: the settings ``method="auto"`` chooses among by leave-one-out MAPE (module docstring), simplest first:
 #: none, the per-GPU scalar, then the GP over length scales 1-8 (regime units), noise ratios 0.1-1 and
 #: linear-trend weights 0 / 0.02 (the grid the few-shot protocol offers as fixed settings)
@@ -570,6 +566,13 @@ class GPUCalibration:
         if not banded or "gpu" not in frame.columns or "family" not in frame.columns:
             return np.zeros(len(frame), dtype=bool)
         return self._on_gpu(frame) & np.isin(frame["family"].astype(str), banded)
+
+    def rows_on_gpu(self, frame: pd.DataFrame) -> np.ndarray:
+        """Boolean mask of the rows of ``frame`` (with a ``gpu`` column; none without one) on the calibrated GPU,
+        its aliases included: the only rows the calibration changes."""
+        if "gpu" not in frame.columns:
+            return np.zeros(len(frame), dtype=bool)
+        return self._on_gpu(frame)
 
     def _on_gpu(self, frame: pd.DataFrame) -> np.ndarray:
         """Rows on the calibrated GPU, its aliases included ("NVIDIA B200" is B200)."""

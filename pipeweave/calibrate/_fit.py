@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-from ._analog import analog_columns, analog_gpus, analog_matrix
+from ._analog import analog_columns, analog_gpus, analog_matrix, default_analog_penalty
 from ._correction import (
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
@@ -238,7 +238,7 @@ def calibrate_model(
     regime: str = "family",
     profiles: Sequence[dict] = (),
     band_model: Any = None,
-    analog_penalty: float = 0.0,
+    analog_penalty: float | None = None,
 ) -> Any:
     """A copy of fitted ``model`` whose predictions on ``gpu`` are corrected by ``measured`` rows.
 
@@ -264,6 +264,7 @@ def calibrate_model(
     first regressed on how ``model`` says each GPU it trained the family on (:func:`analog_gpus`) differs from
     ``gpu`` on the same launches (ridge penalty ``analog_penalty``), the GP then corrects what remains. The
     calibrated model then predicts every launch of ``gpu`` on those GPUs too (one more prediction per analog).
+    ``None`` (default): per family, :func:`default_analog_penalty` (fused MoE with 32 or more launches); 0: none.
     """
     import os
 
@@ -272,7 +273,7 @@ def calibrate_model(
     check_regime(regime)  # a bad regime is named before any work
     from ._correction import setting_ok
 
-    if not setting_ok("analog_penalty", analog_penalty):
+    if analog_penalty is not None and not setting_ok("analog_penalty", analog_penalty):
         raise DataError(
             f"analog_penalty must be in [0, 1e6], got {analog_penalty!r}",
             hint="0 (no analog GPUs) or a ridge penalty such as 1",
@@ -351,14 +352,15 @@ def calibrate_model(
         settings: dict[str, Any] = {"method": method, "length_scale": length_scale, "noise": noise, "linear": linear}
         coords = regime_features(name, regime)
         fam_rows = feats.loc[m].reset_index(drop=True)
-        analogs = _usable_gpus(analog_gpus(model, name, gpu), gpus) if analog_penalty > 0 else []
-        if analog_penalty > 0 and not analogs:
+        penalty = default_analog_penalty(name, int(m.sum())) if analog_penalty is None else float(analog_penalty)
+        analogs = _usable_gpus(analog_gpus(model, name, gpu), gpus) if penalty > 0 else []
+        if penalty > 0 and not analogs:
             warnings.warn(
                 f"no analog GPU for {name!r}: the model trained it on no other GPU than {gpu}; calibrated without "
                 "the analog term",
                 stacklevel=2,
             )
-        settings["analog_penalty"] = analog_penalty if analogs else 0.0
+        settings["analog_penalty"] = penalty if analogs else 0.0
         ref = None
         if borrows_band(model, band_model, gpu, name):
             if ref_r is None:

@@ -45,7 +45,14 @@ FIT_DESCRIPTION = f"{_FIT}\n\nexamples:\n{_FIT_EXAMPLES}\n"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..calibrate import DEFAULT_ANALOG_PENALTY, DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, METHODS, REGIMES
+    from ..calibrate import (
+        ANALOG_MIN_LAUNCHES,
+        DEFAULT_LENGTH_SCALE,
+        DEFAULT_NOISE,
+        FAMILY_ANALOG_PENALTY,
+        METHODS,
+        REGIMES,
+    )
     from ..frontend import FAMILIES
     from ._checks import nonnegative_int
     from ._common import add_data_argument
@@ -124,14 +131,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="prior weight of a linear trend over the regime coordinates (default 0 = none)",
     )
+    by_family = ", ".join(f"{f} {v:g}" for f, v in FAMILY_ANALOG_PENALTY.items()) or "none"
     ft.add_argument(
         "--analog-penalty",
         type=float,
         default=None,
         metavar="PENALTY",
         help="> 0: before the GP, regress the residuals on how the model says each GPU it trained the family on "
-        "differs from this one on the same launches (ridge penalty PENALTY, e.g. 1); 0: no such term (default "
-        f"{DEFAULT_ANALOG_PENALTY:g}). A calibrated model then predicts each launch of this GPU on those GPUs too",
+        "differs from this one on the same launches (ridge penalty PENALTY, e.g. 1); 0: no such term. Default: per "
+        f"family with {ANALOG_MIN_LAUNCHES}+ launches ({by_family}), else 0. A calibrated model with the term "
+        "predicts each launch of this GPU on those GPUs too",
     )
     ft.add_argument(
         "--regime",
@@ -344,7 +353,7 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
     """--length-scale / --noise / --linear: their defaults where not given; a note naming those given with a
     --method that does not use them (auto chooses its own, scalar and none have no GP)."""
     from .._errors import DataError
-    from ..calibrate import DEFAULT_ANALOG_PENALTY, DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, SETTING_RANGES, setting_ok
+    from ..calibrate import DEFAULT_LENGTH_SCALE, DEFAULT_NOISE, SETTING_RANGES, setting_ok
 
     given = {"--length-scale": args.length_scale, "--noise": args.noise, "--linear": args.linear}
     unused = [flag for flag, v in given.items() if v is not None]
@@ -362,7 +371,6 @@ def _fill_gp_settings(args: argparse.Namespace) -> None:
     args.length_scale = DEFAULT_LENGTH_SCALE if args.length_scale is None else args.length_scale
     args.noise = DEFAULT_NOISE if args.noise is None else args.noise
     args.linear = 0.0 if args.linear is None else args.linear
-    args.analog_penalty = DEFAULT_ANALOG_PENALTY if args.analog_penalty is None else args.analog_penalty
 
 
 def run(args: argparse.Namespace) -> int:
@@ -515,7 +523,7 @@ def run(args: argparse.Namespace) -> int:
             else ""
         )
         + ("" if args.regime == "family" else f" --regime {args.regime}")
-        + (f" --analog-penalty {args.analog_penalty:g}" if args.analog_penalty > 0 else "")
+        + ("" if args.analog_penalty is None else f" --analog-penalty {args.analog_penalty:g}")
         + f" --out {args.out}"
         + (f" --model {args.model}" if args.model else "")
         + ("" if args.band_model is None else f" --band-model {args.band_model}".rstrip())

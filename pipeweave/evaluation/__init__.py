@@ -20,6 +20,7 @@ from ._bands import BAND_ROWS_PER_GROUP, error_band_layout, estimate_error_bands
 from ._few_shot import (
     BAND_SHOTS,
     DEFAULT_SHOTS,
+    FEW_SHOT_ANALOG_OPTIONS,
     FEW_SHOT_OPTIONS,
     WORKLOAD_SIZES,
     band_coverage_fold,
@@ -115,6 +116,7 @@ __all__ = [
     "ANATOMY_FAMILIES",
     "run_few_shot",
     "DEFAULT_SHOTS",
+    "FEW_SHOT_ANALOG_OPTIONS",
     "FEW_SHOT_OPTIONS",
     # do a calibrated GPU's error bands hold on its unmeasured launches
     "calibrated_band_coverage",

@@ -13,8 +13,8 @@ On every leave-one-generation-out fold of an evaluation family:
 
 The calibration method and its settings (none / per-GPU scalar / Gaussian-process residual with
 a grid of length scales and noise ratios; or *refit*: the model retrained with the shots as
-training rows of weight ``refit_weight`` each, optionally followed by the residual GP;
-:data:`OPTIONS`) are chosen per shot count **inside
+training rows of weight ``refit_weight`` each, optionally followed by the residual GP; for fused MoE also the GP
+after the analog-GPU term, :data:`ANALOG_OPTIONS`; :data:`OPTIONS`) are chosen per shot count **inside
 the training generations**: each training generation in turn plays the new GPU (base model
 fitted on the other training generations, shots planned and scored the same way), and the
 option with the lowest mean MAPE over those inner folds is used on the held-out generation.
@@ -47,7 +47,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = [
+    "ANALOG_OPTIONS",
     "DEFAULT_SHOTS",
+    "FEW_SHOT_ANALOG_OPTIONS",
     "FEW_SHOT_OPTIONS",
     "OPTIONS",
     "REFIT_WEIGHTS",
@@ -88,8 +90,22 @@ OPTIONS: tuple[dict[str, Any], ...] = (
 #: :data:`pipeweave.calibrate.FAMILY_REGIME_FEATURES`), offered only for a family that has them (fused MoE); an
 #: option without ``regime`` reads the generic coordinates. Last, so a tie keeps the generic option
 OPTIONS = (*OPTIONS, *({**o, "regime": "family"} for o in OPTIONS if o.get("method") == "gp"))
+#: the GP after the analog-GPU term (``analog_penalty``: :mod:`pipeweave.calibrate._analog`) at penalties 1 / 10,
+#: length scales 2 / 4 and noise 0.1 / 0.3, over the generic and the family's own coordinates; offered only for the
+#: families of :data:`pipeweave.calibrate.FAMILY_ANALOG_PENALTY` (``experiments/few_shot/analog_screen.md``). Last,
+#: so a tie keeps an option without the term
+ANALOG_OPTIONS: tuple[dict[str, Any], ...] = tuple(
+    {"method": "gp", "length_scale": ls, "noise": nz, "linear": 0.0, "analog_penalty": lam, **reg}
+    for reg in ({}, {"regime": "family"})
+    for lam in (1.0, 10.0)
+    for ls in (2.0, 4.0)
+    for nz in (0.1, 0.3)
+)
+OPTIONS = (*OPTIONS, *ANALOG_OPTIONS)
 #: :data:`OPTIONS` under its public name (``pipeweave.evaluation.FEW_SHOT_OPTIONS``)
 FEW_SHOT_OPTIONS = OPTIONS
+#: :data:`ANALOG_OPTIONS` under its public name (``pipeweave.evaluation.FEW_SHOT_ANALOG_OPTIONS``)
+FEW_SHOT_ANALOG_OPTIONS = ANALOG_OPTIONS
 
 
 def _stats(errors: np.ndarray) -> dict[str, float | int]:
@@ -325,7 +341,7 @@ def few_shot_fold(
     :class:`_GPUCase` per GPU. Returns ``{"by_gpu", "generation", "chosen", "inner"}`` (APE
     statistics in %).
     """
-    from ..calibrate import FAMILY_REGIME_FEATURES
+    from ..calibrate import FAMILY_ANALOG_PENALTY, FAMILY_REGIME_FEATURES
 
     gen = frame["generation"].astype(str).to_numpy()
     train_gens = sorted(set(gen) - {held_out})
@@ -334,6 +350,8 @@ def few_shot_fold(
     families = set(frame["family"].astype(str)) if "family" in frame else set()
     if not families & set(FAMILY_REGIME_FEATURES):  # the family's own coordinates are the generic ones
         options = [o for o in options if o.get("regime", "generic") != "family"]
+    if not families & set(FAMILY_ANALOG_PENALTY):  # the analog options are offered where they were screened in
+        options = [o for o in options if not o.get("analog_penalty")]
     # 1. inner simulation: each training generation plays the new GPU (model without it and held_out)
     inner: dict[int, list[list[float]]] = {s: [] for s in shots}
     for t in train_gens:
@@ -685,8 +703,10 @@ def band_coverage_fold(
     ``refit_weight``: the refit recipe instead: the model refitted with the generation's shots (each weighing
     that many rows), the correction fitted on the refit's residuals, and the band borrowed from the correction
     of the model without the refit (:meth:`~pipeweave.calibrate.ResidualCorrection.borrow_band`, what
-    ``calibrate fit`` does with a band model)."""
-    from ..calibrate import ResidualCorrection, regime_features
+    ``calibrate fit`` does with a band model). Without the refit, a family and shot count for which ``calibrate
+    fit`` adds the analog-GPU term by default (:func:`~pipeweave.calibrate.default_analog_penalty`) gets it, read
+    from the zero-shot model (column ``analog_penalty``); the refit recipe is scored without it."""
+    from ..calibrate import ResidualCorrection, analog_columns, default_analog_penalty, regime_features
 
     gen, gpu_col = frame["generation"].astype(str), frame["gpu"].astype(str)
     without = frozenset({held_out})
@@ -699,7 +719,16 @@ def band_coverage_fold(
         coords = regime_features(case.family)  # calibrate fit's default coordinates for the family
         for n in shots:
             plan = case.plans[n]
-            corr = ResidualCorrection(features=coords).fit(case.asked.iloc[plan], np.log(case.lat[plan] / base[plan]))
+            penalty = default_analog_penalty(case.family, n) if refit_weight is None else 0.0
+            rows, score_rows = case.asked, case.score_rows
+            if penalty > 0:  # calibrate fit's default analog term for the family
+                rows = pd.concat(
+                    [case.asked.reset_index(drop=True), analog_columns(*models.analog(without, case, gpu))], axis=1
+                )
+                score_rows = rows.loc[case.score]
+            corr = ResidualCorrection(features=coords, analog_penalty=penalty).fit(
+                rows.iloc[plan], np.log(case.lat[plan] / base[plan])
+            )
             if refit_weight is not None:
                 refit = models.refit_predict(without, cases, n, float(refit_weight))[gpu]
                 own = ResidualCorrection(features=coords).fit(
@@ -708,10 +737,11 @@ def band_coverage_fold(
                 corr, base_n = own.borrow_band(corr), refit
             else:
                 base_n = base
-            pred = np.maximum(base_n[case.score] * np.exp(corr.predict(case.score_rows)), case.t_lower[case.score])
+            pred = np.maximum(base_n[case.score] * np.exp(corr.predict(score_rows)), case.t_lower[case.score])
             rec: dict[str, Any] = {
                 "family": label,
                 "recipe": recipe,
+                "analog_penalty": penalty,
                 "generation": held_out,
                 "gpu": gpu,
                 "shots": len(plan),
@@ -719,7 +749,7 @@ def band_coverage_fold(
                 "mape": float(np.mean(ape(pred, lat))),
             }
             for cov in (0.5, 0.8, 0.9):
-                r_lo, r_hi = corr.band_ratio(case.score_rows, cov)
+                r_lo, r_hi = corr.band_ratio(score_rows, cov)
                 inside = (lat >= pred * r_lo) & (lat <= pred * r_hi)
                 rec[f"cover{round(cov * 100)}"] = float(inside.mean() * 100) if len(corr.band_t_) else np.nan
                 rec[f"width{round(cov * 100)}"] = float(np.median(np.log(r_hi / r_lo)))
@@ -747,7 +777,7 @@ def calibrated_band_coverage(
     measured, as in :func:`run_few_shot`) are scored: MAPE (%) of the calibrated prediction and the share
     (%) of measurements inside its 50 / 80 / 90% band, with the band's median width ``log(hi / lo)``.
     Returns one row per family, held-out generation, GPU and shot count (columns ``family, recipe,
-    generation, gpu, shots, n, mape, cover50, cover80, cover90, width50, width80, width90``). The zero-shot
+    generation, gpu, shots, n, analog_penalty, mape, cover50, cover80, cover90, width50, width80, width90``). The zero-shot
     models are those of :func:`run_few_shot` (and share its ``cache_dir`` layout). ``refit_weight``: score the
     refit recipe instead (see :func:`band_coverage_fold`; ``recipe`` = ``refit<W>+gp``).
     """

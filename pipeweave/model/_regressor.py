@@ -1566,7 +1566,8 @@ class PipeweaveRegressor(RegressorMixin, BaseEstimator):
             and "t_env_us" not in df.columns
             and not self.use_sass
             and len(df)
-            and getattr(self, "calibration_", None) is None
+            # a calibration changes only its GPU's rows (e.g. not the launches asked on its analog GPUs)
+            and (getattr(self, "calibration_", None) is None or not self.calibration_.rows_on_gpu(df).any())
         ):
             pred, floored = self._predict_launches(df, gpus, data)
             return (pred, floored) if return_floored else pred

@@ -131,6 +131,8 @@ def test_calibrate_model_with_analogs_round_trips_through_the_model_file(tmp_pat
     query = pd.concat([_gemm([512, 3072], gpu="B200"), _gemm([512, 3072], gpu="H100")], ignore_index=True)
     after = cal.predict(query)
     np.testing.assert_array_equal(after[2:], base_model.predict(query)[2:])  # other GPUs untouched
+    assert cal.calibration_.rows_on_gpu(query).tolist() == [True, True, False, False]
+    assert not cal.calibration_.rows_on_gpu(query.drop(columns=["gpu"])).any()
     loaded = load_model(save_model(cal, tmp_path / "b200.ubj"))
     np.testing.assert_allclose(loaded.predict(query), after)
     with pytest.raises(DataError, match="analog_penalty must be in"):
@@ -138,6 +140,15 @@ def test_calibrate_model_with_analogs_round_trips_through_the_model_file(tmp_pat
     # a correction that reads analogs cannot be applied without the model's predictions on them
     with pytest.raises(DataError, match="no model or base prediction"):
         cal.calibration_.log_correction(ensure_features(query))
+
+
+def test_the_default_penalty_is_per_family_from_enough_launches():
+    from pipeweave.calibrate import ANALOG_MIN_LAUNCHES, FAMILY_ANALOG_PENALTY, default_analog_penalty
+
+    for family, penalty in FAMILY_ANALOG_PENALTY.items():
+        assert default_analog_penalty(family, ANALOG_MIN_LAUNCHES) == penalty > 0
+        assert default_analog_penalty(family, ANALOG_MIN_LAUNCHES - 1) == 0.0
+    assert default_analog_penalty("gemm", 1000) == 0.0
 
 
 def test_no_analog_gpu_warns_and_calibrates_without(base_model):
@@ -168,6 +179,8 @@ def test_cli_fit_with_an_analog_penalty(tmp_path, base_model, capsys):
     out = capsys.readouterr().out
     assert "analog GPUs A100-SXM " in out and "H100-SXM " in out
     assert "--analog-penalty 1" in read_stamp(tmp_path / "a.ubj")["command"]
+    assert main([*argv, "--out", str(tmp_path / "n.ubj")]) == 0  # GEMM: no analog term by default
+    assert "analog GPUs" not in capsys.readouterr().out
     assert main([*argv, "--analog-penalty", "-1", "--out", str(tmp_path / "b.ubj")]) == 2
     assert "--analog-penalty must be in [0, 1e6] (0: no analog GPUs), got -1" in capsys.readouterr().err
     assert not (tmp_path / "b.ubj").exists()

@@ -281,9 +281,11 @@ def test_family_regime_options_are_offered_where_the_family_has_its_own_coordina
     from pipeweave.evaluation import FEW_SHOT_OPTIONS
     from pipeweave.evaluation._few_shot import _correction_settings
 
+    plain = [o for o in FEW_SHOT_OPTIONS if not o.get("analog_penalty")]  # the analog options come last
+    assert FEW_SHOT_OPTIONS[: len(plain)] == tuple(plain)
     generic = [o for o in FEW_SHOT_OPTIONS if o.get("regime", "generic") == "generic"]
     family = [o for o in FEW_SHOT_OPTIONS if o.get("regime") == "family"]
-    assert family and FEW_SHOT_OPTIONS[: len(generic)] == tuple(generic)  # last: a tie keeps the generic option
+    assert family and plain[: len([o for o in generic if o in plain])] == [o for o in generic if o in plain]
     assert [{**o, "regime": "family"} for o in generic if o.get("method") == "gp"] == family
     gp = family[-1]
     assert _correction_settings(gp, "fused_moe")["features"] == FAMILY_REGIME_FEATURES["fused_moe"]
@@ -425,11 +427,17 @@ def test_error_bands_score_fp32_gemm_as_asked(load_real_rows, monkeypatch):
     assert seen and all(s == {"simt_heuristic"} for s in seen)
 
 
-def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame):
+def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame, monkeypatch):
     """An option with ``analog_penalty`` reads, for each GPU of the model's training generations, how the model
     fitted without the held-out generation says that GPU differs from the new one (log ratio of its
-    predictions); it is scored like any other option, and an option that would also refit is refused."""
+    predictions); it is scored like any other option for a family of FAMILY_ANALOG_PENALTY (dropped for the
+    others), and an option that would also refit is refused."""
     from pipeweave import DataError
+    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY
+    from pipeweave.evaluation import FEW_SHOT_ANALOG_OPTIONS, FEW_SHOT_OPTIONS
+
+    assert FEW_SHOT_OPTIONS[-len(FEW_SHOT_ANALOG_OPTIONS) :] == FEW_SHOT_ANALOG_OPTIONS
+    assert "gemm" not in FAMILY_ANALOG_PENALTY
 
     shots = [0, 8]
     cases = {g: _GPUCase(frame[frame["gpu"] == g], shots, seed=0) for g in GPUS}
@@ -445,6 +453,8 @@ def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame):
         np.testing.assert_allclose(z[:, j], np.log(t_g * fitted.per_gpu_[g] / (t_l40s * fitted.all_)))
     gp = {"method": "gp", "length_scale": 2.0, "noise": 0.3, "linear": 0.0}
     opts = [{"method": "none"}, gp, {**gp, "analog_penalty": 1.0}]
+    assert len(few_shot_fold(frame, "ada", models, shots, cases=cases, options=opts)["inner"]["8"]) == 2
+    monkeypatch.setitem(FAMILY_ANALOG_PENALTY, "gemm", 1.0)  # these GEMM rows play a family the term is offered for
     out = few_shot_fold(frame, "ada", models, shots, cases=cases, options=opts)
     assert len(out["inner"]["8"]) == 3 and out["generation"]["8"]["mape"] < out["generation"]["0"]["mape"]
     with pytest.raises(DataError, match="cannot both refit and read analog GPUs"):
@@ -456,3 +466,24 @@ def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame):
             cases=cases,
             options=[opts[0], {**gp, "analog_penalty": 1.0, "refit_weight": 10.0}],
         )
+
+
+def test_band_coverage_fold_adds_calibrate_fits_default_analog_term(frame, monkeypatch):
+    """From ANALOG_MIN_LAUNCHES launches of a family of FAMILY_ANALOG_PENALTY, the band scoring calibrates as
+    `calibrate fit` does by default: with the analog term (hand-made launches, made-up latencies)."""
+    from pipeweave.calibrate import ANALOG_MIN_LAUNCHES, FAMILY_ANALOG_PENALTY, ResidualCorrection
+    from pipeweave.evaluation import band_coverage_fold
+
+    monkeypatch.setitem(FAMILY_ANALOG_PENALTY, "gemm", 1.0)  # these GEMM rows play such a family
+    rng = np.random.default_rng(5)
+    noisy = frame.assign(latency_us=frame["latency_us"] * np.exp(rng.normal(0, 0.15, len(frame))))
+    shots = (16, ANALOG_MIN_LAUNCHES)
+    models = _BaseModels(noisy, PerGPUEnvelopeTimes())
+    rows = band_coverage_fold(noisy, "ada", models, shots, label="gemm")
+    assert [r["analog_penalty"] for r in rows] == [0.0, 1.0] and {r["recipe"] for r in rows} == {"gp"}
+    case = _GPUCase(noisy[noisy["gpu"] == "L40S"], shots, 0)
+    base = models.predict(frozenset({"ada"}), case, "L40S")
+    gp = {"method": "gp", "length_scale": ResidualCorrection().length_scale, "noise": ResidualCorrection().noise}
+    analog = models.analog(frozenset({"ada"}), case, "L40S")
+    want = np.mean(case.errors(base, ANALOG_MIN_LAUNCHES, {**gp, "analog_penalty": 1.0}, analog))
+    assert rows[1]["mape"] == pytest.approx(float(want))
