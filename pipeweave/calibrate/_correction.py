@@ -151,6 +151,8 @@ class ResidualCorrection:
     analog_w_: np.ndarray = field(default_factory=lambda: np.zeros(0))
     analog_lo_: float = 0.0
     analog_hi_: float = 0.0
+    #: the analog term's mean over the measured launches (so ``mean_ + analog_mean_`` is the mean correction there)
+    analog_mean_: float = 0.0
     _chol: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def fit(self, frame: pd.DataFrame, residual: np.ndarray, *, band: bool = True) -> ResidualCorrection:
@@ -282,6 +284,7 @@ class ResidualCorrection:
         coordinates ``A`` (None: no analog term)."""
         self._chol = None
         self.analog_b_, self.analog_w_, self.analog_lo_, self.analog_hi_ = 0.0, np.zeros(0), 0.0, 0.0
+        self.analog_mean_ = 0.0
         if A is not None and self.method != "none" and len(r) >= 2:
             # ridge r ~ b + A w: the intercept free, the weights shrunk by analog_penalty
             X = np.column_stack([np.ones(len(r)), A])
@@ -291,6 +294,7 @@ class ResidualCorrection:
             part = X @ coef
             self.analog_b_, self.analog_w_ = float(coef[0]), coef[1:]
             self.analog_lo_, self.analog_hi_ = float(part.min()), float(part.max())
+            self.analog_mean_ = float(part.mean())
             r = r - part
         if self.method == "none" or len(r) == 0:
             self.mean_, self.lo_, self.hi_ = 0.0, 0.0, 0.0
@@ -418,6 +422,7 @@ class ResidualCorrection:
                     "analog_w": self.analog_w_.tolist(),
                     "analog_lo": self.analog_lo_,
                     "analog_hi": self.analog_hi_,
+                    "analog_mean": self.analog_mean_,
                 }
                 if self.analog_penalty > 0
                 else {}
@@ -439,6 +444,7 @@ class ResidualCorrection:
         c.analog_b_ = float(d.get("analog_b", 0.0))
         c.analog_w_ = np.asarray(d.get("analog_w", []), dtype=float)
         c.analog_lo_, c.analog_hi_ = float(d.get("analog_lo", 0.0)), float(d.get("analog_hi", 0.0))
+        c.analog_mean_ = float(d.get("analog_mean", 0.0))
         if len(c.analog_w_) not in (0, len(c.analog_gpus_)) or not np.isfinite(c.analog_w_).all():
             raise DataError(
                 f"calibration analog_w must hold one finite weight per analog GPU {list(c.analog_gpus_)}, "

@@ -23,8 +23,9 @@ families in the shared data (an FP32 GEMM's cuBLAS tile left blank: your GPU's l
 _FIT = """fit: measure the plan (e.g. `python -m pipeweave.measure plan.csv --out measured.csv` on the GPU),
 then fit: the base model's residuals log(measured / predicted) on the GPU are modelled per family
 as a constant plus a Gaussian process over the regime coordinates (method gp; scalar = constant
-only; fused MoE's also read its routing and shape, --regime generic turns that off), stored in
-the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The few-shot protocol
+only; fused MoE's also read its routing and shape, --regime generic turns that off; with 32+
+fused-MoE launches the GP first takes out how the model says the GPUs it trained on differ from this
+one, the analog GPUs, --analog-penalty), stored in the model file; `pipeweave predict --model FILE --gpu GPU` applies it. The few-shot protocol
 (`pipeweave evaluate --protocol few-shot`, experiments/few_shot) measures it, and found for GEMM
 with 32+ launches a base model retrained with them (refit) better still: train with the
 measurements as weighted profiles, then fit on that model (--model, last example).
@@ -541,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
     summary = ", ".join(
         f"{f}: {plural(cal.n_shots[f], 'launch')}, "
         f"{_chosen_note(c, args.method, borrows_band(base, band_model, spec.name, f))}{_coords_note(c)}"
-        f"mean correction x{math.exp(c.mean_):.3f}, " + _band_note(model, spec.name, f, band_model)
+        f"mean correction x{math.exp(c.mean_ + c.analog_mean_):.3f}, " + _band_note(model, spec.name, f, band_model)
         for f, c in cal.corrections.items()
     )
     print(f"wrote {path} (calibrated for {spec.name}; {summary})")

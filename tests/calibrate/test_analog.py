@@ -44,6 +44,7 @@ def test_the_analog_term_recovers_a_planted_mixture(rows):
     assert corr.analog_gpus_ == ("A100", "B200")
     np.testing.assert_allclose([corr.analog_b_, *corr.analog_w_], [0.1, 0.6, -0.3], atol=1e-4)
     np.testing.assert_allclose(corr.predict(frame), r, atol=1e-4)
+    assert corr.mean_ + corr.analog_mean_ == pytest.approx(r.mean())  # the mean correction on the launches
     # a larger penalty shrinks the weights toward 0 (the intercept is not penalized)
     heavy = ResidualCorrection(length_scale=2.0, noise=0.3, analog_penalty=100.0).fit(frame, r, band=False)
     assert np.abs(heavy.analog_w_).sum() < 0.5 * np.abs(corr.analog_w_).sum()
@@ -71,7 +72,7 @@ def test_round_trip_and_left_out_band(rows):
     assert len(corr.band_t_) and np.isfinite(corr.loo_mape_)  # 24 launches: a band from left-out errors
     back = ResidualCorrection.from_dict(corr.to_dict())
     np.testing.assert_allclose(back.predict(frame), corr.predict(frame))
-    assert back.analog_gpus_ == corr.analog_gpus_
+    assert back.analog_gpus_ == corr.analog_gpus_ and back.analog_mean_ == corr.analog_mean_
     bad = corr.to_dict() | {"analog_w": [1.0]}
     with pytest.raises(DataError, match="one finite weight per analog GPU"):
         ResidualCorrection.from_dict(bad)
