@@ -80,7 +80,8 @@ def render_md(summary: pd.DataFrame, command: str) -> str:
         "",
         f"Written by `{command}`. On every leave-one-generation-out fold each held-out GPU is calibrated as "
         "`pipeweave calibrate fit` does by default (Gaussian-process residual correction, length scale 4, noise "
-        "0.3) on the launches the plan picks among its measured rows, and scored on its measured launches that "
+        "0.3; for fused MoE from 32 launches after the analog-GPU term, penalty 1, since session 43) on the "
+        "launches the plan picks among its measured rows, and scored on its measured launches that "
         "no shot count picked (the rows of `experiments/few_shot`). The band is the one `pipeweave predict "
         '--interval` prints on the calibrated GPU (`band == "calibrated"`): the left-out errors of the measured '
         "launches, scaled by the correction's uncertainty at each launch. Zero-shot models: the `pipeweave` "
