@@ -43,6 +43,14 @@ default from :data:`pipeweave.calibrate.ANALOG_MIN_LAUNCHES` = 32 launches) and
 :data:`pipeweave.evaluation.FEW_SHOT_ANALOG_OPTIONS` in the protocol's options for fused MoE; the seed-0 run of this
 screen is the committed report's fused-MoE run (same options, seed and code path).
 
+Decode attention (session 43, after the adoption; rule written before its runs): the same confirmatory rule on
+each of plan seeds 0 and 1 (best analog option below the best other one in at least 7 of the 8 inner cells at 32
+and 128 shots, by more than 0.2 points on average at 32 shots); if both seeds pass, decode attention joins
+``FAMILY_ANALOG_PENALTY`` (penalty 1). The screen offers the analog options to the families it runs (this process
+only). Seed 0: 0 of 8 cells at 32 and 128 shots, by -1.06 points at 32 (the refit options are ahead everywhere but
+two 8-shot cells); seed 1: 0 of 8, by -1.16. Not adopted: decode attention's shots are worth more as refit
+training rows.
+
 Usage: ``python experiments/few_shot/analog_screen.py --families gemm_bf16 fused_moe_bf16 --out /tmp/fs_analog``.
 """
 
@@ -126,6 +134,11 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
 
 def main() -> None:
     args = screen_arguments(__doc__.split("\n")[0], seed=True).parse_args()
+    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY
+    from pipeweave.evaluation import EVAL_FAMILIES
+
+    for label_ in args.families:  # the protocol offers the analog options to the screened families (this run only)
+        FAMILY_ANALOG_PENALTY.setdefault(EVAL_FAMILIES[label_][0], 1.0)
     committed = json.loads((HERE / "results.json").read_text())  # as committed before the run
     t0 = time.perf_counter()
     base = tuple(o for o in FEW_SHOT_OPTIONS if not _is_analog(o))
