@@ -56,13 +56,12 @@ Usage: ``python experiments/few_shot/analog_screen.py --families gemm_bf16 fused
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
-from screens import HERE, cells, held_out_cells, label, render_records, screen_arguments, write_records
+from screens import cells, held_out_cells, label, render_records, run_screen, screen_arguments, write_records
 
-from pipeweave.evaluation import FEW_SHOT_ANALOG_OPTIONS, FEW_SHOT_OPTIONS, run_few_shot
+from pipeweave.evaluation import FEW_SHOT_ANALOG_OPTIONS, FEW_SHOT_OPTIONS
 
 #: the analog options screened (the protocol's own since session 43, offered for fused MoE only)
 ANALOG_OPTIONS: tuple[dict, ...] = FEW_SHOT_ANALOG_OPTIONS
@@ -139,17 +138,8 @@ def main() -> None:
 
     for label_ in args.families:  # the protocol offers the analog options to the screened families (this run only)
         FAMILY_ANALOG_PENALTY.setdefault(EVAL_FAMILIES[label_][0], 1.0)
-    committed = json.loads((HERE / "results.json").read_text())  # as committed before the run
-    t0 = time.perf_counter()
     base = tuple(o for o in FEW_SHOT_OPTIONS if not _is_analog(o))
-    report = run_few_shot(
-        families=args.families,
-        out=args.out,
-        cache_dir=args.cache_dir,
-        options=(*base, *ANALOG_OPTIONS),
-        seed=args.seed,
-        plots=False,
-    )
+    report, committed, t0 = run_screen(args, (*base, *ANALOG_OPTIONS))
     cmd = "python experiments/few_shot/analog_screen.py --families " + " ".join(args.families)
     cmd += f" --seed {args.seed}" if args.seed else ""
     rows = {f"{fam}.seed{args.seed}": r for fam, r in summarize(report, committed).items()}

@@ -44,14 +44,21 @@ used to choose. The protocol's own report of this run goes to ``--out`` (not the
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
-from screens import GENERIC_OPTIONS, HERE, cells, held_out_cells, label, render_records, screen_arguments, write_records
+from screens import (
+    GENERIC_OPTIONS,
+    cells,
+    held_out_cells,
+    label,
+    render_records,
+    run_screen,
+    screen_arguments,
+    write_records,
+)
 
 from pipeweave.calibrate import REGIME_FEATURES
-from pipeweave.evaluation import run_few_shot
 
 #: extended coordinate sets: name -> (feature -> scale of one unit)
 REGIMES: dict[str, dict[str, float]] = {
@@ -163,16 +170,7 @@ def main() -> None:
     ap.add_argument("--sets", nargs="+", choices=list(REGIMES), help="extended sets (default: FAMILY_SETS)")
     args = ap.parse_args()
     extra = _options_over(args.sets) if args.sets else extra_options(args.families)
-    committed = json.loads((HERE / "results.json").read_text())  # as committed before the run (see render)
-    t0 = time.perf_counter()
-    report = run_few_shot(
-        families=args.families,
-        out=args.out,
-        cache_dir=args.cache_dir,
-        options=(*GENERIC_OPTIONS, *extra),
-        seed=args.seed,
-        plots=False,
-    )
+    report, committed, t0 = run_screen(args, (*GENERIC_OPTIONS, *extra))  # committed: as before the run (see render)
     cmd = "python experiments/few_shot/regime_screen.py --families " + " ".join(args.families)
     cmd += f" --seed {args.seed}" if args.seed else ""
     cmd += (" --sets " + " ".join(args.sets)) if args.sets else ""

@@ -39,6 +39,26 @@ def screen_arguments(description: str, *, seed: bool = False) -> argparse.Argume
     return ap
 
 
+def run_screen(args: argparse.Namespace, options: tuple[dict, ...]) -> tuple[dict, dict, float]:
+    """Run the few-shot protocol with ``options`` on the screen's ``args`` (families, out, cache dir, seed when the
+    screen takes one): ``(report, the committed report as it stood before the run, start time)``."""
+    import time
+
+    from pipeweave.evaluation import run_few_shot
+
+    committed = json.loads((HERE / "results.json").read_text())
+    t0 = time.perf_counter()
+    report = run_few_shot(
+        families=args.families,
+        out=args.out,
+        cache_dir=args.cache_dir,
+        options=options,
+        seed=getattr(args, "seed", 0),
+        plots=False,
+    )
+    return report, committed, t0
+
+
 def held_out_cells(row: dict) -> str:
     """The last two cells of a screen's table row: the held-out MAPE and the committed report's (blank: none)."""
     old = row["held_out_committed"]
