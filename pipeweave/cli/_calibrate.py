@@ -260,6 +260,22 @@ def _note_family_plan(per_family: dict, n: int, regime: str) -> None:
     )
 
 
+def _note_analog_launches(per_family: dict, n: int) -> None:
+    """A plan of fewer than ``ANALOG_MIN_LAUNCHES`` launches of a family whose calibration adds the analog-GPU term
+    from that many: say so (the term was measured better from 32 launches, not at 8)."""
+    from ..calibrate import ANALOG_MIN_LAUNCHES, FAMILY_ANALOG_PENALTY
+
+    short = sorted(str(f) for f in per_family if str(f) in FAMILY_ANALOG_PENALTY)
+    if n >= ANALOG_MIN_LAUNCHES or not short:
+        return
+    print(
+        f"note: with {ANALOG_MIN_LAUNCHES} or more launches of {' and '.join(short)}, `calibrate fit` also reads how "
+        "the model says its trained GPUs differ from this one (analog GPUs; better inside the few-shot protocol's "
+        "training generations from 32 launches, not at 8: experiments/few_shot/analog_screen.md)",
+        file=sys.stderr,
+    )
+
+
 def _note_short_families(cand: pd.DataFrame, plan: pd.DataFrame, n: int) -> None:
     """A note for each family with fewer than ``n`` distinct launches: how many the plan took, and why not all
     candidates (launches with the same regime coordinates count once: measuring both teaches the same thing)."""
@@ -467,6 +483,7 @@ def run(args: argparse.Namespace) -> int:
             f"(from {len(cand):,} candidates)"
         )
         _note_family_plan(per, args.n, args.regime)
+        _note_analog_launches(per, args.n)
         from ..measure import MEASURABLE_FAMILIES
 
         other = sorted({str(f) for f in per} - set(MEASURABLE_FAMILIES))

@@ -194,6 +194,19 @@ def test_calibrate_plan_suggests_the_family_plan_for_a_handful_of_fused_moe_laun
         assert rc == 0 and "--regime family" not in err, extra
 
 
+def test_calibrate_plan_says_when_fused_moe_launches_are_too_few_for_the_analog_term(tmp_path, capsys):
+    """Fewer than ANALOG_MIN_LAUNCHES fused-MoE launches: a note says that many enable the analog-GPU term of
+    `calibrate fit`; that many, or GEMM alone (no analog term by default): no note."""
+    from pipeweave.calibrate import ANALOG_MIN_LAUNCHES
+
+    out = str(tmp_path / "plan.csv")
+    rc, _, err = _run(capsys, *PLAN, "--families", "fused_moe", "--n", "8", "--out", out)
+    assert rc == 0 and f"with {ANALOG_MIN_LAUNCHES} or more launches of fused_moe" in err and "analog GPUs" in err
+    for extra in (["--families", "fused_moe", "--n", str(ANALOG_MIN_LAUNCHES)], ["--families", "gemm", "--n", "8"]):
+        rc, _, err = _run(capsys, *PLAN, *extra, "--out", out)
+        assert rc == 0 and "analog GPUs" not in err, extra
+
+
 # 12. fixes name the command line, and a missing kernel file comes before a missing --config
 def test_spec_file_fix_names_the_gpus_command(tmp_path, capsys):
     spec = tmp_path / "mine.toml"
