@@ -17,6 +17,8 @@ from ._analog import (
     analog_matrix,
     asked_on,
     default_analog_penalty,
+    trained_gpus,
+    with_analogs,
 )
 from ._correction import (
     AUTO_CANDIDATES,
@@ -55,6 +57,8 @@ __all__ = [
     "ANALOG_PREFIX",
     "FAMILY_ANALOG_PENALTY",
     "default_analog_penalty",
+    "trained_gpus",
+    "with_analogs",
     "analog_columns",
     "analog_gpus",
     "analog_matrix",

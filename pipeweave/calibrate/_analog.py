@@ -38,6 +38,8 @@ __all__ = [
     "analog_matrix",
     "asked_on",
     "default_analog_penalty",
+    "trained_gpus",
+    "with_analogs",
 ]
 
 #: prefix of the frame columns that hold the analog coordinates z_g (one column per analog GPU ``g``)
@@ -61,23 +63,36 @@ def default_analog_penalty(family: str, n_launches: int) -> float:
 
 
 def analog_gpus(model: Any, family: str, gpu: str) -> list[str]:
-    """The GPUs ``model`` trained ``family`` on (its error bands' ``seen_gpus`` record when it has one, else
-    every training GPU), by catalog name, sorted, without ``gpu`` itself: the analogs of a calibration of ``gpu``."""
-    bands = getattr(model, "error_bands_", None) or {}
-    seen = (bands.get("seen_gpus") or {}).get(family)
-    names = seen if seen is not None else getattr(model, "gpus_", ())
-    return sorted({_canonical(g) for g in names} - {_canonical(gpu)})
+    """The GPUs ``model`` trained ``family`` on (:func:`trained_gpus`), sorted, without ``gpu`` itself: the analogs of
+    a calibration of ``gpu``."""
+    return sorted(trained_gpus(model, family) - {canonical_gpu(gpu)})
 
 
-def _canonical(name: Any) -> str:
-    """The catalog name of ``name`` (an alias such as "H100" is H100-SXM); a name the catalog lacks as it is."""
-    from .._errors import PipeweaveError
-    from ..hardware import resolve_gpu_name
+def trained_gpus(model: Any, family: str) -> set[str]:
+    """The catalog names of the GPUs fitted ``model`` has training rows of ``family`` on: its error bands' record
+    (``seen_gpus``, per family) when it has one, else every training GPU; none for a family it never trained."""
+    known = getattr(model, "families_", None)
+    if known is not None and family not in known:  # a family it never trained on has no rows on any GPU
+        return set()
+    seen = (getattr(model, "error_bands_", None) or {}).get("seen_gpus", {})
+    names = seen[family] if family in seen else getattr(model, "gpus_", ())
+    return {canonical_gpu(g) for g in names}
 
+
+def canonical_gpu(name: Any, gpus: Mapping[str, GPUSpec] | None = None) -> str:
+    """The catalog name of GPU ``name`` (an alias, a device string, a GPUSpec), or ``name`` itself when it
+    names a spec in ``gpus`` or no catalog GPU (a spec-file GPU keeps its own name)."""
+    from ..hardware import GPUSpec, resolve_gpu_name
+
+    if isinstance(name, GPUSpec):
+        return name.name
+    text = str(name)
+    if gpus and text in gpus:
+        return text
     try:
-        return str(resolve_gpu_name(str(name)))
-    except PipeweaveError:
-        return str(name)
+        return resolve_gpu_name(text)
+    except Exception:  # noqa: BLE001 - not a catalog GPU: a spec-file name, kept as given
+        return text
 
 
 def asked_on(rows: pd.DataFrame, gpu: str, gpus: Mapping[str, GPUSpec] | None = None) -> pd.DataFrame:
@@ -126,12 +141,26 @@ def analog_matrix(
     return out
 
 
-def analog_columns(matrix: np.ndarray, analogs: Sequence[str], index: pd.Index | None = None) -> pd.DataFrame:
-    """The analog coordinates as frame columns (``ANALOG_PREFIX + gpu``), to join to featurized rows."""
+def analog_columns(matrix: np.ndarray, analogs: Sequence[str]) -> pd.DataFrame:
+    """The analog coordinates as frame columns (``ANALOG_PREFIX + gpu``), to join to featurized rows
+    (:func:`with_analogs`)."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2 or m.shape[1] != len(analogs):
         raise DataError(
             f"the analog matrix must have one column per analog GPU ({len(analogs)}), got shape {shown(m.shape)}",
             hint="build it with pipeweave.calibrate.analog_matrix",
         )
-    return pd.DataFrame(m, columns=[ANALOG_PREFIX + str(g) for g in analogs], index=index)
+    return pd.DataFrame(m, columns=[ANALOG_PREFIX + str(g) for g in analogs])
+
+
+def with_analogs(rows: pd.DataFrame, matrix: np.ndarray, analogs: Sequence[str]) -> pd.DataFrame:
+    """``rows`` (re-indexed 0..n-1) with the analog coordinates ``matrix`` (rows x ``analogs``) as their
+    :func:`analog_columns`, in place of any columns of those names the rows had."""
+    cols = analog_columns(matrix, analogs)
+    if len(cols) != len(rows):
+        raise DataError(
+            f"the analog matrix has {len(cols)} rows for {len(rows)} launches",
+            hint="build it with pipeweave.calibrate.analog_matrix on the same rows",
+        )
+    kept = rows.drop(columns=[c for c in cols.columns if c in rows.columns]).reset_index(drop=True)
+    return pd.concat([kept, cols], axis=1)

@@ -223,16 +223,16 @@ class ResidualCorrection:
                 raise DataError(
                     f"analog_penalty={shown(self.analog_penalty)} needs the analog coordinates, and the rows have no "
                     f"{ANALOG_PREFIX!r} column",
-                    hint="join pipeweave.calibrate.analog_columns(analog_matrix(model, rows, base_us, analogs), "
-                    "analogs) to the rows, or set analog_penalty=0",
+                    hint="join them with pipeweave.calibrate.with_analogs(rows, analog_matrix(model, rows, base_us, "
+                    "analogs), analogs), or set analog_penalty=0",
                 )
         cols = [ANALOG_PREFIX + g for g in self.analog_gpus_]
         missing = [c for c in cols if c not in frame.columns]
         if missing:
             raise DataError(
                 f"the correction reads the analog GPUs {list(self.analog_gpus_)} and the rows lack {missing}",
-                hint="predict through the calibrated model (it adds them), or join "
-                "pipeweave.calibrate.analog_columns(...) for these GPUs",
+                hint="predict through the calibrated model (it adds them), or join them with "
+                "pipeweave.calibrate.with_analogs(...) for these GPUs",
             )
         A = frame[cols].to_numpy(dtype=float)
         return np.nan_to_num(A, nan=0.0, posinf=0.0, neginf=0.0)
@@ -384,12 +384,9 @@ class ResidualCorrection:
         """Correction c(z) (log units) for featurized rows (with the analog columns when the correction has an
         analog term)."""
         A = self._analog_matrix(frame) if len(self.analog_w_) else None
-        if not len(self.alpha_):
-            out = np.clip(np.full(len(frame), self.mean_), self.lo_, self.hi_)
-            if A is not None:
-                out += np.clip(self.analog_b_ + A @ self.analog_w_, self.analog_lo_, self.analog_hi_)
-            return out
-        return self._predict_scaled(regime_matrix(frame, self.features) / self.length_scale, A)
+        # the regime coordinates only where the GP has measured launches to compare them with
+        Z = regime_matrix(frame, self.features) / self.length_scale if len(self.alpha_) else np.zeros((len(frame), 0))
+        return self._predict_scaled(Z, A)
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         K = np.exp(-0.5 * _sqdist(A, B))
@@ -526,9 +523,9 @@ class GPUCalibration:
 
         A correction with an analog term reads how ``model`` (the uncalibrated model) predicts each row on its
         analog GPUs against ``base_us`` (its prediction on this GPU, us): both are then required, unless the
-        frame already holds the analog columns (:func:`~pipeweave.calibrate.analog_columns`).
+        frame already holds the analog columns (:func:`~pipeweave.calibrate.with_analogs`).
         """
-        from ._analog import analog_columns, analog_matrix
+        from ._analog import analog_matrix, with_analogs
 
         out = np.zeros(len(frame))
         on_gpu = self._on_gpu(frame)
@@ -551,13 +548,7 @@ class GPUCalibration:
                 A = analog_matrix(
                     model, rows, np.asarray(base_us, dtype=float)[m], corr.analog_gpus_, gpus=gpus, data=data
                 )
-                rows = pd.concat(
-                    [
-                        rows.drop(columns=[c for c in needed if c in rows.columns]).reset_index(drop=True),
-                        analog_columns(A, corr.analog_gpus_),
-                    ],
-                    axis=1,
-                )
+                rows = with_analogs(rows, A, corr.analog_gpus_)
             out[m] = corr.predict(rows)
         return out
 

@@ -11,7 +11,14 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DataError
-from ._analog import analog_columns, analog_gpus, analog_matrix, default_analog_penalty
+from ._analog import (
+    analog_gpus,
+    analog_matrix,
+    canonical_gpu,
+    default_analog_penalty,
+    trained_gpus,
+    with_analogs,
+)
 from ._correction import (
     DEFAULT_LENGTH_SCALE,
     DEFAULT_NOISE,
@@ -164,10 +171,10 @@ def _note_timing_conventions(measured: pd.DataFrame) -> None:
 def _with_analogs(
     model: Any, rows: pd.DataFrame, base_us: np.ndarray, analogs: Sequence[str], gpus: Mapping[str, GPUSpec] | None
 ) -> pd.DataFrame:
-    """``rows`` (index 0..n-1) joined with their analog coordinates under ``model`` (unchanged without analogs)."""
+    """``rows`` joined with their analog coordinates under ``model`` (unchanged without analogs)."""
     if not analogs:
         return rows
-    return pd.concat([rows, analog_columns(analog_matrix(model, rows, base_us, analogs, gpus=gpus), analogs)], axis=1)
+    return with_analogs(rows, analog_matrix(model, rows, base_us, analogs, gpus=gpus), analogs)
 
 
 def _usable_gpus(names: Sequence[str], gpus: Mapping[str, GPUSpec] | None = None) -> list[str]:
@@ -187,35 +194,11 @@ def _usable_gpus(names: Sequence[str], gpus: Mapping[str, GPUSpec] | None = None
     return out
 
 
-def _canonical_gpu(name: Any, gpus: Mapping[str, GPUSpec] | None = None) -> str:
-    """The catalog name of GPU ``name`` (an alias, a device string, a GPUSpec), or ``name`` itself when it
-    names a spec in ``gpus`` or no catalog GPU (a spec-file GPU keeps its own name)."""
-    from ..hardware import GPUSpec, resolve_gpu_name
-
-    if isinstance(name, GPUSpec):
-        return name.name
-    text = str(name)
-    if gpus and text in gpus:
-        return text
-    try:
-        return resolve_gpu_name(text)
-    except Exception:  # noqa: BLE001 - not a catalog GPU: a spec-file name, kept as given
-        return text
-
-
 def trained_on(model: Any, gpu: str, family: str) -> bool:
     """Whether fitted ``model`` has training rows of ``family`` on ``gpu`` (a catalog name or an alias): the
     error bands' record of it (``seen_gpus``, per family) when the model has bands, else any training row on
-    ``gpu``."""
-    gpu = _canonical_gpu(gpu)
-    known = getattr(model, "families_", None)
-    if known is not None and family not in known:  # a family it never trained on has no rows on any GPU
-        return False
-    bands = getattr(model, "error_bands_", None) or {}
-    seen = bands.get("seen_gpus", {})
-    if family in seen:
-        return gpu in {_canonical_gpu(g) for g in seen[family]}
-    return gpu in {_canonical_gpu(g) for g in getattr(model, "gpus_", ())}
+    ``gpu`` (:func:`~pipeweave.calibrate.trained_gpus`)."""
+    return canonical_gpu(gpu) in trained_gpus(model, family)
 
 
 def borrows_band(model: Any, band_model: Any, gpu: str, family: str) -> bool:
@@ -290,13 +273,13 @@ def calibrate_model(
             f"measured must be a DataFrame of measured rows, got {type(measured).__name__}",
             hint="read them with pipeweave.profiles.read_profiles(path)",
         )
-    gpu = _canonical_gpu(gpu, gpus)  # "NVIDIA L40" calibrates L40, the name predictions look it up by
+    gpu = canonical_gpu(gpu, gpus)  # "NVIDIA L40" calibrates L40, the name predictions look it up by
     if not (gpus and gpu in gpus):
         from ..hardware import get_gpu
 
         get_gpu(gpu)  # an unknown name is named as such (with close names), not as rows on "other" GPUs
     if "gpu" in measured.columns:
-        names = {n: _canonical_gpu(n, gpus) for n in pd.unique(measured["gpu"].astype(str))}
+        names = {n: canonical_gpu(n, gpus) for n in pd.unique(measured["gpu"].astype(str))}
         g = measured["gpu"].astype(str).map(names)
     else:
         g = pd.Series(gpu, index=measured.index)

@@ -153,21 +153,19 @@ class _GPUCase:
         base_pred: np.ndarray,
         shots: int,
         option: dict[str, Any],
-        analog: tuple[np.ndarray, list[str]] | None = None,
+        rows: pd.DataFrame | None = None,
     ) -> np.ndarray:
-        """APE (%) of the scored rows after calibrating on ``shots`` planned launches with ``option``;
-        ``analog``: (rows x analog GPUs matrix of the analog coordinates, the GPUs) for an option with an
-        ``analog_penalty``."""
-        from ..calibrate import ResidualCorrection, analog_columns
+        """APE (%) of the scored rows after calibrating on ``shots`` planned launches with ``option``; ``rows``: the
+        case's asked rows with their analog columns (:meth:`_BaseModels.analog_rows`) for an option with an
+        ``analog_penalty`` (default: the asked rows)."""
+        from ..calibrate import ResidualCorrection
 
         if shots == 0 or option.get("method") == "none":
             return ape(base_pred[self.score], self.lat[self.score])
         plan = self.plans[shots]
         r = np.log(self.lat[plan] / base_pred[plan])
-        rows, score_rows = self.asked, self.score_rows
-        if option.get("analog_penalty") and analog is not None:
-            rows = pd.concat([self.asked.reset_index(drop=True), analog_columns(*analog)], axis=1)
-            score_rows = rows.loc[self.score]
+        score_rows = self.score_rows if rows is None else rows.loc[self.score]
+        rows = self.asked if rows is None else rows
         corr = ResidualCorrection(**_correction_settings(option, self.family)).fit(rows.iloc[plan], r, band=False)
         pred = np.maximum(base_pred[self.score] * np.exp(corr.predict(score_rows)), self.t_lower[self.score])
         return ape(pred, self.lat[self.score])
@@ -190,6 +188,7 @@ class _BaseModels:
         self._preds: dict[tuple[frozenset[str], str], np.ndarray] = {}
         self._refits: dict[tuple, dict[str, np.ndarray]] = {}
         self._analogs: dict[tuple[frozenset[str], str], np.ndarray] = {}
+        self._analog_rows: dict[tuple[frozenset[str], str], pd.DataFrame] = {}
 
     def predict(self, without: frozenset[str], case: _GPUCase, gpu: str) -> np.ndarray:
         """Latency (us) of ``case``'s rows by the model fitted without the generations ``without``."""
@@ -246,6 +245,15 @@ class _BaseModels:
                 cols.append(z)
             self._analogs[key] = np.column_stack(cols) if cols else np.zeros((len(case.rows), 0))
         return self._analogs[key], analogs
+
+    def analog_rows(self, without: frozenset[str], case: _GPUCase, gpu: str) -> pd.DataFrame:
+        """``case``'s asked rows with their analog columns (:meth:`analog`), joined once per (model, GPU)."""
+        from ..calibrate import with_analogs
+
+        key = (without, gpu)
+        if key not in self._analog_rows:
+            self._analog_rows[key] = with_analogs(case.asked, *self.analog(without, case, gpu))
+        return self._analog_rows[key]
 
     def can_refit(self) -> bool:
         """Whether the estimator's ``fit`` takes ``sample_weight`` (needed by the refit options)."""
@@ -320,7 +328,7 @@ def _option_errors(
         preds = models.refit_predict(without, cases, shots, float(option["refit_weight"]))
     use_analogs = shots > 0 and bool(option.get("analog_penalty")) and option.get("method") != "none"
     return {
-        g: c.errors(preds[g], shots, option, models.analog(without, c, g) if use_analogs else None)
+        g: c.errors(preds[g], shots, option, models.analog_rows(without, c, g) if use_analogs else None)
         for g, c in cases.items()
     }
 
@@ -706,7 +714,7 @@ def band_coverage_fold(
     ``calibrate fit`` does with a band model). Without the refit, a family and shot count for which ``calibrate
     fit`` adds the analog-GPU term by default (:func:`~pipeweave.calibrate.default_analog_penalty`) gets it, read
     from the zero-shot model (column ``analog_penalty``); the refit recipe is scored without it."""
-    from ..calibrate import ResidualCorrection, analog_columns, default_analog_penalty, regime_features
+    from ..calibrate import ResidualCorrection, default_analog_penalty, regime_features
 
     gen, gpu_col = frame["generation"].astype(str), frame["gpu"].astype(str)
     without = frozenset({held_out})
@@ -722,9 +730,7 @@ def band_coverage_fold(
             penalty = default_analog_penalty(case.family, n) if refit_weight is None else 0.0
             rows, score_rows = case.asked, case.score_rows
             if penalty > 0:  # calibrate fit's default analog term for the family
-                rows = pd.concat(
-                    [case.asked.reset_index(drop=True), analog_columns(*models.analog(without, case, gpu))], axis=1
-                )
+                rows = models.analog_rows(without, case, gpu)
                 score_rows = rows.loc[case.score]
             corr = ResidualCorrection(features=coords, analog_penalty=penalty).fit(
                 rows.iloc[plan], np.log(case.lat[plan] / base[plan])

@@ -18,6 +18,7 @@ from pipeweave.calibrate import (
     analog_matrix,
     asked_on,
     calibrate_model,
+    with_analogs,
 )
 from pipeweave.model import ensure_features
 
@@ -33,7 +34,7 @@ def rows():
     rng = np.random.default_rng(0)
     feats = ensure_features(_gemm(np.round(2 ** rng.uniform(7, 13, 24))))
     z = np.column_stack([rng.normal(0, 0.3, 24), rng.normal(0, 0.3, 24)])
-    return pd.concat([feats.reset_index(drop=True), analog_columns(z, ["A100", "B200"])], axis=1), z
+    return with_analogs(feats, z, ["A100", "B200"]), z
 
 
 def test_the_analog_term_recovers_a_planted_mixture(rows):
@@ -108,6 +109,11 @@ def test_analog_matrix_reads_the_models_ratio_between_gpus():
         analog_matrix(PerGPU(), launches, np.ones(3), ["A100"])
     with pytest.raises(DataError, match="one column per analog GPU"):
         analog_columns(z, ["A100"])
+    joined = with_analogs(with_analogs(launches, z, ["A100", "H100"]), z + 1.0, ["A100", "H100"])
+    assert list(joined.columns).count(ANALOG_PREFIX + "A100") == 1  # joined again: replaced, not repeated
+    np.testing.assert_allclose(joined[ANALOG_PREFIX + "A100"], z[:, 0] + 1.0)
+    with pytest.raises(DataError, match="2 rows for 1 launches"):
+        with_analogs(launches.iloc[:1], z, ["A100", "H100"])
 
 
 @pytest.fixture(scope="module")

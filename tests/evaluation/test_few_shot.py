@@ -484,6 +484,6 @@ def test_band_coverage_fold_adds_calibrate_fits_default_analog_term(frame, monke
     case = _GPUCase(noisy[noisy["gpu"] == "L40S"], shots, 0)
     base = models.predict(frozenset({"ada"}), case, "L40S")
     gp = {"method": "gp", "length_scale": ResidualCorrection().length_scale, "noise": ResidualCorrection().noise}
-    analog = models.analog(frozenset({"ada"}), case, "L40S")
+    analog = models.analog_rows(frozenset({"ada"}), case, "L40S")
     want = np.mean(case.errors(base, ANALOG_MIN_LAUNCHES, {**gp, "analog_penalty": 1.0}, analog))
     assert rows[1]["mape"] == pytest.approx(float(want))
