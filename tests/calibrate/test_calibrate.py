@@ -82,16 +82,6 @@ def test_regime_matrix_needs_features():
         regime_matrix(_gemm([128]))
 
 
-@pytest.fixture(scope="module")
-def base_model():
-    from pipeweave.model import PipeweaveRegressor
-
-    rows = _gemm([256, 512, 1024, 2048, 4096, 8192] * 2)
-    rows["gpu"] = ["A100"] * 6 + ["H100"] * 6
-    rows["latency_us"] = [9.0, 14.0, 40.0, 230.0, 1700.0, 13000.0, 7.0, 10.0, 22.0, 110.0, 800.0, 6000.0]
-    return PipeweaveRegressor(n_estimators=5).fit(rows)
-
-
 def test_calibrated_model_round_trip(tmp_path, base_model):
     from pipeweave.model import load_model, save_model
 
