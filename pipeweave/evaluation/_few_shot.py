@@ -14,7 +14,8 @@ On every leave-one-generation-out fold of an evaluation family:
 The calibration method and its settings (none / per-GPU scalar / Gaussian-process residual with
 a grid of length scales and noise ratios; or *refit*: the model retrained with the shots as
 training rows of weight ``refit_weight`` each, optionally followed by the residual GP; for fused MoE also the GP
-after the analog-GPU term, :data:`ANALOG_OPTIONS`; :data:`OPTIONS`) are chosen per shot count **inside
+after the analog-GPU term, :data:`ANALOG_OPTIONS`; :data:`OPTIONS`; an option may also combine a refit with the
+analog term, whose coordinates are then the refitted model's) are chosen per shot count **inside
 the training generations**: each training generation in turn plays the new GPU (base model
 fitted on the other training generations, shots planned and scored the same way), and the
 option with the lowest mean MAPE over those inner folds is used on the held-out generation.
@@ -189,6 +190,10 @@ class _BaseModels:
         self._refits: dict[tuple, dict[str, np.ndarray]] = {}
         self._analogs: dict[tuple[frozenset[str], str], np.ndarray] = {}
         self._analog_rows: dict[tuple[frozenset[str], str], pd.DataFrame] = {}
+        # refitted models and their cases' rows with analog columns: kept for one (model, shot count) pass only
+        # (:meth:`release_refits`), each frame being as large as a case's featurized rows
+        self._refit_models: dict[tuple, Any] = {}
+        self._refit_analog_rows: dict[tuple, pd.DataFrame] = {}
 
     def predict(self, without: frozenset[str], case: _GPUCase, gpu: str) -> np.ndarray:
         """Latency (us) of ``case``'s rows by the model fitted without the generations ``without``."""
@@ -224,7 +229,7 @@ class _BaseModels:
         generations it trained on, as a calibration of a GPU the model never saw would read them."""
         from ..calibrate import analog_matrix
 
-        analogs = sorted(set(self.frame.loc[~np.isin(self.gen, list(without)), "gpu"].astype(str)) - {gpu})
+        analogs = self._analog_gpus(without, gpu)
         key = (without, gpu)
         if key not in self._analogs:
             base = self.predict(without, case, gpu)
@@ -245,6 +250,10 @@ class _BaseModels:
                 cols.append(z)
             self._analogs[key] = np.column_stack(cols) if cols else np.zeros((len(case.rows), 0))
         return self._analogs[key], analogs
+
+    def _analog_gpus(self, without: frozenset[str], gpu: str) -> list[str]:
+        """The analogs of ``gpu`` for the models fitted without ``without``: the GPUs of the other generations."""
+        return sorted(set(self.frame.loc[~np.isin(self.gen, list(without)), "gpu"].astype(str)) - {gpu})
 
     def analog_rows(self, without: frozenset[str], case: _GPUCase, gpu: str) -> pd.DataFrame:
         """``case``'s asked rows with their analog columns (:meth:`analog`), joined once per (model, GPU)."""
@@ -287,9 +296,34 @@ class _BaseModels:
             )  # shots are not training rows
             model = clone(est).fit(rows, sample_weight=w, **held)
             self._refits[key] = {g: np.asarray(model.predict(c.asked), dtype=float) for g, c in cases.items()}
+            self._refit_models[key] = model
             if self.progress is not None:
                 self.progress.update()
         return self._refits[key]
+
+    def refit_analog_rows(
+        self, without: frozenset[str], cases: dict[str, _GPUCase], shots: int, weight: float, gpu: str
+    ) -> pd.DataFrame:
+        """``cases[gpu]``'s asked rows with the analog columns of the model refitted with the shots
+        (:meth:`refit_predict`): z_g = log(refitted model on analog g / refitted model on ``gpu``), the analogs being
+        the training generations' GPUs (:meth:`analog`), so the refit's own view of the trained GPUs."""
+        from ..calibrate import analog_matrix, with_analogs
+
+        key = (without, tuple(sorted(cases)), shots, float(weight))
+        base = self.refit_predict(without, cases, shots, weight)[gpu]
+        if (*key, gpu) not in self._refit_analog_rows:
+            if key not in self._refit_models:  # released: fit it again (a pass asks for its refits before releasing)
+                self._refits.pop(key, None)
+                base = self.refit_predict(without, cases, shots, weight)[gpu]
+            analogs = self._analog_gpus(without, gpu)
+            matrix = analog_matrix(self._refit_models[key], cases[gpu].asked, base, analogs)
+            self._refit_analog_rows[(*key, gpu)] = with_analogs(cases[gpu].asked, matrix, analogs)
+        return self._refit_analog_rows[(*key, gpu)]
+
+    def release_refits(self) -> None:
+        """Drop the refitted models and their analog rows (their predictions stay cached)."""
+        self._refit_models.clear()
+        self._refit_analog_rows.clear()
 
 
 def _uncapped(estimator: Any) -> tuple[Any, int | None, int]:
@@ -317,20 +351,21 @@ def _option_errors(
     option: dict[str, Any],
 ) -> dict[str, np.ndarray]:
     """APE (%) of the scored rows of each case (one generation's GPUs) under one calibration option:
-    ``base`` (zero-shot predictions per GPU), or for a refit option the model refitted with the shots."""
+    ``base`` (zero-shot predictions per GPU), or for a refit option the model refitted with the shots; an option with
+    ``analog_penalty`` reads the analog coordinates of the model it corrects (the refitted one after a refit)."""
     preds = base
-    if shots > 0 and option.get("refit_weight"):
-        if option.get("analog_penalty"):
-            raise DataError(
-                f"a few-shot option cannot both refit and read analog GPUs, got {shown(option)}",
-                hint="drop refit_weight or analog_penalty",
-            )
-        preds = models.refit_predict(without, cases, shots, float(option["refit_weight"]))
+    refit = float(option.get("refit_weight") or 0.0) if shots > 0 else 0.0
+    if refit:
+        preds = models.refit_predict(without, cases, shots, refit)
     use_analogs = shots > 0 and bool(option.get("analog_penalty")) and option.get("method") != "none"
-    return {
-        g: c.errors(preds[g], shots, option, models.analog_rows(without, c, g) if use_analogs else None)
-        for g, c in cases.items()
-    }
+
+    def rows(g: str, c: _GPUCase) -> pd.DataFrame | None:
+        if not use_analogs:
+            return None
+        # a refit reads the refitted model's analog coordinates, else the zero-shot model's
+        return models.refit_analog_rows(without, cases, shots, refit, g) if refit else models.analog_rows(without, c, g)
+
+    return {g: c.errors(preds[g], shots, option, rows(g, c)) for g, c in cases.items()}
 
 
 def few_shot_fold(
@@ -373,6 +408,7 @@ def few_shot_fold(
                 errs = _option_errors(models, without, inner_cases, preds, s, opt)
                 per_opt.append(float(np.concatenate(list(errs.values())).mean()))
             inner[s].append(per_opt)
+            models.release_refits()
     chosen: dict[str, dict[str, Any]] = {}
     inner_out: dict[str, list[float]] = {}
     for s in shots:
@@ -390,6 +426,7 @@ def few_shot_fold(
         gpu_errs = _option_errors(models, frozenset({held_out}), held, base, s, chosen[str(s)])
         by_gpu[str(s)] = {g: _stats(e) for g, e in gpu_errs.items()}
         pooled[str(s)] = _stats(np.concatenate(list(gpu_errs.values())))
+        models.release_refits()
     return {
         "by_gpu": by_gpu,
         "generation": pooled,

@@ -427,13 +427,12 @@ def test_error_bands_score_fp32_gemm_as_asked(load_real_rows, monkeypatch):
     assert seen and all(s == {"simt_heuristic"} for s in seen)
 
 
-def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame, monkeypatch):
+def test_analog_options_read_the_models_other_gpus(frame, monkeypatch):
     """An option with ``analog_penalty`` reads, for each GPU of the model's training generations, how the model
     fitted without the held-out generation says that GPU differs from the new one (log ratio of its
     predictions); it is scored like any other option for a family of FAMILY_ANALOG_PENALTY (dropped for the
-    others), and an option that would also refit is refused."""
-    from pipeweave import DataError
-    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY
+    others). With a refit, the coordinates are the refitted model's."""
+    from pipeweave.calibrate import ANALOG_PREFIX, FAMILY_ANALOG_PENALTY
     from pipeweave.evaluation import FEW_SHOT_ANALOG_OPTIONS, FEW_SHOT_OPTIONS
 
     assert FEW_SHOT_OPTIONS[-len(FEW_SHOT_ANALOG_OPTIONS) :] == FEW_SHOT_ANALOG_OPTIONS
@@ -457,15 +456,21 @@ def test_analog_options_read_the_models_other_gpus_and_cannot_refit(frame, monke
     monkeypatch.setitem(FAMILY_ANALOG_PENALTY, "gemm", 1.0)  # these GEMM rows play a family the term is offered for
     out = few_shot_fold(frame, "ada", models, shots, cases=cases, options=opts)
     assert len(out["inner"]["8"]) == 3 and out["generation"]["8"]["mape"] < out["generation"]["0"]["mape"]
-    with pytest.raises(DataError, match="cannot both refit and read analog GPUs"):
-        few_shot_fold(
-            frame,
-            "ada",
-            models,
-            shots,
-            cases=cases,
-            options=[opts[0], {**gp, "analog_penalty": 1.0, "refit_weight": 10.0}],
-        )
+    # refit + analog: z of the model refitted with the 8 L40S shots, whose L40S factor is now the shots' own
+    held = {"L40S": cases["L40S"]}
+    refit = models.refit_predict(frozenset({"ada"}), held, 8, 10.0)["L40S"]
+    rows = models.refit_analog_rows(frozenset({"ada"}), held, 8, 10.0, "L40S")
+    refitted = models._refit_models[(frozenset({"ada"}), ("L40S",), 8, 10.0)]
+    assert "L40S" in refitted.per_gpu_ and refitted.per_gpu_["L40S"] != fitted.all_
+    for g in analogs:
+        t_g = ensure_features(asked_on(cases["L40S"].asked, g))["t_env_us"].to_numpy()
+        np.testing.assert_allclose(rows[ANALOG_PREFIX + g].to_numpy(), np.log(t_g * refitted.per_gpu_[g] / refit))
+    models.release_refits()  # released, then asked again: refitted afresh, the same coordinates
+    again = models.refit_analog_rows(frozenset({"ada"}), held, 8, 10.0, "L40S")
+    pd.testing.assert_frame_equal(again, rows)
+    both = {**gp, "analog_penalty": 1.0, "refit_weight": 10.0}
+    out = few_shot_fold(frame, "ada", models, shots, cases=cases, options=[opts[0], both])
+    assert out["chosen"]["8"] == both and out["generation"]["8"]["mape"] < out["generation"]["0"]["mape"]
 
 
 def test_band_coverage_fold_adds_calibrate_fits_default_analog_term(frame, monkeypatch):
