@@ -56,10 +56,7 @@ Usage: ``python experiments/few_shot/analog_screen.py --families gemm_bf16 fused
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
-from screens import cells, held_out_cells, label, render_records, run_screen, screen_arguments, write_records
+from screens import kind_counts, kind_table, run_kind_screen
 
 from pipeweave.evaluation import FEW_SHOT_ANALOG_OPTIONS, FEW_SHOT_OPTIONS
 
@@ -71,80 +68,29 @@ def _is_analog(opt: dict) -> bool:
     return bool(opt.get("analog_penalty"))
 
 
-def _label(opt: dict) -> str:
-    text = label(opt, str(opt.get("regime", "generic")))
-    return (f"analog {opt['analog_penalty']:g} + " + text) if _is_analog(opt) else text
-
-
-def summarize(report: dict, committed: dict) -> dict[str, list[dict]]:
-    """Per family, one row per (held-out generation, shots > 0): the best inner MAPE of the analog and of the other
-    options, the chosen option and the held-out MAPE beside the committed one."""
-    options = report["options"]
-    generic = [o for o in options if o.get("regime", "generic") == "generic"]
-    out: dict[str, list[dict]] = {}
-    for fam, opt, inner, head, tail in cells(report, committed):
-        # a family without coordinates of its own is offered the generic options only (few_shot_fold)
-        offered = options if len(inner) == len(options) else generic
-        analog = np.array([_is_analog(o) for o in offered])
-        ok = np.isfinite(inner)
-        row = {
-            **head,
-            "inner_other": round(float(inner[~analog & ok].min()), 2),
-            "inner_analog": round(float(inner[analog & ok].min()), 2) if (analog & ok).any() else None,
-            "chosen": _label(opt),
-            **tail,
-        }
-        out.setdefault(fam, []).append(row)
-    return out
-
-
 def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
     """The markdown of every record: a verdict line per family and the per-cell table."""
     doc = __doc__.split("\n\nUsage:")[0]
     lines = ["# Few-shot: the correction after an analog-GPU term (`analog_penalty`)", "", doc, ""]
     for key, rows in summaries.items():
-        cells_ = [r for r in rows if r["inner_analog"] is not None]
-        below = sum(r["inner_analog"] < r["inner_other"] for r in cells_)
-        at32 = [r["inner_other"] - r["inner_analog"] for r in cells_ if r["shots"] == 32]
-        margin = float(np.mean(at32)) if at32 else float("nan")
+        below, n, below_late, n_late, margin = kind_counts(rows, "inner_analog")
         verdict = "passes" if below >= 10 and margin > 0.2 else "fails"
-        late = [r for r in cells_ if r["shots"] in (32, 128)]
-        below_late = sum(r["inner_analog"] < r["inner_other"] for r in late)
         lines += [
             f"## {key}",
             "",
-            f"Command: `{commands[key]}`. Best analog option below the best other one in {below} of {len(cells_)} "
-            f"cells ({below_late} of {len(late)} at 32 and 128 shots); at 32 shots by {margin:.2f} points on average: "
+            f"Command: `{commands[key]}`. Best analog option below the best other one in {below} of {n} "
+            f"cells ({below_late} of {n_late} at 32 and 128 shots); at 32 shots by {margin:.2f} points on average: "
             f"the first rule {verdict}.",
             "",
-            "| held-out | shots | inner best other | inner best analog | chosen | held-out | committed |",
-            "|---|---:|---:|---:|---|---:|---:|",
+            *kind_table(rows, "inner_analog", "analog"),
+            "",
         ]
-        for r in rows:
-            lines.append(
-                f"| {r['generation']} | {r['shots']} | {r['inner_other']:.2f} | "
-                + ("" if r["inner_analog"] is None else f"{r['inner_analog']:.2f}")
-                + f" | {r['chosen']} | "
-                + held_out_cells(r)
-            )
-        lines.append("")
     return "\n".join(lines)
 
 
 def main() -> None:
-    args = screen_arguments(__doc__.split("\n")[0], seed=True).parse_args()
-    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY
-    from pipeweave.evaluation import EVAL_FAMILIES
-
-    for label_ in args.families:  # the protocol offers the analog options to the screened families (this run only)
-        FAMILY_ANALOG_PENALTY.setdefault(EVAL_FAMILIES[label_][0], 1.0)
     base = tuple(o for o in FEW_SHOT_OPTIONS if not _is_analog(o))
-    report, committed, t0 = run_screen(args, (*base, *ANALOG_OPTIONS))
-    cmd = "python experiments/few_shot/analog_screen.py --families " + " ".join(args.families)
-    cmd += f" --seed {args.seed}" if args.seed else ""
-    rows = {f"{fam}.seed{args.seed}": r for fam, r in summarize(report, committed).items()}
-    write_records("analog_screen", rows, cmd, (time.perf_counter() - t0) / 60)
-    print(render_records("analog_screen", render))
+    run_kind_screen("analog_screen", __doc__, (*base, *ANALOG_OPTIONS), _is_analog, "inner_analog", render)
 
 
 if __name__ == "__main__":

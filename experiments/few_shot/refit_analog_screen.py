@@ -34,10 +34,7 @@ Usage: ``python experiments/few_shot/refit_analog_screen.py --families gemm_bf16
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
-from screens import cells, held_out_cells, label, render_records, run_screen, screen_arguments, write_records
+from screens import kind_counts, kind_table, run_kind_screen
 
 from pipeweave.evaluation import FEW_SHOT_OPTIONS
 
@@ -53,34 +50,8 @@ REFIT_ANALOG_OPTIONS: tuple[dict, ...] = tuple(
 )
 
 
-def _kind(opt: dict) -> str:
-    return "refit_analog" if opt.get("refit_weight") and opt.get("analog_penalty") else "other"
-
-
-def _label(opt: dict) -> str:
-    text = label(opt, str(opt.get("regime", "generic")))
-    return (f"analog {opt['analog_penalty']:g} + " + text) if opt.get("analog_penalty") else text
-
-
-def summarize(report: dict, committed: dict) -> dict[str, list[dict]]:
-    """Per family, one row per (held-out generation, shots > 0): the best inner MAPE of the refit + analog options
-    and of the others, the chosen option and the held-out MAPE beside the committed one."""
-    options = report["options"]
-    generic = [o for o in options if o.get("regime", "generic") == "generic"]
-    out: dict[str, list[dict]] = {}
-    for fam, opt, inner, head, tail in cells(report, committed):
-        offered = options if len(inner) == len(options) else generic  # (few_shot_fold)
-        both = np.array([_kind(o) == "refit_analog" for o in offered])
-        ok = np.isfinite(inner)
-        row = {
-            **head,
-            "inner_other": round(float(inner[~both & ok].min()), 2),
-            "inner_refit_analog": round(float(inner[both & ok].min()), 2) if (both & ok).any() else None,
-            "chosen": _label(opt),
-            **tail,
-        }
-        out.setdefault(fam, []).append(row)
-    return out
+def _is_refit_analog(opt: dict) -> bool:
+    return bool(opt.get("refit_weight") and opt.get("analog_penalty"))
 
 
 def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
@@ -88,47 +59,24 @@ def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
     doc = __doc__.split("\n\nUsage:")[0]
     lines = ["# Few-shot: the analog-GPU term after a refit", "", doc, ""]
     for key, rows in summaries.items():
-        cells_ = [r for r in rows if r["inner_refit_analog"] is not None]
-        late = [r for r in cells_ if r["shots"] in (32, 128)]
-        below = sum(r["inner_refit_analog"] < r["inner_other"] for r in late)
-        at32 = [r["inner_other"] - r["inner_refit_analog"] for r in cells_ if r["shots"] == 32]
-        margin = float(np.mean(at32)) if at32 else float("nan")
+        _, _, below, n_late, margin = kind_counts(rows, "inner_refit_analog")
         verdict = "passes" if below >= 7 and margin > 0.2 else "fails"
         lines += [
             f"## {key}",
             "",
             f"Command: `{commands[key]}`. Best refit + analog option below the best other one in {below} of "
-            f"{len(late)} inner cells at 32 and 128 shots; at 32 shots by {margin:.2f} points on average: the rule "
+            f"{n_late} inner cells at 32 and 128 shots; at 32 shots by {margin:.2f} points on average: the rule "
             f"{verdict}.",
             "",
-            "| held-out | shots | inner best other | inner best refit + analog | chosen | held-out | committed |",
-            "|---|---:|---:|---:|---|---:|---:|",
+            *kind_table(rows, "inner_refit_analog", "refit + analog"),
+            "",
         ]
-        for r in rows:
-            ra = r["inner_refit_analog"]
-            lines.append(
-                f"| {r['generation']} | {r['shots']} | {r['inner_other']:.2f} | "
-                + ("" if ra is None else f"{ra:.2f}")
-                + f" | {r['chosen']} | "
-                + held_out_cells(r)
-            )
-        lines.append("")
     return "\n".join(lines)
 
 
 def main() -> None:
-    args = screen_arguments(__doc__.split("\n")[0], seed=True).parse_args()
-    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY
-    from pipeweave.evaluation import EVAL_FAMILIES
-
-    for label_ in args.families:  # the protocol offers the analog options to the screened families (this run only)
-        FAMILY_ANALOG_PENALTY.setdefault(EVAL_FAMILIES[label_][0], 1.0)
-    report, committed, t0 = run_screen(args, (*FEW_SHOT_OPTIONS, *REFIT_ANALOG_OPTIONS))
-    cmd = "python experiments/few_shot/refit_analog_screen.py --families " + " ".join(args.families)
-    cmd += f" --seed {args.seed}" if args.seed else ""
-    rows = {f"{fam}.seed{args.seed}": r for fam, r in summarize(report, committed).items()}
-    write_records("refit_analog_screen", rows, cmd, (time.perf_counter() - t0) / 60)
-    print(render_records("refit_analog_screen", render))
+    options = (*FEW_SHOT_OPTIONS, *REFIT_ANALOG_OPTIONS)  # the analog-only ones offered to the screened families too
+    run_kind_screen("refit_analog_screen", __doc__, options, _is_refit_analog, "inner_refit_analog", render)
 
 
 if __name__ == "__main__":

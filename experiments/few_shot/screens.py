@@ -1,5 +1,7 @@
-"""What the few-shot screens share (``auto_screen.py``, ``regime_screen.py``): the protocol's generic options, the
-label of an option, and their records (``<name>.<key>.json`` per family / seed, rendered into ``<name>.md``)."""
+"""What the few-shot screens share (``auto_screen.py``, ``regime_screen.py``, ``analog_screen.py``,
+``refit_analog_screen.py`` ...): the protocol's generic options, the label of an option, their records
+(``<name>.<key>.json`` per family / seed, rendered into ``<name>.md``), and for a screen that pits some options
+against the rest (:func:`run_kind_screen`) the best of each kind per cell and its table."""
 
 from __future__ import annotations
 
@@ -102,3 +104,96 @@ def render_records(name: str, render: Callable[[dict[str, list[dict]], dict[str,
     text = render(summaries, commands)
     (HERE / f"{name}.md").write_text(text)
     return text
+
+
+def option_label(opt: dict) -> str:
+    """:func:`label` with the option's regime and, for an option with the analog term, its penalty in front
+    (``analog 1 + refit 10 + gp 2 / 0.3 / 0``)."""
+    text = label(opt, str(opt.get("regime", "generic")))
+    return (f"analog {opt['analog_penalty']:g} + " + text) if opt.get("analog_penalty") else text
+
+
+def offer_analog_options(families: list[str]) -> None:
+    """Let the protocol offer the analog options (``analog_penalty``) to the evaluation ``families`` (this process
+    only: :data:`pipeweave.calibrate.FAMILY_ANALOG_PENALTY` gets them at penalty 1 where absent)."""
+    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY
+    from pipeweave.evaluation import EVAL_FAMILIES
+
+    for label_ in families:
+        FAMILY_ANALOG_PENALTY.setdefault(EVAL_FAMILIES[label_][0], 1.0)
+
+
+def best_by_kind(
+    report: dict, committed: dict, is_candidate: Callable[[dict], bool], column: str
+) -> dict[str, list[dict]]:
+    """Per family, one row per (held-out generation, shots > 0): the best inner MAPE of the screened options
+    (``is_candidate``; in ``column``, None where none was offered) and of the others (``inner_other``), the chosen
+    option and the held-out MAPE beside the committed one."""
+    options = report["options"]
+    generic = [o for o in options if o.get("regime", "generic") == "generic"]
+    out: dict[str, list[dict]] = {}
+    for fam, opt, inner, head, tail in cells(report, committed):
+        # a family without coordinates of its own is offered the generic options only (few_shot_fold)
+        offered = options if len(inner) == len(options) else generic
+        cand = np.array([is_candidate(o) for o in offered])
+        ok = np.isfinite(inner)
+        row = {
+            **head,
+            "inner_other": round(float(inner[~cand & ok].min()), 2),
+            column: round(float(inner[cand & ok].min()), 2) if (cand & ok).any() else None,
+            "chosen": option_label(opt),
+            **tail,
+        }
+        out.setdefault(fam, []).append(row)
+    return out
+
+
+def kind_counts(rows: list[dict], column: str) -> tuple[int, int, int, int, float]:
+    """(cells where the screened options' best inner MAPE (``column``) is below the others', cells offered, the same
+    two at 32 and 128 shots, the mean margin in points at 32 shots) of one :func:`best_by_kind` record."""
+    offered = [r for r in rows if r[column] is not None]
+    late = [r for r in offered if r["shots"] in (32, 128)]
+    at32 = [r["inner_other"] - r[column] for r in offered if r["shots"] == 32]
+    below = sum(r[column] < r["inner_other"] for r in offered)
+    below_late = sum(r[column] < r["inner_other"] for r in late)
+    return below, len(offered), below_late, len(late), float(np.mean(at32)) if at32 else float("nan")
+
+
+def kind_table(rows: list[dict], column: str, heading: str) -> list[str]:
+    """The markdown table of one :func:`best_by_kind` record (``heading``: the screened options' column title)."""
+    lines = [
+        f"| held-out | shots | inner best other | inner best {heading} | chosen | held-out | committed |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['generation']} | {r['shots']} | {r['inner_other']:.2f} | "
+            + ("" if r[column] is None else f"{r[column]:.2f}")
+            + f" | {r['chosen']} | "
+            + held_out_cells(r)
+        )
+    return lines
+
+
+def run_kind_screen(
+    name: str,
+    doc: str,
+    options: tuple[dict, ...],
+    is_candidate: Callable[[dict], bool],
+    column: str,
+    render: Callable[[dict[str, list[dict]], dict[str, str]], str],
+) -> None:
+    """The command line of a screen that pits some options against the rest (``experiments/few_shot/<name>.py``):
+    parse its arguments (``doc``'s first line as the description), offer the analog options to its families, run
+    the protocol with ``options``, write ``<name>.<family>.seed<N>.json`` (:func:`best_by_kind`) and render
+    ``<name>.md``."""
+    import time
+
+    args = screen_arguments(doc.split("\n")[0], seed=True).parse_args()
+    offer_analog_options(args.families)
+    report, committed, t0 = run_screen(args, options)
+    cmd = f"python experiments/few_shot/{name}.py --families " + " ".join(args.families)
+    cmd += f" --seed {args.seed}" if args.seed else ""
+    rows = best_by_kind(report, committed, is_candidate, column)
+    write_records(name, {f"{fam}.seed{args.seed}": r for fam, r in rows.items()}, cmd, (time.perf_counter() - t0) / 60)
+    print(render_records(name, render))
