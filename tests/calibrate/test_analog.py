@@ -23,16 +23,11 @@ from pipeweave.calibrate import (
 from pipeweave.model import ensure_features
 
 
-def _gemm(sizes, gpu="H100") -> pd.DataFrame:
-    s = np.asarray(sizes, dtype=float)
-    return pd.DataFrame({"source": "user", "gpu": gpu, "family": "gemm", "dtype": "bfloat16", "m": s, "n": s, "k": s})
-
-
 @pytest.fixture(scope="module")
-def rows():
+def rows(gemm_launches):
     """24 hand-made GEMMs, featurized, with two made-up analog columns."""
     rng = np.random.default_rng(0)
-    feats = ensure_features(_gemm(np.round(2 ** rng.uniform(7, 13, 24))))
+    feats = ensure_features(gemm_launches(np.round(2 ** rng.uniform(7, 13, 24))))
     z = np.column_stack([rng.normal(0, 0.3, 24), rng.normal(0, 0.3, 24)])
     return with_analogs(feats, z, ["A100", "B200"]), z
 
@@ -93,14 +88,14 @@ def test_missing_analog_columns_and_bad_penalties_are_named(rows):
             ResidualCorrection(analog_penalty=bad).fit(frame, r)
 
 
-def test_analog_matrix_reads_the_models_ratio_between_gpus():
+def test_analog_matrix_reads_the_models_ratio_between_gpus(gemm_launches):
     """z_g = log(model on g / base): a stand-in model whose latency is a per-GPU factor gives log of the factor."""
 
     class PerGPU:
         def predict(self, df):
             return df["m"].to_numpy(dtype=float) * df["gpu"].map({"A100": 2.0, "H100": 1.0}).to_numpy()
 
-    launches = _gemm([256, 1024], gpu="H100").assign(latency_us=[1.0, 2.0], generation="hopper")
+    launches = gemm_launches([256, 1024], gpu="H100").assign(latency_us=[1.0, 2.0], generation="hopper")
     asked = asked_on(launches, "A100")
     assert "latency_us" not in asked and (asked["gpu"] == "A100").all() and (asked["generation"] == "ampere").all()
     z = analog_matrix(PerGPU(), launches, np.array([256.0, 1024.0]), ["A100", "H100"])
@@ -116,16 +111,18 @@ def test_analog_matrix_reads_the_models_ratio_between_gpus():
         with_analogs(launches.iloc[:1], z, ["A100", "H100"])
 
 
-def test_calibrate_model_with_analogs_round_trips_through_the_model_file(tmp_path, base_model):
+def test_calibrate_model_with_analogs_round_trips_through_the_model_file(gemm_launches, tmp_path, base_model):
     from pipeweave.model import load_model, save_model
 
     assert analog_gpus(base_model, "gemm", "B200") == ["A100-SXM", "H100-SXM"]
-    measured = _gemm([384, 768, 1536, 3072, 6144], gpu="B200")
+    measured = gemm_launches([384, 768, 1536, 3072, 6144], gpu="B200")
     measured["latency_us"] = [8.0, 15.0, 60.0, 300.0, 900.0]
     cal = calibrate_model(base_model, measured, gpu="B200", analog_penalty=1.0)
     corr = cal.calibration_.corrections["gemm"]
     assert corr.analog_gpus_ == ("A100-SXM", "H100-SXM") and len(corr.analog_w_) == 2
-    query = pd.concat([_gemm([512, 3072], gpu="B200"), _gemm([512, 3072], gpu="H100")], ignore_index=True)
+    query = pd.concat(
+        [gemm_launches([512, 3072], gpu="B200"), gemm_launches([512, 3072], gpu="H100")], ignore_index=True
+    )
     after = cal.predict(query)
     np.testing.assert_array_equal(after[2:], base_model.predict(query)[2:])  # other GPUs untouched
     assert cal.calibration_.rows_on_gpu(query).tolist() == [True, True, False, False]
@@ -148,24 +145,24 @@ def test_the_default_penalty_is_per_family_from_enough_launches():
     assert default_analog_penalty("gemm", 1000) == 0.0
 
 
-def test_no_analog_gpu_warns_and_calibrates_without(base_model):
-    measured = _gemm([384, 1536, 6144], gpu="A100")
+def test_no_analog_gpu_warns_and_calibrates_without(gemm_launches, base_model):
+    measured = gemm_launches([384, 1536, 6144], gpu="A100")
     measured["latency_us"] = [8.0, 60.0, 2500.0]
     one = base_model.__class__(n_estimators=5).fit(
-        _gemm([256, 1024, 4096], gpu="A100").assign(latency_us=[9.0, 40.0, 1700.0])
+        gemm_launches([256, 1024, 4096], gpu="A100").assign(latency_us=[9.0, 40.0, 1700.0])
     )
     with pytest.warns(UserWarning, match="no analog GPU"):
         cal = calibrate_model(one, measured, gpu="A100", analog_penalty=1.0)
     assert cal.calibration_.corrections["gemm"].analog_penalty == 0.0
 
 
-def test_cli_fit_with_an_analog_penalty(tmp_path, base_model, capsys):
+def test_cli_fit_with_an_analog_penalty(gemm_launches, tmp_path, base_model, capsys):
     """`calibrate fit --analog-penalty 1` names the analog GPUs and their weights and records the flag; a bad value
     is refused naming the flag. Latencies made up."""
     from pipeweave.cli.main import main
     from pipeweave.model import read_stamp, save_model
 
-    measured = _gemm([384, 768, 1536, 3072, 6144], gpu="B200")
+    measured = gemm_launches([384, 768, 1536, 3072, 6144], gpu="B200")
     measured["latency_us"] = [8.0, 15.0, 60.0, 300.0, 900.0]
     csv = tmp_path / "m.csv"
     measured.to_csv(csv, index=False)

@@ -21,15 +21,10 @@ from pipeweave.calibrate import (
 from pipeweave.model import ensure_features
 
 
-def _gemm(sizes, gpu="H100") -> pd.DataFrame:
-    s = np.asarray(sizes, dtype=float)
-    return pd.DataFrame({"source": "user", "gpu": gpu, "family": "gemm", "dtype": "bfloat16", "m": s, "n": s, "k": s})
-
-
 @pytest.fixture(scope="module")
-def two_regimes():
+def two_regimes(gemm_launches):
     """Tiny (latency-bound) and huge (compute-bound) GEMMs, featurized."""
-    return ensure_features(_gemm([64, 96, 128, 160, 192] + [8192, 10240, 12288, 14336, 16384]))
+    return ensure_features(gemm_launches([64, 96, 128, 160, 192] + [8192, 10240, 12288, 14336, 16384]))
 
 
 def test_plan_covers_both_regimes(two_regimes):
@@ -51,8 +46,8 @@ def test_plan_covers_the_coordinates_it_is_given(two_regimes):
     assert plan_positions(two_regimes, 3, features={"routing_alpha": 1.0}).tolist() == [0]
 
 
-def test_plan_launches_returns_candidate_subset_per_family():
-    cand = _gemm([64, 128, 4096, 8192, 16384])
+def test_plan_launches_returns_candidate_subset_per_family(gemm_launches):
+    cand = gemm_launches([64, 128, 4096, 8192, 16384])
     plan = plan_launches(cand, 3)
     assert len(plan) == 3 and list(plan.columns) == list(cand.columns)
     assert plan.index.isin(cand.index).all()
@@ -77,20 +72,22 @@ def test_residual_correction_scalar_and_gp(two_regimes):
         ResidualCorrection(method="magic").fit(two_regimes, r)
 
 
-def test_regime_matrix_needs_features():
+def test_regime_matrix_needs_features(gemm_launches):
     with pytest.raises(DataError, match="featurized"):
-        regime_matrix(_gemm([128]))
+        regime_matrix(gemm_launches([128]))
 
 
-def test_calibrated_model_round_trip(tmp_path, base_model):
+def test_calibrated_model_round_trip(gemm_launches, tmp_path, base_model):
     from pipeweave.model import load_model, save_model
 
-    measured = _gemm([384, 1536, 6144], gpu="B200")
+    measured = gemm_launches([384, 1536, 6144], gpu="B200")
     measured["latency_us"] = [8.0, 60.0, 900.0]
     cal = calibrate_model(base_model, measured, gpu="B200", length_scale=1.0, noise=0.01)
     assert isinstance(cal.calibration_, GPUCalibration) and cal.calibration_.n_shots == {"gemm": 3}
     assert getattr(base_model, "calibration_", None) is None  # the base model is not changed
-    query = pd.concat([_gemm([512, 3072], gpu="B200"), _gemm([512, 3072], gpu="H100")], ignore_index=True)
+    query = pd.concat(
+        [gemm_launches([512, 3072], gpu="B200"), gemm_launches([512, 3072], gpu="H100")], ignore_index=True
+    )
     before, after = base_model.predict(query), cal.predict(query)
     assert (before[2:] == after[2:]).all()  # other GPUs untouched
     assert not np.allclose(before[:2], after[:2])
@@ -155,12 +152,12 @@ def test_loo_band_scalar_matches_formula(spread):
     assert len(ResidualCorrection().fit(spread, r, band=False).band_t_) == 0
 
 
-def test_gp_band_is_narrower_next_to_measured_launches(spread):
+def test_gp_band_is_narrower_next_to_measured_launches(gemm_launches, spread):
     rng = np.random.default_rng(1)
     r = 0.2 * spread["log10_t_env_us"].to_numpy() + rng.normal(0, 0.05, 20)  # made-up residuals
     corr = ResidualCorrection(length_scale=1.0, noise=0.1).fit(spread, r)
     assert len(corr.band_t_) == 7 and (np.diff(corr.band_t_) >= 0).all()
-    far = ensure_features(_gemm([16]).assign(gpu="B200"))  # a launch unlike every measured one
+    far = ensure_features(gemm_launches([16]).assign(gpu="B200"))  # a launch unlike every measured one
     near_lo, near_hi = corr.band_ratio(spread.iloc[:1], 0.8)
     far_lo, far_hi = corr.band_ratio(far, 0.8)
     assert far_hi[0] / far_lo[0] > near_hi[0] / near_lo[0] > 1.0
@@ -176,7 +173,7 @@ def test_gp_band_is_narrower_next_to_measured_launches(spread):
         corr.band_ratio(spread, 0.7)
 
 
-def test_calibrated_model_predict_interval(tmp_path, base_model):
+def test_calibrated_model_predict_interval(gemm_launches, tmp_path, base_model):
     from pipeweave.calibrate import CALIBRATED_BAND
     from pipeweave.model import has_error_bands, load_model, save_model
 
@@ -185,7 +182,7 @@ def test_calibrated_model_predict_interval(tmp_path, base_model):
     measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
     cal = calibrate_model(base_model, measured, gpu="B200")
     assert cal.calibration_.has_band() and not has_error_bands(base_model) and has_error_bands(cal)
-    query = pd.concat([_gemm([512, 3072], gpu="B200"), _gemm([512], gpu="H100")], ignore_index=True)
+    query = pd.concat([gemm_launches([512, 3072], gpu="B200"), gemm_launches([512], gpu="H100")], ignore_index=True)
     iv = cal.predict_interval(query, 0.8)
     pred = cal.predict(query)
     assert iv["band"].tolist() == [CALIBRATED_BAND, CALIBRATED_BAND, ""]  # the base model has no bands of its own
@@ -201,7 +198,7 @@ def test_calibrated_model_predict_interval(tmp_path, base_model):
         on_h100.predict_interval(query, 0.8)
 
 
-def test_refit_base_borrows_the_band_of_a_model_not_trained_on_the_launches(tmp_path, base_model):
+def test_refit_base_borrows_the_band_of_a_model_not_trained_on_the_launches(gemm_launches, tmp_path, base_model):
     """The refit recipe: a base model trained on the measured GPU gets no band of its own; with ``band_model``
     (a model that did not train there) it gets that model's left-out band, at the same width per launch."""
     from pipeweave.calibrate import CALIBRATED_BAND
@@ -211,7 +208,7 @@ def test_refit_base_borrows_the_band_of_a_model_not_trained_on_the_launches(tmp_
     rng = np.random.default_rng(3)
     measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
     # the "refit": base_model's training rows plus the measured B200 launches
-    train = _gemm([256, 512, 1024, 2048, 4096, 8192] * 2)
+    train = gemm_launches([256, 512, 1024, 2048, 4096, 8192] * 2)
     train["gpu"] = ["A100"] * 6 + ["H100"] * 6
     train["latency_us"] = [9.0, 14.0, 40.0, 230.0, 1700.0, 13000.0, 7.0, 10.0, 22.0, 110.0, 800.0, 6000.0]
     refit = PipeweaveRegressor(n_estimators=5).fit(pd.concat([train, measured], ignore_index=True))
@@ -223,7 +220,7 @@ def test_refit_base_borrows_the_band_of_a_model_not_trained_on_the_launches(tmp_
     assert c.band_source_ == "band_model" and o.band_source_ == "shots"
     np.testing.assert_array_equal(c.band_t_, o.band_t_)
     assert c.loo_mape_ == o.loo_mape_
-    query = _gemm([512, 3072, 12288], gpu="B200")
+    query = gemm_launches([512, 3072, 12288], gpu="B200")
     iv, ref = cal.predict_interval(query, 0.8), own.predict_interval(query, 0.8)
     assert (iv["band"] == CALIBRATED_BAND).all()
     # the same width (hi / lo) per launch, around the refit's own prediction
@@ -245,7 +242,7 @@ def test_borrow_band_refuses_other_settings_or_launches(spread):
         ResidualCorrection(length_scale=2.0).fit(feats.iloc[1:], r[1:], band=False).borrow_band(a)
 
 
-def test_gpu_aliases_calibrate_the_catalog_gpu(base_model):
+def test_gpu_aliases_calibrate_the_catalog_gpu(gemm_launches, base_model):
     """An alias (as a user's file or a device string names the GPU) calibrates the GPU predictions look up."""
     from pipeweave.calibrate import trained_on
 
@@ -254,7 +251,7 @@ def test_gpu_aliases_calibrate_the_catalog_gpu(base_model):
     measured["latency_us"] = base_model.predict(measured.assign(gpu="B200")) * np.exp(0.4 + rng.normal(0, 0.05, 20))
     cal = calibrate_model(base_model, measured, gpu="nvidia-b200")
     assert cal.calibration_.gpu == "B200"
-    query = _gemm([512, 3072], gpu="B200")
+    query = gemm_launches([512, 3072], gpu="B200")
     assert not np.allclose(cal.predict(query), base_model.predict(query))  # the correction applies
     assert (cal.predict_interval(query, 0.8)["band"] == "calibrated").all()
     np.testing.assert_allclose(cal.predict(query.assign(gpu="NVIDIA B200")), cal.predict(query))  # an alias too
@@ -293,7 +290,7 @@ def test_latencies_below_the_physical_bound_are_refused_or_left_out(base_model):
     assert merge_repeated_launches(measured) is measured  # nothing repeats: the same frame
 
 
-def test_a_calibration_warns_when_its_gpu_comes_back_with_another_spec(tmp_path, base_model):
+def test_a_calibration_warns_when_its_gpu_comes_back_with_another_spec(gemm_launches, tmp_path, base_model):
     """A spec-file GPU calibrated, saved, loaded, then predicted with a changed spec under the same name."""
     import dataclasses
     import warnings
@@ -309,7 +306,7 @@ def test_a_calibration_warns_when_its_gpu_comes_back_with_another_spec(tmp_path,
         save_model(calibrate_model(base_model, measured, gpu="MyGPU", gpus={"MyGPU": spec}), tmp_path / "c.ubj")
     )
     assert cal.calibration_.spec["dram_bw_gbps"] == spec.dram_bw_gbps
-    rows = _gemm([512, 3072], gpu="MyGPU")
+    rows = gemm_launches([512, 3072], gpu="MyGPU")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         predict_frame(rows, cal, {"MyGPU": spec})  # the same spec: no warning
@@ -408,7 +405,7 @@ def test_auto_with_too_few_launches_keeps_the_model(spread):
     assert ResidualCorrection(method="auto").fit(enough, np.full(AUTO_MIN_LAUNCHES, 0.5)).method != "none"
 
 
-def test_calibrate_model_auto_chooses_on_the_band_models_residuals(base_model):
+def test_calibrate_model_auto_chooses_on_the_band_models_residuals(gemm_launches, base_model):
     """With a refit base (trained on the launches), auto chooses on the residuals of the model that was not."""
     from pipeweave.model import PipeweaveRegressor
 
@@ -417,7 +414,7 @@ def test_calibrate_model_auto_chooses_on_the_band_models_residuals(base_model):
     measured["latency_us"] = base_model.predict(measured) * np.exp(0.3 + rng.normal(0, 0.1, 20))  # made up
     own = calibrate_model(base_model, measured, gpu="B200", method="auto").calibration_.corrections["gemm"]
     assert len(own.auto_loo_) and own.method != "none"  # a 1.35x offset: worth correcting
-    train = _gemm([256, 1024, 4096] * 2)
+    train = gemm_launches([256, 1024, 4096] * 2)
     train["gpu"] = ["A100"] * 3 + ["H100"] * 3
     train["latency_us"] = [9.0, 40.0, 1700.0, 7.0, 22.0, 800.0]
     refit = PipeweaveRegressor(n_estimators=5).fit(pd.concat([train, measured], ignore_index=True))
@@ -427,7 +424,7 @@ def test_calibrate_model_auto_chooses_on_the_band_models_residuals(base_model):
     np.testing.assert_array_equal(c.auto_loo_, own.auto_loo_)
 
 
-def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_path, base_model, capsys):
+def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(gemm_launches, tmp_path, base_model, capsys):
     """`calibrate fit --method auto` with --length-scale / --noise says they are unused (auto chooses its own);
     with --band-model on a refit base it says the choice was made on the band model's residuals (the MAPEs it
     prints are that model's); one launch is "1 launch". Latencies made up."""
@@ -441,7 +438,7 @@ def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_pa
     measured.to_csv(csv, index=False)
     measured.head(1).to_csv(one, index=False)
     base = save_model(base_model, tmp_path / "base.ubj")
-    train = _gemm([256, 1024, 4096] * 2)
+    train = gemm_launches([256, 1024, 4096] * 2)
     train["gpu"] = ["A100"] * 3 + ["H100"] * 3
     train["latency_us"] = [9.0, 40.0, 1700.0, 7.0, 22.0, 800.0]
     refit = save_model(
@@ -476,14 +473,14 @@ def test_cli_auto_notes_unused_gp_settings_and_says_whose_residuals_chose(tmp_pa
     assert "gemm: 1 launch," in out and "residuals" not in out
 
 
-def test_cli_predict_names_one_calibrated_launch_in_the_singular(tmp_path, capsys):
+def test_cli_predict_names_one_calibrated_launch_in_the_singular(gemm_launches, tmp_path, capsys):
     """`predict --interval` on a GPU calibrated with one launch (no band of its own): "1 launch"; for a family
     it never measured: "no ... launch". The shipped
     model (it has bands); the latency is made up."""
     from pipeweave.cli.main import main
     from pipeweave.model import load_model, save_model
 
-    one = _gemm([1024], gpu="B300").assign(latency_us=60.0)  # made up
+    one = gemm_launches([1024], gpu="B300").assign(latency_us=60.0)  # made up
     path = save_model(calibrate_model(load_model(), one, gpu="B300", method="auto"), tmp_path / "b300.ubj")
     capsys.readouterr()
     argv = ["predict", "--model", str(path), "--gpu", "B300", "--family", "gemm", "--m", "128", "--n", "4096"]
@@ -611,12 +608,12 @@ def test_cli_fit_says_what_fused_moes_gp_reads_and_records_a_generic_regime(tmp_
     assert "--regime" not in read_stamp(tmp_path / "f.ubj")["command"]  # the default is not spelled out
 
 
-def test_plan_launches_can_cover_fused_moes_own_coordinates():
+def test_plan_launches_can_cover_fused_moes_own_coordinates(gemm_launches):
     from pipeweave.calibrate import FAMILY_REGIME_FEATURES
 
     cand = pd.concat(
         [_moe([16, 64, 256, 1024, 4096], d, "B200") for d in ("balanced", "power_law_1.01", "power_law_1.2")]
-        + [_gemm([64, 128, 4096, 8192, 16384], gpu="B200")],
+        + [gemm_launches([64, 128, 4096, 8192, 16384], gpu="B200")],
         ignore_index=True,
     )
     moe = (cand["family"] == "fused_moe").to_numpy()
