@@ -108,9 +108,10 @@ def render_records(name: str, render: Callable[[dict[str, list[dict]], dict[str,
 
 def option_label(opt: dict) -> str:
     """:func:`label` with the option's regime and, for an option with the analog term, its penalty in front
-    (``analog 1 + refit 10 + gp 2 / 0.3 / 0``)."""
+    (``analog 1 + refit 10 + gp 2 / 0.3 / 0``); ``median level, `` first for a median-level option."""
     text = label(opt, str(opt.get("regime", "generic")))
-    return (f"analog {opt['analog_penalty']:g} + " + text) if opt.get("analog_penalty") else text
+    text = (f"analog {opt['analog_penalty']:g} + " + text) if opt.get("analog_penalty") else text
+    return ("median level, " + text) if opt.get("level") == "median" else text
 
 
 def offer_analog_options(families: list[str]) -> None:
@@ -182,15 +183,20 @@ def run_kind_screen(
     is_candidate: Callable[[dict], bool],
     column: str,
     render: Callable[[dict[str, list[dict]], dict[str, str]], str],
+    *,
+    offer_analog: bool = True,
 ) -> None:
     """The command line of a screen that pits some options against the rest (``experiments/few_shot/<name>.py``):
-    parse its arguments (``doc``'s first line as the description), offer the analog options to its families, run
+    parse its arguments (``doc``'s first line as the description), offer the analog options to its families (unless
+    ``offer_analog`` is False: then only the families of ``FAMILY_ANALOG_PENALTY`` are offered them, as the protocol
+    does), run
     the protocol with ``options``, write ``<name>.<family>.seed<N>.json`` (:func:`best_by_kind`) and render
     ``<name>.md``."""
     import time
 
     args = screen_arguments(doc.split("\n")[0], seed=True).parse_args()
-    offer_analog_options(args.families)
+    if offer_analog:
+        offer_analog_options(args.families)
     report, committed, t0 = run_screen(args, options)
     cmd = f"python experiments/few_shot/{name}.py --families " + " ".join(args.families)
     cmd += f" --seed {args.seed}" if args.seed else ""

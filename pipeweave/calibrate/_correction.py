@@ -9,7 +9,9 @@ noise-to-signal ratio ``noise``. The posterior mean
     c(z) = mean(r) + k(z, Z) (K + noise I)^-1 (r - mean(r)),   k(a, b) = exp(-|a - b|^2 / (2 l^2))
 
 corrects each launch by what the measurements of launches in the same regime say, and falls
-back to the per-GPU factor far from every measured launch. ``linear`` > 0 adds a linear kernel
+back to the per-GPU factor far from every measured launch. ``level="median"`` takes the median residual
+instead of the mean as that constant: a few launches far slower than the model (a skewed residual) then
+move the whole GPU less. ``linear`` > 0 adds a linear kernel
 ``linear * a.b`` (a Bayesian linear trend over the regime coordinates, e.g. "the more
 tensor-bound, the slower than predicted"), which extrapolates where the RBF term cannot. It is clipped to the range of the
 observed residuals (no extrapolation beyond what was measured). ``method="scalar"`` keeps the
@@ -70,11 +72,14 @@ __all__ = [
     "METHODS",
     "GPUCalibration",
     "ResidualCorrection",
+    "LEVELS",
     "SETTING_RANGES",
     "setting_ok",
 ]
 
 METHODS: tuple[str, ...] = ("gp", "scalar", "none", "auto")
+#: how the constant part of the correction (the per-GPU level) is taken from the residuals (module docstring)
+LEVELS: tuple[str, ...] = ("mean", "median")
 #: defaults of `pipeweave calibrate fit`: the fused-MoE option the few-shot protocol chose most often at
 #: 32 shots, inside the training generations (experiments/few_shot/results.json, "chosen": length scale
 #: 4 on 3 of 4 folds, noise 0.3 on 3 of 4; for GEMM it chose length scale 2 with noise 0.3 or 1.0)
@@ -131,6 +136,8 @@ class ResidualCorrection:
     features: dict[str, float] = field(default_factory=lambda: dict(REGIME_FEATURES))
     #: ridge penalty of the analog-GPU term (module docstring); 0: none
     analog_penalty: float = 0.0
+    #: the constant part (per-GPU level) from the residuals' "mean" or "median" (:data:`LEVELS`)
+    level: str = "mean"
     mean_: float = 0.0
     lo_: float = 0.0
     hi_: float = 0.0
@@ -175,6 +182,10 @@ class ResidualCorrection:
             raise DataError(
                 f"linear (the trend's prior weight) must be in [0, 1000], got {self.linear!r}", hint="e.g. 0"
             )
+        if self.level not in LEVELS:
+            raise DataError(
+                f"level must be one of {list(LEVELS)}, got {shown(self.level)}", hint="use 'mean' (default)"
+            )
         if not setting_ok("analog_penalty", self.analog_penalty):
             raise DataError(
                 f"analog_penalty must be in [0, 1e6], got {shown(self.analog_penalty)}",
@@ -198,14 +209,15 @@ class ResidualCorrection:
         return self
 
     def settings(self) -> dict[str, Any]:
-        """The correction's settings (``method``, ``length_scale``, ``noise``, ``linear``, ``analog_penalty``) as
-        keyword arguments."""
+        """The correction's settings (``method``, ``length_scale``, ``noise``, ``linear``, ``analog_penalty``,
+        ``level``) as keyword arguments."""
         return {
             "method": self.method,
             "length_scale": self.length_scale,
             "noise": self.noise,
             "linear": self.linear,
             "analog_penalty": self.analog_penalty,
+            "level": self.level,
         }
 
     def _analog_matrix(self, frame: pd.DataFrame, *, fitting: bool = False) -> np.ndarray | None:
@@ -246,7 +258,7 @@ class ResidualCorrection:
             return
         scores = np.empty(len(AUTO_CANDIDATES))
         for i, cand in enumerate(AUTO_CANDIDATES):
-            c = ResidualCorrection(**cand, features=self.features, analog_penalty=self.analog_penalty)
+            c = ResidualCorrection(**cand, features=self.features, analog_penalty=self.analog_penalty, level=self.level)
             e = c._loo_errors(X / c.length_scale, r, A if c.method != "none" else None)[0]
             scores[i] = float(np.mean(np.abs(np.expm1(-e))) * 100)
         best = AUTO_CANDIDATES[int(np.argmin(scores))]
@@ -265,11 +277,12 @@ class ResidualCorrection:
         measured launches (the refit recipe), whose own left-out errors would flatter it: the band is
         then that of the calibration without the refit, wider where the refit helps.
         """
-        if (self.method, self.length_scale, self.noise, self.linear) != (
+        if (self.method, self.length_scale, self.noise, self.linear, self.level) != (
             other.method,
             other.length_scale,
             other.noise,
             other.linear,
+            other.level,
         ) or not np.array_equal(self.Z_, other.Z_):
             raise DataError(
                 "a borrowed band needs the same correction settings and launches",
@@ -300,7 +313,7 @@ class ResidualCorrection:
             self.mean_, self.lo_, self.hi_ = 0.0, 0.0, 0.0
             self.Z_, self.alpha_ = np.zeros((0, len(self.features))), np.zeros(0)
             return
-        self.mean_ = float(r.mean())
+        self.mean_ = float(np.median(r)) if self.level == "median" else float(r.mean())
         self.lo_, self.hi_ = float(r.min()), float(r.max())
         if self.method == "scalar" or len(r) < 2:
             self.Z_, self.alpha_ = np.zeros((0, len(self.features))), np.zeros(0)
@@ -358,9 +371,7 @@ class ResidualCorrection:
         keep = np.ones(n, dtype=bool)
         for i in range(n):  # n refits of n - 1 launches: O(n^4), well under a second for n <= 256
             keep[i] = False
-            sub = ResidualCorrection(
-                self.method, self.length_scale, self.noise, self.linear, self.features, self.analog_penalty
-            )
+            sub = ResidualCorrection(**self.settings(), features=self.features)
             sub._fit_scaled(Z[keep], r[keep], None if A is None else A[keep])
             e[i] = r[i] - sub._predict_scaled(Z[i : i + 1], None if A is None else A[i : i + 1])[0]
             if standardized:
@@ -411,6 +422,7 @@ class ResidualCorrection:
             "loo_mape": None if np.isnan(self.loo_mape_) else self.loo_mape_,
             "band_source": self.band_source_,
             **({"auto_loo": [round(float(v), 4) for v in self.auto_loo_]} if len(self.auto_loo_) else {}),
+            **({"level": self.level} if self.level != "mean" else {}),
             **(
                 {
                     "analog_penalty": self.analog_penalty,
@@ -436,7 +448,13 @@ class ResidualCorrection:
             linear=float(d.get("linear", 0.0)),
             features={str(k): float(v) for k, v in d["features"]},
             analog_penalty=float(d.get("analog_penalty", 0.0)),  # files before the analog term: none
+            level=str(d.get("level", "mean")),  # files before the setting: the mean
         )
+        if c.level not in LEVELS:
+            raise DataError(
+                f"calibration level must be one of {list(LEVELS)}, got {d.get('level')!r}",
+                hint="the model file is damaged: re-run `pipeweave calibrate fit`",
+            )
         c.analog_gpus_ = tuple(str(g) for g in d.get("analog_gpus", []))
         c.analog_b_ = float(d.get("analog_b", 0.0))
         c.analog_w_ = np.asarray(d.get("analog_w", []), dtype=float)

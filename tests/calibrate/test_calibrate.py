@@ -72,6 +72,29 @@ def test_residual_correction_scalar_and_gp(two_regimes):
         ResidualCorrection(method="magic").fit(two_regimes, r)
 
 
+def test_median_level_moves_the_gpu_less_for_a_few_far_slower_launches(two_regimes):
+    """Made-up residuals: 8 launches near the model and 2 three times slower. The mean level follows the two, the
+    median level stays near the eight; the setting is kept through the model file, its left-out refits and a
+    borrowed band, and an unknown level is refused by name."""
+    r = np.array([0.02, -0.03, 0.01, 0.0, -0.01, 0.03, 0.02, -0.02, 1.1, 1.1])
+    mean = ResidualCorrection(method="scalar").fit(two_regimes, r)
+    median = ResidualCorrection(method="scalar", level="median").fit(two_regimes, r)
+    assert mean.mean_ == pytest.approx(r.mean()) and median.mean_ == pytest.approx(np.median(r))
+    # the eight launches near the model: the median level leaves them near it, the mean moves them by +0.23
+    assert abs(median.predict(two_regimes)[0]) < 0.05 < mean.predict(two_regimes)[0]
+    back = ResidualCorrection.from_dict(median.to_dict())
+    assert back.level == "median" and back.settings() == median.settings()
+    assert "level" not in mean.to_dict()  # the default keeps older files' layout
+    gp = ResidualCorrection(method="gp", length_scale=3.0, noise=0.3, level="median").fit(two_regimes, r)
+    assert gp.mean_ == pytest.approx(np.median(r))
+    with pytest.raises(DataError, match="same correction settings"):
+        ResidualCorrection(method="scalar").fit(two_regimes, r).borrow_band(median)
+    with pytest.raises(DataError, match=r"level must be one of \['mean', 'median'\], got 'mode'"):
+        ResidualCorrection(level="mode").fit(two_regimes, r)
+    with pytest.raises(DataError, match="model file is damaged"):
+        ResidualCorrection.from_dict({**median.to_dict(), "level": "mode"})
+
+
 def test_regime_matrix_needs_features(gemm_launches):
     with pytest.raises(DataError, match="featurized"):
         regime_matrix(gemm_launches([128]))
@@ -371,6 +394,7 @@ def test_auto_takes_the_setting_with_the_lowest_left_out_mape(spread):
         "noise": 0.3,
         "linear": 0.0,
         "analog_penalty": 0.0,
+        "level": "mean",
         **AUTO_CANDIDATES[best],
     }
     # the scores are the settings' own left-out MAPEs: none = the model's error, then the scalar and one GP
