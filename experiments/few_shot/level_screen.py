@@ -22,6 +22,15 @@ that, they pass for 8 shots alone if below in every 8-shot inner cell, by more t
 family that passes is run again at plan seed 1 under the same rule; only then would the protocol offer them for it
 (and ``calibrate fit`` get a ``--level`` default).
 
+Seed 0 (session 44): both fail. bf16 GEMM: 7 of 8 cells at 32 and 128 shots but by 0.02 points at 32, 0 of 4 at 8
+shots; FP32 GEMM: 8 of 12, by 0.03 at 32, 3 of 6 at 8 shots (-0.13). Every median option sits within about 0.1 point
+of its mean twin: the GP after the constant re-absorbs most of what the constant leaves (at a long length scale it is
+itself a level), and the scalar alone, where the two differ, is never chosen. Held out, the P4 that prompted it is no
+better: Pascal at 8 shots stays 26.6. Not adopted; the setting stays in ``ResidualCorrection`` (Python API), seed 1
+is not run. The two runs took 16.7 and 38.6 minutes beside the README's main job (three processes on two cores); a
+first summary step failed on the offered-option count and the records were written from the runs' own reports
+(``--from-report``).
+
 Usage: ``python experiments/few_shot/level_screen.py --families gemm_bf16 --cache-dir /tmp/fs --out /tmp/lv``.
 """
 

@@ -124,19 +124,31 @@ def offer_analog_options(families: list[str]) -> None:
         FAMILY_ANALOG_PENALTY.setdefault(EVAL_FAMILIES[label_][0], 1.0)
 
 
+def offered_options(options: list[dict], family_label: str) -> list[dict]:
+    """The ``options`` the few-shot protocol offers the evaluation family ``family_label`` (as ``few_shot_fold``
+    filters them: the family-coordinate copies only to a family with coordinates of its own, the analog options only
+    to a family of ``FAMILY_ANALOG_PENALTY``, as it stands in this process), in order."""
+    from pipeweave.calibrate import FAMILY_ANALOG_PENALTY, FAMILY_REGIME_FEATURES
+    from pipeweave.evaluation import EVAL_FAMILIES
+
+    family = EVAL_FAMILIES[family_label][0]
+    out = list(options)
+    if family not in FAMILY_REGIME_FEATURES:
+        out = [o for o in out if o.get("regime", "generic") != "family"]
+    if family not in FAMILY_ANALOG_PENALTY:
+        out = [o for o in out if not o.get("analog_penalty")]
+    return out
+
+
 def best_by_kind(
     report: dict, committed: dict, is_candidate: Callable[[dict], bool], column: str
 ) -> dict[str, list[dict]]:
     """Per family, one row per (held-out generation, shots > 0): the best inner MAPE of the screened options
     (``is_candidate``; in ``column``, None where none was offered) and of the others (``inner_other``), the chosen
     option and the held-out MAPE beside the committed one."""
-    options = report["options"]
-    generic = [o for o in options if o.get("regime", "generic") == "generic"]
     out: dict[str, list[dict]] = {}
     for fam, opt, inner, head, tail in cells(report, committed):
-        # a family without coordinates of its own is offered the generic options only (few_shot_fold)
-        offered = options if len(inner) == len(options) else generic
-        cand = np.array([is_candidate(o) for o in offered])
+        cand = np.array([is_candidate(o) for o in offered_options(report["options"], fam)])
         ok = np.isfinite(inner)
         row = {
             **head,
@@ -194,10 +206,21 @@ def run_kind_screen(
     ``<name>.md``."""
     import time
 
-    args = screen_arguments(doc.split("\n")[0], seed=True).parse_args()
+    ap = screen_arguments(doc.split("\n")[0], seed=True)
+    ap.add_argument(
+        "--from-report",
+        action="store_true",
+        help="summarize the report an earlier run of this screen wrote to --out instead of running again",
+    )
+    args = ap.parse_args()
     if offer_analog:
         offer_analog_options(args.families)
-    report, committed, t0 = run_screen(args, options)
+    if args.from_report:
+        report = json.loads((Path(args.out) / "results.json").read_text())
+        committed = json.loads((HERE / "results.json").read_text())
+        t0 = time.perf_counter() - float(report["extra"]["elapsed_s"])  # the run's own time
+    else:
+        report, committed, t0 = run_screen(args, options)
     cmd = f"python experiments/few_shot/{name}.py --families " + " ".join(args.families)
     cmd += f" --seed {args.seed}" if args.seed else ""
     rows = best_by_kind(report, committed, is_candidate, column)
