@@ -56,7 +56,7 @@ Usage: ``python experiments/few_shot/analog_screen.py --families gemm_bf16 fused
 
 from __future__ import annotations
 
-from screens import kind_counts, kind_table, run_kind_screen
+from screens import kind_counts, kind_report, run_kind_screen
 
 from pipeweave.evaluation import FEW_SHOT_ANALOG_OPTIONS, FEW_SHOT_OPTIONS
 
@@ -68,24 +68,21 @@ def _is_analog(opt: dict) -> bool:
     return bool(opt.get("analog_penalty"))
 
 
+def _verdict(rows: list[dict]) -> str:
+    below, n, _ = kind_counts(rows, "inner_analog")
+    below_late, n_late, _ = kind_counts(rows, "inner_analog", (32, 128))
+    margin = kind_counts(rows, "inner_analog", (32,))[2]
+    verdict = "passes" if below >= 10 and margin > 0.2 else "fails"
+    return (
+        f"Best analog option below the best other one in {below} of {n} cells ({below_late} of {n_late} at 32 and "
+        f"128 shots); at 32 shots by {margin:.2f} points on average: the first rule {verdict}."
+    )
+
+
 def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
     """The markdown of every record: a verdict line per family and the per-cell table."""
-    doc = __doc__.split("\n\nUsage:")[0]
-    lines = ["# Few-shot: the correction after an analog-GPU term (`analog_penalty`)", "", doc, ""]
-    for key, rows in summaries.items():
-        below, n, below_late, n_late, margin = kind_counts(rows, "inner_analog")
-        verdict = "passes" if below >= 10 and margin > 0.2 else "fails"
-        lines += [
-            f"## {key}",
-            "",
-            f"Command: `{commands[key]}`. Best analog option below the best other one in {below} of {n} "
-            f"cells ({below_late} of {n_late} at 32 and 128 shots); at 32 shots by {margin:.2f} points on average: "
-            f"the first rule {verdict}.",
-            "",
-            *kind_table(rows, "inner_analog", "analog"),
-            "",
-        ]
-    return "\n".join(lines)
+    title = "Few-shot: the correction after an analog-GPU term (`analog_penalty`)"
+    return kind_report(title, __doc__, summaries, commands, "inner_analog", "analog", _verdict)
 
 
 def main() -> None:

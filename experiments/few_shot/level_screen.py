@@ -37,7 +37,7 @@ Usage: ``python experiments/few_shot/level_screen.py --families gemm_bf16 --cach
 from __future__ import annotations
 
 import numpy as np
-from screens import kind_table, run_kind_screen
+from screens import kind_counts, kind_report, run_kind_screen
 
 from pipeweave.evaluation import FEW_SHOT_OPTIONS
 
@@ -51,36 +51,24 @@ def _is_median(opt: dict) -> bool:
     return opt.get("level") == "median"
 
 
-def _counts(rows: list[dict], shots: tuple[int, ...]) -> tuple[int, int, float]:
-    """(cells at ``shots`` where the best median option is below the best other, cells, mean margin there)."""
-    cells = [r for r in rows if r["inner_median"] is not None and r["shots"] in shots]
-    below = sum(r["inner_median"] < r["inner_other"] for r in cells)
-    margin = float(np.mean([r["inner_other"] - r["inner_median"] for r in cells])) if cells else float("nan")
-    return below, len(cells), margin
+def _verdict(rows: list[dict]) -> str:
+    below, n, _ = kind_counts(rows, "inner_median", (32, 128))
+    margin32 = kind_counts(rows, "inner_median", (32,))[2]
+    below8, n8, margin8 = kind_counts(rows, "inner_median", (8,))
+    late = below >= int(np.ceil(0.85 * n)) and margin32 > 0.2
+    early = below8 == n8 and margin8 > 0.2
+    verdict = "passes" if late else ("passes for 8 shots alone" if early else "fails")
+    return (
+        f"Best median option below the best other one in {below} of {n} inner cells at 32 and 128 shots (by "
+        f"{margin32:.2f} points on average at 32) and in {below8} of {n8} at 8 shots (by {margin8:.2f}): the rule "
+        f"{verdict}."
+    )
 
 
 def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
     """The markdown of every record: a verdict line per family and seed, and the per-cell table."""
-    doc = __doc__.split("\n\nUsage:")[0]
-    lines = ["# Few-shot: the per-GPU level from the median residual", "", doc, ""]
-    for key, rows in summaries.items():
-        below, n, _ = _counts(rows, (32, 128))
-        margin32 = _counts(rows, (32,))[2]
-        below8, n8, margin8 = _counts(rows, (8,))
-        late = below >= int(np.ceil(0.85 * n)) and margin32 > 0.2
-        early = below8 == n8 and margin8 > 0.2
-        verdict = "passes" if late else ("passes for 8 shots alone" if early else "fails")
-        lines += [
-            f"## {key}",
-            "",
-            f"Command: `{commands[key]}`. Best median option below the best other one in {below} of {n} inner cells "
-            f"at 32 and 128 shots (by {margin32:.2f} points on average at 32) and in {below8} of {n8} at 8 shots "
-            f"(by {margin8:.2f}): the rule {verdict}.",
-            "",
-            *kind_table(rows, "inner_median", "median level"),
-            "",
-        ]
-    return "\n".join(lines)
+    title = "Few-shot: the per-GPU level from the median residual"
+    return kind_report(title, __doc__, summaries, commands, "inner_median", "median level", _verdict)
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ Usage: ``python experiments/few_shot/refit_analog_screen.py --families gemm_bf16
 
 from __future__ import annotations
 
-from screens import kind_counts, kind_table, run_kind_screen
+from screens import kind_counts, kind_report, run_kind_screen
 
 from pipeweave.evaluation import FEW_SHOT_OPTIONS
 
@@ -54,24 +54,20 @@ def _is_refit_analog(opt: dict) -> bool:
     return bool(opt.get("refit_weight") and opt.get("analog_penalty"))
 
 
+def _verdict(rows: list[dict]) -> str:
+    below, n_late, _ = kind_counts(rows, "inner_refit_analog", (32, 128))
+    margin = kind_counts(rows, "inner_refit_analog", (32,))[2]
+    verdict = "passes" if below >= 7 and margin > 0.2 else "fails"
+    return (
+        f"Best refit + analog option below the best other one in {below} of {n_late} inner cells at 32 and 128 "
+        f"shots; at 32 shots by {margin:.2f} points on average: the rule {verdict}."
+    )
+
+
 def render(summaries: dict[str, list[dict]], commands: dict[str, str]) -> str:
     """The markdown of every record: a verdict line per family and seed, and the per-cell table."""
-    doc = __doc__.split("\n\nUsage:")[0]
-    lines = ["# Few-shot: the analog-GPU term after a refit", "", doc, ""]
-    for key, rows in summaries.items():
-        _, _, below, n_late, margin = kind_counts(rows, "inner_refit_analog")
-        verdict = "passes" if below >= 7 and margin > 0.2 else "fails"
-        lines += [
-            f"## {key}",
-            "",
-            f"Command: `{commands[key]}`. Best refit + analog option below the best other one in {below} of "
-            f"{n_late} inner cells at 32 and 128 shots; at 32 shots by {margin:.2f} points on average: the rule "
-            f"{verdict}.",
-            "",
-            *kind_table(rows, "inner_refit_analog", "refit + analog"),
-            "",
-        ]
-    return "\n".join(lines)
+    title = "Few-shot: the analog-GPU term after a refit"
+    return kind_report(title, __doc__, summaries, commands, "inner_refit_analog", "refit + analog", _verdict)
 
 
 def main() -> None:

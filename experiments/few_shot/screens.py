@@ -161,15 +161,13 @@ def best_by_kind(
     return out
 
 
-def kind_counts(rows: list[dict], column: str) -> tuple[int, int, int, int, float]:
-    """(cells where the screened options' best inner MAPE (``column``) is below the others', cells offered, the same
-    two at 32 and 128 shots, the mean margin in points at 32 shots) of one :func:`best_by_kind` record."""
-    offered = [r for r in rows if r[column] is not None]
-    late = [r for r in offered if r["shots"] in (32, 128)]
-    at32 = [r["inner_other"] - r[column] for r in offered if r["shots"] == 32]
-    below = sum(r[column] < r["inner_other"] for r in offered)
-    below_late = sum(r[column] < r["inner_other"] for r in late)
-    return below, len(offered), below_late, len(late), float(np.mean(at32)) if at32 else float("nan")
+def kind_counts(rows: list[dict], column: str, shots: tuple[int, ...] = (8, 32, 128)) -> tuple[int, int, float]:
+    """(cells at ``shots`` where the screened options' best inner MAPE (``column``) is below the others', cells
+    offered there, the mean margin in points there; NaN without cells) of one :func:`best_by_kind` record."""
+    cells = [r for r in rows if r[column] is not None and r["shots"] in shots]
+    below = sum(r[column] < r["inner_other"] for r in cells)
+    margin = float(np.mean([r["inner_other"] - r[column] for r in cells])) if cells else float("nan")
+    return below, len(cells), margin
 
 
 def kind_table(rows: list[dict], column: str, heading: str) -> list[str]:
@@ -186,6 +184,31 @@ def kind_table(rows: list[dict], column: str, heading: str) -> list[str]:
             + held_out_cells(r)
         )
     return lines
+
+
+def kind_report(
+    title: str,
+    doc: str,
+    summaries: dict[str, list[dict]],
+    commands: dict[str, str],
+    column: str,
+    heading: str,
+    verdict: Callable[[list[dict]], str],
+) -> str:
+    """The markdown of a :func:`run_kind_screen` screen's records: ``# title``, the screen's ``doc`` (up to its
+    usage), then per record a section with its command, the sentence ``verdict(rows)`` says of it and its
+    :func:`kind_table`."""
+    lines = [f"# {title}", "", doc.split("\n\nUsage:")[0], ""]
+    for key, rows in summaries.items():
+        lines += [
+            f"## {key}",
+            "",
+            f"Command: `{commands[key]}`. {verdict(rows)}",
+            "",
+            *kind_table(rows, column, heading),
+            "",
+        ]
+    return "\n".join(lines)
 
 
 def run_kind_screen(
