@@ -119,6 +119,16 @@ def setting_ok(name: str, value: float) -> bool:
     return math.isfinite(v) and (lo <= v if lo_ok else lo < v) and v <= hi
 
 
+def check_analog_penalty(value: float) -> None:
+    """Raise :class:`~pipeweave.DataError` naming ``value`` unless it is a valid ``analog_penalty`` (see
+    :data:`SETTING_RANGES`)."""
+    if not setting_ok("analog_penalty", value):
+        raise DataError(
+            f"analog_penalty must be in [0, 1e6], got {shown(value)}",
+            hint="0 (no analog GPUs) or a ridge penalty such as 1",
+        )
+
+
 #: fewest measured launches of a family for an error band on the calibrated GPU (module docstring)
 CALIBRATED_BAND_MIN_SHOTS: int = 16
 #: the ``band`` value (situation) of a row whose band comes from the calibration's left-out launches
@@ -186,11 +196,7 @@ class ResidualCorrection:
             raise DataError(
                 f"level must be one of {list(LEVELS)}, got {shown(self.level)}", hint="use 'mean' (default)"
             )
-        if not setting_ok("analog_penalty", self.analog_penalty):
-            raise DataError(
-                f"analog_penalty must be in [0, 1e6], got {shown(self.analog_penalty)}",
-                hint="0 (no analog GPUs) or a ridge penalty such as 1",
-            )
+        check_analog_penalty(self.analog_penalty)
         r = np.asarray(residual, dtype=float)
         if len(r) != len(frame) or not np.isfinite(r).all():
             raise DataError(

@@ -254,13 +254,10 @@ def calibrate_model(
     from ..model import load_model
 
     check_regime(regime)  # a bad regime is named before any work
-    from ._correction import setting_ok
+    from ._correction import check_analog_penalty
 
-    if analog_penalty is not None and not setting_ok("analog_penalty", analog_penalty):
-        raise DataError(
-            f"analog_penalty must be in [0, 1e6], got {analog_penalty!r}",
-            hint="0 (no analog GPUs) or a ridge penalty such as 1",
-        )
+    if analog_penalty is not None:  # named before any work
+        check_analog_penalty(analog_penalty)
     model = load_model(model) if isinstance(model, (str, os.PathLike)) else model  # a model file path
     if not callable(getattr(model, "predict", None)):
         raise DataError(

@@ -310,11 +310,10 @@ class _BaseModels:
         from ..calibrate import analog_matrix, with_analogs
 
         key = (without, tuple(sorted(cases)), shots, float(weight))
-        base = self.refit_predict(without, cases, shots, weight)[gpu]
         if (*key, gpu) not in self._refit_analog_rows:
-            if key not in self._refit_models:  # released: fit it again (a pass asks for its refits before releasing)
+            if key not in self._refit_models:  # released (or never fitted): fit it (again)
                 self._refits.pop(key, None)
-                base = self.refit_predict(without, cases, shots, weight)[gpu]
+            base = self.refit_predict(without, cases, shots, weight)[gpu]
             analogs = self._analog_gpus(without, gpu)
             matrix = analog_matrix(self._refit_models[key], cases[gpu].asked, base, analogs)
             self._refit_analog_rows[(*key, gpu)] = with_analogs(cases[gpu].asked, matrix, analogs)
